@@ -1,0 +1,33 @@
+# zhuoji: two commands for a new user
+#   make demo   ingest the bundled sample logs and print the audit report
+#   make test   run the whole test suite (creates the environment on first use)
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/zhuoji validate data/sample
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy --strict rules parsers
+	$(BIN)/pytest -n 2
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy --strict rules parsers
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,35 @@
+"""Melds (exposed or declared sets): pong and the three kinds of kong."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from rules.tiles import Tile
+
+
+class MeldKind(StrEnum):
+    PONG = "pong"
+    EXPOSED_KONG = "exposed_kong"  # 点豆
+    ADDED_KONG = "added_kong"  # 转弯豆
+    CONCEALED_KONG = "concealed_kong"  # 闷豆
+
+    @property
+    def is_kong(self) -> bool:
+        return self is not MeldKind.PONG
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    kind: MeldKind
+    tile: Tile
+    from_seat: int | None = None  # who discarded the claimed tile (pong, exposed kong)
+    delayed: bool = False  # 憨包豆: an added kong not made when the fourth tile was drawn
+
+    @property
+    def size(self) -> int:
+        return 3 if self.kind is MeldKind.PONG else 4
+
+    @property
+    def is_kong(self) -> bool:
+        return self.kind is not MeldKind.PONG

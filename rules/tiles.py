@@ -1,0 +1,162 @@
+"""Tiles of the Guizhou family: 3 suits x 9 ranks (x 4 copies), plus the 暗麻将 wildcard.
+
+A tile is a small integer so that hands are count vectors indexed by tile:
+``0-8`` are 1m-9m (万), ``9-17`` 1p-9p (筒), ``18-26`` 1s-9s (条) and ``27`` is the
+wildcard ``W`` (万能鸡). Only canonical text (``"5m"``, ``"W"``) is handled here; Chinese
+names and glyphs are the parsers' business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import IntEnum, StrEnum
+
+
+class Suit(StrEnum):
+    CHARACTERS = "m"  # 万
+    DOTS = "p"  # 筒
+    BAMBOO = "s"  # 条
+    WILD = "W"  # 万能鸡
+
+
+class Tile(IntEnum):
+    M1 = 0
+    M2 = 1
+    M3 = 2
+    M4 = 3
+    M5 = 4
+    M6 = 5
+    M7 = 6
+    M8 = 7
+    M9 = 8
+    P1 = 9
+    P2 = 10
+    P3 = 11
+    P4 = 12
+    P5 = 13
+    P6 = 14
+    P7 = 15
+    P8 = 16
+    P9 = 17
+    S1 = 18
+    S2 = 19
+    S3 = 20
+    S4 = 21
+    S5 = 22
+    S6 = 23
+    S7 = 24
+    S8 = 25
+    S9 = 26
+    W = 27
+
+    @property
+    def suit(self) -> Suit:
+        return _SUIT_OF[self]
+
+    @property
+    def rank(self) -> int:
+        """1-9 for suited tiles, 0 for the wildcard."""
+        return 0 if self == 27 else self % 9 + 1
+
+    @property
+    def is_wild(self) -> bool:
+        return self == 27
+
+    @property
+    def text(self) -> str:
+        return TILE_TEXT[self]
+
+    def __str__(self) -> str:
+        return TILE_TEXT[self]
+
+    def __repr__(self) -> str:
+        return f"Tile({TILE_TEXT[self]!r})"
+
+    @classmethod
+    def parse(cls, text: str) -> Tile:
+        """Canonical text (``"5m"``, ``"W"``) to a tile; raises ``ValueError`` otherwise."""
+        try:
+            return TILE_BY_TEXT[text]
+        except KeyError:
+            raise ValueError(f"not a canonical tile: {text!r}") from None
+
+    def next_in_suit(self) -> Tile:
+        """The tile one rank higher in the same suit, 9 wrapping to 1 (the 翻鸡 rule)."""
+        if self == 27:
+            raise ValueError("the wildcard has no successor")
+        base = self - self % 9
+        return Tile(base + (self % 9 + 1) % 9)
+
+
+NUM_KINDS = 28
+"""Length of a count vector (27 suited kinds plus the wildcard)."""
+NUM_SUITED = 27
+COPIES = 4
+SUITS: tuple[Suit, Suit, Suit] = (Suit.CHARACTERS, Suit.DOTS, Suit.BAMBOO)
+
+TILE_TEXT: tuple[str, ...] = tuple(
+    [f"{r}{s}" for s in "mps" for r in range(1, 10)] + ["W"]
+)
+TILE_BY_TEXT: dict[str, Tile] = {t: Tile(i) for i, t in enumerate(TILE_TEXT)}
+_SUIT_OF: tuple[Suit, ...] = tuple([Suit(s) for s in "mps" for _ in range(9)] + [Suit.WILD])
+ALL_TILES: tuple[Tile, ...] = tuple(Tile(i) for i in range(NUM_KINDS))
+SUITED_TILES: tuple[Tile, ...] = ALL_TILES[:NUM_SUITED]
+
+
+def parse_tiles(text: str) -> list[Tile]:
+    """Compact notation to tiles: ``"123m55p"`` -> 1m 2m 3m 5p 5p; ``W`` stands alone.
+
+    Digits before a suit letter all belong to that suit; spaces are ignored.
+    """
+    tiles: list[Tile] = []
+    pending: list[str] = []
+    for ch in text:
+        if ch.isspace():
+            continue
+        if ch.isdigit():
+            pending.append(ch)
+        elif ch in "mps":
+            if not pending:
+                raise ValueError(f"suit letter {ch!r} with no ranks in {text!r}")
+            for d in pending:
+                if d == "0":
+                    raise ValueError(f"rank 0 in {text!r}")
+                tiles.append(TILE_BY_TEXT[d + ch])
+            pending = []
+        elif ch == "W":
+            if pending:
+                raise ValueError(f"ranks {''.join(pending)!r} with no suit in {text!r}")
+            tiles.append(Tile.W)
+        else:
+            raise ValueError(f"unexpected {ch!r} in tile notation {text!r}")
+    if pending:
+        raise ValueError(f"ranks {''.join(pending)!r} with no suit in {text!r}")
+    return tiles
+
+
+def format_tiles(tiles: Iterable[int]) -> str:
+    """Tiles to compact notation, sorted: the inverse of :func:`parse_tiles`."""
+    ordered = sorted(tiles)
+    out: list[str] = []
+    for suit_index, suit in enumerate("mps"):
+        ranks = [str(t - 9 * suit_index + 1) for t in ordered if t // 9 == suit_index and t < 27]
+        if ranks:
+            out.append("".join(ranks) + suit)
+    out.extend("W" for t in ordered if t == 27)
+    return "".join(out)
+
+
+def counts_of(tiles: Iterable[int]) -> list[int]:
+    """A count vector of length :data:`NUM_KINDS`."""
+    counts = [0] * NUM_KINDS
+    for t in tiles:
+        counts[t] += 1
+    return counts
+
+
+def tiles_of(counts: Iterable[int]) -> list[Tile]:
+    """The inverse of :func:`counts_of`, in tile order."""
+    out: list[Tile] = []
+    for i, c in enumerate(counts):
+        out.extend([ALL_TILES[i]] * c)
+    return out

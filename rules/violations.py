@@ -1,0 +1,50 @@
+"""Illegal-move and settlement codes: stable strings that users filter on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class ViolationCode(StrEnum):
+    BAD_DEAL = "bad_deal"
+    TILE_OVERFLOW = "tile_overflow"
+    OUT_OF_TURN = "out_of_turn"
+    NOT_IN_HAND = "not_in_hand"
+    ILLEGAL_PONG = "illegal_pong"
+    ILLEGAL_KONG = "illegal_kong"
+    CHOW_NOT_ALLOWED = "chow_not_allowed"
+    INVALID_WIN = "invalid_win"
+    NO_PASS = "no_pass"
+    MISSED_WIN = "missed_win"
+    FROZEN_HAND = "frozen_hand"
+    FALSE_READY = "false_ready"
+    WALL_MISMATCH = "wall_mismatch"
+    WALL_EXHAUSTED = "wall_exhausted"
+    PREMATURE_END = "premature_end"
+    EVENT_AFTER_END = "event_after_end"
+    WILDCARD_DISCARD = "wildcard_discard"
+    MISSING_SUIT = "missing_suit"
+    BAD_FLIP = "bad_flip"
+    # settlement checks against the recorded result
+    SCORE_MISMATCH = "score_mismatch"
+    DEALER_MISMATCH = "dealer_mismatch"
+    NOT_ZERO_SUM = "not_zero_sum"
+
+
+SETTLEMENT_CODES = frozenset(
+    {ViolationCode.SCORE_MISMATCH, ViolationCode.DEALER_MISMATCH, ViolationCode.NOT_ZERO_SUM}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One finding. ``event_index`` is the 0-based index into the hand's events (``None``
+    for findings about the deal or the settlement); ``seat`` is the player at fault, if any."""
+
+    code: ViolationCode
+    hand_no: int
+    event_index: int | None
+    seat: int | None
+    message: str
+    fatal: bool = True
