@@ -1,0 +1,170 @@
+"""``zhuoji rules``: list the shipped presets, show one's settings, diff two."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Sequence
+
+import typer
+
+from flows.app import app
+from rules.presets import DEFAULT_PRESET, load_preset, parent_of, preset_names, resolve_ruleset
+from rules.ruleset import (
+    SETTING_PATHS,
+    Ruleset,
+    RulesetError,
+    diff_settings,
+    format_setting,
+    setting_description,
+    settings_of,
+)
+
+rules_app = typer.Typer(
+    help="Rulesets: the presets the project ships and their settings.",
+    no_args_is_help=True,
+)
+app.add_typer(rules_app, name="rules")
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * (width - _width(text))
+
+
+def format_columns(rows: Sequence[Sequence[str]]) -> list[str]:
+    """Rows of cells as aligned text lines (wide CJK characters count double)."""
+    widths = [max(_width(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(_pad(cell, w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+
+
+def parse_assignment(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` to a key and a value (JSON when it parses, text otherwise)."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise RulesetError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        value: object = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return key.strip(), value
+
+
+def _fail(exc: RulesetError) -> typer.Exit:
+    typer.echo(f"error: {exc}", err=True)
+    return typer.Exit(code=2)
+
+
+def _load(name: str) -> Ruleset:
+    try:
+        return load_preset(name)
+    except RulesetError as exc:
+        raise _fail(exc) from None
+
+
+def _source(ruleset: Ruleset) -> str:
+    return f"{ruleset.seed}, {ruleset.article}" if ruleset.article else ruleset.seed
+
+
+@rules_app.command("list")
+def list_presets() -> None:
+    """The shipped presets: name, players, seed document and article, title."""
+    rows = [["name", "players", "seed", "title"]]
+    for name in preset_names():
+        ruleset = _load(name)
+        shown = f"{name} (default)" if name == DEFAULT_PRESET else name
+        rows.append([shown, str(ruleset.players), _source(ruleset), ruleset.title])
+    for line in format_columns(rows):
+        typer.echo(line)
+
+
+def show_lines(ruleset: Ruleset, *, describe: bool = False) -> list[str]:
+    """Every setting of a ruleset with its resolved value, grouped by section."""
+    lines = [f"{ruleset.name}: {ruleset.title}", f"seed: {_source(ruleset)}"]
+    parent = parent_of(ruleset.name) if ruleset.name in preset_names() else None
+    if parent:
+        lines.append(f"extends: {parent} (values below are resolved)")
+    lines.append("")
+    section = ""
+    rows: list[list[str]] = []
+
+    def flush() -> None:
+        if rows:
+            lines.extend(format_columns(rows))
+            rows.clear()
+
+    for path, value in settings_of(ruleset).items():
+        head, _, field = path.rpartition(".")
+        if head != section:
+            flush()
+            section = head
+            lines.extend(["", f"[{section}]"])
+        row = [field, "= " + format_setting(value)]
+        if describe:
+            row.append("# " + setting_description(path))
+        rows.append(row)
+    flush()
+    return lines
+
+
+@rules_app.command("show")
+def show(
+    name: str = typer.Argument(..., help="preset name (see `zhuoji rules list`)"),
+    overrides: list[str] = typer.Option(  # noqa: B008
+        [],
+        "--set",
+        help="override one setting, KEY=VALUE (dotted path or flat alias; JSON value)",
+    ),
+    describe: bool = typer.Option(False, "--describe", "-d", help="add each description"),
+) -> None:
+    """Every setting of a preset with its resolved value (extends and --set applied)."""
+    try:
+        pairs = dict(parse_assignment(text) for text in overrides)
+        ruleset = resolve_ruleset(name, pairs)
+    except RulesetError as exc:
+        raise _fail(exc) from None
+    for line in show_lines(ruleset, describe=describe):
+        typer.echo(line)
+
+
+@rules_app.command("diff")
+def diff(
+    a: str = typer.Argument(..., help="first preset"),
+    b: str = typer.Argument(..., help="second preset"),
+) -> None:
+    """Only the settings whose values differ between two presets."""
+    left, right = _load(a), _load(b)
+    differences = diff_settings(left, right)
+    if not differences:
+        typer.echo(f"{a} and {b} have the same settings")
+        return
+    rows = [["setting", a, b]]
+    rows.extend([p, format_setting(x), format_setting(y)] for p, x, y in differences)
+    for line in format_columns(rows):
+        typer.echo(line)
+
+
+def settings_matrix_markdown(names: Sequence[str]) -> str:
+    """A markdown table: one row per setting, one column per preset."""
+    rulesets = [load_preset(n) for n in names]
+    values = [settings_of(r) for r in rulesets]
+    out = [
+        "| setting | " + " | ".join(f"`{n}`" for n in names) + " |",
+        "|---|" + "---|" * len(names),
+    ]
+    for path in SETTING_PATHS:
+        cells = [format_setting(v[path]).replace("; ", "<br>") for v in values]
+        out.append(f"| `{path}` | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+@rules_app.command("matrix")
+def matrix() -> None:
+    """Every setting of every preset as one markdown table (docs/rules/presets.md)."""
+    typer.echo(settings_matrix_markdown(preset_names()), nl=False)

@@ -1,0 +1,645 @@
+"""The ruleset: every setting a table's legality and settlement read (presets are TOML data).
+
+A :class:`Ruleset` is a frozen pydantic model. Legality settings sit at the top level
+(``players``, ``pass_rule`` ...); settlement settings are grouped in frozen sections
+(``patterns``, ``bonuses``, ``ready``, ``hot_discard``, ``robbed_kong``, ``kongs``,
+``chickens``, ``draw``, ``dealer``, ``penalties``). Every field's default is the family
+default documented in ``docs/rules/README.md``; the shipped presets state every value
+explicitly (``rules/presets/*.toml``).
+
+Settings are named by dotted paths (``"chickens.scope"``) or by flat aliases that a log's
+``rule_overrides`` may use (``"chicken_scope"``): :func:`parse_setting_key` maps both to the
+dotted path, :func:`apply_overrides` replaces single settings and re-validates.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator, Mapping
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    ValidationError,
+    field_validator,
+)
+
+from rules.events import KongKind
+from rules.tiles import Tile
+
+
+class RulesetError(ValueError):
+    """A ruleset, a preset or a setting that cannot be used; the message names it."""
+
+
+class UnknownSettingError(RulesetError):
+    """An override names no setting."""
+
+
+# --- enumerated choices -------------------------------------------------------------------
+
+
+class ChickenScope(StrEnum):
+    """Which of a player's tiles count as chickens."""
+
+    HAND = "hand"  # 手上鸡: the concealed hand and the player's melds
+    HAND_AND_DISCARDS = "hand_and_discards"  # 内外鸡: also the player's own unclaimed discards
+
+
+class DrawChickens(StrEnum):
+    """How chickens settle at an exhaustive draw (黄庄), where no tile is flipped."""
+
+    NONE = "none"  # chickens are not settled
+    UNREADY_PAY_READY = "unready_pay_ready"  # each player not ready pays each ready player
+
+
+class KongPayer(StrEnum):
+    DISCARDER = "discarder"  # the player whose discard was konged pays alone
+    EVERY_OTHER = "every_other"  # every other player pays
+
+
+class Forfeit(StrEnum):
+    """What a player loses when its kong turns into a hot discard or is robbed."""
+
+    KONG = "kong"  # only that kong scores nothing
+    ALL_KONGS = "all_kongs"  # none of the player's kongs score (烧豆)
+    KONGS_AND_CHICKENS = "kongs_and_chickens"  # no kong and no chicken of the player (全烧)
+
+
+class HandValuation(StrEnum):
+    """Which shape value a special win is paid at."""
+
+    PATTERN = "pattern"  # the hand's own best pattern
+    PLAIN = "plain"  # the plain 平胡 value, whatever the shape
+    FULL_FLUSH = "full_flush"  # the 清一色 value, whatever the shape
+
+
+class ReadyValueMode(StrEnum):
+    """How a declared-ready (报听) winner's declaration value meets its shape value."""
+
+    ADD = "add"  # added to the shape value, like any pattern
+    AT_LEAST = "at_least"  # the shape is paid at least the declaration value
+
+
+class BonusMode(StrEnum):
+    """How the situational values (杠上开花, 热炮, 天胡, 地胡) meet the shape value."""
+
+    ADD = "add"  # each is added; a hot discard is its own transfer
+    PATTERN = "pattern"  # each is a pattern of its own; the hand is paid its best pattern
+
+
+class MultiWinDealer(StrEnum):
+    """Who deals next after several players won on one discard."""
+
+    DISCARDER = "discarder"  # the player who discarded the winning tile
+    FIRST_FROM_DEALER = "first_from_dealer"  # first winner in turn order from the dealer on
+    FIRST_AFTER_DISCARDER = "first_after_discarder"  # first winner in turn order after it
+
+
+class DrawDealer(StrEnum):
+    """Who deals next after an exhaustive draw."""
+
+    KEEP = "keep"  # the dealer deals again
+    BY_READINESS = "by_readiness"  # see DealerSettings.exhaustive_draw
+
+
+# --- sections -----------------------------------------------------------------------------
+
+_SECTION = ConfigDict(frozen=True, extra="forbid")
+
+
+def _tile_from_text(value: object) -> object:
+    if isinstance(value, str):
+        return Tile.parse(value)
+    return value
+
+
+def _tile_to_text(tile: Tile) -> str:
+    return tile.text
+
+
+TileText = Annotated[Tile, BeforeValidator(_tile_from_text), PlainSerializer(_tile_to_text)]
+"""A tile written in canonical text (``"1s"``) in TOML and JSON."""
+
+
+class PatternValues(BaseModel):
+    """Value of each shape pattern. A hand is paid its best matching pattern; 0 means the
+    preset does not score that pattern, and the hand falls back to its next best one."""
+
+    model_config = _SECTION
+
+    plain: int = Field(1, ge=1, description="平胡 plain: four sets and a pair")
+    all_pungs: int = Field(5, ge=0, description="大对子 all pungs (对对胡)")
+    seven_pairs: int = Field(8, ge=0, description="七对 seven pairs")
+    dragon_seven_pairs: int = Field(
+        10, ge=0, description="龙七对 seven pairs holding a four-of-a-kind"
+    )
+    full_flush: int = Field(10, ge=0, description="清一色 full flush: one suit")
+    flush_all_pungs: int = Field(15, ge=0, description="清大对 all pungs in one suit")
+    flush_seven_pairs: int = Field(18, ge=0, description="清七对 seven pairs in one suit")
+    flush_dragon_seven_pairs: int = Field(
+        20, ge=0, description="青龙背 dragon seven pairs in one suit"
+    )
+    single_wait: int = Field(0, ge=0, description="单钓 single wait (0: not scored)")
+    flush_single_wait: int = Field(
+        0, ge=0, description="清单钓 single wait in one suit (0: not scored)"
+    )
+    edge_wait: int = Field(
+        0, ge=0, description="边卡吊 a hand that waits on one tile only (0: not scored)"
+    )
+    wide_wait: int = Field(
+        0, ge=0, description="大宽张 waits on three tiles 1-4-7, 2-5-8 or 3-6-9 (0: not scored)"
+    )
+
+    def value_of(self, pattern: str) -> int:
+        """The value of a pattern by its name (``"all_pungs"``); raises RulesetError."""
+        if pattern not in PatternValues.model_fields:
+            raise RulesetError(f"no shape pattern named {pattern!r}")
+        value: int = getattr(self, pattern)
+        return value
+
+
+class BonusValues(BaseModel):
+    """Situational values added to a winning hand (every payer of the hand pays them)."""
+
+    model_config = _SECTION
+
+    mode: BonusMode = Field(
+        BonusMode.ADD,
+        description="how 杠上开花 / 热炮 / 天胡 / 地胡 meet the shape value: add (each is "
+        "added; a hot discard is its own transfer) or pattern (each competes with the shape "
+        "patterns and the hand is paid its best; 自摸 is added either way)",
+    )
+    self_draw: int = Field(1, ge=0, description="自摸 self-draw: added to a self-drawn hand")
+    kong_bloom: int = Field(
+        1, ge=0, description="杠上开花 kong bloom: self-drawn on a kong's replacement draw"
+    )
+    heavenly: int = Field(
+        0, ge=0, description="天胡 heavenly: the dealer wins on its dealt hand (0: not scored)"
+    )
+    earthly: int = Field(
+        0, ge=0, description="地胡 earthly: a player wins in its first turn (0: not scored)"
+    )
+
+
+class ReadySettings(BaseModel):
+    """报听 declared ready: what a declaration is worth (the top-level ``declared_ready``
+    says whether one may be made)."""
+
+    model_config = _SECTION
+
+    hard_value: int = Field(
+        10,
+        ge=0,
+        description="硬报 value: ready declared before the player's first draw (the dealer: "
+        "on its dealt hand)",
+    )
+    soft_value: int = Field(
+        10, ge=0, description="软听 value: ready declared right after the player's first draw"
+    )
+    value_mode: ReadyValueMode = Field(
+        ReadyValueMode.AT_LEAST,
+        description="how a declared-ready winner's value meets its shape value: add, or "
+        "at_least (the shape is paid at least the declaration value)",
+    )
+    kill_ready: bool = Field(
+        True,
+        description="杀报: anyone may win on a declared-ready player's discard without a pass, "
+        "and that player pays the winner its declaration value on top of the hand",
+    )
+
+
+class HotDiscardSettings(BaseModel):
+    """热炮 / 杠上炮: a win on the discard that follows the discarder's kong. The discarder
+    pays the hand and this value, by the kind of the kong just made."""
+
+    model_config = _SECTION
+
+    exposed: int = Field(1, ge=0, description="value after an exposed kong 点豆")
+    added: int = Field(1, ge=0, description="value after an added kong 转弯豆")
+    concealed: int = Field(1, ge=0, description="value after a concealed kong 闷豆")
+    valued_as: HandValuation = Field(
+        HandValuation.PATTERN,
+        description="shape value the hand is paid at: pattern, plain or full_flush",
+    )
+    forfeit: Forfeit = Field(
+        Forfeit.KONG,
+        description="what the discarder loses: kong (the kong just made), all_kongs (烧豆), "
+        "kongs_and_chickens (全杀)",
+    )
+
+    def value_after(self, kind: KongKind) -> int:
+        """The hot-discard value after a kong of ``kind``."""
+        value: int = getattr(self, kind.value)
+        return value
+
+
+class RobbedKongSettings(BaseModel):
+    """抢杠: a win on the tile of another player's added kong (the kong does not stand)."""
+
+    model_config = _SECTION
+
+    valued_as: HandValuation = Field(
+        HandValuation.FULL_FLUSH,
+        description="shape value the robbing hand is paid at: pattern, plain or full_flush",
+    )
+    counts_as_self_draw: bool = Field(
+        False, description="the robbing hand also gets the self-draw value (算自摸)"
+    )
+    bonus: int = Field(0, ge=0, description="extra value the robbed player pays (抢杠 bonus)")
+    robbed_pays_for_all: bool = Field(
+        False,
+        description="包三家: the robbed player pays what every other player would pay on a "
+        "self-draw, not a single discard's share",
+    )
+    forfeit: Forfeit = Field(
+        Forfeit.KONG,
+        description="what the robbed player loses: kong (the robbed kong only), all_kongs, "
+        "kongs_and_chickens (全烧)",
+    )
+
+
+class KongSettings(BaseModel):
+    """豆 kongs: what each kind earns its owner at settlement (not at an exhaustive draw).
+    An exposed kong is paid by ``exposed_payer``; the others by every other player."""
+
+    model_config = _SECTION
+
+    exposed: int = Field(1, ge=0, description="点豆 / 明杠 exposed kong value")
+    concealed: int = Field(2, ge=0, description="闷豆 / 暗杠 concealed kong value")
+    added: int = Field(3, ge=0, description="转弯豆 / 爬坡豆 added kong value")
+    uniform: int = Field(
+        0,
+        ge=0,
+        description="见豆三-like: when above 0 every kind is worth this, in place of the "
+        "per-kind values",
+    )
+    exposed_payer: KongPayer = Field(
+        KongPayer.DISCARDER, description="who pays an exposed kong: discarder or every_other"
+    )
+    need_ready: bool = Field(
+        True, description="双杀: a kong pays only if its owner won or is ready at the end"
+    )
+    delayed_scores: bool = Field(
+        False,
+        description="憨包豆: whether a kong not made on the turn it became possible scores "
+        "(it is a pass either way)",
+    )
+
+    def value_of(self, kind: KongKind) -> int:
+        """The value of a kong of ``kind`` (``uniform`` when set)."""
+        if self.uniform:
+            return self.uniform
+        value: int = getattr(self, kind.value)
+        return value
+
+
+class StandingChicken(BaseModel):
+    """A 常鸡 standing chicken tile (幺鸡 1s, 乌骨鸡 8p, 挖挖鸡 7p) and its values."""
+
+    model_config = _SECTION
+
+    tile: TileText = Field(description="the tile, e.g. 1s")
+    value: int = Field(1, ge=1, description="value of each one counted")
+    charging: int = Field(
+        0,
+        ge=0,
+        description="冲锋鸡: value of the first one discarded and left unclaimed, for its "
+        "discarder (0: no charging chicken for this tile)",
+    )
+    responsibility: int = Field(
+        0,
+        ge=0,
+        description="责任鸡: extra the discarder of the first one pays its ponger/konger",
+    )
+
+    @field_validator("tile")
+    @classmethod
+    def _suited(cls, tile: Tile) -> Tile:
+        if tile.is_wild:
+            raise ValueError("a standing chicken is a suited tile")
+        return tile
+
+
+class ChickenSettings(BaseModel):
+    """鸡 chickens (the top-level ``flip_chicken`` says whether a tile is flipped)."""
+
+    model_config = _SECTION
+
+    standing: tuple[StandingChicken, ...] = Field(
+        (StandingChicken(tile=Tile.S1, value=1, charging=2, responsibility=1),),
+        description="常鸡 standing chickens with their values",
+    )
+    flip_value: int = Field(1, ge=0, description="翻鸡 value of each flipped chicken")
+    gold_multiplier: int = Field(
+        2,
+        ge=1,
+        description="金鸡: when the flip makes a standing chicken the chicken, its amounts "
+        "(value, charging, responsibility, penalty) are multiplied by this",
+    )
+    scope: ChickenScope = Field(
+        ChickenScope.HAND,
+        description="which tiles count: hand (手上鸡: hand and melds) or hand_and_discards "
+        "(内外鸡: also own unclaimed discards); a charging chicken always counts",
+    )
+    need_ready: bool = Field(
+        True, description="双杀: chickens pay only to players who won or are ready"
+    )
+    penalty: bool = Field(
+        False,
+        description="包鸡: a player not ready pays each ready player for the standing chickens "
+        "it exposed (unclaimed discards and melds)",
+    )
+    concealed_kong_value: int = Field(
+        0,
+        ge=0,
+        description="闷鸡: value of a concealed kong of a chicken tile, in place of four "
+        "chickens (0: counted tile by tile)",
+    )
+    wildcard_value: int = Field(
+        0, ge=0, description="万能鸡: value of each wildcard held (0: not a chicken)"
+    )
+    at_exhaustive_draw: DrawChickens = Field(
+        DrawChickens.NONE,
+        description="chickens at an exhaustive draw: none, or unready_pay_ready",
+    )
+
+    @field_validator("standing")
+    @classmethod
+    def _distinct(cls, standing: tuple[StandingChicken, ...]) -> tuple[StandingChicken, ...]:
+        tiles = [s.tile for s in standing]
+        if len(set(tiles)) != len(tiles):
+            raise ValueError("a standing chicken tile is listed twice")
+        return standing
+
+    @property
+    def standing_tiles(self) -> tuple[Tile, ...]:
+        return tuple(s.tile for s in self.standing)
+
+    def standing_of(self, tile: Tile) -> StandingChicken | None:
+        """The standing-chicken entry of ``tile``, if it is one."""
+        for s in self.standing:
+            if s.tile is tile:
+                return s
+        return None
+
+
+class DrawSettings(BaseModel):
+    """黄庄 exhaustive draw. No kong is paid at a draw."""
+
+    model_config = _SECTION
+
+    ready_check: bool = Field(
+        True,
+        description="查叫: each player not ready pays each ready player that player's best "
+        "waiting pattern value",
+    )
+
+
+class DealerSettings(BaseModel):
+    """庄 dealer: its bonus and who deals next (a single winner always deals next)."""
+
+    model_config = _SECTION
+
+    bonus: int = Field(0, ge=0, description="坐庄: added to the dealer's winning hand")
+    streak_bonus: int = Field(
+        0,
+        ge=0,
+        description="连庄: added to the dealer's winning hand per hand of its streak "
+        "(dealer_streak x this)",
+    )
+    two_winners: MultiWinDealer = Field(
+        MultiWinDealer.FIRST_FROM_DEALER,
+        description="next dealer after 一炮双响: discarder, first_from_dealer or "
+        "first_after_discarder",
+    )
+    three_winners: MultiWinDealer = Field(
+        MultiWinDealer.DISCARDER, description="next dealer after 一炮三响 (same choices)"
+    )
+    exhaustive_draw: DrawDealer = Field(
+        DrawDealer.KEEP,
+        description="next dealer after 黄庄: keep, or by_readiness (all or none ready: keep; "
+        "exactly one not ready: that player; else the dealer if ready, otherwise the first "
+        "ready player after the dealer)",
+    )
+
+
+class PenaltySettings(BaseModel):
+    """Penalties settled as transfers."""
+
+    model_config = _SECTION
+
+    missed_win: bool = Field(
+        False,
+        description="包牌: a ready player who let a winning discard pass and wins on another "
+        "discard before drawing again pays every other player its hand value instead",
+    )
+    false_hand: int = Field(
+        0,
+        ge=0,
+        description="相公 (多牌少牌): paid by a player with a wrong tile count to every other "
+        "player, a ready one being paid its best waiting value (0: not scored)",
+    )
+
+
+# --- the ruleset --------------------------------------------------------------------------
+
+
+class Ruleset(BaseModel):
+    """Every setting of one table. Nothing in the engine branches on ``name``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(description="preset name")
+    title: str = Field("", description="one-line title")
+    seed: str = Field("", description="seed document the preset follows")
+    article: str = Field("", description="article of the seed document")
+
+    # --- table and legality -------------------------------------------------------------
+    players: int = Field(4, ge=2, le=4, description="player count (三丁拐 3, 二丁拐 2)")
+    wildcards: int = Field(0, ge=0, le=4, description="wildcard tiles W (暗麻将: 2)")
+    multiple_winners: bool = Field(True, description="一炮多响: several may win on one discard")
+    pass_rule: bool = Field(True, description="通行证 needed to win on a discard")
+    declared_ready: bool = Field(True, description="报听 may be declared")
+    missing_suit_required: bool = Field(False, description="缺一门: a win lacks a suit")
+    robbing_kong: bool = Field(True, description="抢杠: an added kong can be robbed")
+    flip_chicken: bool = Field(True, description="翻鸡: a tile is flipped after a win")
+
+    # --- settlement ---------------------------------------------------------------------
+    patterns: PatternValues = Field(default_factory=PatternValues, description="番型 values")
+    bonuses: BonusValues = Field(default_factory=BonusValues, description="situational values")
+    ready: ReadySettings = Field(default_factory=ReadySettings, description="报听 / 杀报")
+    hot_discard: HotDiscardSettings = Field(
+        default_factory=HotDiscardSettings, description="热炮 / 杠上炮"
+    )
+    robbed_kong: RobbedKongSettings = Field(
+        default_factory=RobbedKongSettings, description="抢杠胡"
+    )
+    kongs: KongSettings = Field(default_factory=KongSettings, description="豆 kongs")
+    chickens: ChickenSettings = Field(default_factory=ChickenSettings, description="鸡")
+    draw: DrawSettings = Field(default_factory=DrawSettings, description="黄庄")
+    dealer: DealerSettings = Field(default_factory=DealerSettings, description="庄")
+    penalties: PenaltySettings = Field(default_factory=PenaltySettings, description="包牌 / 相公")
+
+
+# --- setting names ------------------------------------------------------------------------
+
+IDENTITY_FIELDS: tuple[str, ...] = ("name", "title", "seed", "article")
+"""Top-level fields that name a ruleset rather than set a rule (overrides cannot touch them)."""
+
+FLAT_PREFIXES: Mapping[str, str] = {
+    "patterns": "pattern_",
+    "bonuses": "bonus_",
+    "ready": "ready_",
+    "hot_discard": "hot_discard_",
+    "robbed_kong": "robbed_kong_",
+    "kongs": "kong_",
+    "chickens": "chicken_",
+    "draw": "draw_",
+    "dealer": "dealer_",
+    "penalties": "penalty_",
+}
+"""Flat alias of a section's settings: ``chickens.scope`` is also ``chicken_scope``."""
+
+
+def _section_model(section: str) -> type[BaseModel]:
+    annotation = Ruleset.model_fields[section].annotation
+    assert isinstance(annotation, type) and issubclass(annotation, BaseModel)
+    return annotation
+
+
+def generate_setting_paths() -> Iterator[str]:
+    """Every setting's dotted path, in declaration order (``players`` first)."""
+    for field in Ruleset.model_fields:
+        if field in IDENTITY_FIELDS:
+            continue
+        if field in FLAT_PREFIXES:
+            for sub in _section_model(field).model_fields:
+                yield f"{field}.{sub}"
+        else:
+            yield field
+
+
+SETTING_PATHS: tuple[str, ...] = tuple(generate_setting_paths())
+
+_ALIASES: dict[str, str] = {
+    FLAT_PREFIXES[path.split(".")[0]] + path.split(".")[1]: path
+    for path in SETTING_PATHS
+    if "." in path
+}
+
+
+def flat_alias(path: str) -> str:
+    """The flat alias of a setting path (top-level settings are their own alias)."""
+    if "." not in path:
+        return path
+    section, field = path.split(".")
+    return FLAT_PREFIXES[section] + field
+
+
+def parse_setting_key(key: str) -> str:
+    """A dotted path or flat alias to the setting's dotted path; raises UnknownSettingError."""
+    if key in SETTING_PATHS:
+        return key
+    if key in _ALIASES:
+        return _ALIASES[key]
+    known = sorted(set(SETTING_PATHS) | set(_ALIASES))
+    close = difflib.get_close_matches(key, known, n=3)
+    hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+    if key in IDENTITY_FIELDS:
+        hint = " (it names the ruleset and cannot be overridden)"
+    raise UnknownSettingError(f"unknown setting {key!r}{hint}")
+
+
+def setting_description(path: str) -> str:
+    """The description of a setting (its pydantic field description)."""
+    if "." in path:
+        section, field = path.split(".")
+        info = _section_model(section).model_fields[field]
+    else:
+        info = Ruleset.model_fields[path]
+    return info.description or ""
+
+
+def setting_value(ruleset: Ruleset, path: str) -> object:
+    """The value of one setting by its dotted path."""
+    value: object = ruleset
+    for part in parse_setting_key(path).split("."):
+        value = getattr(value, part)
+    return value
+
+
+def settings_of(ruleset: Ruleset) -> dict[str, object]:
+    """Every setting's value by dotted path, in :data:`SETTING_PATHS` order."""
+    return {path: setting_value(ruleset, path) for path in SETTING_PATHS}
+
+
+def format_setting(value: object) -> str:
+    """A setting's value as short readable text (TOML-like scalars)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, tuple):
+        return "; ".join(format_setting(v) for v in value) or "(none)"
+    if isinstance(value, StandingChicken):
+        return (
+            f"{value.tile.text} value {value.value}, charging {value.charging}, "
+            f"responsibility {value.responsibility}"
+        )
+    return str(value)
+
+
+def diff_settings(a: Ruleset, b: Ruleset) -> list[tuple[str, object, object]]:
+    """Settings whose values differ: ``(path, value in a, value in b)`` in path order."""
+    sa, sb = settings_of(a), settings_of(b)
+    return [(p, sa[p], sb[p]) for p in SETTING_PATHS if sa[p] != sb[p]]
+
+
+def apply_overrides(ruleset: Ruleset, overrides: Mapping[str, object]) -> Ruleset:
+    """A copy of ``ruleset`` with single settings replaced and the whole re-validated.
+
+    Keys are dotted paths or flat aliases; values are what JSON or TOML gives (enum
+    choices as their text, standing chickens as a list of tables with ``tile`` text).
+    Raises :class:`RulesetError` naming the ruleset and the setting as the caller wrote it.
+    """
+    data: dict[str, Any] = ruleset.model_dump()
+    key_of: dict[str, str] = {}
+    for key in sorted(overrides):
+        try:
+            path = parse_setting_key(key)
+        except UnknownSettingError as exc:
+            raise UnknownSettingError(f"ruleset {ruleset.name!r}: {exc}") from None
+        if path in key_of:
+            raise RulesetError(
+                f"ruleset {ruleset.name!r}: setting {path!r} is overridden twice "
+                f"({key_of[path]!r} and {key!r})"
+            )
+        key_of[path] = key
+        target = data
+        parts = path.split(".")
+        for part in parts[:-1]:
+            target = target[part]
+        target[parts[-1]] = overrides[key]
+    try:
+        return Ruleset.model_validate(data)
+    except ValidationError as exc:
+        raise RulesetError(
+            f"ruleset {ruleset.name!r}: bad override: {_describe_errors(exc, key_of)}"
+        ) from None
+
+
+def _describe_errors(exc: ValidationError, key_of: Mapping[str, str]) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"])
+        path = ".".join(str(p) for p in err["loc"][:2])
+        written = key_of.get(path) or key_of.get(str(err["loc"][0]) if err["loc"] else "")
+        name = repr(where) if written in (None, where) else f"{written!r} ({where})"
+        parts.append(f"setting {name} = {err.get('input')!r}: {err['msg']}")
+    return "; ".join(parts)

@@ -1,0 +1,105 @@
+"""``zhuoji rules list / show / diff / matrix``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from flows.app import app
+from flows.cli_rules import format_columns, parse_assignment, settings_matrix_markdown
+from rules.presets import load_preset, preset_names
+from rules.ruleset import SETTING_PATHS, diff_settings
+
+runner = CliRunner()
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules" / "presets.md"
+
+
+def test_list_shows_every_preset() -> None:
+    result = runner.invoke(app, ["rules", "list"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["name", "players", "seed", "title"]
+    assert len(lines) == 1 + len(preset_names())
+    for name, line in zip(preset_names(), lines[1:], strict=True):
+        ruleset = load_preset(name)
+        assert line.split()[0] == name
+        assert ruleset.seed in line and ruleset.title in line
+    assert any(line.startswith("guiyang (default)") for line in lines)
+    three = next(line for line in lines if line.startswith("guiyang-3p "))
+    assert three.split()[1] == "3"
+
+
+def test_show_prints_every_resolved_setting() -> None:
+    result = runner.invoke(app, ["rules", "show", "guiyang-3p"])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "extends: guiyang" in out and "000_1f7fb64d63d6ccbe.txt" in out
+    fields = [line.split()[0] for line in out.splitlines() if " = " in line]
+    assert fields == [p.rpartition(".")[2] for p in SETTING_PATHS]
+    assert "players                = 3" in out
+    assert "scope                 = hand_and_discards" in out
+    # inherited from guiyang, printed resolved
+    assert "flush_seven_pairs         = 18" in out
+
+
+def test_show_applies_overrides_and_describes() -> None:
+    result = runner.invoke(
+        app, ["rules", "show", "guiyang", "--set", "chicken_scope=hand_and_discards",
+              "--set", "kongs.added=4", "-d"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "scope                 = hand_and_discards" in result.output
+    assert "added           = 4" in result.output
+    assert "# 双杀: a kong pays only if its owner won or is ready" in result.output
+
+
+def test_show_errors_exit_2_with_message() -> None:
+    result = runner.invoke(app, ["rules", "show", "nowhere"])
+    assert result.exit_code == 2
+    assert "unknown preset 'nowhere'" in result.output
+    result = runner.invoke(app, ["rules", "show", "guiyang", "--set", "chicken_scope=all"])
+    assert result.exit_code == 2
+    assert "'chicken_scope' (chickens.scope) = 'all'" in result.output
+    result = runner.invoke(app, ["rules", "show", "guiyang", "--set", "players"])
+    assert result.exit_code == 2 and "expected KEY=VALUE" in result.output
+
+
+def test_diff_prints_only_differing_settings() -> None:
+    result = runner.invoke(app, ["rules", "diff", "guiyang", "guiyang-3p"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["setting", "guiyang", "guiyang-3p"]
+    assert [line.split() for line in lines[1:]] == [
+        ["players", "4", "3"],
+        ["chickens.scope", "hand", "hand_and_discards"],
+        ["dealer.two_winners", "first_from_dealer", "discarder"],
+    ]
+    big = runner.invoke(app, ["rules", "diff", "guiyang", "zunyi"])
+    expected = diff_settings(load_preset("guiyang"), load_preset("zunyi"))
+    assert len(big.output.splitlines()) == 1 + len(expected)
+
+
+def test_diff_same_preset_and_unknown() -> None:
+    same = runner.invoke(app, ["rules", "diff", "zunyi", "zunyi"])
+    assert same.exit_code == 0 and "same settings" in same.output
+    bad = runner.invoke(app, ["rules", "diff", "zunyi", "nowhere"])
+    assert bad.exit_code == 2 and "unknown preset 'nowhere'" in bad.output
+
+
+def test_matrix_is_the_one_in_the_docs() -> None:
+    result = runner.invoke(app, ["rules", "matrix"])
+    assert result.exit_code == 0
+    assert result.output == settings_matrix_markdown(preset_names())
+    lines = result.output.splitlines()
+    assert len(lines) == 2 + len(SETTING_PATHS)
+    text = DOCS.read_text(encoding="utf-8")
+    block = text.split("<!-- matrix:start -->\n", 1)[1].split("<!-- matrix:end -->", 1)[0]
+    assert block == result.output, "regenerate with `zhuoji rules matrix`"
+
+
+def test_assignment_parsing_and_columns() -> None:
+    assert parse_assignment("kongs.added=4") == ("kongs.added", 4)
+    assert parse_assignment("chicken_scope=hand") == ("chicken_scope", "hand")
+    assert parse_assignment("x=true") == ("x", True)
+    assert format_columns([["ab", "c"], ["清一色", "d"]]) == ["ab      c", "清一色  d"]
