@@ -1,0 +1,225 @@
+"""The bridge between the log format (``parsers``) and the rules engine (``rules``).
+
+:func:`hand_records` turns a parsed :class:`~parsers.models.Game` into the engine's
+:class:`~rules.events.HandRecord` values, one per hand; :func:`hand_from_record` and
+:func:`game_from_records` go the other way, for code that produces hands (a simulator)
+and wants to write them as logs. The forward direction runs once per hand in the replay
+hot path, so it is plain loops and dictionary look-ups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from parsers.models import (
+    ChowEvent,
+    DiscardEvent,
+    DrawEvent,
+    FlipEvent,
+    Game,
+    Hand,
+    KongEvent,
+    Player,
+    PongEvent,
+    ReadyEvent,
+    Result,
+    WinEvent,
+)
+from parsers.models import Event as LogEvent
+from rules.events import (
+    Chow,
+    Discard,
+    Draw,
+    Event,
+    ExhaustiveDraw,
+    Flip,
+    HandRecord,
+    Kong,
+    KongKind,
+    Pong,
+    Ready,
+    RecordedItem,
+    RecordedResult,
+    Win,
+)
+from rules.tiles import TILE_BY_TEXT, TILE_TEXT
+
+_KONG_KIND: dict[str, KongKind] = {kind.value: kind for kind in KongKind}
+_EXHAUSTIVE_DRAW = ExhaustiveDraw()
+
+
+def hand_records(game: Game) -> list[HandRecord]:
+    """Every hand of ``game`` as the replayer takes it, in log order."""
+    n_players = len(game.players)
+    base_stake = game.base_stake
+    return [hand_record(hand, n_players=n_players, base_stake=base_stake) for hand in game.hands]
+
+
+def hand_record(hand: Hand, *, n_players: int, base_stake: int = 1) -> HandRecord:
+    """One parsed hand as a :class:`HandRecord` (tiles as :class:`Tile`)."""
+    tiles = TILE_BY_TEXT
+    return HandRecord(
+        hand_no=hand.hand_no,
+        n_players=n_players,
+        dealer=hand.dealer,
+        dealer_streak=hand.dealer_streak,
+        deal=tuple(tuple([tiles[t] for t in seat_tiles]) for seat_tiles in hand.deal),
+        events=tuple(_generate_events(hand.events)),
+        wall=None if hand.wall is None else tuple([tiles[t] for t in hand.wall]),
+        result=None if hand.result is None else _recorded_result(hand.result),
+        base_stake=base_stake,
+    )
+
+
+def _generate_events(events: Sequence[LogEvent]) -> list[Event]:
+    tiles = TILE_BY_TEXT
+    out: list[Event] = []
+    append = out.append
+    for ev in events:
+        # Ordered by how often each type occurs in a hand.
+        if isinstance(ev, DrawEvent):
+            append(Draw(ev.seat, tiles[ev.tile]))
+        elif isinstance(ev, DiscardEvent):
+            append(Discard(ev.seat, tiles[ev.tile]))
+        elif isinstance(ev, PongEvent):
+            append(Pong(ev.seat, tiles[ev.tile], ev.from_seat))
+        elif isinstance(ev, KongEvent):
+            append(Kong(ev.seat, tiles[ev.tile], _KONG_KIND[ev.kind], ev.from_seat))
+        elif isinstance(ev, WinEvent):
+            append(Win(ev.seat, tiles[ev.tile], ev.from_seat))
+        elif isinstance(ev, FlipEvent):
+            append(Flip(tiles[ev.tile]))
+        elif isinstance(ev, ReadyEvent):
+            append(Ready(ev.seat))
+        elif isinstance(ev, ChowEvent):
+            append(Chow(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.from_seat))
+        else:
+            append(_EXHAUSTIVE_DRAW)
+    return out
+
+
+def _recorded_result(result: Result) -> RecordedResult:
+    items = None
+    if result.items is not None:
+        items = tuple(RecordedItem(i.payer, i.payee, i.amount, i.reason) for i in result.items)
+    return RecordedResult(tuple(result.deltas), result.next_dealer, items)
+
+
+# --- the reverse: engine values to the log format -------------------------------------------
+
+
+def _event_dict(event: Event) -> dict[str, Any]:
+    if isinstance(event, Draw):
+        return {"type": "draw", "seat": event.seat, "tile": TILE_TEXT[event.tile]}
+    if isinstance(event, Discard):
+        return {"type": "discard", "seat": event.seat, "tile": TILE_TEXT[event.tile]}
+    if isinstance(event, Pong):
+        return {
+            "type": "pong",
+            "seat": event.seat,
+            "tile": TILE_TEXT[event.tile],
+            "from": event.from_seat,
+        }
+    if isinstance(event, Kong):
+        out: dict[str, Any] = {
+            "type": "kong",
+            "seat": event.seat,
+            "tile": TILE_TEXT[event.tile],
+            "kind": event.kind.value,
+        }
+        if event.from_seat is not None:
+            out["from"] = event.from_seat
+        return out
+    if isinstance(event, Win):
+        out = {"type": "win", "seat": event.seat, "tile": TILE_TEXT[event.tile]}
+        if event.from_seat is not None:
+            out["from"] = event.from_seat
+        return out
+    if isinstance(event, Flip):
+        return {"type": "flip", "tile": TILE_TEXT[event.tile]}
+    if isinstance(event, Ready):
+        return {"type": "ready", "seat": event.seat}
+    if isinstance(event, ExhaustiveDraw):
+        return {"type": "exhaustive_draw"}
+    return {
+        "type": "chow",
+        "seat": event.seat,
+        "tiles": [TILE_TEXT[t] for t in event.tiles],
+        "from": event.from_seat,
+    }
+
+
+def _hand_dict(record: HandRecord, dice: Sequence[int] | None) -> dict[str, Any]:
+    hand: dict[str, Any] = {
+        "hand_no": record.hand_no,
+        "dealer": record.dealer,
+        "dealer_streak": record.dealer_streak,
+        "deal": [[TILE_TEXT[t] for t in seat_tiles] for seat_tiles in record.deal],
+        "events": [_event_dict(e) for e in record.events],
+    }
+    if dice is not None:
+        hand["dice"] = list(dice)
+    if record.wall is not None:
+        hand["wall"] = [TILE_TEXT[t] for t in record.wall]
+    if record.result is not None:
+        result: dict[str, Any] = {"deltas": list(record.result.deltas)}
+        if record.result.next_dealer is not None:
+            result["next_dealer"] = record.result.next_dealer
+        if record.result.items is not None:
+            result["items"] = [
+                {"payer": i.payer, "payee": i.payee, "amount": i.amount, "reason": i.reason}
+                for i in record.result.items
+            ]
+        hand["result"] = result
+    return hand
+
+
+def hand_from_record(record: HandRecord, *, dice: Sequence[int] | None = None) -> Hand:
+    """A :class:`HandRecord` as a log hand (validated; raises ``pydantic.ValidationError``).
+
+    ``n_players`` and ``base_stake`` belong to the game: see :func:`game_from_records`.
+    """
+    return Hand.model_validate(_hand_dict(record, dice), by_alias=True, by_name=False)
+
+
+def game_from_records(
+    records: Iterable[HandRecord],
+    *,
+    game_id: str,
+    players: Sequence[Player] | None = None,
+    ruleset: str = "guiyang",
+    rule_overrides: dict[str, Any] | None = None,
+    started_at: str | None = None,
+) -> Game:
+    """A whole log game from hand records that share one player count and stake.
+
+    ``players`` defaults to ids ``p0``, ``p1``, ... by seat. Raises ``ValueError`` when
+    the records disagree on the player count or the stake, or there are none.
+    """
+    hands = list(records)
+    if not hands:
+        raise ValueError("a game needs at least one hand record")
+    n_players = hands[0].n_players
+    base_stake = hands[0].base_stake
+    for record in hands:
+        if record.n_players != n_players or record.base_stake != base_stake:
+            raise ValueError(
+                f"hand {record.hand_no}: {record.n_players} players and stake "
+                f"{record.base_stake}, the first hand has {n_players} and {base_stake}"
+            )
+    if players is None:
+        players = [Player(seat=s, id=f"p{s}") for s in range(n_players)]
+    data: dict[str, Any] = {
+        "schema": "zhuoji-log/1",
+        "game_id": game_id,
+        "ruleset": ruleset,
+        "base_stake": base_stake,
+        "players": [p.model_dump(exclude_none=True) for p in players],
+        "hands": [_hand_dict(record, None) for record in hands],
+    }
+    if rule_overrides is not None:
+        data["rule_overrides"] = rule_overrides
+    if started_at is not None:
+        data["started_at"] = started_at
+    return Game.model_validate(data, by_alias=True, by_name=False)

@@ -1,0 +1,182 @@
+"""Commands that only parse: ``zhuoji schema``, ``zhuoji convert``, ``zhuoji validate``."""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from flows.app import app
+from parsers.errors import MalformedLogError
+from parsers.models import Game
+from parsers.read import generate_games, is_log_path, parse_encoding
+from parsers.schema import format_json_schema
+from parsers.write import write_games
+
+EXIT_MALFORMED = 2
+_GLOB_CHARS = frozenset("*?[")
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=True, emoji=False)
+
+
+@app.command("schema")
+def schema_command() -> None:
+    """Print the JSON Schema of a zhuoji-log/1 game document."""
+    sys.stdout.write(format_json_schema())
+
+
+@dataclass(slots=True)
+class _Expanded:
+    files: list[Path] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+
+def expand_paths(paths: list[str]) -> _Expanded:
+    """Files named by ``paths``: files as given, folders searched recursively for log
+    files, glob patterns expanded (``**`` included). Sorted and without repeats."""
+    found: set[Path] = set()
+    out = _Expanded()
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            found.update(p for p in path.rglob("*") if p.is_file() and is_log_path(p))
+        elif path.exists():
+            found.add(path)
+        elif _GLOB_CHARS & set(text):
+            matches = [Path(m) for m in glob.glob(text, recursive=True)]
+            files = [m for m in matches if m.is_file() and is_log_path(m)]
+            for match in matches:
+                if match.is_dir():
+                    files.extend(p for p in match.rglob("*") if p.is_file() and is_log_path(p))
+            if files:
+                found.update(files)
+            else:
+                out.missing.append(text)
+        else:
+            out.missing.append(text)
+    out.files = sorted(found)
+    return out
+
+
+@dataclass(slots=True)
+class FileReport:
+    path: Path
+    games: int = 0
+    errors: list[MalformedLogError] = field(default_factory=list)
+
+
+def validate_file(path: Path) -> FileReport:
+    """Parse every game of one file; malformed games are collected, not raised."""
+    report = FileReport(path)
+    try:
+        parse_encoding(path)
+    except ValueError as exc:
+        report.errors.append(MalformedLogError(str(exc).split(": ", 1)[-1], path=str(path)))
+        return report
+    for item in generate_games(path):
+        if isinstance(item, MalformedLogError):
+            report.errors.append(item)
+        else:
+            report.games += 1
+    return report
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+@app.command("validate")
+def validate_command(
+    paths: Annotated[
+        list[str], typer.Argument(help="log files, folders (searched recursively) or globs")
+    ],
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="print only errors and the summary")
+    ] = False,
+) -> None:
+    """Parse log files (no replay) and report every malformed game or file.
+
+    Exit status 0 when everything parses, 2 when anything is malformed or missing.
+    """
+    console = _console()
+    expanded = expand_paths(paths)
+    bad_files = 0
+    games = 0
+    bad_games = 0
+    for missing in expanded.missing:
+        console.print(Text.assemble(("error ", "bold red"), f"{missing}: no such file"))
+    for path in expanded.files:
+        report = validate_file(path)
+        games += report.games
+        bad_games += len(report.errors)
+        if report.errors:
+            bad_files += 1
+            for error in report.errors:
+                console.print(Text.assemble(("error ", "bold red"), str(error)))
+        elif not quiet:
+            console.print(
+                Text.assemble(("ok    ", "green"), f"{path}: {_plural(report.games, 'game')}")
+            )
+    total_files = len(expanded.files)
+    summary = (
+        f"{_plural(total_files, 'file')}: {total_files - bad_files} valid, "
+        f"{bad_files} malformed; {_plural(games, 'game')} parsed, "
+        f"{bad_games} malformed"
+    )
+    if expanded.missing:
+        summary += f"; {len(expanded.missing)} not found"
+    console.print(summary)
+    if bad_files or expanded.missing:
+        raise typer.Exit(EXIT_MALFORMED)
+
+
+def _generate_or_raise(path: Path) -> Iterator[Game]:
+    for item in generate_games(path):
+        if isinstance(item, MalformedLogError):
+            raise item
+        yield item
+
+
+@app.command("convert")
+def convert_command(
+    source: Annotated[Path, typer.Argument(help="log file to read")],
+    target: Annotated[
+        Path, typer.Argument(help="file to write; its name gives the encoding (.json, .jsonl, .gz)")
+    ],
+    indent: Annotated[
+        bool, typer.Option("--indent", help="indent a document with two spaces")
+    ] = False,
+) -> None:
+    """Convert a log between the document and stream encodings (losslessly).
+
+    The target is written only when every game of the source parses; a document holds
+    exactly one game.
+    """
+    console = _console()
+    try:
+        parse_encoding(source)
+        parse_encoding(target)
+    except ValueError as exc:
+        console.print(Text.assemble(("error ", "bold red"), str(exc)))
+        raise typer.Exit(EXIT_MALFORMED) from None
+    # Written under a temporary name that keeps the suffix (it sets the encoding), then
+    # moved into place, so a failed conversion leaves no partial target behind.
+    partial = target.with_name(f".partial-{os.getpid()}-{target.name}")
+    try:
+        count = write_games(partial, _generate_or_raise(source), indent=indent)
+    except (MalformedLogError, ValueError, OSError) as exc:
+        partial.unlink(missing_ok=True)
+        console.print(Text.assemble(("error ", "bold red"), str(exc)))
+        raise typer.Exit(EXIT_MALFORMED) from None
+    os.replace(partial, target)
+    console.print(f"wrote {_plural(count, 'game')} to {target}")

@@ -1,0 +1,82 @@
+"""The parsers' errors: a small family of ``ValueError`` subclasses.
+
+:class:`MalformedLogError` is what a reader yields or raises for a log it cannot read: it
+names the file, the line (stream encoding) or the JSON path (document encoding), and what
+was wrong, and ``str()`` of it is one readable sentence such as
+``data/x.jsonl line 42, field hands[0].events[3].tile: unknown tile '10m'``.
+"""
+
+from __future__ import annotations
+
+
+class TileNotationError(ValueError):
+    """A text that is no accepted spelling of a tile."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(f"unknown tile {text!r}")
+        self.text = text
+
+
+class MalformedLogError(ValueError):
+    """A log file, or one game in it, that does not follow ``zhuoji-log/1``.
+
+    Attributes:
+        reason: what was wrong, a short phrase.
+        path: the file, when reading one (``None`` for bytes or streams).
+        line: 1-based line number in the file (stream encoding, or a JSON syntax error).
+        column: 1-based column of a JSON syntax error, when known.
+        json_path: where in the game's document the fault is, e.g. ``hands[3].events[17].tile``.
+        game_id: the game's id when it could be read.
+        more: how many further faults the same game has (only the first is described).
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        json_path: str | None = None,
+        game_id: str | None = None,
+        more: int = 0,
+    ) -> None:
+        self.reason = reason
+        self.path = path
+        self.line = line
+        self.column = column
+        self.json_path = json_path
+        self.game_id = game_id
+        self.more = more
+        super().__init__(self._sentence())
+
+    def _sentence(self) -> str:
+        where: list[str] = []
+        head = self.path if self.path is not None else "<input>"
+        if self.line is not None:
+            head += f" line {self.line}"
+            if self.column is not None:
+                head += f" column {self.column}"
+        where.append(head)
+        if self.game_id is not None:
+            where.append(f"game {self.game_id!r}")
+        if self.json_path:
+            where.append(f"field {self.json_path}")
+        text = ", ".join(where) + ": " + self.reason
+        if self.more:
+            text += f" (and {self.more} more {'fault' if self.more == 1 else 'faults'})"
+        return text
+
+    def with_location(
+        self, *, path: str | None = None, line: int | None = None, game_id: str | None = None
+    ) -> MalformedLogError:
+        """A copy with the file, line or game filled in where this one lacks them."""
+        return MalformedLogError(
+            self.reason,
+            path=self.path if self.path is not None else path,
+            line=self.line if self.line is not None else line,
+            column=self.column,
+            json_path=self.json_path,
+            game_id=self.game_id if self.game_id is not None else game_id,
+            more=self.more,
+        )

@@ -1,0 +1,356 @@
+"""The log format ``zhuoji-log/1`` as frozen pydantic models.
+
+Field names are the contract of ``docs/log-format.md``; the JSON key ``from`` is the
+attribute ``from_seat``. Tiles are stored as canonical text (``"5m"``, ``"W"``): canonical
+input is checked by pydantic-core alone, any other accepted spelling (Chinese names,
+glyphs) is normalised by :func:`parsers.tiles.parse_tile_text`. Only the format is checked
+here (seats within the player count, lengths per seat); game rules such as deal sizes or a
+fifth copy of a tile are left to the rules layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    JsonValue,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
+from pydantic.dataclasses import dataclass
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+
+from parsers.tiles import CANONICAL_TILES, parse_tile_text
+
+SCHEMA_ID = "zhuoji-log/1"
+MIN_PLAYERS = 2
+MAX_PLAYERS = 4
+
+
+class _TileNotation:
+    """Marker whose core schema accepts any tile spelling and yields canonical text.
+
+    The canonical literal is tried first inside pydantic-core (no Python call); only other
+    spellings reach :func:`parse_tile_text`. Failure is one error of type ``unknown_tile``.
+    """
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.union_schema(
+            [
+                core_schema.literal_schema(list(CANONICAL_TILES)),
+                core_schema.no_info_after_validator_function(
+                    parse_tile_text, core_schema.str_schema(strict=True)
+                ),
+            ],
+            mode="left_to_right",
+            custom_error_type="unknown_tile",
+            custom_error_message="unknown tile",
+            serialization=core_schema.simple_ser_schema("str"),
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {
+            "type": "string",
+            "title": "Tile",
+            "description": (
+                "A tile: canonical text (rank digit + suit letter m 万, p 筒, s 条, or W "
+                "for the wildcard), a Chinese name (五万, 9筒, 一条, 幺鸡) or a Unicode "
+                "mahjong glyph; stored as canonical text."
+            ),
+            "examples": ["5m", "1s", "8p", "W", "五万", "幺鸡", "\U0001f00b"],
+        }
+
+
+TileText = Annotated[str, _TileNotation]
+"""A tile in any accepted spelling, validated to canonical text."""
+
+Seat = Annotated[StrictInt, Field(ge=0, le=MAX_PLAYERS - 1)]
+"""A seat number; bounded by the game's player count in :class:`Game`."""
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+Int64 = Annotated[StrictInt, Field(ge=INT64_MIN, le=INT64_MAX)]
+"""Every count and amount of a log fits a signed 64-bit integer (what JSON tools keep exact)."""
+
+Millis = Annotated[
+    StrictInt, Field(ge=0, le=INT64_MAX, description="milliseconds since the hand started")
+]
+KongKindText = Literal["exposed", "added", "concealed"]
+
+
+def _require_type(schema: dict[str, Any]) -> None:
+    required = schema.setdefault("required", [])
+    if "type" not in required:
+        required.insert(0, "type")
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+    )
+
+
+# Events are frozen, slotted pydantic dataclasses rather than BaseModel subclasses: a log
+# holds ~100 of them per hand and pydantic-core builds a slotted dataclass markedly faster
+# than a model instance (see bench/parse.py). Validation, aliases, extra="forbid" and the
+# JSON Schema are the same. ``type`` has a default so code can build events without it; in
+# a log it is always present (the schema marks it required).
+_EVENT_CONFIG = ConfigDict(
+    extra="forbid",
+    validate_by_alias=True,
+    validate_by_name=True,
+    serialize_by_alias=True,
+    json_schema_extra=_require_type,
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class DrawEvent:
+    type: Literal["draw"] = "draw"
+    seat: Seat
+    tile: TileText
+    t: Millis | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class DiscardEvent:
+    type: Literal["discard"] = "discard"
+    seat: Seat
+    tile: TileText
+    t: Millis | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class PongEvent:
+    type: Literal["pong"] = "pong"
+    seat: Seat
+    tile: TileText
+    from_seat: Seat = Field(validation_alias="from", serialization_alias="from")
+    t: Millis | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class KongEvent:
+    type: Literal["kong"] = "kong"
+    seat: Seat
+    tile: TileText
+    kind: KongKindText
+    from_seat: Seat | None = Field(
+        None, validation_alias="from", serialization_alias="from", description="exposed kongs only"
+    )
+    t: Millis | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class ReadyEvent:
+    type: Literal["ready"] = "ready"
+    seat: Seat
+    t: Millis | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class WinEvent:
+    type: Literal["win"] = "win"
+    seat: Seat
+    tile: TileText
+    from_seat: Seat | None = Field(
+        None, validation_alias="from", serialization_alias="from", description="absent on self-draw"
+    )
+    t: Millis | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class FlipEvent:
+    type: Literal["flip"] = "flip"
+    tile: TileText
+    t: Millis | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class ExhaustiveDrawEvent:
+    type: Literal["exhaustive_draw"] = "exhaustive_draw"
+    t: Millis | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class ChowEvent:
+    type: Literal["chow"] = "chow"
+    seat: Seat
+    tiles: tuple[TileText, ...] = Field(min_length=1)
+    from_seat: Seat = Field(validation_alias="from", serialization_alias="from")
+    t: Millis | None = None
+
+
+Event = Annotated[
+    Union[  # noqa: UP007  (the discriminated union reads best spelled out)
+        DrawEvent,
+        DiscardEvent,
+        PongEvent,
+        KongEvent,
+        ReadyEvent,
+        WinEvent,
+        FlipEvent,
+        ExhaustiveDrawEvent,
+        ChowEvent,
+    ],
+    Field(discriminator="type"),
+]
+EVENT_TYPES: tuple[str, ...] = (
+    "draw",
+    "discard",
+    "pong",
+    "kong",
+    "ready",
+    "win",
+    "flip",
+    "exhaustive_draw",
+    "chow",
+)
+
+
+class Player(_Frozen):
+    seat: Seat
+    id: StrictStr
+    name: StrictStr | None = None
+
+
+class ResultItem(_Frozen):
+    payer: Seat
+    payee: Seat
+    amount: Int64
+    reason: StrictStr
+
+
+class Result(_Frozen):
+    deltas: tuple[Int64, ...] = Field(description="per seat; they sum to zero")
+    next_dealer: Seat | None = None
+    items: tuple[ResultItem, ...] | None = None
+
+
+class Hand(_Frozen):
+    hand_no: StrictInt = Field(ge=0, le=INT64_MAX)
+    dealer: Seat
+    dealer_streak: StrictInt = Field(
+        0, ge=0, le=INT64_MAX, description="连庄 count, 0 for a fresh dealer"
+    )
+    dice: tuple[Annotated[StrictInt, Field(ge=1, le=6)], ...] | None = None
+    wall: tuple[TileText, ...] | None = Field(
+        None, description="the live wall after dealing, in draw order (front first)"
+    )
+    deal: tuple[tuple[TileText, ...], ...] = Field(description="starting hands by seat")
+    events: tuple[Event, ...]
+    result: Result | None = None
+
+
+class Game(_Frozen):
+    model_config = ConfigDict(title="zhuoji-log/1 game")
+
+    schema_: Literal["zhuoji-log/1"] = Field("zhuoji-log/1", alias="schema")
+    game_id: StrictStr = Field(min_length=1)
+    ruleset: StrictStr = Field("guiyang", min_length=1, description="a preset name")
+    rule_overrides: dict[str, JsonValue] | None = Field(
+        None, description="single settings replacing the preset's"
+    )
+    base_stake: StrictInt = Field(1, ge=1, le=INT64_MAX)
+    started_at: datetime | None = None
+    players: tuple[Player, ...] = Field(min_length=MIN_PLAYERS, max_length=MAX_PLAYERS)
+    hands: tuple[Hand, ...]
+
+    @field_validator("rule_overrides")
+    @classmethod
+    def _check_override_integers(
+        cls, value: dict[str, JsonValue] | None
+    ) -> dict[str, JsonValue] | None:
+        if value is not None:
+            _check_json_integers(value)
+        return value
+
+    @model_validator(mode="after")
+    def _check_seats(self) -> Game:
+        for loc, reason in generate_seat_faults(self):
+            raise PydanticCustomError("seat_layout", "{reason}", {"reason": reason, "loc": loc})
+        return self
+
+
+Loc = tuple[int | str, ...]
+
+
+def generate_seat_faults(game: Game) -> Iterator[tuple[Loc, str]]:
+    """Yield ``(location, reason)`` for every fault of seats against the player count.
+
+    Seats must be ``0 .. n-1`` for ``n`` players, each player once; per-seat lists
+    (``deal``, ``result.deltas``) have ``n`` entries. The location is a pydantic-style
+    tuple such as ``("hands", 0, "events", 3, "seat")``.
+    """
+    n = len(game.players)
+    seats = [p.seat for p in game.players]
+    if sorted(seats) != list(range(n)):
+        for i, s in enumerate(seats):
+            if s >= n or seats.index(s) != i:
+                why = "out of range" if s >= n else "listed twice"
+                yield ("players", i, "seat"), f"seat {s} {why} for {n} players"
+        return
+    for h, hand in enumerate(game.hands):
+        if len(hand.deal) != n:
+            yield ("hands", h, "deal"), f"{len(hand.deal)} starting hands for {n} players"
+        result = hand.result
+        if result is not None and len(result.deltas) != n:
+            yield ("hands", h, "result", "deltas"), f"{len(result.deltas)} deltas for {n} players"
+        if n == MAX_PLAYERS:
+            continue  # the field bounds already keep every seat below 4
+        if hand.dealer >= n:
+            yield ("hands", h, "dealer"), _out_of_range(hand.dealer, n)
+        for e, event in enumerate(hand.events):
+            seat = getattr(event, "seat", None)
+            if seat is not None and seat >= n:
+                yield ("hands", h, "events", e, "seat"), _out_of_range(seat, n)
+            frm = getattr(event, "from_seat", None)
+            if frm is not None and frm >= n:
+                yield ("hands", h, "events", e, "from"), _out_of_range(frm, n)
+        if result is None:
+            continue
+        if result.next_dealer is not None and result.next_dealer >= n:
+            where: Loc = ("hands", h, "result", "next_dealer")
+            yield where, _out_of_range(result.next_dealer, n)
+        for i, item in enumerate(result.items or ()):
+            if item.payer >= n:
+                yield ("hands", h, "result", "items", i, "payer"), _out_of_range(item.payer, n)
+            if item.payee >= n:
+                yield ("hands", h, "result", "items", i, "payee"), _out_of_range(item.payee, n)
+
+
+def _check_json_integers(value: JsonValue) -> None:
+    if isinstance(value, dict):
+        for item in value.values():
+            _check_json_integers(item)
+    elif isinstance(value, list):
+        for item in value:
+            _check_json_integers(item)
+    elif (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and not INT64_MIN <= value <= INT64_MAX
+    ):
+        raise ValueError(f"integer {value} is outside the 64-bit range")
+
+
+def _out_of_range(seat: int, n: int) -> str:
+    return f"seat {seat} out of range for {n} players"
