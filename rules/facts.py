@@ -1,0 +1,142 @@
+"""Facts of one replayed hand: what settlement and the warehouse read (frozen, slotted).
+
+The table (:mod:`rules.table`) produces these values; nothing here computes game logic.
+Tiles are :class:`~rules.tiles.Tile` values, tuples are in a fixed order (seat order,
+event order or tile order), never in set order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import NamedTuple
+
+from rules.events import KongKind
+from rules.melds import Meld
+from rules.patterns import Pattern
+from rules.tiles import Tile
+
+
+class Outcome(StrEnum):
+    WIN = "win"  # one or more players won
+    EXHAUSTIVE_DRAW = "exhaustive_draw"  # 黄庄
+    INCOMPLETE = "incomplete"  # stopped by a fatal violation, or the log ends mid-hand
+
+
+class PassKind(StrEnum):
+    """Why a win was allowed under the 通行证 rule (every reason that applies is listed)."""
+
+    NO_PASS_RULE = "no_pass_rule"  # the ruleset has no pass rule
+    SELF_DRAW = "self_draw"  # 自摸 needs no pass
+    ROBBING_KONG = "robbing_kong"  # 抢杠 needs no pass
+    HOT_DISCARD = "hot_discard"  # 热炮: the discard followed the discarder's kong
+    KILL_READY = "kill_ready"  # 杀报: the discarder had declared ready
+    KONG = "kong"  # the winner holds a kong (any kind, delayed ones included)
+    DECLARED_READY = "declared_ready"  # the winner declared ready (报听)
+    BIG_HAND = "big_hand"  # the hand is bigger than plain 平胡
+
+
+class ClaimKind(StrEnum):
+    """How a discard was taken by another player."""
+
+    PONG = "pong"
+    EXPOSED_KONG = "exposed_kong"
+    WIN = "win"
+
+
+class DiscardFact(NamedTuple):
+    """One discard. A named tuple rather than a dataclass: one is made per discard, and
+    a tuple is several times cheaper to build (it is just as immutable and slot-free)."""
+
+    tile: Tile
+    event_index: int
+    seat: int  # the discarder
+    claimed_by: int | None = None  # the claimer (the first winner of a multiple win)
+    claim: ClaimKind | None = None
+    hot: bool = False  # 热炮 position: discarded in the same turn after the discarder's kong
+
+
+RiverRow = tuple[Tile, int, int, "int | None", "ClaimKind | None", bool]
+"""A discard as a plain tuple, the fields of :class:`DiscardFact` in order (what the table
+keeps; cheaper to hold than one object per discard)."""
+
+
+@dataclass(frozen=True, slots=True)
+class KongFact:
+    seat: int
+    tile: Tile
+    kind: KongKind
+    event_index: int
+    from_seat: int | None = None  # exposed kongs: the discarder
+    delayed: bool = False  # 憨包豆: the player could have declared it on an earlier turn
+    robbed: bool = False  # 抢杠: an added kong robbed by a win (the kong does not stand)
+    replacement: Tile | None = None  # the replacement draw from the back, once drawn
+
+
+@dataclass(frozen=True, slots=True)
+class ChickenDiscard:
+    """The first discard of a standing-chicken tile (1s, 8p, 7p): 冲锋鸡 or 责任鸡."""
+
+    tile: Tile
+    seat: int
+    event_index: int
+    claimed_by: int | None = None
+    claim: ClaimKind | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WinFact:
+    seat: int
+    tile: Tile
+    event_index: int
+    from_seat: int | None  # the discarder, the robbed player, or None on self-draw
+    self_drawn: bool
+    robbed_kong: bool  # 抢杠胡
+    kong_bloom: bool  # 杠上开花: self-drawn on a replacement draw
+    hot_discard: bool  # 热炮: won on a discard that followed the discarder's kong
+    heavenly: bool  # 天胡
+    earthly: bool  # 地胡
+    declared_ready: bool  # the winner had declared ready (报听)
+    kill_ready: bool  # 杀报: won on a declared-ready player's discard or kong
+    passes: tuple[PassKind, ...]  # every reason the win needed no further pass
+    shape: tuple[Pattern, ...]  # shape patterns of the winning hand (Pattern order)
+    situational: tuple[Pattern, ...]  # situational patterns (Pattern order)
+    concealed: tuple[Tile, ...]  # the concealed hand without the winning tile
+    melds: tuple[Meld, ...]
+    waits: tuple[Tile, ...]  # the waits before the winning tile
+
+    @property
+    def patterns(self) -> tuple[Pattern, ...]:
+        return self.shape + self.situational
+
+
+@dataclass(frozen=True, slots=True)
+class SeatFacts:
+    """One seat at the end of the replay (or where a fatal violation stopped it).
+
+    ``concealed`` is the hand as held: a self-drawn winner holds its winning tile, a
+    player who won on a discard or a robbed kong does not (that tile is ``WinFact.tile``).
+    ``ready``/``waits`` describe a hand one tile from complete (a winner's are the waits
+    before its winning tile); a seat stopped holding a full turn's tiles has no waits.
+    ``river`` holds the seat's discards in order as plain rows; :attr:`discards` gives
+    them as :class:`DiscardFact` values.
+    """
+
+    seat: int
+    concealed: tuple[Tile, ...]
+    melds: tuple[Meld, ...]
+    river: tuple[RiverRow, ...]
+    declared_ready_at: int | None  # event index of the seat's ``ready``
+    hard_ready: bool  # 硬报 (on the dealt hand) rather than 软听 (after the first draw)
+    ready: bool
+    waits: tuple[Tile, ...]
+    kongs: tuple[KongFact, ...]
+    won: bool
+
+    @property
+    def discards(self) -> tuple[DiscardFact, ...]:
+        """The seat's discards in order (built on each access: keep the result)."""
+        return tuple([DiscardFact._make(r) for r in self.river])
+
+    def kong_count(self, kind: KongKind) -> int:
+        return sum(1 for k in self.kongs if k.kind is kind and not k.robbed)

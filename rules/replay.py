@@ -1,0 +1,89 @@
+"""The hand replay driver: every event of a hand through a :class:`~rules.table.Table`.
+
+``replay_hand`` applies the events in order. The first fatal violation stops the hand
+(the caller replays the game's later hands independently, as :func:`replay_game` does);
+non-fatal findings are collected on the way. The result, :class:`HandReplay`, holds what
+settlement and the warehouse read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from rules.events import HandRecord
+from rules.facts import ChickenDiscard, Outcome, SeatFacts, WinFact
+from rules.ruleset import Ruleset
+from rules.table import IllegalMoveError, Table
+from rules.tiles import Tile
+from rules.violations import Violation
+
+__all__ = ["HandReplay", "replay_game", "replay_hand"]
+
+
+@dataclass(frozen=True, slots=True)
+class HandReplay:
+    """One replayed hand.
+
+    ``violations`` lists the findings in event order: non-fatal ones (``missed_win``) and,
+    last, the fatal violation that stopped the hand, if any. ``events_applied`` counts the
+    events applied before the stop (all of them when the hand replayed cleanly). Facts
+    describe the table where the replay ended. ``table`` is kept only on request.
+    """
+
+    hand_no: int
+    n_players: int
+    dealer: int
+    outcome: Outcome
+    violations: tuple[Violation, ...]
+    winners: tuple[WinFact, ...]
+    seats: tuple[SeatFacts, ...]
+    flip: Tile | None
+    chicken_discards: tuple[ChickenDiscard, ...]
+    wall_left: int
+    events_applied: int
+    table: Table | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def fatal(self) -> Violation | None:
+        """The violation that stopped the hand, if any."""
+        if self.violations and self.violations[-1].fatal:
+            return self.violations[-1]
+        return None
+
+    @property
+    def is_clean(self) -> bool:
+        return not self.violations
+
+
+def replay_hand(record: HandRecord, ruleset: Ruleset, *, keep_table: bool = False) -> HandReplay:
+    """Replay one hand with full legality checks; never raises for an illegal log."""
+    try:
+        table = Table.from_record(record, ruleset)
+    except IllegalMoveError as exc:
+        return HandReplay(
+            hand_no=record.hand_no, n_players=record.n_players, dealer=record.dealer,
+            outcome=Outcome.INCOMPLETE, violations=(exc.violation,), winners=(), seats=(),
+            flip=None, chicken_discards=(), wall_left=0, events_applied=0,
+        )
+    fatal = table.run(record.events)
+    if fatal is None:
+        fatal = table.finish()
+    violations = table.findings
+    if fatal is not None:
+        violations = (*violations, fatal)
+        outcome = Outcome.INCOMPLETE
+    elif table.winners:
+        outcome = Outcome.WIN
+    else:
+        outcome = Outcome.EXHAUSTIVE_DRAW
+    return HandReplay(
+        record.hand_no, record.n_players, record.dealer, outcome, violations,
+        table.winners, table.seat_facts(), table.flip, table.chicken_discards(),
+        table.wall_left, table.event_index, table if keep_table else None,
+    )
+
+
+def replay_game(records: Iterable[HandRecord], ruleset: Ruleset) -> list[HandReplay]:
+    """Replay every hand of a game; a fatal violation stops only its own hand."""
+    return [replay_hand(record, ruleset) for record in records]

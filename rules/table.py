@@ -1,0 +1,1374 @@
+"""The table state machine of one hand: deal, turns, claims, kongs, wins, flip, end.
+
+A :class:`Table` is built from a :class:`~rules.events.HandRecord` (checking the deal) and
+advanced one event at a time. ``check(event)`` says whether an event is legal now without
+changing anything; ``apply(event)`` applies a legal event and raises
+:class:`IllegalMoveError` otherwise, leaving the table exactly as it was;
+``legal_actions()`` lists every legal event in a fixed order. Each handler checks its own
+preconditions and reports the event with a short summary of the state, tiles in compact
+notation. The rules applied (and every decision where the seeds are silent) are described
+in ``docs/rules/legality.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from enum import StrEnum
+from operator import getitem
+from typing import Any, Final
+
+from rules.events import (
+    Chow,
+    Discard,
+    Draw,
+    Event,
+    ExhaustiveDraw,
+    Flip,
+    HandRecord,
+    Kong,
+    KongKind,
+    Pong,
+    Ready,
+    Win,
+)
+from rules.facts import (
+    ChickenDiscard,
+    ClaimKind,
+    DiscardFact,
+    KongFact,
+    PassKind,
+    RiverRow,
+    SeatFacts,
+    WinFact,
+)
+from rules.hand import is_complete, shape_patterns, waiting_tiles
+from rules.melds import Meld, MeldKind
+from rules.patterns import SHAPE_PATTERNS, Pattern, in_pattern_order
+from rules.ruleset import Ruleset
+from rules.tiles import ALL_TILES, NUM_KINDS, NUM_SUITED, Tile, format_tiles, tiles_of
+from rules.violations import Violation, ViolationCode
+
+__all__ = ["STANDING_CHICKENS", "IllegalMoveError", "Phase", "Table"]
+
+
+class IllegalMoveError(ValueError):
+    """An illegal event (or deal); ``violation`` holds the code, hand, event and seat."""
+
+    def __init__(self, violation: Violation) -> None:
+        super().__init__(
+            f"hand {violation.hand_no}, event {violation.event_index}: "
+            f"{violation.code}: {violation.message}"
+        )
+        self.violation = violation
+
+
+class Phase(StrEnum):
+    DISCARD = "discard"  # ``turn`` holds a full turn's tiles: win, kong, ready or discard
+    DISCARD_AFTER_CLAIM = "discard_after_claim"  # after a pong: discard only
+    CLAIM = "claim"  # after a discard: others win / pong / kong, or the next seat draws
+    KONG_DRAW = "kong_draw"  # after a kong: robbing wins (added kong), else the replacement
+    WON = "won"  # after a win: further wins on the same tile, then the flip
+    ENDED = "ended"
+
+
+STANDING_CHICKENS: tuple[Tile, ...] = (Tile.S1, Tile.P8, Tile.P7)
+"""Tiles whose first discard is tracked (冲锋鸡 / 责任鸡): 幺鸡, 乌骨鸡, 挖挖鸡."""
+
+_C = ViolationCode
+# Enum members read through the class cost a descriptor call each in Python 3.11; the hot
+# paths use these module constants instead.
+_DISCARD = Phase.DISCARD
+_AFTER_CLAIM = Phase.DISCARD_AFTER_CLAIM
+_CLAIM = Phase.CLAIM
+_KONG_DRAW = Phase.KONG_DRAW
+_WON = Phase.WON
+_ENDED = Phase.ENDED
+_PONG = MeldKind.PONG
+_EXPOSED = KongKind.EXPOSED
+_ADDED = KongKind.ADDED
+_CONCEALED = KongKind.CONCEALED
+_WILD = 27
+_IS_CHICKEN = tuple(t in STANDING_CHICKENS for t in range(NUM_KINDS))
+_SUIT_RANGES = ((0, 9), (9, 18), (18, 27))
+_WIN_SELF, _WIN_DISCARD, _WIN_ROB = 0, 1, 2
+
+# A river row is the tuple (tile, event_index, seat, claimed_by, claim, hot): the fields of
+# :class:`~rules.facts.DiscardFact`; a claim replaces the row.
+_R_TILE: Final = 0
+_R_INDEX: Final = 1
+_R_SEAT: Final = 2
+_R_BY: Final = 3
+_R_CLAIM: Final = 4
+_R_HOT: Final = 5
+_NO_DISCARD: RiverRow = (Tile.M1, -1, -1, None, None, False)
+
+
+_REPEATS = tuple(tuple((tile,) * c for c in range(5)) for tile in ALL_TILES)
+
+
+def _tiles(counts: Sequence[int]) -> tuple[Tile, ...]:
+    """The tiles of a count vector in tile order (every count is 0-4)."""
+    empty: tuple[Tile, ...] = ()
+    return sum(filter(None, map(getitem, _REPEATS, counts)), empty)
+
+
+def _fmt(counts: Sequence[int]) -> str:
+    return format_tiles(tiles_of(counts)) or "nothing"
+
+
+_MELDS: dict[tuple[MeldKind, int, int | None, bool], Meld] = {}
+
+
+def _meld(kind: MeldKind, tile: Tile, from_seat: int | None, delayed: bool) -> Meld:
+    """An interned meld (melds are immutable values; building one costs more than a
+    dictionary look-up)."""
+    key = (kind, tile, from_seat, delayed)
+    meld = _MELDS.get(key)
+    if meld is None:
+        meld = _MELDS[key] = Meld(kind, tile, from_seat, delayed)
+    return meld
+
+
+_BIG: dict[int, tuple[Ruleset, frozenset[Pattern]]] = {}
+
+
+def _big_patterns(ruleset: Ruleset) -> frozenset[Pattern]:
+    """Shape patterns worth more than plain 平胡 in the ruleset (a 通行证 on their own);
+    remembered per ruleset object (a ruleset is immutable)."""
+    hit = _BIG.get(id(ruleset))
+    if hit is not None and hit[0] is ruleset:
+        return hit[1]
+    values = ruleset.patterns
+    big = frozenset(p for p in SHAPE_PATTERNS if values.value_of(p.value) > values.plain)
+    if len(_BIG) > 64:
+        _BIG.clear()
+    _BIG[id(ruleset)] = (ruleset, big)
+    return big
+
+
+class _WinPlan:
+    """What a legal win looks like; computed by the check, reused by the apply."""
+
+    __slots__ = ("counts", "event", "hot", "kill", "offer_index", "passes", "shape",
+                 "source", "waits")
+
+    def __init__(self, event: Win, source: int, counts: list[int], hot: bool, kill: bool,
+                 offer_index: int) -> None:
+        self.event = event
+        self.source = source
+        self.counts = counts  # the complete concealed hand including the winning tile
+        self.hot = hot
+        self.kill = kill
+        self.offer_index = offer_index
+        self.waits: tuple[Tile, ...] | None = None
+        self.passes: tuple[PassKind, ...] | None = None
+        self.shape: frozenset[Pattern] | None = None
+
+
+class Table:
+    """The state of one hand. Read it through the methods and properties; change it only
+    through :meth:`apply` (or :meth:`step`)."""
+
+    __slots__ = (
+        "_back", "_big", "_chickens", "_claimed_any", "_copies", "_ctx", "_dealer", "_disc",
+        "_findings", "_flip", "_front", "_frozen", "_hand_no", "_hands", "_index", "_kong_chances",
+        "_kong_ctx", "_kong_turn", "_kongs", "_last_draw", "_melds", "_n", "_next",
+        "_passed_kongs", "_phase", "_plan", "_pong_tiles", "_ready_at", "_ready_hard",
+        "_ready_pending", "_replaced", "_rivers", "_rob_offers", "_robbed_tiles", "_ruleset",
+        "_taken", "_turn", "_waits", "_wall", "_winners", "_won",
+    )
+
+    def __init__(self, record: HandRecord, ruleset: Ruleset) -> None:
+        copies = [4] * NUM_SUITED + [ruleset.wildcards]
+        hands, taken = _check_deal(record, ruleset, copies)
+        n = record.n_players
+        self._ruleset = ruleset
+        self._big = _big_patterns(ruleset)
+        self._hand_no = record.hand_no
+        self._n = n
+        self._next = [(s + 1) % n for s in range(n)]
+        self._dealer = record.dealer
+        self._copies = copies
+        self._hands = hands
+        self._taken = taken  # tiles out of the wall (kept up to date only without a wall)
+        self._wall = record.wall
+        self._front = 0
+        self._back = (len(record.wall) if record.wall is not None
+                      else sum(copies) - sum(len(d) for d in record.deal))
+        self._melds: list[list[Meld]] = [[] for _ in range(n)]
+        self._rivers: list[list[RiverRow]] = [[] for _ in range(n)]
+        self._rob_offers: list[tuple[int, Tile, int]] = []  # (event_index, tile, seat)
+        self._disc: RiverRow = _NO_DISCARD  # the last discard's river row
+        self._turn = record.dealer
+        self._phase = _DISCARD
+        self._index = 0
+        self._last_draw = -1  # the tile drawn this turn, -1 when none
+        self._replaced = False  # the last draw was a kong replacement
+        self._kong_turn = False  # the seat to act made a kong this turn (热炮)
+        self._pong_tiles: list[list[int]] = [[] for _ in range(n)]  # tiles of current pongs
+        self._claimed_any = False  # any pong or kong so far (ends the first go-round)
+        # the kong waiting for its replacement: (seat, tile, kind, event_index, pong, position)
+        self._kong_ctx: tuple[int, Tile, KongKind, int, Meld | None, int] | None = None
+        # kong records: [seat, tile, kind, event_index, from, delayed, robbed, replacement]
+        self._kongs: list[list[Any]] = []
+        self._kong_chances: list[list[int]] = [
+            [t for t in range(NUM_SUITED) if h[t] == 4] if 4 in h else [] for h in hands
+        ]
+        self._passed_kongs: list[set[int]] = [set() for _ in range(n)]
+        self._ready_at: list[int | None] = [None] * n
+        self._ready_hard = [False] * n
+        self._ready_pending = -1
+        self._frozen = [False] * n
+        self._waits: list[tuple[Tile, ...] | None] = [None] * n  # at the last waiting size
+        # the won tile: (from_seat, tile, source, hot, kill, offer_index)
+        self._ctx: tuple[int, Tile, int, bool, bool, int] | None = None
+        self._won = [False] * n
+        self._winners: list[WinFact] = []
+        self._robbed_tiles = 0
+        self._flip: Tile | None = None
+        # first standing-chicken discards: tile -> [tile, seat, event_index, claimed_by, claim]
+        self._chickens: dict[int, list[Any]] = {}
+        self._findings: list[Violation] = []
+        self._plan: _WinPlan | None = None
+
+    @classmethod
+    def from_record(cls, record: HandRecord, ruleset: Ruleset) -> Table:
+        """The table after the deal; raises :class:`IllegalMoveError` (``bad_deal``,
+        ``tile_overflow``) when the deal (and wall) cannot be right."""
+        return cls(record, ruleset)
+
+    # ------------------------------------------------------------------ read access
+    @property
+    def ruleset(self) -> Ruleset:
+        return self._ruleset
+
+    @property
+    def hand_no(self) -> int:
+        return self._hand_no
+
+    @property
+    def n_players(self) -> int:
+        return self._n
+
+    @property
+    def dealer(self) -> int:
+        return self._dealer
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def turn(self) -> int:
+        """The seat to act in the discard phases; in CLAIM the discarder; in KONG_DRAW the
+        player who made the kong."""
+        return self._turn
+
+    @property
+    def event_index(self) -> int:
+        """How many events have been applied (the index the next event gets)."""
+        return self._index
+
+    @property
+    def wall_left(self) -> int:
+        return self._back - self._front
+
+    @property
+    def wall(self) -> tuple[Tile, ...] | None:
+        """The undrawn part of the known wall, front first (None when the log has none)."""
+        if self._wall is None:
+            return None
+        return self._wall[self._front:self._back]
+
+    @property
+    def flip(self) -> Tile | None:
+        return self._flip
+
+    @property
+    def winners(self) -> tuple[WinFact, ...]:
+        return tuple(self._winners)
+
+    @property
+    def findings(self) -> tuple[Violation, ...]:
+        """Non-fatal violations found so far (``missed_win``)."""
+        return tuple(self._findings)
+
+    @property
+    def robbed_tiles(self) -> int:
+        """Tiles taken off a robbed kong (each belongs to the robbers' wins)."""
+        return self._robbed_tiles
+
+    @property
+    def is_over(self) -> bool:
+        """The hand may end here: it ended, or it was won and no flip is due."""
+        return self._phase is _ENDED or (self._phase is _WON and not self._flip_due())
+
+    def counts(self, seat: int) -> tuple[int, ...]:
+        return tuple(self._hands[seat])
+
+    def concealed(self, seat: int) -> tuple[Tile, ...]:
+        return _tiles(self._hands[seat])
+
+    def melds(self, seat: int) -> tuple[Meld, ...]:
+        return tuple(self._melds[seat])
+
+    def discards(self, seat: int) -> tuple[DiscardFact, ...]:
+        return tuple([DiscardFact._make(r) for r in self._rivers[seat]])
+
+    def declared_ready_at(self, seat: int) -> int | None:
+        return self._ready_at[seat]
+
+    def is_hard_ready(self, seat: int) -> bool:
+        """硬报: declared on the dealt hand (the dealer before its first discard, a
+        non-dealer before its first draw); 软听 otherwise."""
+        return self._ready_hard[seat]
+
+    def is_frozen(self, seat: int) -> bool:
+        return self._frozen[seat]
+
+    def kongs(self) -> tuple[KongFact, ...]:
+        return tuple(KongFact(*k) for k in self._kongs)
+
+    def chicken_discards(self) -> tuple[ChickenDiscard, ...]:
+        """First discards of 1s, 8p and 7p, in the order they happened."""
+        return tuple([ChickenDiscard(*r) for r in self._chickens.values()])  # insertion order
+
+    def waits(self, seat: int) -> tuple[Tile, ...]:
+        """Waits of a seat holding a waiting-size hand (13 - 3 per meld); ``()`` for a
+        seat in the middle of its turn. A winner's waits are those before its win."""
+        if self._won[seat]:
+            return next(w.waits for w in self._winners if w.seat == seat)
+        if sum(self._hands[seat]) + 3 * len(self._melds[seat]) != 13:
+            return ()
+        return self._seat_waits(seat)
+
+    def is_ready(self, seat: int) -> bool:
+        """叫牌 now: a winner, or a waiting-size hand with waits (and, under 缺一门, a
+        missing suit)."""
+        if self._won[seat]:
+            return True
+        if sum(self._hands[seat]) + 3 * len(self._melds[seat]) != 13:
+            return False
+        return self._ready_now(seat)
+
+    def seat_facts(self) -> tuple[SeatFacts, ...]:
+        kongs = self.kongs()
+        out = []
+        for s in range(self._n):
+            waits = self.waits(s)
+            out.append(SeatFacts(
+                s,
+                _tiles(self._hands[s]),
+                tuple(self._melds[s]),
+                tuple(self._rivers[s]),
+                self._ready_at[s],
+                self._ready_hard[s],
+                self._won[s] or (bool(waits) and self.is_ready(s)),
+                waits,
+                tuple([k for k in kongs if k.seat == s]) if kongs else (),
+                self._won[s],
+            ))
+        return tuple(out)
+
+    def summary(self, seat: int) -> str:
+        """A short state summary of one seat: concealed tiles and melds."""
+        text = f"seat {seat} holds {_fmt(self._hands[seat])}"
+        if self._melds[seat]:
+            text += " [" + ", ".join(f"{m.kind} {m.tile}" for m in self._melds[seat]) + "]"
+        return text
+
+    # ------------------------------------------------------------------ the verbs
+    def check(self, event: Event) -> Violation | None:
+        """The violation ``event`` would be now (a fatal one first), or None when it is
+        legal. Changes nothing."""
+        return self._check(event)
+
+    def apply(self, event: Event) -> None:
+        """Apply a legal event. A fatal violation raises :class:`IllegalMoveError` and
+        leaves the table unchanged; a non-fatal one is recorded in :attr:`findings`."""
+        v = _STEP[type(event)](self, event)
+        if v is not None:
+            raise IllegalMoveError(v)
+
+    def step(self, event: Event) -> Violation | None:
+        """Like :meth:`apply`, but returns the fatal violation instead of raising."""
+        return _STEP[type(event)](self, event)
+
+    def run(self, events: Iterable[Event]) -> Violation | None:
+        """:meth:`step` through ``events`` up to the first fatal violation (returned)."""
+        steps = _STEP
+        for event in events:
+            v = steps[type(event)](self, event)
+            if v is not None:
+                return v
+        return None
+
+    def finish(self) -> Violation | None:
+        """Called when the log has no more events: the hand must have ended
+        (``premature_end`` otherwise) and a due flip must have been shown (``bad_flip``)."""
+        ph = self._phase
+        if ph is _ENDED:
+            return None
+        if ph is _WON:
+            if self._flip_due():
+                return self._v(_C.BAD_FLIP, None,
+                               f"the log ends without the flip after the win "
+                               f"({self.wall_left} tiles left in the wall)", at_event=False)
+            return None
+        return self._v(_C.PREMATURE_END, None,
+                       f"the log ends before the hand ended ({self._describe_phase()}, "
+                       f"{self.wall_left} tiles left)", at_event=False)
+
+    def legal_actions(self) -> list[Event]:
+        """Every legal event now, in a fixed order: wins, kongs, ready, discards (own turn);
+        wins, pongs and kongs by seat from the discarder on, then the draw or the
+        exhaustive draw (after a discard); robbing wins, then the replacement draw (after
+        a kong); further wins, then the flip (after a win). Tiles go in tile order."""
+        return [e for e in self._candidates() if self._check(e) is None]
+
+    # ------------------------------------------------------------------ internals
+    def _v(self, code: ViolationCode, seat: int | None, message: str, *,
+           fatal: bool = True, at_event: bool = True) -> Violation:
+        return Violation(code, self._hand_no, self._index if at_event else None, seat,
+                         message, fatal)
+
+    def _describe_phase(self) -> str:
+        ph = self._phase
+        if ph is _DISCARD or ph is _AFTER_CLAIM:
+            return f"seat {self._turn} must discard"
+        if ph is _CLAIM:
+            d = self._disc[_R_SEAT]
+            return (f"seat {d} just discarded {self._disc[_R_TILE]}, "
+                    f"seat {self._next[d]} draws next")
+        if ph is _KONG_DRAW:
+            return f"seat {self._turn} must draw its kong replacement"
+        if ph is _WON:
+            return "the hand was won"
+        return "the hand has ended"
+
+    def _flip_due(self) -> bool:
+        return self._ruleset.flip_chicken and self._back > self._front and self._flip is None
+
+    def _seat_waits(self, seat: int) -> tuple[Tile, ...]:
+        """Waits of a seat holding a waiting-size hand (cached until its hand changes)."""
+        w = self._waits[seat]
+        if w is None:
+            w = waiting_tiles(self._hands[seat], len(self._melds[seat]))
+            self._waits[seat] = w
+        return w
+
+    def _waits_before(self, seat: int, tile: int) -> tuple[Tile, ...]:
+        """Waits of a seat's full-turn hand without ``tile``."""
+        w = self._waits[seat]
+        if w is not None and tile == self._last_draw:
+            return w  # computed before the draw, the hand has not changed since
+        counts = self._hands[seat][:]
+        counts[tile] -= 1
+        return waiting_tiles(counts, len(self._melds[seat]))
+
+    def _suits(self, seat: int, counts: Sequence[int]) -> int:
+        present = [any(counts[a:b]) for a, b in _SUIT_RANGES]
+        for m in self._melds[seat]:
+            present[m.tile // 9] = True
+        return sum(present)
+
+    def _ready_now(self, seat: int) -> bool:
+        if not self._seat_waits(seat):
+            return False
+        return not (self._ruleset.missing_suit_required
+                    and self._suits(seat, self._hands[seat]) == 3)
+
+    def _ready_after_discard(self, seat: int, tile: int) -> bool:
+        counts = self._hands[seat][:]
+        counts[tile] -= 1
+        if not waiting_tiles(counts, len(self._melds[seat])):
+            return False
+        return not (self._ruleset.missing_suit_required and self._suits(seat, counts) == 3)
+
+    def _shape(self, seat: int, counts: Sequence[int], tile: Tile,
+               waits: tuple[Tile, ...]) -> frozenset[Pattern]:
+        return shape_patterns(counts, self._melds[seat], tile, waits)
+
+    def _check(self, ev: Event) -> Violation | None:
+        ph = self._phase
+        tp = type(ev)
+        if (ph is _ENDED or ph is _WON) and tp is not Flip and (tp is not Win or ph is _ENDED):
+            return self._v(_C.EVENT_AFTER_END, getattr(ev, "seat", None),
+                           f"{_describe(ev)} after the hand ended ({self._describe_phase()})")
+        seat = getattr(ev, "seat", 0)
+        if not 0 <= seat < self._n:
+            return self._v(_C.OUT_OF_TURN, seat,
+                           f"{_describe(ev)}: there is no seat {seat} at a "
+                           f"{self._n}-player table")
+        return _CHECK[tp](self, ev)
+
+    def _candidates(self) -> list[Event]:
+        """A superset of the legal events, pruned by cheap necessary conditions (a tile
+        held, a wait, a pair for a pong ...); legal_actions keeps those passing the check."""
+        ph = self._phase
+        n = self._n
+        out: list[Event] = []
+        if ph is _ENDED:
+            return out
+        walled = self._back > self._front
+        may_declare = self._ruleset.declared_ready
+        if ph is _DISCARD or ph is _AFTER_CLAIM:
+            s = self._turn
+            hand = self._hands[s]
+            melds = self._melds[s]
+            held = [ALL_TILES[t] for t in range(NUM_SUITED) if hand[t]]
+            if ph is _DISCARD:
+                if is_complete(hand, len(melds)):
+                    if self._last_draw >= 0:
+                        out.append(Win(s, ALL_TILES[self._last_draw]))
+                    else:
+                        out.extend(Win(s, t) for t in ALL_TILES if hand[t])
+                if walled:
+                    out.extend(Kong(s, t, _CONCEALED) for t in held if hand[t] == 4)
+                    out.extend(Kong(s, m.tile, _ADDED) for m in melds
+                               if m.kind is _PONG and hand[m.tile])
+                if may_declare:
+                    if not self._rivers[s] and not melds:
+                        out.append(Ready(s))
+                    if not self._rivers[self._dealer] and not self._claimed_any:
+                        out.extend(Ready(o) for o in ((s + k) % n for k in range(1, n))
+                                   if not self._rivers[o] and not self._melds[o])
+            if self._frozen[s]:
+                held = [ALL_TILES[self._last_draw]] if self._last_draw >= 0 else []
+            out.extend(Discard(s, t) for t in held)
+            return out
+        seats_after = [(self._turn + k) % n for k in range(1, n)]
+        if ph is _CLAIM:
+            d, tile = self._disc[_R_SEAT], self._disc[_R_TILE]
+            out.extend(Win(o, tile, d) for o in seats_after if tile in self._seat_waits(o))
+            for o in seats_after:
+                count = self._hands[o][tile]
+                if count >= 2 and not self._frozen[o]:
+                    out.append(Pong(o, tile, d))
+                if count == 3 and walled:
+                    out.append(Kong(o, tile, _EXPOSED, d))
+            if walled:
+                out.extend(self._draw_candidates(self._next[d], back=False))
+            else:
+                out.append(ExhaustiveDraw())
+            return out
+        if ph is _KONG_DRAW:
+            assert self._kong_ctx is not None
+            k_seat, k_tile, k_kind = self._kong_ctx[0], self._kong_ctx[1], self._kong_ctx[2]
+            if k_kind is _ADDED and self._ruleset.robbing_kong:
+                out.extend(Win(o, k_tile, k_seat) for o in seats_after
+                           if k_tile in self._seat_waits(o))
+            out.extend(self._draw_candidates(k_seat, back=True))
+            return out
+        assert self._ctx is not None  # WON
+        c_from, c_tile = self._ctx[0], self._ctx[1]
+        if c_from >= 0 and self._ruleset.multiple_winners:
+            out.extend(Win(o, c_tile, c_from) for o in
+                       ((c_from + k) % n for k in range(1, n))
+                       if not self._won[o] and c_tile in self._seat_waits(o))
+        if self._flip_due():
+            if self._wall is not None:
+                out.append(Flip(self._wall[self._front]))
+            else:
+                out.extend(Flip(t) for t in ALL_TILES if self._taken[t] < self._copies[t])
+        return out
+
+    def _draw_candidates(self, seat: int, *, back: bool) -> list[Event]:
+        if self._back <= self._front:
+            return []
+        if self._wall is not None:
+            return [Draw(seat, self._wall[self._back - 1] if back else self._wall[self._front])]
+        return [Draw(seat, t) for t in ALL_TILES if self._taken[t] < self._copies[t]]
+
+
+# ---------------------------------------------------------------------- the deal
+def _check_deal(
+    record: HandRecord, ruleset: Ruleset, copies: list[int]
+) -> tuple[list[list[int]], list[int]]:
+    """The dealt count vectors and the tiles out of the wall; raises for a bad deal."""
+    n = record.n_players
+    hand_no = record.hand_no
+
+    def fail(code: ViolationCode, seat: int | None, message: str) -> IllegalMoveError:
+        return IllegalMoveError(Violation(code, hand_no, None, seat, message))
+
+    if n != ruleset.players:
+        raise fail(_C.BAD_DEAL, None, f"the hand has {n} players but ruleset "
+                                      f"{ruleset.name!r} plays with {ruleset.players}")
+    if len(record.deal) != n:
+        raise fail(_C.BAD_DEAL, None, f"the deal has {len(record.deal)} hands for {n} players")
+    if not 0 <= record.dealer < n:
+        raise fail(_C.BAD_DEAL, None,
+                   f"dealer seat {record.dealer} is not at a {n}-player table")
+    hands = []
+    seen = [0] * NUM_KINDS
+    for seat, tiles in enumerate(record.deal):
+        want = 14 if seat == record.dealer else 13
+        if len(tiles) != want:
+            role = "the dealer" if seat == record.dealer else "a non-dealer"
+            raise fail(_C.BAD_DEAL, seat,
+                       f"seat {seat} ({role}) is dealt {len(tiles)} tiles, {want} expected: "
+                       f"{format_tiles(tiles)}")
+        counts = [0] * NUM_KINDS
+        for tile in tiles:
+            counts[tile] += 1
+            seen[tile] += 1
+        hands.append(counts)
+    if max(seen[:NUM_SUITED]) > 4 or seen[_WILD] > copies[_WILD]:
+        running = [0] * NUM_KINDS
+        for seat, tiles in enumerate(record.deal):  # blame the seat where it overflows
+            for tile in tiles:
+                running[tile] += 1
+                if running[tile] > copies[tile]:
+                    raise fail(_C.TILE_OVERFLOW, seat,
+                               f"the deal holds {running[tile]} copies of {tile} (at most "
+                               f"{copies[tile]}); seat {seat} is dealt {format_tiles(tiles)}")
+    taken = seen[:]
+    if record.wall is not None:
+        for tile in record.wall:
+            seen[tile] += 1
+        if seen != copies:
+            for t in range(NUM_KINDS):
+                if seen[t] > copies[t]:
+                    raise fail(_C.TILE_OVERFLOW, None,
+                               f"deal and wall hold {seen[t]} copies of {ALL_TILES[t]} "
+                               f"(at most {copies[t]})")
+        total = sum(copies)
+        if sum(seen) != total:
+            missing = [t for t in range(NUM_KINDS) for _ in range(copies[t] - seen[t])]
+            raise fail(_C.BAD_DEAL, None,
+                       f"deal and wall hold {sum(seen)} tiles, {total} expected "
+                       f"(missing {format_tiles(missing)})")
+    return hands, taken
+
+
+def _describe(ev: Event) -> str:
+    if isinstance(ev, Draw):
+        return f"seat {ev.seat} draws {ev.tile}"
+    if isinstance(ev, Discard):
+        return f"seat {ev.seat} discards {ev.tile}"
+    if isinstance(ev, Pong):
+        return f"seat {ev.seat} pongs {ev.tile} from seat {ev.from_seat}"
+    if isinstance(ev, Kong):
+        src = f" from seat {ev.from_seat}" if ev.from_seat is not None else ""
+        return f"seat {ev.seat} makes a {ev.kind} kong of {ev.tile}{src}"
+    if isinstance(ev, Ready):
+        return f"seat {ev.seat} declares ready"
+    if isinstance(ev, Win):
+        src = "by self-draw" if ev.from_seat is None else f"from seat {ev.from_seat}"
+        return f"seat {ev.seat} wins on {ev.tile} {src}"
+    if isinstance(ev, Flip):
+        return f"flip {ev.tile}"
+    if isinstance(ev, ExhaustiveDraw):
+        return "exhaustive draw"
+    return f"seat {ev.seat} chows {format_tiles(ev.tiles)} from seat {ev.from_seat}"
+
+
+# ---------------------------------------------------------------------- checks
+def _not_your_turn(t: Table, ev: Draw | Discard | Kong | Win) -> Violation:
+    return t._v(_C.OUT_OF_TURN, ev.seat, f"{_describe(ev)} but {t._describe_phase()}")
+
+
+def _check_draw(t: Table, ev: Draw) -> Violation | None:
+    ph = t._phase
+    if ph is _CLAIM:
+        due = t._next[t._disc[_R_SEAT]]
+        back = False
+    elif ph is _KONG_DRAW:
+        due = t._turn
+        back = True
+    else:
+        return _not_your_turn(t, ev)
+    if ev.seat != due:
+        return t._v(_C.OUT_OF_TURN, ev.seat,
+                    f"{_describe(ev)} but seat {due} is due to draw ({t._describe_phase()})")
+    if t._back <= t._front:
+        return t._v(_C.WALL_EXHAUSTED, ev.seat, f"{_describe(ev)} but the wall is empty")
+    tile = ev.tile
+    if t._wall is not None:
+        want = t._wall[t._back - 1] if back else t._wall[t._front]
+        if tile != want:
+            end = "back (kong replacement)" if back else "front"
+            return t._v(_C.WALL_MISMATCH, ev.seat,
+                        f"{_describe(ev)} but the next tile at the wall's {end} is {want}")
+    elif t._taken[tile] >= t._copies[tile]:
+        return t._v(_C.TILE_OVERFLOW, ev.seat,
+                    f"{_describe(ev)} but all {t._copies[tile]} copies of {tile} are "
+                    f"already out; {t.summary(ev.seat)}")
+    return None
+
+
+def _check_discard(t: Table, ev: Discard) -> Violation | None:
+    seat = ev.seat
+    ph = t._phase
+    if (ph is not _DISCARD and ph is not _AFTER_CLAIM) or t._turn != seat:
+        return _not_your_turn(t, ev)
+    tile = ev.tile
+    if tile == _WILD:
+        return t._v(_C.WILDCARD_DISCARD, seat,
+                    f"{_describe(ev)}: a wildcard may never be discarded; {t.summary(seat)}")
+    if not t._hands[seat][tile]:
+        return t._v(_C.NOT_IN_HAND, seat, f"{_describe(ev)} but {t.summary(seat)}")
+    if t._frozen[seat] and tile != t._last_draw:
+        drawn = ALL_TILES[t._last_draw] if t._last_draw >= 0 else "nothing"
+        return t._v(_C.FROZEN_HAND, seat,
+                    f"{_describe(ev)} but declared ready and drew {drawn}; {t.summary(seat)}")
+    if t._ready_pending == seat and not t._ready_after_discard(seat, tile):
+        return t._v(_C.FALSE_READY, seat,
+                    f"{_describe(ev)} after declaring ready, leaving a hand that is not "
+                    f"ready; {t.summary(seat)}")
+    return None
+
+
+def _claim_target(t: Table, ev: Pong | Kong, code: ViolationCode) -> Violation | None:
+    if t._phase is not _CLAIM:
+        return t._v(code, ev.seat, f"{_describe(ev)} but there is no discard to claim "
+                                   f"({t._describe_phase()})")
+    d, tile = t._disc[_R_SEAT], t._disc[_R_TILE]
+    if ev.from_seat != d or ev.tile != tile:
+        return t._v(code, ev.seat, f"{_describe(ev)} but the last discard is {tile} by "
+                                   f"seat {d}")
+    if ev.seat == d:
+        return t._v(code, ev.seat, f"{_describe(ev)}: a player cannot claim its own discard")
+    return None
+
+
+def _check_pong(t: Table, ev: Pong) -> Violation | None:
+    v = _claim_target(t, ev, _C.ILLEGAL_PONG)
+    if v is not None:
+        return v
+    if t._hands[ev.seat][ev.tile] < 2:
+        return t._v(_C.ILLEGAL_PONG, ev.seat,
+                    f"{_describe(ev)} without two {ev.tile}: {t.summary(ev.seat)}")
+    if t._frozen[ev.seat]:
+        return t._v(_C.FROZEN_HAND, ev.seat,
+                    f"{_describe(ev)} but declared ready (a pong changes the hand); "
+                    f"{t.summary(ev.seat)}")
+    return None
+
+
+def _frozen_kong_keeps_waits(t: Table, seat: int, tile: int, kind: KongKind) -> bool:
+    """A declared-ready player's exposed or concealed kong is allowed when it leaves the
+    waits as they were (an added kong of the drawn tile never changes the hand)."""
+    if kind is _EXPOSED:
+        before = t._seat_waits(seat)
+        used = 3
+    else:
+        before = t._waits_before(seat, tile)
+        used = 4
+    counts = t._hands[seat][:]
+    counts[tile] -= used
+    return waiting_tiles(counts, len(t._melds[seat]) + 1) == before
+
+
+def _check_kong(t: Table, ev: Kong) -> Violation | None:
+    seat, tile, kind = ev.seat, ev.tile, ev.kind
+    if kind is _EXPOSED:
+        v = _claim_target(t, ev, _C.ILLEGAL_KONG)
+        if v is not None:
+            return v
+        if t._hands[seat][tile] < 3:
+            return t._v(_C.ILLEGAL_KONG, seat,
+                        f"{_describe(ev)} without three {tile}: {t.summary(seat)}")
+        if t._back <= t._front:
+            return t._v(_C.ILLEGAL_KONG, seat,
+                        f"{_describe(ev)} but the wall is empty (no replacement draw)")
+        if t._frozen[seat] and not _frozen_kong_keeps_waits(t, seat, tile, kind):
+            return t._v(_C.FROZEN_HAND, seat,
+                        f"{_describe(ev)} but declared ready and the kong changes the "
+                        f"waits; {t.summary(seat)}")
+        return None
+    ph = t._phase
+    if t._turn != seat or (ph is not _DISCARD and ph is not _AFTER_CLAIM):
+        return _not_your_turn(t, ev)
+    if ev.from_seat is not None:
+        return t._v(_C.ILLEGAL_KONG, seat,
+                    f"{_describe(ev)}: only an exposed kong names a discarder")
+    if ph is _AFTER_CLAIM:
+        return t._v(_C.ILLEGAL_KONG, seat,
+                    f"{_describe(ev)} but after a pong the player must discard; "
+                    f"{t.summary(seat)}")
+    hand = t._hands[seat]
+    if tile == _WILD:
+        return t._v(_C.ILLEGAL_KONG, seat, f"{_describe(ev)}: wildcards form no melds")
+    if kind is _ADDED:
+        if not any(m.kind is _PONG and m.tile == tile for m in t._melds[seat]):
+            return t._v(_C.ILLEGAL_KONG, seat,
+                        f"{_describe(ev)} without a pong of {tile}: {t.summary(seat)}")
+        if not hand[tile]:
+            return t._v(_C.ILLEGAL_KONG, seat,
+                        f"{_describe(ev)} without the fourth {tile}: {t.summary(seat)}")
+    elif hand[tile] < 4:
+        return t._v(_C.ILLEGAL_KONG, seat,
+                    f"{_describe(ev)} without four {tile}: {t.summary(seat)}")
+    if t._back <= t._front:
+        return t._v(_C.ILLEGAL_KONG, seat,
+                    f"{_describe(ev)} but the wall is empty (no replacement draw)")
+    if t._ready_pending == seat:
+        return t._v(_C.FROZEN_HAND, seat,
+                    f"{_describe(ev)} right after declaring ready (the declaration is "
+                    f"followed by a discard); {t.summary(seat)}")
+    if t._frozen[seat]:
+        if tile != t._last_draw:
+            drawn = ALL_TILES[t._last_draw] if t._last_draw >= 0 else "nothing"
+            return t._v(_C.FROZEN_HAND, seat,
+                        f"{_describe(ev)} but declared ready: only the drawn tile "
+                        f"({drawn}) may be used; {t.summary(seat)}")
+        if kind is _CONCEALED and not _frozen_kong_keeps_waits(t, seat, tile, kind):
+            return t._v(_C.FROZEN_HAND, seat,
+                        f"{_describe(ev)} but declared ready and the kong changes the "
+                        f"waits; {t.summary(seat)}")
+    return None
+
+
+def _check_ready(t: Table, ev: Ready) -> Violation | None:
+    seat = ev.seat
+    if not t._ruleset.declared_ready:
+        return t._v(_C.FALSE_READY, seat,
+                    f"{_describe(ev)} but ruleset {t._ruleset.name!r} has no 报听")
+    if t._ready_at[seat] is not None:
+        return t._v(_C.FALSE_READY, seat,
+                    f"{_describe(ev)} again (already at event {t._ready_at[seat]})")
+    ph = t._phase
+    # untouched: no discard and no meld yet, so the seat is in or before its first turn
+    untouched = not t._rivers[seat] and not t._melds[seat]
+    in_turn = t._turn == seat and ph is _DISCARD
+    if seat == t._dealer:
+        timely = untouched and in_turn and t._last_draw < 0
+        hard = True
+        when = "the dealer declares on its dealt hand, before its first discard"
+    elif not in_turn:
+        timely = untouched and not t._rivers[t._dealer] and not t._claimed_any
+        hard = True
+        when = ("a non-dealer declares on its dealt hand before the dealer's first discard "
+                "(硬报), or right after its first draw (软听)")
+    else:
+        timely = untouched
+        hard = False
+        when = "a non-dealer declares right after its first draw (软听)"
+    if not timely:
+        return t._v(_C.FALSE_READY, seat, f"{_describe(ev)} too late: {when}; "
+                                          f"{t.summary(seat)}")
+    if hard and seat != t._dealer:
+        if not t._ready_now(seat):
+            return t._v(_C.FALSE_READY, seat,
+                        f"{_describe(ev)} but the hand is not ready; {t.summary(seat)}")
+        return None
+    hand = t._hands[seat]
+    if not any(hand[x] and x != _WILD and t._ready_after_discard(seat, x)
+               for x in range(NUM_KINDS)):
+        return t._v(_C.FALSE_READY, seat,
+                    f"{_describe(ev)} but no discard leaves a ready hand; {t.summary(seat)}")
+    return None
+
+
+def _check_win(t: Table, ev: Win) -> Violation | None:
+    seat, tile, frm = ev.seat, ev.tile, ev.from_seat
+    ph = t._phase
+    hand = t._hands[seat]
+    ready_at = t._ready_at
+    if ph is _WON:
+        assert t._ctx is not None
+        c_from, c_tile, c_source, c_hot, c_kill, c_offer = t._ctx
+        if c_source == _WIN_SELF:
+            return t._v(_C.EVENT_AFTER_END, seat,
+                        f"{_describe(ev)} after a self-drawn win ended the hand")
+        if t._won[seat]:
+            return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)} but seat {seat} already won")
+        if frm != c_from or tile != c_tile:
+            return t._v(_C.INVALID_WIN, seat,
+                        f"{_describe(ev)} but only further wins on {c_tile} from seat "
+                        f"{c_from} may follow the win")
+        if not t._ruleset.multiple_winners:
+            return t._v(_C.INVALID_WIN, seat,
+                        f"{_describe(ev)} but ruleset {t._ruleset.name!r} allows one winner "
+                        f"per tile (一炮多响 off)")
+        if seat == frm:
+            return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)}: its own tile")
+        plan = _WinPlan(ev, c_source, hand[:], c_hot, c_kill, c_offer)
+        plan.counts[tile] += 1
+    elif frm is None:
+        if t._turn != seat or ph is not _DISCARD:
+            if t._turn == seat and ph is _AFTER_CLAIM:
+                return t._v(_C.INVALID_WIN, seat,
+                            f"{_describe(ev)} but has drawn nothing since its pong; "
+                            f"{t.summary(seat)}")
+            return _not_your_turn(t, ev)
+        if t._last_draw >= 0:
+            if tile != t._last_draw:
+                return t._v(_C.INVALID_WIN, seat,
+                            f"{_describe(ev)} but drew {ALL_TILES[t._last_draw]}; "
+                            f"{t.summary(seat)}")
+        elif not hand[tile]:
+            return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)} but {t.summary(seat)}")
+        plan = _WinPlan(ev, _WIN_SELF, hand, False, False, -1)
+    else:
+        kctx = t._kong_ctx
+        if ph is _CLAIM and frm == t._disc[_R_SEAT] and tile == t._disc[_R_TILE]:
+            d_at = ready_at[frm]
+            plan = _WinPlan(ev, _WIN_DISCARD, hand[:], t._disc[_R_HOT], d_at is not None,
+                            t._disc[_R_INDEX])
+        elif (ph is _KONG_DRAW and kctx is not None and frm == kctx[0] and tile == kctx[1]
+              and kctx[2] is _ADDED):
+            if not t._ruleset.robbing_kong:
+                return t._v(_C.INVALID_WIN, seat,
+                            f"{_describe(ev)} but ruleset {t._ruleset.name!r} does not allow "
+                            f"robbing a kong (抢杠)")
+            plan = _WinPlan(ev, _WIN_ROB, hand[:], False, ready_at[frm] is not None, kctx[3])
+        else:
+            if ph is _CLAIM:
+                what = f"the last discard is {t._disc[_R_TILE]} by seat {t._disc[_R_SEAT]}"
+            elif ph is _KONG_DRAW:
+                what = "only an added kong can be robbed, on its own tile"
+            else:
+                what = f"there is no discard to win on ({t._describe_phase()})"
+            return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)} but {what}")
+        if seat == frm:
+            return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)}: its own tile")
+        plan.counts[tile] += 1
+    melds = t._melds[seat]
+    if not is_complete(plan.counts, len(melds)):
+        shown = _fmt(plan.counts)
+        if melds:
+            shown += " [" + ", ".join(f"{m.kind} {m.tile}" for m in melds) + "]"
+        return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)} but {shown} is not complete")
+    rs = t._ruleset
+    if rs.missing_suit_required and t._suits(seat, plan.counts) == 3:
+        return t._v(_C.MISSING_SUIT, seat,
+                    f"{_describe(ev)} with all three suits (缺一门 required): "
+                    f"{_fmt(plan.counts)}")
+    t._plan = plan
+    if plan.source == _WIN_SELF:
+        return None
+    waits = t._seat_waits(seat)
+    plan.waits = waits
+    shape = shape_patterns(plan.counts, melds, tile, waits)
+    plan.shape = shape
+    passes = _passes(t, seat, shape, plan.source == _WIN_ROB, plan.hot, plan.kill)
+    plan.passes = passes
+    if rs.pass_rule and not passes:
+        return t._v(_C.NO_PASS, seat,
+                    f"{_describe(ev)}: a plain hand with no kong and no 报听 needs a pass "
+                    f"(通行证) to win on a discard; {t.summary(seat)}")
+    return _missed_win(t, seat, waits, plan.offer_index, ev)
+
+
+def _passes(t: Table, seat: int, shape: frozenset[Pattern], rob: bool, hot: bool,
+            kill: bool) -> tuple[PassKind, ...]:
+    """Every reason a win on another player's tile needs no further pass."""
+    out: list[PassKind] = []
+    if rob:
+        out.append(PassKind.ROBBING_KONG)
+    if hot:
+        out.append(PassKind.HOT_DISCARD)
+    if kill and t._ruleset.ready.kill_ready:
+        out.append(PassKind.KILL_READY)
+    if any(m.kind is not _PONG for m in t._melds[seat]):
+        out.append(PassKind.KONG)
+    if t._ready_at[seat] is not None:
+        out.append(PassKind.DECLARED_READY)
+    if not t._big.isdisjoint(shape):
+        out.append(PassKind.BIG_HAND)
+    return tuple(out)
+
+
+def _missed_win(t: Table, seat: int, waits: tuple[Tile, ...], current: int,
+                ev: Win) -> Violation | None:
+    """过水不胡 / 包牌: a win on another player's tile after letting a win pass since the
+    seat's own last discard (its hand has not changed since then)."""
+    since = t._rivers[seat][-1][_R_INDEX] if t._rivers[seat] else -1
+    rs = t._ruleset
+    ready_at = t._ready_at
+    missed: list[tuple[int, Tile, int, bool, bool]] = []
+    for river in t._rivers:
+        for entry in reversed(river):
+            if entry[_R_INDEX] <= since:
+                break
+            missed.append((entry[_R_INDEX], entry[_R_TILE], entry[_R_SEAT], entry[_R_HOT],
+                           False))
+    for idx, tile, frm in reversed(t._rob_offers):
+        if idx <= since:
+            break
+        missed.append((idx, tile, frm, False, True))
+    for idx, tile, frm, hot, rob in sorted(missed):
+        if idx == current or frm == seat or tile not in waits:
+            continue
+        counts = t._hands[seat][:]
+        counts[tile] += 1
+        if rs.missing_suit_required and t._suits(seat, counts) == 3:
+            continue
+        d_at = ready_at[frm]
+        kill = d_at is not None and d_at < idx
+        if rs.pass_rule and not _passes(t, seat, t._shape(seat, counts, tile, waits), rob,
+                                        hot, kill):
+            continue
+        how = "robbing the kong" if rob else "the discard"
+        return t._v(_C.MISSED_WIN, seat,
+                    f"{_describe(ev)} but let a win on {tile} pass ({how} by seat {frm}, "
+                    f"event {idx}) and has not drawn since (过水不胡); {t.summary(seat)}",
+                    fatal=False)
+    return None
+
+
+def _check_flip(t: Table, ev: Flip) -> Violation | None:
+    ph = t._phase
+    if ph is not _WON:
+        if t._flip is not None:
+            why = f"the flip was already shown ({t._flip})"
+        elif ph is _ENDED:
+            why = "the hand ended without a win"
+        else:
+            why = f"there was no win ({t._describe_phase()})"
+        return t._v(_C.BAD_FLIP, None, f"{_describe(ev)} but {why}")
+    if not t._ruleset.flip_chicken:
+        return t._v(_C.BAD_FLIP, None,
+                    f"{_describe(ev)} but ruleset {t._ruleset.name!r} has no 翻鸡")
+    if t._back <= t._front:
+        return t._v(_C.BAD_FLIP, None, f"{_describe(ev)} but the wall is empty")
+    tile = ev.tile
+    if t._wall is not None:
+        want = t._wall[t._front]
+        if tile != want:
+            return t._v(_C.BAD_FLIP, None,
+                        f"{_describe(ev)} but the next tile at the wall's front is {want}")
+    elif t._taken[tile] >= t._copies[tile]:
+        return t._v(_C.BAD_FLIP, None,
+                    f"{_describe(ev)} but all {t._copies[tile]} copies of {tile} are out")
+    return None
+
+
+def _check_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
+    ph = t._phase
+    if ph is not _CLAIM and ph is not _KONG_DRAW:
+        return t._v(_C.PREMATURE_END, None,
+                    f"exhaustive draw while no draw is due ({t._describe_phase()})")
+    if t._back > t._front:
+        return t._v(_C.PREMATURE_END, None,
+                    f"exhaustive draw with {t._back - t._front} tiles left in the wall")
+    return None
+
+
+def _check_chow(t: Table, ev: Chow) -> Violation | None:
+    return t._v(_C.CHOW_NOT_ALLOWED, ev.seat, f"{_describe(ev)}: chow (吃) is never allowed")
+
+
+# ---------------------------------------------------------------------- apply
+def _apply_draw(t: Table, ev: Draw) -> None:
+    seat, tile = ev.seat, ev.tile
+    replacement = t._phase is _KONG_DRAW
+    t._hands[seat][tile] += 1
+    if t._wall is None:
+        t._taken[tile] += 1
+    if replacement:
+        t._back -= 1
+        t._kongs[-1][7] = tile
+        t._kong_ctx = None
+    else:
+        t._front += 1
+        t._kong_turn = False
+    t._last_draw = tile
+    t._replaced = replacement
+    t._turn = seat
+    t._phase = _DISCARD
+
+
+def _note_passed_kongs(t: Table, seat: int, hand: list[int], chances: list[int]) -> None:
+    """Kongs the player could declare now but does not: declared later, they are delayed
+    (憨包豆). Candidates are the tile just drawn and ``chances`` (fours dealt, a pong's
+    fourth tile already held), each looked at once, at the player's next full turn."""
+    last = t._last_draw
+    if last >= 0:
+        chances.append(last)
+    pongs = t._pong_tiles[seat]
+    passed = t._passed_kongs[seat]
+    for c in chances:
+        if hand[c] == 4 or (hand[c] and c in pongs):
+            passed.add(c)
+    chances.clear()
+
+
+def _apply_discard(t: Table, ev: Discard) -> None:
+    seat, tile = ev.seat, ev.tile
+    hand = t._hands[seat]
+    if t._phase is _DISCARD and t._front < t._back:
+        chances = t._kong_chances[seat]
+        last = t._last_draw
+        if chances or (last >= 0 and (hand[last] == 4 or last in t._pong_tiles[seat])):
+            _note_passed_kongs(t, seat, hand, chances)
+    hand[tile] -= 1
+    idx = t._index
+    hot = t._kong_turn
+    entry: RiverRow = (tile, idx, seat, None, None, hot)
+    t._rivers[seat].append(entry)
+    t._disc = entry
+    t._phase = _CLAIM
+    t._waits[seat] = None
+    if t._ready_pending == seat:
+        t._frozen[seat] = True
+        t._ready_pending = -1
+    if _IS_CHICKEN[tile] and tile not in t._chickens:
+        t._chickens[tile] = [tile, seat, idx, None, None]
+
+
+def _claim_discard(t: Table, seat: int, claim: ClaimKind) -> None:
+    entry = t._disc
+    if entry[_R_BY] is None:
+        tile, idx, d, _, _, hot = entry
+        t._disc = t._rivers[d][-1] = (tile, idx, d, seat, claim, hot)
+        chicken = t._chickens.get(entry[_R_TILE])
+        if chicken is not None and chicken[2] == entry[_R_INDEX]:
+            chicken[3] = seat
+            chicken[4] = claim
+
+
+def _apply_pong(t: Table, ev: Pong) -> None:
+    seat, tile = ev.seat, ev.tile
+    hand = t._hands[seat]
+    hand[tile] -= 2
+    t._melds[seat].append(_meld(_PONG, tile, ev.from_seat, False))
+    t._pong_tiles[seat].append(tile)
+    if hand[tile]:
+        t._kong_chances[seat].append(tile)
+    _claim_discard(t, seat, ClaimKind.PONG)
+    t._turn = seat
+    t._phase = _AFTER_CLAIM
+    t._claimed_any = True
+    t._last_draw = -1
+    t._kong_turn = False
+    t._waits[seat] = None
+
+
+def _apply_kong(t: Table, ev: Kong) -> None:
+    seat, tile, kind = ev.seat, ev.tile, ev.kind
+    hand = t._hands[seat]
+    melds = t._melds[seat]
+    pong: Meld | None = None
+    position = -1
+    delayed = False
+    if kind is _EXPOSED:
+        hand[tile] -= 3
+        melds.append(_meld(MeldKind.EXPOSED_KONG, tile, ev.from_seat, False))
+        _claim_discard(t, seat, ClaimKind.EXPOSED_KONG)
+        t._turn = seat
+    else:
+        delayed = tile in t._passed_kongs[seat]
+        if kind is _ADDED:
+            hand[tile] -= 1
+            for i, m in enumerate(melds):
+                if m.kind is _PONG and m.tile == tile:
+                    pong, position = m, i
+                    break
+            assert pong is not None
+            melds[position] = _meld(MeldKind.ADDED_KONG, tile, pong.from_seat, delayed)
+            t._pong_tiles[seat].remove(tile)
+        else:
+            hand[tile] -= 4
+            melds.append(_meld(MeldKind.CONCEALED_KONG, tile, None, delayed))
+    idx = t._index
+    t._kongs.append([seat, tile, kind, idx, ev.from_seat, delayed, False, None])
+    t._kong_ctx = (seat, tile, kind, idx, pong, position)
+    t._phase = _KONG_DRAW
+    t._kong_turn = True
+    t._claimed_any = True
+    t._last_draw = -1
+    t._waits[seat] = None
+    if kind is _ADDED and t._ruleset.robbing_kong:
+        t._rob_offers.append((idx, tile, seat))
+
+
+def _apply_ready(t: Table, ev: Ready) -> None:
+    seat = ev.seat
+    t._ready_at[seat] = t._index
+    if seat != t._dealer and not (t._turn == seat and t._phase is _DISCARD):
+        t._ready_hard[seat] = True
+        t._frozen[seat] = True  # 硬报: the dealt hand is frozen at once
+    else:
+        t._ready_hard[seat] = seat == t._dealer
+        t._ready_pending = seat  # frozen by the discard that follows
+
+
+def _apply_win(t: Table, ev: Win) -> None:
+    plan = t._plan
+    if plan is None or plan.event is not ev:
+        _check_win(t, ev)
+        plan = t._plan
+    assert plan is not None
+    t._plan = None
+    seat, tile = ev.seat, ev.tile
+    source = plan.source
+    dealer = t._dealer
+    self_drawn = source == _WIN_SELF
+    concealed_counts = t._hands[seat][:]
+    if self_drawn:
+        concealed_counts[tile] -= 1
+        waits = t._waits_before(seat, tile)
+        heavenly = seat == dealer and t._last_draw < 0
+        earthly = (seat != dealer and not t._rivers[seat] and not t._melds[seat]
+                   and not t._claimed_any)
+        kong_bloom = t._replaced
+        passes: tuple[PassKind, ...] = (PassKind.SELF_DRAW,)
+    else:
+        waits = plan.waits if plan.waits is not None else t._seat_waits(seat)
+        heavenly = earthly = kong_bloom = False
+        passes = plan.passes if plan.passes is not None else ()
+    melds = t._melds[seat]
+    shape = plan.shape
+    if shape is None:
+        shape = shape_patterns(plan.counts, melds, tile, waits)
+    if not t._ruleset.pass_rule:
+        passes = (PassKind.NO_PASS_RULE, *passes)
+    declared = t._ready_at[seat] is not None
+    robbed = source == _WIN_ROB
+    flags = (heavenly, earthly, kong_bloom, plan.hot, robbed, declared)
+    situational = tuple(p for p, on in zip(_SITUATIONS, flags, strict=True) if on)
+    t._winners.append(WinFact(
+        seat, tile, t._index, ev.from_seat, self_drawn, robbed, kong_bloom, plan.hot,
+        heavenly, earthly, declared, plan.kill, passes, in_pattern_order(shape),
+        situational, _tiles(concealed_counts), tuple(melds), waits,
+    ))
+    t._won[seat] = True
+    if t._phase is not _WON:
+        if source == _WIN_DISCARD:
+            _claim_discard(t, seat, ClaimKind.WIN)
+            t._ctx = (t._disc[_R_SEAT], tile, source, plan.hot, plan.kill, plan.offer_index)
+        elif robbed:
+            kctx = t._kong_ctx
+            assert kctx is not None and kctx[4] is not None
+            k_seat = kctx[0]
+            t._melds[k_seat][kctx[5]] = kctx[4]  # the kong does not stand: a pong again
+            t._pong_tiles[k_seat].append(tile)
+            t._kongs[-1][6] = True
+            t._robbed_tiles += 1
+            t._waits[k_seat] = None
+            t._ctx = (k_seat, tile, source, False, plan.kill, plan.offer_index)
+        else:
+            t._ctx = (-1, tile, source, False, False, -1)
+        t._phase = _WON
+
+
+_SITUATIONS = (Pattern.HEAVENLY, Pattern.EARTHLY, Pattern.KONG_BLOOM, Pattern.HOT_DISCARD,
+               Pattern.ROBBING_KONG, Pattern.DECLARED_READY)
+
+
+def _apply_flip(t: Table, ev: Flip) -> None:
+    t._flip = ev.tile
+    t._phase = _ENDED
+
+
+def _apply_exhaustive(t: Table, ev: ExhaustiveDraw) -> None:
+    t._phase = _ENDED
+
+
+def _apply_chow(t: Table, ev: Chow) -> None:
+    raise AssertionError("a chow is never legal")  # the check always rejects it
+
+
+# ---------------------------------------------------------------------- stepping
+def _step_checked(t: Table, ev: Event) -> Violation | None:
+    v = t._check(ev)
+    if v is not None:
+        if v.fatal:
+            return v
+        t._findings.append(v)
+    _APPLY[type(ev)](t, ev)
+    t._index += 1
+    return None
+
+
+def _step_draw(t: Table, ev: Draw) -> Violation | None:
+    """A draw: the common case (the next seat draws the expected front tile) is checked
+    inline; anything else goes through the full check."""
+    if t._phase is _CLAIM and ev.seat == t._next[t._disc[_R_SEAT]] and t._front < t._back:
+        tile = ev.tile
+        wall = t._wall
+        if wall is not None:
+            ok = wall[t._front] == tile
+        elif t._taken[tile] < t._copies[tile]:
+            t._taken[tile] += 1
+            ok = True
+        else:
+            ok = False
+        if ok:
+            seat = ev.seat
+            t._hands[seat][tile] += 1
+            t._front += 1
+            t._kong_turn = False
+            t._replaced = False
+            t._last_draw = tile
+            t._turn = seat
+            t._phase = _DISCARD
+            t._index += 1
+            return None
+    return _step_checked(t, ev)
+
+
+def _step_discard(t: Table, ev: Discard) -> Violation | None:
+    """A discard: the common case (the player to act discards a tile it holds, no 报听
+    involved) is checked and applied inline, exactly as ``_apply_discard`` does; anything
+    else goes through the full check."""
+    seat = ev.seat
+    ph = t._phase
+    tile = ev.tile
+    if t._turn == seat and (ph is _DISCARD or ph is _AFTER_CLAIM) and tile != _WILD:
+        hand = t._hands[seat]
+        if hand[tile] and not t._frozen[seat] and t._ready_pending != seat:
+            if ph is _DISCARD and t._front < t._back:
+                chances = t._kong_chances[seat]
+                last = t._last_draw
+                if chances or (last >= 0 and (hand[last] == 4 or last in t._pong_tiles[seat])):
+                    _note_passed_kongs(t, seat, hand, chances)
+            hand[tile] -= 1
+            idx = t._index
+            entry: RiverRow = (tile, idx, seat, None, None, t._kong_turn)
+            t._rivers[seat].append(entry)
+            t._disc = entry
+            t._phase = _CLAIM
+            t._waits[seat] = None
+            if _IS_CHICKEN[tile] and tile not in t._chickens:
+                t._chickens[tile] = [tile, seat, idx, None, None]
+            t._index = idx + 1
+            return None
+    return _step_checked(t, ev)
+
+
+def _step_pong(t: Table, ev: Pong) -> Violation | None:
+    """A pong: the common case is checked inline, the rest by the full check."""
+    seat = ev.seat
+    disc = t._disc
+    if (t._phase is _CLAIM and ev.tile == disc[_R_TILE] and ev.from_seat == disc[_R_SEAT]
+            and seat != disc[_R_SEAT] and 0 <= seat < t._n and t._hands[seat][ev.tile] >= 2
+            and not t._frozen[seat]):
+        _apply_pong(t, ev)
+        t._index += 1
+        return None
+    return _step_checked(t, ev)
+
+
+_CHECK: dict[type, Callable[[Table, Any], Violation | None]] = {
+    Draw: _check_draw,
+    Discard: _check_discard,
+    Pong: _check_pong,
+    Kong: _check_kong,
+    Ready: _check_ready,
+    Win: _check_win,
+    Flip: _check_flip,
+    ExhaustiveDraw: _check_exhaustive,
+    Chow: _check_chow,
+}
+_APPLY: dict[type, Callable[[Table, Any], None]] = {
+    Draw: _apply_draw,
+    Discard: _apply_discard,
+    Pong: _apply_pong,
+    Kong: _apply_kong,
+    Ready: _apply_ready,
+    Win: _apply_win,
+    Flip: _apply_flip,
+    ExhaustiveDraw: _apply_exhaustive,
+    Chow: _apply_chow,
+}
+_STEP: dict[type, Callable[[Table, Any], Violation | None]] = {
+    **{tp: _step_checked for tp in _CHECK},
+    Draw: _step_draw,
+    Discard: _step_discard,
+    Pong: _step_pong,
+}

@@ -1,0 +1,381 @@
+"""One test per illegal-move code, each on a minimal hand written in compact notation.
+
+Every test checks the code, the hand number, the event index, the seat and that the
+message shows the tiles involved; the clean counterpart (same deal, legal events) replays
+without any violation, so each test fails if the detection is removed.
+
+The deal used by most tests (dealer seat 0):
+
+* seat 0: 258m125999p13467s (14 tiles, far from ready)
+* seat 1: 111333555777m2p   (all pungs waiting on 2p: bigger than plain, a pass)
+* seat 2: 234789m23p456s99s (plain, waiting on 1p and 4p: no pass)
+* seat 3: 1669m2678p23588s  (not ready)
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from rules.events import HandRecord
+from rules.facts import Outcome
+from rules.replay import HandReplay, replay_game, replay_hand
+from rules.ruleset import Ruleset
+from rules.table import IllegalMoveError, Table
+from rules.tiles import Tile, format_tiles, parse_tiles
+from rules.violations import SETTLEMENT_CODES, Violation, ViolationCode
+from tests.rules.builders import draw_and_discard, make_hand, test_ruleset
+
+C = ViolationCode
+HAND_NO = 7
+DEAL = {
+    0: "258m125999p13467s",
+    1: "111333555777m2p",
+    2: "234789m23p456s99s",
+    3: "1669m2678p23588s",
+}
+FRONT = "4p6s7p3p5s"  # the next draws: 4p 6s 7p 3p 5s ...
+CLEAN = "0-2p 1H2p<0 F4p"  # seat 1 wins on the dealer's 2p, the flip shows the front tile
+FOUR_NINES = "258m1259999p1346s"  # a dealer holding 9999p
+
+
+def record(events: str, deal: dict[int, str] | None = None, **kwargs: Any) -> HandRecord:
+    return make_hand(deal or DEAL, events, front=FRONT, hand_no=HAND_NO, **kwargs)
+
+
+def replay(events: str, rules: Ruleset | None = None, **kwargs: Any) -> HandReplay:
+    return replay_hand(record(events, **kwargs), rules or test_ruleset())
+
+
+def only(result: HandReplay) -> Violation:
+    assert len(result.violations) == 1, result.violations
+    return result.violations[0]
+
+
+def assert_violation(
+    result: HandReplay, code: ViolationCode, index: int | None, seat: int | None,
+    *shown: str,
+) -> Violation:
+    v = only(result)
+    assert (v.code, v.hand_no, v.event_index, v.seat) == (code, HAND_NO, index, seat), v
+    for text in shown:
+        assert text in v.message, (text, v.message)
+    assert v.fatal
+    assert result.outcome is Outcome.INCOMPLETE
+    return v
+
+
+def assert_clean(result: HandReplay) -> None:
+    assert result.violations == (), result.violations
+    assert result.outcome in (Outcome.WIN, Outcome.EXHAUSTIVE_DRAW)
+
+
+def test_every_illegal_move_code_has_a_test_here() -> None:
+    import tests.rules.test_violations as me
+
+    names = {n for n in dir(me) if n.startswith("test_")}
+    for code in ViolationCode:
+        if code in SETTLEMENT_CODES:
+            continue
+        assert any(n.startswith(f"test_{code.value}") for n in names), code
+
+
+def test_the_clean_hand_replays_cleanly() -> None:
+    result = replay(CLEAN)
+    assert_clean(result)
+    assert result.outcome is Outcome.WIN
+    assert result.events_applied == 3
+
+
+# ---------------------------------------------------------------------- the deal
+def test_bad_deal_dealer_short_of_a_tile() -> None:
+    good = record(CLEAN)
+    dealer = good.deal[0]
+    bad = replace(good, deal=(dealer[:-1], *good.deal[1:]), wall=(*good.wall, dealer[-1]))  # type: ignore[misc]
+    v = assert_violation(replay_hand(bad, test_ruleset()), C.BAD_DEAL, None, 0,
+                         format_tiles(dealer[:-1]), "13 tiles, 14 expected")
+    assert "dealer" in v.message
+    assert_clean(replay_hand(good, test_ruleset()))
+
+
+def test_bad_deal_wrong_player_count() -> None:
+    result = replay_hand(record(CLEAN), test_ruleset(players=3))
+    assert_violation(result, C.BAD_DEAL, None, None, "4 players")
+
+
+def test_bad_deal_wall_short_of_the_full_set() -> None:
+    good = record(CLEAN)
+    bad = replace(good, wall=good.wall[:-1])  # type: ignore[index]
+    missing = good.wall[-1]  # type: ignore[index]
+    assert_violation(replay_hand(bad, test_ruleset()), C.BAD_DEAL, None, None,
+                     "107 tiles", f"missing {missing}")
+
+
+def test_tile_overflow_fifth_copy_in_the_deal() -> None:
+    good = record(CLEAN)
+    seat3 = list(good.deal[3])
+    seat3[seat3.index(Tile.P6)] = Tile.M1  # seat 1 holds three 1m, seat 3 one: a fifth
+    bad = replace(good, deal=(*good.deal[:3], tuple(seat3)))
+    assert_violation(replay_hand(bad, test_ruleset()), C.TILE_OVERFLOW, None, 3,
+                     "5 copies of 1m", format_tiles(seat3))
+
+
+def test_tile_overflow_fifth_copy_in_the_wall() -> None:
+    good = record(CLEAN)
+    wall = list(good.wall)  # type: ignore[arg-type]
+    wall[wall.index(Tile.S9)] = Tile.M3  # 3m: seat 1 three, seat 2 one
+    bad = replace(good, wall=tuple(wall))
+    assert_violation(replay_hand(bad, test_ruleset()), C.TILE_OVERFLOW, None, None,
+                     "5 copies of 3m")
+
+
+def test_tile_overflow_draw_without_a_wall() -> None:
+    # seats 1 and 3 hold all four 1m: without a wall, only the count can be checked
+    result = replay("0-9p 1+1m", known_wall=False)
+    assert_violation(result, C.TILE_OVERFLOW, 1, 1, "1m", "all 4 copies")
+    assert_clean(replay("0-9p 1+4p 1-4p 2+1p 2H1p", known_wall=False,
+                        rules=test_ruleset(flip_chicken=False)))
+
+
+# ---------------------------------------------------------------------- turns and tiles
+def test_out_of_turn_draw() -> None:
+    result = replay("0-9p 2+4p")  # seat 1 is due to draw
+    assert_violation(result, C.OUT_OF_TURN, 1, 2, "seat 2 draws 4p", "seat 1 is due")
+
+
+def test_out_of_turn_discard() -> None:
+    result = replay("1-2p")  # the dealer starts
+    assert_violation(result, C.OUT_OF_TURN, 0, 1, "seat 1 discards 2p", "seat 0 must discard")
+
+
+def test_not_in_hand() -> None:
+    result = replay("0-3m")
+    assert_violation(result, C.NOT_IN_HAND, 0, 0, "3m", "258m125999p13467s")
+
+
+def test_illegal_pong_without_the_pair() -> None:
+    result = replay("0-1p 3P1p<0")
+    assert_violation(result, C.ILLEGAL_PONG, 1, 3, "1p", "1669m2678p23588s")
+
+
+def test_illegal_pong_not_the_last_discard() -> None:
+    result = replay("0-2p 3P6p<0")
+    assert_violation(result, C.ILLEGAL_PONG, 1, 3, "6p", "the last discard is 2p")
+
+
+def test_illegal_kong_concealed_with_three() -> None:
+    result = replay("0C9p")
+    assert_violation(result, C.ILLEGAL_KONG, 0, 0, "9p", "without four", "258m125999p13467s")
+    deal = {**DEAL, 0: FOUR_NINES}
+    assert_clean(replay("0C9p 0+5s 0-5s 1+4p 1-4p 2+6s 2-6s 3+7p 3-7p 0+3p 0-2p 1H2p<0 F5s",
+                        deal=deal, back="5s"))
+
+
+def test_illegal_kong_exposed_without_three() -> None:
+    result = replay("0-9p 3E9p<0")
+    assert_violation(result, C.ILLEGAL_KONG, 1, 3, "9p", "without three")
+
+
+def test_chow_not_allowed() -> None:
+    result = replay("0-1p 2Y123p<0")
+    assert_violation(result, C.CHOW_NOT_ALLOWED, 1, 2, "123p", "never allowed")
+
+
+# ---------------------------------------------------------------------- wins
+def test_invalid_win_incomplete_hand() -> None:
+    result = replay("0-1p 1H1p<0")
+    assert_violation(result, C.INVALID_WIN, 1, 1, "1p", "111333555777m12p", "not complete")
+
+
+def test_invalid_win_self_draw_of_another_tile() -> None:
+    result = replay("0-9p 1+4p 1H2p")
+    assert_violation(result, C.INVALID_WIN, 2, 1, "2p", "drew 4p")
+
+
+def test_no_pass_plain_discard_win() -> None:
+    result = replay("0-1p 2H1p<0")
+    assert_violation(result, C.NO_PASS, 1, 2, "1p", "234789m23p45699s", "通行证")
+    assert_clean(replay("0-1p 2H1p<0 F4p", test_ruleset(pass_rule=False)))
+
+
+def test_missed_win_is_recorded_and_the_hand_goes_on() -> None:
+    # seat 1 lets seat 3's 2p pass, then wins on the dealer's 2p before drawing again
+    events = "0-9p 1+4p 1-4p 2+6s 2-6s 3+7p 3-2p 0+3p 0-2p 1H2p<0 F5s"
+    result = replay(events)
+    v = only(result)
+    assert (v.code, v.hand_no, v.event_index, v.seat) == (C.MISSED_WIN, HAND_NO, 9, 1)
+    assert not v.fatal
+    assert "2p" in v.message and "event 6" in v.message and "seat 3" in v.message
+    assert result.outcome is Outcome.WIN  # not fatal: the win stands (包牌 is settlement's)
+    assert [w.seat for w in result.winners] == [1]
+    assert result.events_applied == 11
+    assert_clean(replay("0-9p 1+4p 1-4p 2+6s 2-6s 3+7p 3-2p 1H2p<3 F3p"))
+
+
+def test_missed_win_cleared_by_a_draw() -> None:
+    # seat 1 passes the dealer's 2p, draws and discards, then wins on seat 3's 2p
+    assert_clean(replay("0-2p 1+4p 1-4p 2+6s 2-6s 3+7p 3-2p 1H2p<3 F3p"))
+
+
+def test_missing_suit_win_with_three_suits() -> None:
+    rules = test_ruleset(missing_suit_required=True, pass_rule=False)
+    result = replay("0-1p 2H1p<0", rules)
+    assert_violation(result, C.MISSING_SUIT, 1, 2, "1p", "234789m123p45699s", "缺一门")
+    assert_clean(replay(CLEAN, rules))  # seat 1's hand holds characters and dots only
+    assert_clean(replay("0-1p 2H1p<0 F4p", test_ruleset(pass_rule=False)))
+
+
+# ---------------------------------------------------------------------- 报听
+def test_frozen_hand_discard_other_than_the_drawn_tile() -> None:
+    result = replay("1R 0-9p 1+4p 1-1m")
+    assert_violation(result, C.FROZEN_HAND, 3, 1, "1m", "drew 4p", "111333555777m24p")
+    assert_clean(replay("1R 0-9p 1+4p 1-4p 2+6s 2-6s 3+7p 3-2p 1H2p<3 F3p"))
+
+
+def test_frozen_hand_pong() -> None:
+    deal = {**DEAL, 1: "111333555m77m88s"}  # ready on 7m or 8s, declared
+    events = "1R 0-9p 1+4p 1-4p 2+6s 2-6s 3+7p 3-8s"
+    result = replay(events + " 1P8s<3", deal=deal)
+    assert_violation(result, C.FROZEN_HAND, 8, 1, "8s", "declared ready")
+    assert_clean(replay(events + " 1H8s<3 F3p", deal=deal))
+
+
+def test_false_ready_not_ready() -> None:
+    result = replay("3R")
+    assert_violation(result, C.FALSE_READY, 0, 3, "1669m2678p23588s", "not ready")
+
+
+def test_false_ready_dealer_with_no_ready_discard() -> None:
+    result = replay("0R")
+    assert_violation(result, C.FALSE_READY, 0, 0, "258m125999p13467s")
+
+
+def test_false_ready_too_late() -> None:
+    result = replay("0-9p 1+4p 1-4p 2+6s 2-6s 3+7p 3-7p 0+3p 0-3p 1+5s 1R")
+    assert_violation(result, C.FALSE_READY, 10, 1, "too late", "111333555777m2p5s")
+
+
+def test_false_ready_discard_breaks_the_declaration() -> None:
+    deal = {**DEAL, 0: "229m345678p456s99s"}  # ready after discarding 9m, not after 5p
+    assert len(parse_tiles(deal[0])) == 14
+    result = replay("0R 0-5p", deal=deal)
+    assert_violation(result, C.FALSE_READY, 1, 0, "5p", "not ready", "229m345678p45699s")
+    assert_clean(replay("0R 0-9m 1+4p 1-4p 2+6s 2-6s 3+7p 3-2p 1H2p<3 F3p", deal=deal))
+
+
+# ---------------------------------------------------------------------- the wall
+def test_wall_mismatch() -> None:
+    result = replay("0-9p 1+5s")
+    assert_violation(result, C.WALL_MISMATCH, 1, 1, "5s", "front is 4p")
+
+
+def test_wall_mismatch_replacement_draw() -> None:
+    result = replay("0C9p 0+4p", deal={**DEAL, 0: FOUR_NINES}, back="5s")
+    assert_violation(result, C.WALL_MISMATCH, 1, 0, "4p", "back (kong replacement) is 5s")
+
+
+def _to_the_end() -> tuple[HandRecord, str]:
+    rec = record("")
+    assert rec.wall is not None and len(rec.wall) == 55
+    return rec, "0-9p " + draw_and_discard(rec, 1, 55)
+
+
+def test_wall_exhausted() -> None:
+    _, events = _to_the_end()
+    result = replay(events + " 0+4p")
+    assert_violation(result, C.WALL_EXHAUSTED, 111, 0, "4p", "wall is empty")
+    assert_clean(replay(events + " X"))
+
+
+def test_premature_end_tiles_left() -> None:
+    result = replay("0-9p X")
+    assert_violation(result, C.PREMATURE_END, 1, None, "55 tiles left")
+
+
+def test_premature_end_log_stops_mid_hand() -> None:
+    result = replay("0-9p 1+4p")
+    v = assert_violation(result, C.PREMATURE_END, None, None, "seat 1 must discard")
+    assert result.events_applied == 2 and v.event_index is None
+
+
+def test_event_after_end() -> None:
+    result = replay(CLEAN + " 1-2p")
+    assert_violation(result, C.EVENT_AFTER_END, 3, 1, "2p")
+    _, events = _to_the_end()
+    assert_violation(replay(events + " X 0+4p"), C.EVENT_AFTER_END, 112, 0, "4p")
+
+
+def test_wildcard_discard() -> None:
+    deal = {**DEAL, 0: "258mW25999p13467s"}  # a wildcard instead of the 1p
+    rules = test_ruleset(wildcards=2)
+    result = replay("0-W", rules, deal=deal, wildcards=2)
+    assert_violation(result, C.WILDCARD_DISCARD, 0, 0, "W", "258m25999p13467sW")
+    assert_clean(replay(CLEAN, rules, deal=deal, wildcards=2))
+
+
+# ---------------------------------------------------------------------- the flip
+def test_bad_flip_wrong_tile() -> None:
+    result = replay("0-2p 1H2p<0 F9m")
+    assert_violation(result, C.BAD_FLIP, 2, None, "9m", "front is 4p")
+
+
+def test_bad_flip_missing() -> None:
+    result = replay("0-2p 1H2p<0")
+    assert_violation(result, C.BAD_FLIP, None, None, "without the flip")
+    assert_clean(replay("0-2p 1H2p<0", test_ruleset(flip_chicken=False)))
+
+
+def test_bad_flip_ruleset_without_flip() -> None:
+    result = replay(CLEAN, test_ruleset(flip_chicken=False))
+    assert_violation(result, C.BAD_FLIP, 2, None, "4p", "no 翻鸡")
+
+
+def test_bad_flip_twice() -> None:
+    result = replay(CLEAN + " F4p")
+    assert_violation(result, C.BAD_FLIP, 3, None, "already shown (4p)")
+
+
+def test_bad_flip_without_a_win() -> None:
+    result = replay("0-9p F4p")
+    assert_violation(result, C.BAD_FLIP, 1, None, "4p", "no win")
+
+
+def test_bad_flip_empty_wall() -> None:
+    # the wall's last tile is 1p: seat 3 draws and discards it, seat 2 wins on it
+    rec = record("", back="1p")
+    assert rec.wall is not None and rec.wall[-1] == Tile.P1
+    events = "0-9p " + draw_and_discard(rec, 1, 55) + " 2H1p<3"
+    rules = test_ruleset(pass_rule=False)
+    result = replay(events + " F4p", rules, back="1p")
+    assert_violation(result, C.BAD_FLIP, 112, None, "4p", "wall is empty")
+    assert_clean(replay(events, rules, back="1p"))  # no flip is due with an empty wall
+
+
+def test_bad_flip_after_an_exhaustive_draw() -> None:
+    _, events = _to_the_end()
+    result = replay(events + " X F4p")
+    assert_violation(result, C.BAD_FLIP, 112, None, "4p", "ended without a win")
+
+
+# ---------------------------------------------------------------------- stopping
+def test_a_fatal_violation_stops_the_hand() -> None:
+    result = replay("0-1p 3P1p<0 3-6p 0+4p")
+    assert result.events_applied == 1
+    assert result.fatal is not None and result.fatal.code is C.ILLEGAL_PONG
+    table = Table.from_record(record(""), test_ruleset())
+    table.apply(record("0-1p").events[0])
+    with pytest.raises(IllegalMoveError) as info:
+        table.apply(record("0-1p 3P1p<0").events[1])
+    assert info.value.violation.code is C.ILLEGAL_PONG
+    assert "hand 7, event 1" in str(info.value)
+
+
+def test_the_next_hand_of_the_game_replays_normally() -> None:
+    bad = record("0-1p 3P1p<0")
+    good = replace(record(CLEAN), hand_no=HAND_NO + 1)
+    first, second = replay_game([bad, good], test_ruleset())
+    assert first.fatal is not None and first.fatal.code is C.ILLEGAL_PONG
+    assert second.violations == () and second.outcome is Outcome.WIN
+    assert second.hand_no == HAND_NO + 1
