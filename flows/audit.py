@@ -1,0 +1,181 @@
+"""Audit log files: parse, replay, settle and check every hand; results as JSON objects.
+
+Plain functions (no Prefect): :func:`generate_file_audits` yields, for one file, a
+:class:`GameAudit` per game (or a :class:`FileFault` per game or file that cannot be read);
+:func:`hand_json`, :func:`fault_json` and :func:`game_error_json` give the objects that
+``zhuoji audit --json`` prints one per line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from flows.bridge import hand_records
+from parsers.errors import MalformedLogError
+from parsers.models import Game
+from parsers.read import generate_games, parse_encoding
+from rules.audit import HandAudit, audit_game
+from rules.presets import resolve_ruleset
+from rules.ruleset import Ruleset
+from rules.tiles import TILE_TEXT
+
+__all__ = [
+    "FileFault",
+    "GameAudit",
+    "fault_json",
+    "format_json_line",
+    "game_error_json",
+    "generate_file_audits",
+    "hand_json",
+    "player_names",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class FileFault:
+    """A file, or one game in it, that cannot be read (it is malformed)."""
+
+    path: str
+    error: MalformedLogError
+
+
+@dataclass(frozen=True, slots=True)
+class GameAudit:
+    """One game of a file: its audited hands, or why it could not be audited."""
+
+    path: str
+    game: Game
+    ruleset: Ruleset | None  # None when the game's ruleset cannot be resolved
+    error: str | None  # why the ruleset cannot be resolved
+    hands: tuple[HandAudit, ...]
+
+    @property
+    def names(self) -> list[str]:
+        return player_names(self.game)
+
+
+def player_names(game: Game) -> list[str]:
+    """Each seat's player name (the player id when the log gives no name)."""
+    names = [""] * len(game.players)
+    for p in game.players:
+        names[p.seat] = p.name or p.id
+    return names
+
+
+def generate_file_audits(
+    path: str | os.PathLike[str], *, game_id: str | None = None, hand_no: int | None = None
+) -> Iterator[GameAudit | FileFault]:
+    """Every game of one log file, audited; ``game_id`` and ``hand_no`` keep only the
+    games and hands they name (a game is still yielded when no hand of it matches)."""
+    name = os.fspath(path)
+    try:
+        parse_encoding(name)
+    except ValueError as exc:
+        yield FileFault(name, MalformedLogError(str(exc).split(": ", 1)[-1], path=name))
+        return
+    for item in generate_games(name):
+        if isinstance(item, MalformedLogError):
+            yield FileFault(name, item)
+            continue
+        if game_id is not None and item.game_id != game_id:
+            continue
+        try:
+            ruleset = resolve_ruleset(item.ruleset, item.rule_overrides)
+        except ValueError as exc:
+            yield GameAudit(name, item, None, str(exc), ())
+            continue
+        records = [r for r in hand_records(item) if hand_no is None or r.hand_no == hand_no]
+        yield GameAudit(name, item, ruleset, None, tuple(audit_game(records, ruleset)))
+
+
+def fault_json(fault: FileFault) -> dict[str, Any]:
+    """``{"file": ..., "error": {...}}`` for a malformed file or game."""
+    err = fault.error
+    error: dict[str, Any] = {"message": err.reason, "sentence": str(err)}
+    for key in ("line", "column", "json_path", "game_id"):
+        value = getattr(err, key)
+        if value is not None:
+            error[key] = value
+    return {"file": fault.path, "error": error}
+
+
+def game_error_json(audit: GameAudit) -> dict[str, Any]:
+    """``{"file": ..., "game_id": ..., "error": {...}}`` for a game whose ruleset cannot be
+    resolved (an unknown preset, a bad override)."""
+    return {
+        "file": audit.path,
+        "game_id": audit.game.game_id,
+        "ruleset": audit.game.ruleset,
+        "error": {"message": audit.error, "json_path": "ruleset"},
+    }
+
+
+def hand_json(audit: GameAudit, hand: HandAudit) -> dict[str, Any]:
+    """The JSON object of one audited hand (see ``zhuoji audit --help``)."""
+    record, replay, settlement = hand.record, hand.replay, hand.settlement
+    values = {} if settlement is None else {w.seat: w for w in settlement.wins}
+    winners = []
+    for win in replay.winners:
+        value = values.get(win.seat)
+        winners.append({
+            "seat": win.seat,
+            "tile": TILE_TEXT[win.tile],
+            "from": win.from_seat,
+            "self_drawn": win.self_drawn,
+            "patterns": [p.value for p in win.patterns],
+            "scored": None if value is None else list(value.patterns),
+            "value": None if value is None else value.value,
+            "penalty": None if value is None else value.penalty,
+        })
+    recorded = record.result
+    assert audit.ruleset is not None
+    return {
+        "file": audit.path,
+        "game_id": audit.game.game_id,
+        "hand_no": record.hand_no,
+        "ruleset": audit.ruleset.name,
+        "base_stake": record.base_stake,
+        "dealer": record.dealer,
+        "dealer_streak": record.dealer_streak,
+        "outcome": replay.outcome.value,
+        "flip": None if replay.flip is None else TILE_TEXT[replay.flip],
+        "violations": [
+            {
+                "code": v.code.value,
+                "event_index": v.event_index,
+                "seat": v.seat,
+                "message": v.message,
+                "fatal": v.fatal,
+            }
+            for v in hand.findings
+        ],
+        "winners": winners,
+        "next_dealer": None if settlement is None else settlement.next_dealer,
+        "recorded_next_dealer": None if recorded is None else recorded.next_dealer,
+        "deltas": None if settlement is None else list(settlement.deltas),
+        "recorded_deltas": None if recorded is None else list(recorded.deltas),
+        "ledger": None if settlement is None else [
+            {
+                "payer": i.payer,
+                "payee": i.payee,
+                "amount": i.amount,
+                "reason": i.reason.value,
+                "detail": i.detail,
+            }
+            for i in settlement.items
+        ],
+        "chickens": None if settlement is None else [
+            {"seat": c.seat, "kind": c.kind.value, "tile": TILE_TEXT[c.tile], "count": c.count}
+            for c in settlement.chickens
+        ],
+    }
+
+
+def format_json_line(obj: dict[str, Any]) -> str:
+    """One JSON object on one line (UTF-8 text, keys in the order given)."""
+    return orjson.dumps(obj).decode()

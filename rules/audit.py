@@ -1,0 +1,47 @@
+"""The audit of a hand: replay, settlement and the checks against the recorded result.
+
+:func:`audit_hand` replays a :class:`~rules.events.HandRecord` with full legality checks,
+settles it (unless a fatal violation stopped it) and compares the settlement with the
+record's ``result``. Its findings list the replay's violations first (in event order),
+then the settlement checks (``not_zero_sum``, ``score_mismatch``, ``dealer_mismatch``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rules.events import HandRecord
+from rules.replay import HandReplay, replay_hand
+from rules.ruleset import Ruleset
+from rules.settlement import Settlement, audit_result, settle
+from rules.violations import Violation
+
+__all__ = ["HandAudit", "audit_game", "audit_hand"]
+
+
+@dataclass(frozen=True, slots=True)
+class HandAudit:
+    """One audited hand."""
+
+    record: HandRecord
+    replay: HandReplay
+    settlement: Settlement | None  # None when a fatal violation stopped the replay
+    findings: tuple[Violation, ...]  # replay violations, then the settlement checks
+
+    @property
+    def is_clean(self) -> bool:
+        return not self.findings
+
+
+def audit_hand(record: HandRecord, ruleset: Ruleset) -> HandAudit:
+    """Replay, settle (at the record's stake and 连庄 count) and check one hand."""
+    replay = replay_hand(record, ruleset)
+    settlement = settle(replay, ruleset, record.base_stake, dealer_streak=record.dealer_streak)
+    checks = audit_result(settlement, record.result, record.hand_no)
+    return HandAudit(record, replay, settlement, (*replay.violations, *checks))
+
+
+def audit_game(records: Sequence[HandRecord], ruleset: Ruleset) -> list[HandAudit]:
+    """Audit every hand of a game; a fatal violation stops only its own hand."""
+    return [audit_hand(record, ruleset) for record in records]
