@@ -1,0 +1,224 @@
+"""Speed of the hand checks (and of replay, when bench/_replay_hands.py is present).
+
+Prints rows ``label  value  unit`` measured on one core:
+
+* complete-hand checks per second, ours (:func:`rules.hand.is_complete`) against the
+  ``mahjong`` package's ``Agari().is_agari``, on the same seeded hands in the same run;
+* ready checks per second, ours (:func:`rules.hand.waiting_tiles` and
+  :func:`rules.hand.is_ready`) against ``Shanten.calculate_shanten(...) == 0`` and against
+  finding the waits with 27 ``is_agari`` calls;
+* the speed ratios, and our first pass over fresh tables (cold) beside the steady state.
+
+Two kinds of hands: *uniform* draws from the wall (most are far from complete, which lets
+both sides stop early) and *built* hands (four sets and a pair, half of them with one tile
+moved), the hands a win or ready check meets in play. Each timing is the CPU time of the
+best of several rounds, ours and theirs alternating, so that a busy machine hurts both
+alike.
+
+Run: ``.venv/bin/python bench/replay.py [--hands N] [--rounds R] [--seed S]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from mahjong.agari import Agari
+from mahjong.shanten import Shanten
+
+from rules.hand import clear_tables, is_complete, is_ready, waiting_tiles
+
+Row = tuple[str, float, str]
+Counts = list[int]
+
+_WALL = [t for t in range(27) for _ in range(4)]
+
+
+def pin_one_core() -> str:
+    """Run on a single core where the platform allows it; returns a note for the output."""
+    if hasattr(os, "sched_setaffinity") and hasattr(os, "sched_getaffinity"):
+        core = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {core})
+        return f"pinned to core {core}"
+    return "not pinned (no sched_setaffinity)"
+
+
+def uniform_hands(seed: int, n: int, size: int) -> list[Counts]:
+    """``n`` hands of ``size`` tiles drawn uniformly from the 108-tile wall."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        h = [0] * 28
+        for t in rng.sample(_WALL, size):
+            h[t] += 1
+        out.append(h)
+    return out
+
+
+def built_hands(seed: int, n: int, size: int) -> list[Counts]:
+    """``n`` hands built as four sets and a pair (14 tiles), half with one tile moved;
+    ``size`` 13 then drops one tile at random (waiting or nearly waiting hands)."""
+    rng = random.Random(seed)
+    out: list[Counts] = []
+    while len(out) < n:
+        h = [0] * 28
+        suits = rng.sample(range(3), rng.choice([1, 2, 3]))
+        for _ in range(4):
+            s = rng.choice(suits)
+            if rng.random() < 0.4:
+                h[9 * s + rng.randrange(9)] += 3
+            else:
+                r = rng.randrange(7)
+                for k in range(3):
+                    h[9 * s + r + k] += 1
+        h[9 * rng.choice(suits) + rng.randrange(9)] += 2
+        if len(out) % 2:
+            tiles = [t for t in range(27) for _ in range(h[t])]
+            h[rng.choice(tiles)] -= 1
+            h[rng.randrange(27)] += 1
+        if size == 13:
+            tiles = [t for t in range(27) for _ in range(h[t])]
+            h[rng.choice(tiles)] -= 1
+        if max(h) <= 4:
+            out.append(h)
+    return out
+
+
+def to34(counts: Sequence[int]) -> list[int]:
+    """Our 28-count vector as the ``mahjong`` package's 34-kind array (honours empty)."""
+    return list(counts[:27]) + [0] * 7
+
+
+def agari_waits(tiles34: list[int]) -> list[int]:
+    """The waits of a 13-tile hand found the ``mahjong`` way: one ``is_agari`` per tile."""
+    agari = Agari()
+    out = []
+    for t in range(27):
+        if tiles34[t] < 4:
+            tiles34[t] += 1
+            if agari.is_agari(tiles34):
+                out.append(t)
+            tiles34[t] -= 1
+    return out
+
+
+def shanten_ready(tiles34: list[int]) -> bool:
+    return Shanten.calculate_shanten(tiles34, use_kokushi=False) == Shanten.TENPAI_STATE
+
+
+def _run(fn: Callable[[Any], object], items: Sequence[Any]) -> float:
+    """CPU seconds of this process for ``fn`` over ``items`` (time other work takes from
+    this process is not counted)."""
+    start = time.process_time()
+    for x in items:
+        fn(x)
+    return time.process_time() - start
+
+
+def race(
+    contenders: Sequence[tuple[Callable[[Any], object], Sequence[Any]]], rounds: int
+) -> list[float]:
+    """Best seconds per call of each contender, rounds alternating between them."""
+    best = [float("inf")] * len(contenders)
+    for _ in range(rounds):
+        for i, (fn, items) in enumerate(contenders):
+            best[i] = min(best[i], _run(fn, items) / len(items))
+    return best
+
+
+def bench_complete(kind: str, hands: list[Counts], rounds: int) -> list[Row]:
+    agari = Agari()
+    theirs_input = [to34(h) for h in hands]
+    clear_tables()
+    cold = _run(is_complete, hands) / len(hands)
+    ours, theirs = race([(is_complete, hands), (agari.is_agari, theirs_input)], rounds)
+    return [
+        (f"complete, {kind}: ours is_complete", 1 / ours, "checks/s"),
+        (f"complete, {kind}: ours, first pass (tables filling)", 1 / cold, "checks/s"),
+        (f"complete, {kind}: mahjong Agari().is_agari", 1 / theirs, "checks/s"),
+        (f"complete, {kind}: speed ratio ours / Agari", theirs / ours, "x"),
+    ]
+
+
+def bench_ready(kind: str, hands: list[Counts], rounds: int) -> list[Row]:
+    theirs_input = [to34(h) for h in hands]
+    clear_tables()
+    cold = _run(waiting_tiles, hands) / len(hands)
+    waits, ready, shanten, agari = race(
+        [
+            (waiting_tiles, hands),
+            (is_ready, hands),
+            (shanten_ready, theirs_input),
+            (agari_waits, theirs_input),
+        ],
+        rounds,
+    )
+    return [
+        (f"ready, {kind}: ours waiting_tiles", 1 / waits, "checks/s"),
+        (f"ready, {kind}: ours waiting_tiles, first pass", 1 / cold, "checks/s"),
+        (f"ready, {kind}: ours is_ready", 1 / ready, "checks/s"),
+        (f"ready, {kind}: mahjong Shanten == 0", 1 / shanten, "checks/s"),
+        (f"ready, {kind}: mahjong waits by 27 x is_agari", 1 / agari, "checks/s"),
+        (f"ready, {kind}: speed ratio ours waits / Shanten", shanten / waits, "x"),
+        (f"ready, {kind}: speed ratio ours waits / 27 x Agari", agari / waits, "x"),
+    ]
+
+
+def replay_rows() -> list[Row]:
+    """Rows of bench/_replay_hands.py (hands replayed per second), when it exists."""
+    path = Path(__file__).with_name("_replay_hands.py")
+    if not path.exists():
+        return []
+    spec = importlib.util.spec_from_file_location("_replay_hands", path)
+    if spec is None or spec.loader is None:
+        return []
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows: list[Row] = module.run()
+    return rows
+
+
+def format_rows(rows: Sequence[Row]) -> str:
+    width = max(len(label) for label, _, _ in rows)
+    lines = []
+    for label, value, unit in rows:
+        shown = f"{value:,.1f}" if unit == "x" or value < 100 else f"{value:,.0f}"
+        lines.append(f"{label:<{width}}  {shown:>12}  {unit}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
+    parser.add_argument("--hands", type=int, default=20_000, help="hands per set")
+    parser.add_argument("--ready-hands", type=int, default=3_000, help="13-tile hands per set")
+    parser.add_argument("--rounds", type=int, default=5, help="timing rounds (best is kept)")
+    parser.add_argument("--seed", type=int, default=20261101)
+    args = parser.parse_args(argv)
+
+    note = pin_one_core()
+    print(f"# hand checks, python {sys.version.split()[0]}, {note}, "
+          f"{args.hands} hands, best of {args.rounds} rounds")
+    rows: list[Row] = []
+    rows += bench_complete("uniform", uniform_hands(args.seed, args.hands, 14), args.rounds)
+    rows += bench_complete("built", built_hands(args.seed + 1, args.hands, 14), args.rounds)
+    ready_rounds = max(1, args.rounds // 2)
+    rows += bench_ready("uniform", uniform_hands(args.seed + 2, args.ready_hands, 13),
+                        ready_rounds)
+    rows += bench_ready("built", built_hands(args.seed + 3, args.ready_hands, 13), ready_rounds)
+    print(format_rows(rows))
+    replay = replay_rows()
+    if replay:
+        print("# replay")
+        print(format_rows(replay))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,525 @@
+"""Hand analysis: complete hands, waits (ready / 叫牌) and the shape patterns of a win.
+
+Everything works on *count vectors*: a sequence of 28 ints, ``counts[t]`` the number of
+tile ``t`` held (index 27 counts the wildcards ``W``), holding only the concealed part of a
+hand. Melds (pongs and kongs) are passed as a number of melds, or as
+:class:`~rules.melds.Meld` values where their tiles matter; a kong counts as one set like a
+pong. A complete concealed part therefore holds ``14 - 3 * melds`` tiles, a waiting one
+``13 - 3 * melds``.
+
+Speed: a suit's nine counts are the key of a lazily filled table holding what that suit
+decomposes into (sets only, sets and a pair, all counts even, its tile count, and which
+added tile would complete it). A check is then three table look-ups combined by a few
+integer operations; the first look-up of a suit arrangement runs a small memoised search,
+every later one is a dictionary hit. Hands holding wildcards use a second table giving, per
+suit, which numbers of wildcards it can absorb.
+
+Conventions (see ``docs/rules/hands.md`` for the reasons):
+
+* A vector that is not a hand (a count outside 0-4, more than :data:`MAX_WILDCARDS`
+  wildcards, or the wrong number of tiles for the melds) is simply not complete and has no
+  waits; these functions never raise on it.
+* Seven pairs needs a concealed hand (no melds); a four of a kind counts as two pairs.
+* A tile the hand already holds four of is never a wait (there is no fifth copy).
+* A wildcard stands for any suited tile, but never makes a fifth copy of a tile within the
+  concealed hand. Waits list suited tiles only: a drawn wildcard completes every ready hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from operator import itemgetter
+
+from rules.melds import Meld
+from rules.patterns import Pattern, ShapeFacts, generate_shape_patterns
+from rules.tiles import COPIES, NUM_SUITED, SUITED_TILES, Tile, format_tiles, tiles_of
+
+MAX_WILDCARDS = 4
+"""The most wildcards one hand can hold (a ruleset has at most four)."""
+
+class HandError(ValueError):
+    """A hand given to pattern analysis does not fit the request."""
+
+
+class IncompleteHandError(HandError):
+    """Shape patterns were asked for a hand that is not complete."""
+
+
+# --------------------------------------------------------------------------------------
+# Per-suit tables
+# --------------------------------------------------------------------------------------
+#
+# A suit's *info* is an int whose fields add up across the three suits without carrying:
+# bits 0-3 hold 1 when the suit splits into sets only and 4 when it splits into sets and
+# one pair (three suits make a standard hand exactly when these sum to 1 + 1 + 4 = 6),
+# bits 4-5 count suits whose counts are all even (3: seven pairs), and the bits from 6 on
+# hold the suit's tile count. The last suit is looked up together with the wildcard count
+# (its key has ten entries); any wildcard there gives ``_WILD_INFO`` and the wildcard path.
+
+_SETS = 1
+_PAIR = 4
+_EVEN = 16
+_FLAGS = _SETS | _PAIR | _EVEN
+_CODE = 15  # the set/pair field
+_SHIFT = 6  # the tile-count field
+_INVALID = 63 << _SHIFT  # a count outside 0-4: no flag, a tile count no hand has
+_WILD_INFO = 1 << 20  # the last suit's entry when the hand holds wildcards
+
+_STD_MASK = ~(3 << 4)  # every field but the even count: a standard hand sums to
+_STD_CODES = _SETS + _SETS + _PAIR  # ... these codes and 14 - 3 * melds tiles
+_SEVEN_MASK = ~_CODE
+_SEVEN_TARGET = (14 << _SHIFT) | (3 * _EVEN)
+
+_TABLE_LIMIT = 1 << 18  # entries per table before it is cleared (bounds memory)
+
+# The suit keys of a count vector, cut with prebuilt slices (or all three in one call).
+_FIRST_KEY = slice(0, 9)
+_SECOND_KEY = slice(9, 18)
+_LAST_KEY = slice(18, 28)
+_ALL_KEYS = itemgetter(_FIRST_KEY, _SECOND_KEY, _LAST_KEY)
+
+Key = tuple[int, ...]
+
+
+@lru_cache(maxsize=1 << 17)
+def _decomposes(key: Key, pair: bool) -> bool:
+    """Whether the nine counts split into sets (and one pair when ``pair``): the search."""
+    rank = 0
+    while rank < 9 and not key[rank]:
+        rank += 1
+    if rank == 9:
+        return not pair
+    count = key[rank]
+    rest = list(key)
+    if count >= 3:
+        rest[rank] -= 3
+        if _decomposes(tuple(rest), pair):
+            return True
+        rest[rank] += 3
+    if pair and count >= 2:
+        rest[rank] -= 2
+        if _decomposes(tuple(rest), False):
+            return True
+        rest[rank] += 2
+    if rank <= 6 and key[rank + 1] and key[rank + 2]:
+        rest[rank] -= 1
+        rest[rank + 1] -= 1
+        rest[rank + 2] -= 1
+        return _decomposes(tuple(rest), pair)
+    return False
+
+
+def _is_valid_key(key: Key) -> bool:
+    return len(key) == 9 and all(0 <= c <= COPIES for c in key)
+
+
+def _suit_info(key: Key) -> int:
+    """The info of one suit's nine counts (see the field layout above)."""
+    if not _is_valid_key(key):
+        return _INVALID
+    total = sum(key)
+    info = total << _SHIFT
+    if total % 3 == 0 and _decomposes(key, False):
+        info |= _SETS
+    elif total % 3 == 2 and _decomposes(key, True):
+        info |= _PAIR
+    if all(c % 2 == 0 for c in key):
+        info |= _EVEN
+    return info
+
+
+_INFO: dict[Key, int] = {}  # suits 1 and 2 (m, p): nine counts
+_INFO_LAST: dict[Key, int] = {}  # suit 3 (s) and the wildcard count: ten counts
+
+
+def _info_miss(key: Key) -> int:
+    if len(_INFO) >= _TABLE_LIMIT:
+        _INFO.clear()
+    info = _INFO[key] = _suit_info(key)
+    return info
+
+
+def _info_last_miss(key: Key) -> int:
+    if len(_INFO_LAST) >= _TABLE_LIMIT:
+        _INFO_LAST.clear()
+    info = _INFO_LAST[key] = _WILD_INFO if key[9] else _suit_info(key[0:9])
+    return info
+
+
+# A suit's wait entry: (info, sets_mask, pair_mask, odd_mask, odd_count). Bit r of
+# sets_mask (pair_mask) is set when adding rank r+1 (held fewer than four times) leaves
+# sets only (sets and one pair); odd_mask marks the ranks held an odd number of times.
+WaitEntry = tuple[int, int, int, int, int]
+_WILD_ENTRY: WaitEntry = (_WILD_INFO, 0, 0, 0, 0)
+
+
+def _suit_waits(key: Key) -> WaitEntry:
+    info = _suit_info(key)
+    if info == _INVALID:
+        return (_INVALID, 0, 0, 0, 0)
+    sets_mask = pair_mask = odd_mask = 0
+    residue = (info >> _SHIFT) % 3
+    more = list(key)
+    for rank in range(9):
+        if key[rank] % 2:
+            odd_mask |= 1 << rank
+        if key[rank] >= COPIES or residue == 0:
+            continue
+        more[rank] += 1
+        if residue == 2 and _decomposes(tuple(more), False):
+            sets_mask |= 1 << rank
+        elif residue == 1 and _decomposes(tuple(more), True):
+            pair_mask |= 1 << rank
+        more[rank] -= 1
+    return (info, sets_mask, pair_mask, odd_mask, odd_mask.bit_count())
+
+
+_WAITS: dict[Key, WaitEntry] = {}
+_WAITS_LAST: dict[Key, WaitEntry] = {}
+
+
+def _waits_miss(key: Key) -> WaitEntry:
+    if len(_WAITS) >= _TABLE_LIMIT:
+        _WAITS.clear()
+    entry = _WAITS[key] = _suit_waits(key)
+    return entry
+
+
+def _waits_last_miss(key: Key) -> WaitEntry:
+    if len(_WAITS_LAST) >= _TABLE_LIMIT:
+        _WAITS_LAST.clear()
+    entry = _WAITS_LAST[key] = _WILD_ENTRY if key[9] else _suit_waits(key[0:9])
+    return entry
+
+
+@lru_cache(maxsize=1 << 16)
+def _absorbs(key: Key, depth: int) -> tuple[int, int]:
+    """Which numbers of wildcards (0..depth) the suit can absorb: (sets bits, pair bits).
+
+    Bit ``w`` of the first (second) mask is set when the suit's tiles plus ``w`` wildcards,
+    each standing for a tile of this suit held fewer than four times, split into sets only
+    (sets and one pair).
+    """
+    sets_bits = 1 if _decomposes(key, False) else 0
+    pair_bits = 1 if _decomposes(key, True) else 0
+    if depth:
+        more = list(key)
+        for rank in range(9):
+            if more[rank] < COPIES:
+                more[rank] += 1
+                sets_more, pair_more = _absorbs(tuple(more), depth - 1)
+                more[rank] -= 1
+                sets_bits |= sets_more << 1
+                pair_bits |= pair_more << 1
+    return sets_bits, pair_bits
+
+
+def _sumset(left: int, right: int, limit: int) -> int:
+    """Bit masks of wildcard counts: every i + j (up to ``limit``) with i in left, j in right."""
+    out = 0
+    for i in range(limit + 1):
+        if left >> i & 1:
+            out |= right << i
+    return out & ((2 << limit) - 1)
+
+
+def clear_tables() -> None:
+    """Empty every memo table (results never depend on them; benchmarks measure cold runs)."""
+    for table in (_INFO, _INFO_LAST, _WAITS, _WAITS_LAST):
+        table.clear()
+    _decomposes.cache_clear()
+    _absorbs.cache_clear()
+
+
+_MASK_TILES: tuple[tuple[tuple[Tile, ...], ...], ...] = tuple(
+    tuple(
+        tuple(SUITED_TILES[9 * suit + r] for r in range(9) if mask >> r & 1)
+        for mask in range(512)
+    )
+    for suit in range(3)
+)
+
+
+# --------------------------------------------------------------------------------------
+# Complete hands
+# --------------------------------------------------------------------------------------
+
+
+def is_complete(counts: Sequence[int], melds_count: int = 0) -> bool:
+    """Whether the concealed ``counts`` with ``melds_count`` melds form a complete hand.
+
+    Complete: ``4 - melds_count`` sets (pungs or chows in hand) and one pair, or, with no
+    melds, seven pairs (a four of a kind counting as two pairs). Wildcards substitute.
+    """
+    key = tuple(counts[_LAST_KEY])
+    try:
+        c = _INFO_LAST[key]
+        if not c & _FLAGS:
+            return c == _WILD_INFO and _is_complete_wild(tuple(counts), melds_count)
+        a = _INFO[tuple(counts[_FIRST_KEY])]
+        if not a & _FLAGS:
+            return False
+        total = a + _INFO[tuple(counts[_SECOND_KEY])] + c
+    except KeyError:  # a suit arrangement seen for the first time
+        total = _info_last_miss(key)
+        if total == _WILD_INFO:
+            return _is_complete_wild(tuple(counts), melds_count)
+        total += _info_miss(tuple(counts[_FIRST_KEY])) + _info_miss(tuple(counts[_SECOND_KEY]))
+    if total & _STD_MASK == ((14 - 3 * melds_count) << _SHIFT) | _STD_CODES:
+        return True
+    return melds_count == 0 and total & _SEVEN_MASK == _SEVEN_TARGET
+
+
+def is_standard_complete(counts: Sequence[int], melds_count: int = 0) -> bool:
+    """Complete as ``4 - melds_count`` sets and a pair (seven pairs not considered)."""
+    t = tuple(counts)
+    if t[27]:
+        return _standard_wild(t, melds_count)
+    total = _lookup_info(t[0:9]) + _lookup_info(t[9:18]) + _lookup_info(t[18:27])
+    return total & _STD_MASK == ((14 - 3 * melds_count) << _SHIFT) | _STD_CODES
+
+
+def is_seven_pairs(counts: Sequence[int], melds_count: int = 0) -> bool:
+    """Seven pairs: 14 concealed tiles, no melds, a four of a kind counting as two pairs."""
+    if melds_count:
+        return False
+    wild = counts[27]
+    if wild < 0 or wild > MAX_WILDCARDS or sum(counts) != 14:
+        return False
+    suited = counts[0:NUM_SUITED]
+    if any(c < 0 or c > COPIES for c in suited):
+        return False
+    return sum(c % 2 for c in suited) <= wild
+
+
+def _lookup_info(key: Key) -> int:
+    try:
+        return _INFO[key]
+    except KeyError:
+        return _info_miss(key)
+
+
+def _wild_keys(counts: Key, tiles: int) -> tuple[Key, Key, Key] | None:
+    """The three suit keys of a wildcard hand of ``tiles`` tiles, or None if it is no hand."""
+    wild = counts[27]
+    if wild < 0 or wild > MAX_WILDCARDS or sum(counts) != tiles:
+        return None
+    keys = (counts[0:9], counts[9:18], counts[18:27])
+    if not all(_is_valid_key(k) for k in keys):
+        return None
+    return keys
+
+
+def _standard_wild(counts: Key, melds_count: int) -> bool:
+    keys = _wild_keys(counts, 14 - 3 * melds_count)
+    if keys is None:
+        return False
+    wild = counts[27]
+    masks = [_absorbs(k, wild) for k in keys]
+    for i in range(3):
+        j, k = (i + 1) % 3, (i + 2) % 3
+        combined = _sumset(_sumset(masks[i][1], masks[j][0], wild), masks[k][0], wild)
+        if combined >> wild & 1:
+            return True
+    return False
+
+
+def _is_complete_wild(counts: Key, melds_count: int) -> bool:
+    return _standard_wild(counts, melds_count) or is_seven_pairs(counts, melds_count)
+
+
+# --------------------------------------------------------------------------------------
+# Waits
+# --------------------------------------------------------------------------------------
+
+
+def _wait_masks(counts: Sequence[int], melds_count: int) -> tuple[int, int, int]:
+    """Per suit, the bit mask of ranks that complete the hand."""
+    t = tuple(counts)
+    key_a, key_b, key_c = _ALL_KEYS(t)
+    try:
+        c, sc, pc, oc, nc = _WAITS_LAST[key_c]
+        if c == _WILD_INFO:
+            return _wait_masks_wild(t, melds_count)
+        a, sa, pa, oa, na = _WAITS[key_a]
+        b, sb, pb, ob, nb = _WAITS[key_b]
+    except KeyError:  # a suit arrangement seen for the first time
+        c, sc, pc, oc, nc = _waits_last_miss(key_c)
+        if c == _WILD_INFO:
+            return _wait_masks_wild(t, melds_count)
+        a, sa, pa, oa, na = _waits_miss(key_a)
+        b, sb, pb, ob, nb = _waits_miss(key_b)
+    if (a + b + c) >> _SHIFT != 13 - 3 * melds_count:
+        return 0, 0, 0
+    a &= _CODE
+    b &= _CODE
+    c &= _CODE
+    # The suit taking the tile becomes sets + pair while the other two are sets only
+    # (codes summing to 1 + 1), or becomes sets only while the others are one of each
+    # (1 + 4).
+    m0 = (pa if b + c == 2 else 0) | (sa if b + c == 5 else 0)
+    m1 = (pb if a + c == 2 else 0) | (sb if a + c == 5 else 0)
+    m2 = (pc if a + b == 2 else 0) | (sc if a + b == 5 else 0)
+    if melds_count == 0 and na + nb + nc == 1:  # six pairs and one odd kind: seven pairs
+        m0 |= oa
+        m1 |= ob
+        m2 |= oc
+    return m0, m1, m2
+
+
+def _wait_masks_wild(counts: Key, melds_count: int) -> tuple[int, int, int]:
+    if _wild_keys(counts, 13 - 3 * melds_count) is None:
+        return 0, 0, 0
+    more = list(counts)
+    masks = [0, 0, 0]
+    for tile in range(NUM_SUITED):
+        if more[tile] >= COPIES:
+            continue
+        more[tile] += 1
+        if _is_complete_wild(tuple(more), melds_count):
+            masks[tile // 9] |= 1 << (tile % 9)
+        more[tile] -= 1
+    return masks[0], masks[1], masks[2]
+
+
+def waiting_tiles(counts: Sequence[int], melds_count: int = 0) -> tuple[Tile, ...]:
+    """The suited tiles that would complete the hand, in tile order (empty: not ready).
+
+    ``counts`` holds ``13 - 3 * melds_count`` tiles. A tile the hand holds four of is not
+    a wait. A drawn wildcard, when the ruleset has them, completes every ready hand.
+    """
+    m0, m1, m2 = _wait_masks(counts, melds_count)
+    return _MASK_TILES[0][m0] + _MASK_TILES[1][m1] + _MASK_TILES[2][m2]
+
+
+def live_waits(counts: Sequence[int], melds: Sequence[Meld]) -> tuple[Tile, ...]:
+    """The waits of a hand with its melds, less the tiles whose four copies the player holds
+    between hand and melds (a pong of 7p and a 7p in hand leave no 7p to win on).
+
+    :func:`waiting_tiles` sees the concealed part only; this also reads the melds.
+    """
+    waits = waiting_tiles(counts, len(melds))
+    if not melds:
+        return waits
+    held = list(counts)
+    for meld in melds:
+        held[meld.tile] += meld.size
+    return tuple(t for t in waits if held[t] < COPIES)
+
+
+def is_ready(counts: Sequence[int], melds_count: int = 0) -> bool:
+    """Ready (叫牌 / tenpai): at least one suited tile completes the hand."""
+    m0, m1, m2 = _wait_masks(counts, melds_count)
+    return bool(m0 or m1 or m2)
+
+
+# --------------------------------------------------------------------------------------
+# Shape patterns
+# --------------------------------------------------------------------------------------
+
+
+def _is_all_pungs(counts: Sequence[int], wild: int) -> bool:
+    """Every concealed set a pung (wildcards filling them): melds are pungs or kongs."""
+    need = 0
+    pairable = False
+    for c in counts[0:NUM_SUITED]:
+        if not c:
+            continue
+        if c >= COPIES:
+            return False
+        need += 3 - c
+        if c <= 2:
+            pairable = True
+    # The pair is a held kind (one wildcard fewer) or two wildcards of their own; the
+    # tile count fixes the residue, so the rest of the wildcards form whole pungs.
+    return (pairable and wild >= need - 1) or wild >= need + 2
+
+
+def _is_dragon(counts: Sequence[int], wild: int) -> bool:
+    """Seven pairs with a four of a kind (the hand being seven pairs already)."""
+    suited = counts[0:NUM_SUITED]
+    spare = wild - sum(c % 2 for c in suited)  # wildcards left once every odd kind paired
+    if any(c >= 3 for c in suited):
+        return True  # a held four, or a three its pairing wildcard makes four
+    if spare >= 4:
+        return True  # four wildcards as a four of their own
+    return spare >= 2 and any(suited)
+
+
+def _flush_suit(counts: Sequence[int], melds: Sequence[Meld]) -> int | None:
+    """The one suit all real tiles (concealed and melds) share, or None."""
+    suits = {t // 9 for t in range(NUM_SUITED) if counts[t]}
+    suits.update(m.tile // 9 for m in melds)
+    if len(suits) > 1:
+        return None
+    return min(suits) if suits else 0
+
+
+def _is_flush(counts: Sequence[int], melds: Sequence[Meld], seven: bool) -> bool:
+    suit = _flush_suit(counts, melds)
+    if suit is None:
+        return False
+    if seven:
+        return True  # leftover wildcard pairs always find room within the suit
+    wild = counts[27]
+    key = tuple(counts[9 * suit : 9 * suit + 9])
+    return _absorbs(key, wild)[1] >> wild & 1 == 1
+
+
+def shape_facts(
+    counts: Sequence[int], melds: Sequence[Meld], win_tile: Tile, waits: Sequence[Tile]
+) -> ShapeFacts:
+    """The tile facts of a winning hand: ``counts`` is its concealed part with ``win_tile``.
+
+    ``waits`` are the hand's waits before the winning tile (:func:`waiting_tiles`).
+    Raises :class:`IncompleteHandError` if the hand is not complete and :class:`HandError`
+    if the winning tile is not in the hand or not among the waits.
+    """
+    melds_count = len(melds)
+    if not is_complete(counts, melds_count):
+        raise IncompleteHandError(
+            f"not a complete hand: {format_tiles(tiles_of(counts))} with {melds_count} melds"
+        )
+    if counts[win_tile] < 1:
+        raise HandError(f"winning tile {win_tile} is not in {format_tiles(tiles_of(counts))}")
+    if win_tile != Tile.W and win_tile not in waits:
+        raise HandError(f"winning tile {win_tile} is not among the waits {format_tiles(waits)}")
+    wild = counts[27]
+    standard = is_standard_complete(counts, melds_count)
+    seven = is_seven_pairs(counts, melds_count)
+    return ShapeFacts(
+        standard=standard,
+        seven_pairs=seven,
+        dragon=seven and _is_dragon(counts, wild),
+        all_pungs=standard and _is_all_pungs(counts, wild),
+        flush=_is_flush(counts, melds, seven),
+        melds_count=melds_count,
+        waits=tuple(sorted(Tile(t) for t in waits)),
+    )
+
+
+def shape_patterns(
+    counts: Sequence[int], melds: Sequence[Meld], win_tile: Tile, waits: Sequence[Tile]
+) -> frozenset[Pattern]:
+    """Every shape pattern the winning hand qualifies for (settlement picks the best).
+
+    ``counts`` is the concealed part including ``win_tile``; ``waits`` are the waits before
+    it. See :func:`shape_facts` for the errors.
+    """
+    return frozenset(generate_shape_patterns(shape_facts(counts, melds, win_tile, waits)))
+
+
+def generate_wins(
+    counts: Sequence[int], melds: Sequence[Meld]
+) -> Iterator[tuple[Tile, frozenset[Pattern]]]:
+    """For a waiting hand, each wait (tile order) with the shape patterns winning on it gives.
+
+    This is what 查叫 at an exhaustive draw values: the best pattern among these.
+    """
+    waits = waiting_tiles(counts, len(melds))
+    more = list(counts)
+    for tile in waits:
+        more[tile] += 1
+        yield tile, shape_patterns(more, melds, tile, waits)
+        more[tile] -= 1
