@@ -1,5 +1,5 @@
 # zhuoji: two commands for a new user
-#   make demo   ingest the bundled sample logs and print the audit report
+#   make demo   ingest the bundled sample logs into zhuoji.duckdb and print the leaderboard
 #   make test   run the whole test suite (creates the environment on first use)
 
 PYTHON ?= python3
@@ -16,12 +16,13 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/zhuoji validate data/sample
+	$(BIN)/zhuoji ingest data/sample --db zhuoji.duckdb
+	$(BIN)/zhuoji report leaderboard --db zhuoji.duckdb
 
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict rules parsers
-	$(BIN)/pytest -n 2
+	$(BIN)/pytest -n 2 --dist loadgroup
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -49,10 +49,15 @@ LOG_SUFFIXES: tuple[str, ...] = tuple(s for s, _, _ in _SUFFIXES)
 """File name endings of log files, compressed forms included."""
 
 
+SIDECAR_NAMES: frozenset[str] = frozenset({"faults.jsonl"})
+"""Files that sit beside logs but are not logs (the simulator's fault manifest)."""
+
+
 def is_log_path(path: str | os.PathLike[str]) -> bool:
-    """Whether the file name ends in one of :data:`LOG_SUFFIXES` (case-insensitive)."""
+    """Whether the file name ends in one of :data:`LOG_SUFFIXES` (case-insensitive) and
+    is not a sidecar file such as a fault manifest (:data:`SIDECAR_NAMES`)."""
     name = os.fspath(path).lower()
-    return name.endswith(LOG_SUFFIXES)
+    return name.endswith(LOG_SUFFIXES) and os.path.basename(name) not in SIDECAR_NAMES
 
 
 def parse_encoding(path: str | os.PathLike[str]) -> tuple[Encoding, bool]:

@@ -6,7 +6,7 @@ import pytest
 
 from flows.bridge import game_from_records, hand_from_record, hand_records
 from parsers.models import Game
-from parsers.read import generate_games
+from parsers.read import generate_games, is_log_path
 from rules.events import (
     Chow,
     Discard,
@@ -102,7 +102,7 @@ def test_records_convert_back_to_the_same_hands() -> None:
 
 
 def test_the_samples_convert_both_ways() -> None:
-    for path in sorted(SAMPLE.iterdir()):
+    for path in sorted(p for p in SAMPLE.rglob("*") if is_log_path(p)):
         for game in generate_games(path):
             assert isinstance(game, Game)
             records = hand_records(game)

@@ -54,6 +54,7 @@ def test_the_encoding_follows_the_file_name(name: str, encoding: Encoding, gzipp
 
 def test_other_names_are_not_logs() -> None:
     assert not is_log_path("a.txt")
+    assert not is_log_path("out/faults.jsonl")  # the simulator's fault manifest
     with pytest.raises(ValueError, match="not a log file name"):
         parse_encoding("a.json.bz2")
 
@@ -382,7 +383,7 @@ def test_bytes_in_memory_read_like_files() -> None:
 
 
 def test_the_samples_parse() -> None:
-    files = sorted(SAMPLE.iterdir())
+    files = sorted(p for p in SAMPLE.rglob("*") if is_log_path(p))
     assert len(files) >= 3
     for path in files:
         items = list(generate_games(path))

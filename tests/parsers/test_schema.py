@@ -7,7 +7,7 @@ import jsonschema  # type: ignore[import-untyped]
 import orjson
 import pytest
 
-from parsers.read import generate_games
+from parsers.read import generate_games, is_log_path
 from parsers.schema import format_json_schema, game_json_schema
 from parsers.write import format_document
 from tests.parsers.factories import changed, game_dict
@@ -36,7 +36,7 @@ def test_the_schema_describes_the_contract() -> None:
 
 def test_the_samples_and_rejects_agree_with_the_schema() -> None:
     validator = jsonschema.Draft202012Validator(game_json_schema())
-    for path in sorted((ROOT / "data" / "sample").iterdir()):
+    for path in sorted(p for p in (ROOT / "data" / "sample").rglob("*") if is_log_path(p)):
         for game in generate_games(path):
             assert not isinstance(game, Exception)
             validator.validate(orjson.loads(format_document(game)))

@@ -1,0 +1,347 @@
+"""End-to-end ingest speed (parse to DuckDB) with 1 and 2 workers, peak memory, floors.
+
+    .venv/bin/python bench/ingest.py [--hands 200000] [--small 50000] [--out bench/out]
+
+Corpus (built once, deterministically, under ``--out``, which git ignores): a pool of
+simulated games (:mod:`rules.simulate`, preset guiyang: legal hands with recorded results)
+is replicated under fresh game and player ids into stream files of 1,000 hands each until
+``--hands`` hands; every fourth file is gzipped. Replicas cost the pipeline exactly what
+new games cost (every hand is parsed, replayed, settled and loaded).
+
+Then, in one run, against one Prefect API (the temporary server, started once and not
+timed, unless ``PREFECT_API_URL`` names a server):
+
+* floors on the first ``--small`` hands, one process: ``orjson.loads`` of every line;
+  validated parsing (``parsers.generate_games``); parse + bridge + audit (no rows, no
+  database); and validated parsing on 2 processes;
+* ``zhuoji ingest`` (:func:`flows.ingest.run_ingest`) into a new database, on the first
+  ``--small`` hands with 2 workers, then on all hands with 1 and with 2 workers: wall time
+  of the whole flow run (worker start-up included), hands/s, and the peak resident memory
+  of the process tree (the ingest process and its workers, the Prefect server left out),
+  sampled every 0.2 s. Memory at ``--small`` vs ``--hands`` hands shows whether it grows
+  with the corpus.
+
+Figures are wall-clock on a shared machine: the load average is printed beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gzip
+import multiprocessing
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+
+HANDS_PER_GAME = 25
+GAMES_PER_FILE = 40  # 1,000 hands per file
+POOL_GAMES = 40
+PLAYERS = 120
+SEED = 20261101
+
+
+# --- corpus ----------------------------------------------------------------------------
+
+
+def _simulate_one(game_no: int) -> list[bytes]:
+    from flows.bridge import game_from_records
+    from parsers.write import generate_stream_lines
+    from rules.presets import load_preset
+    from rules.simulate import simulate_game
+
+    sim = simulate_game(load_preset("guiyang"), seed=SEED, game_no=game_no, hands=HANDS_PER_GAME)
+    game = game_from_records(sim.records, game_id=f"pool-{game_no}", ruleset="guiyang")
+    return list(generate_stream_lines(game))
+
+
+def _pool(out: Path) -> list[list[bytes]]:
+    """The simulated games (stream lines each), cached in ``out``."""
+    path = out / f"pool-{SEED}-{POOL_GAMES}x{HANDS_PER_GAME}.jsonl"
+    if not path.exists():
+        started = time.perf_counter()
+        with multiprocessing.get_context("spawn").Pool(2) as pool:
+            games = pool.map(_simulate_one, range(POOL_GAMES))
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(b"".join(line for game in games for line in game))
+        tmp.replace(path)
+        print(
+            f"simulated {POOL_GAMES * HANDS_PER_GAME:,} pool hands in "
+            f"{time.perf_counter() - started:.0f} s"
+        )
+    games: list[list[bytes]] = []
+    for line in path.read_bytes().splitlines(keepends=True):
+        if line.startswith(b'{"type":"start_game"'):
+            games.append([])
+        games[-1].append(line)
+    return games
+
+
+def _relabelled(lines: list[bytes], game_id: str, first_player: int) -> Iterator[bytes]:
+    """A pool game under a new id and new players (only its first line changes)."""
+    import orjson
+
+    header = orjson.loads(lines[0])
+    header["game_id"] = game_id
+    header["players"] = [
+        {"seat": p["seat"], "id": f"p{(first_player + p['seat']) % PLAYERS:03d}"}
+        for p in header["players"]
+    ]
+    yield orjson.dumps(header) + b"\n"
+    yield from lines[1:]
+
+
+def build_corpus(out: Path, hands: int) -> list[Path]:
+    """The corpus files in ingest order (a prefix of them is a smaller corpus)."""
+    folder = out / f"ingest-{SEED}-{hands}"
+    per_file = HANDS_PER_GAME * GAMES_PER_FILE
+    n_files = -(-hands // per_file)
+    names = [f"f{i:04d}.jsonl" + (".gz" if i % 4 == 3 else "") for i in range(n_files)]
+    files = [folder / name for name in names]
+    if all(f.exists() for f in files):
+        return files
+    pool = _pool(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    game = 0
+    for path in files:
+        data = b"".join(
+            line
+            for k in range(GAMES_PER_FILE)
+            for line in _relabelled(pool[(game + k) % len(pool)], f"b{game + k:06d}", game + k)
+        )
+        game += GAMES_PER_FILE
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(
+            gzip.compress(data, compresslevel=6, mtime=0) if path.suffix == ".gz" else data
+        )
+        tmp.replace(path)
+    return files
+
+
+# --- measuring -------------------------------------------------------------------------
+
+
+class TreeMeter:
+    """Samples this process and its descendants every 0.2 s: the peak of their summed
+    resident memory, and their CPU time (the last sample of each process, so workers that
+    exit are still counted)."""
+
+    def __init__(self, exclude: Callable[[], set[int]]) -> None:
+        import psutil
+
+        self._me = psutil.Process()
+        self._exclude = exclude
+        self.peak = 0
+        self._cpu: dict[int, float] = {}
+        self._cpu_start = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> None:
+        import psutil
+
+        skip = self._exclude()
+        total = 0
+        procs = [self._me]
+        with contextlib.suppress(psutil.Error):
+            procs += self._me.children(recursive=True)
+        for proc in procs:
+            if proc.pid in skip:
+                continue
+            with contextlib.suppress(psutil.Error), proc.oneshot():
+                total += proc.memory_info().rss
+                times = proc.cpu_times()
+                self._cpu[proc.pid] = times.user + times.system
+        self.peak = max(self.peak, total)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._sample()
+            self._stop.wait(0.2)
+
+    @property
+    def cpu_seconds(self) -> float:
+        return sum(self._cpu.values()) - self._cpu_start
+
+    def __enter__(self) -> TreeMeter:
+        times = self._me.cpu_times()
+        self._cpu_start = times.user + times.system
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+
+def _server_pids() -> set[int]:
+    import psutil
+    from prefect.server.api.server import SubprocessASGIServer
+
+    server = SubprocessASGIServer._instances.get(None)
+    process = getattr(server, "server_process", None) if server is not None else None
+    if process is None:
+        return set()
+    try:
+        root = psutil.Process(process.pid)
+        return {root.pid, *(c.pid for c in root.children(recursive=True))}
+    except psutil.Error:
+        return set()
+
+
+def _count_hands(files: Sequence[Path]) -> int:
+    from parsers.read import generate_games
+
+    return sum(
+        len(g.hands) for f in files for g in generate_games(f) if not isinstance(g, Exception)
+    )
+
+
+def _lines(path: Path) -> Iterator[bytes]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as handle:
+        yield from handle
+
+
+def floor_orjson(files: Sequence[Path]) -> None:
+    import orjson
+
+    loads = orjson.loads
+    for f in files:
+        for line in _lines(f):
+            loads(line)
+
+
+def floor_parse(files: Sequence[Path]) -> None:
+    from parsers.read import generate_games
+
+    for f in files:
+        for _ in generate_games(f):
+            pass
+
+
+def _parse_file(path: str) -> int:
+    from parsers.read import generate_games
+
+    return sum(1 for _ in generate_games(path))
+
+
+def floor_parse_2(files: Sequence[Path]) -> None:
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        pool.map(_parse_file, [str(f) for f in files])
+
+
+def floor_audit(files: Sequence[Path]) -> None:
+    from flows.bridge import hand_records
+    from parsers.read import generate_games
+    from rules.audit import audit_game
+    from rules.presets import resolve_ruleset
+
+    for f in files:
+        for g in generate_games(f):
+            assert not isinstance(g, Exception)
+            audit_game(hand_records(g), resolve_ruleset(g.ruleset, g.rule_overrides))
+
+
+def _timed(fn: Callable[[], None]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds of this process (children included) for ``fn()``."""
+    started, cpu = time.perf_counter(), _cpu_now()
+    fn()
+    return time.perf_counter() - started, _cpu_now() - cpu
+
+
+def _cpu_now() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--hands", type=int, default=200_000)
+    parser.add_argument("--small", type=int, default=50_000)
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    files = build_corpus(args.out, args.hands)
+    per_file = HANDS_PER_GAME * GAMES_PER_FILE
+    small = files[: max(1, args.small // per_file)]
+    total_hands = len(files) * per_file
+    small_hands = len(small) * per_file
+    assert _count_hands(files[:1]) == per_file
+    size = sum(f.stat().st_size for f in files)
+    print(
+        f"corpus: {len(files)} files, {total_hands:,} hands, {size / 1e6:,.0f} MB on disk "
+        f"({sum(1 for f in files if f.suffix == '.gz')} gzipped); cores: {os.cpu_count()}"
+    )
+
+    rows: list[tuple[str, str, str]] = []
+
+    def row(label: str, value: str, note: str = "") -> None:
+        rows.append((label, value, note))
+        print(f"  {label:52} {value:>16}  {note}", flush=True)
+
+    print(f"floors on {small_hands:,} hands:")
+    for label, fn, subset in (
+        ("orjson.loads per line, 1 process", floor_orjson, small),
+        ("validated parse (generate_games), 1 process", floor_parse, small),
+        ("validated parse, 2 processes", floor_parse_2, small),
+        (
+            "parse + bridge + audit, no rows/DB, 1 process",
+            floor_audit,
+            small[: max(1, len(small) // 5)],
+        ),
+    ):
+        n = len(subset) * per_file
+        seconds, cpu = _timed(lambda fn=fn, subset=subset: fn(subset))  # type: ignore[misc]
+        row(
+            label,
+            f"{n / seconds:,.0f} hands/s",
+            f"{n:,} hands, {seconds:.1f} s, {1000 * cpu / n:.2f} CPU ms/hand, {_load()}",
+        )
+
+    from flows.ingest import prefect_api, run_ingest
+
+    started = time.perf_counter()
+    with prefect_api() as url:
+        print(f"Prefect API {url} ready in {time.perf_counter() - started:.1f} s (not timed below)")
+        runs = ((small, 2, "small"), (files, 1, "all"), (files, 2, "all"))
+        for subset, workers, tag in runs:
+            db = args.out / f"bench-{tag}-{workers}.duckdb"
+            for stale in (db, db.with_name(db.name + ".wal")):
+                stale.unlink(missing_ok=True)
+            shutil.rmtree(db.with_name(db.name + ".staging"), ignore_errors=True)
+            with TreeMeter(_server_pids) as meter:
+                started = time.perf_counter()
+                summary = run_ingest([str(f) for f in subset], db, workers=workers)
+                seconds = time.perf_counter() - started
+            assert summary.files_loaded == len(subset), summary
+            n = summary.hands
+            print(f"ingest {n:,} hands, {workers} worker(s):")
+            row(
+                f"end to end, {workers} worker(s), {n:,} hands",
+                f"{n / seconds:,.0f} hands/s",
+                f"{seconds:.1f} s, {1000 * meter.cpu_seconds / n:.2f} CPU ms/hand, {_load()}",
+            )
+            row(
+                f"peak RSS, {workers} worker(s), {n:,} hands",
+                f"{meter.peak / 2**20:,.0f} MiB",
+                "ingest process + workers",
+            )
+            db.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    main()

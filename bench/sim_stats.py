@@ -1,0 +1,159 @@
+"""Realism check: the rates a player would recognise, over simulated hands of each preset.
+
+For every preset (or those named) it simulates ``--hands`` hands (default 10,000, in games
+of 8 hands) and prints:
+
+* win rate by seat, counted from the dealer (庄 dealer, then the seats after it in turn);
+* the self-draw share of wins, the share of hands won on a discard by several players at
+  once (一炮多响), the robbed-kong share of wins;
+* the exhaustive-draw share of hands (黄庄);
+* the pattern frequencies: the share of wins whose scored value includes each pattern;
+* kongs per hand by kind, pongs and 报听 declarations per hand;
+* the average hand length in events, and the tiles left in the wall when a hand ends.
+
+Run: ``.venv/bin/python bench/sim_stats.py [--hands N] [--preset NAME ...] [--workers W]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from rules.events import Kong, Pong, Ready  # noqa: E402
+from rules.facts import Outcome  # noqa: E402
+from rules.patterns import Pattern  # noqa: E402
+from rules.presets import load_preset, preset_names  # noqa: E402
+from rules.simulate import simulate_game  # noqa: E402
+
+HANDS_PER_GAME = 8
+SEED = 20260105
+
+
+@dataclass
+class Stats:
+    """Counts over simulated hands (added up across worker processes)."""
+
+    hands: int = 0
+    wins: int = 0  # winning hands (a multiple win counts once)
+    winners: int = 0  # winners (a multiple win counts each)
+    by_position: Counter[int] = field(default_factory=Counter)  # seats after the dealer
+    self_drawn: int = 0
+    robbed: int = 0
+    multiple: int = 0
+    draws: int = 0
+    patterns: Counter[str] = field(default_factory=Counter)
+    kongs: Counter[str] = field(default_factory=Counter)
+    pongs: int = 0
+    readies: int = 0
+    events: int = 0
+    wall_left: int = 0
+
+    def add(self, other: Stats) -> None:
+        for name in self.__dataclass_fields__:
+            mine = getattr(self, name)
+            theirs = getattr(other, name)
+            if isinstance(mine, Counter):
+                mine.update(theirs)
+            else:
+                setattr(self, name, mine + theirs)
+
+
+def collect(preset: str, first_game: int, games: int) -> Stats:
+    """The counts of games ``first_game`` .. ``first_game + games - 1`` of a preset."""
+    rs = load_preset(preset)
+    st = Stats()
+    for game_no in range(first_game, first_game + games):
+        for sim in simulate_game(rs, seed=SEED, game_no=game_no, hands=HANDS_PER_GAME).hands:
+            replay = sim.replay
+            record = sim.record
+            st.hands += 1
+            st.events += len(record.events)
+            st.wall_left += replay.wall_left
+            for e in record.events:
+                if isinstance(e, Kong):
+                    st.kongs[e.kind.value] += 1
+                elif isinstance(e, Pong):
+                    st.pongs += 1
+                elif isinstance(e, Ready):
+                    st.readies += 1
+            if replay.outcome is Outcome.EXHAUSTIVE_DRAW:
+                st.draws += 1
+                continue
+            st.wins += 1
+            st.multiple += len(replay.winners) > 1
+            for w in replay.winners:
+                st.winners += 1
+                st.by_position[(w.seat - record.dealer) % record.n_players] += 1
+                st.self_drawn += w.self_drawn
+                st.robbed += w.robbed_kong
+            for value in sim.settlement.wins:
+                for p in value.patterns:
+                    st.patterns[p.split()[0]] += 1
+    return st
+
+
+def gather(preset: str, hands: int, workers: int) -> Stats:
+    games = max(1, hands // HANDS_PER_GAME)
+    if workers <= 1:
+        return collect(preset, 0, games)
+    step = -(-games // workers)
+    parts = [(preset, first, min(step, games - first)) for first in range(0, games, step)]
+    total = Stats()
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for part in pool.map(collect, *zip(*parts, strict=True)):
+            total.add(part)
+    return total
+
+
+def _pct(part: float, whole: float) -> str:
+    return f"{100 * part / whole:5.1f}%" if whole else "    -"
+
+
+def report(name: str, st: Stats, seconds: float) -> list[str]:
+    rs = load_preset(name)
+    n = rs.players
+    h = st.hands
+    seats = ["dealer", "next", "across", "before"] if n == 4 else (
+        ["dealer", "next", "before"] if n == 3 else ["dealer", "other"])
+    lines = [f"{name} ({n} players): {h:,} hands in {seconds:.0f} s"]
+    lines.append("  win rate by seat:   " + "  ".join(
+        f"{label} {_pct(st.by_position[i], h)}" for i, label in enumerate(seats)))
+    lines.append(f"  wins {_pct(st.wins, h)} of hands; exhaustive draws {_pct(st.draws, h)}; "
+                 f"several winners on one discard {_pct(st.multiple, h)}")
+    lines.append(f"  self-drawn {_pct(st.self_drawn, st.winners)} of wins; robbed kongs "
+                 f"{_pct(st.robbed, st.winners)} of wins")
+    lines.append(f"  per hand: kongs {sum(st.kongs.values()) / h:.2f} (exposed "
+                 f"{st.kongs['exposed'] / h:.2f}, concealed {st.kongs['concealed'] / h:.2f}, "
+                 f"added {st.kongs['added'] / h:.2f}); pongs {st.pongs / h:.2f}; "
+                 f"报听 {st.readies / h:.3f}")
+    lines.append(f"  hand length {st.events / h:.1f} events; wall left at the end "
+                 f"{st.wall_left / h:.1f} tiles")
+    shown = [p for p in Pattern if st.patterns[p.value]]
+    lines.append("  patterns (share of wins): " + ", ".join(
+        f"{p.value} {_pct(st.patterns[p.value], st.winners).strip()}" for p in shown))
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=10_000, help="hands per preset")
+    parser.add_argument("--preset", action="append", help="preset (repeat); default: all")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    for name in args.preset or preset_names():
+        started = time.perf_counter()
+        st = gather(name, args.hands, args.workers)
+        print("\n".join(report(name, st, time.perf_counter() - started)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

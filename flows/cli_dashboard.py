@@ -1,0 +1,140 @@
+"""``zhuoji dashboard`` (a static HTML site over the warehouse) and ``zhuoji serve``."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import signal
+import tempfile
+import time
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Annotated, Any
+
+import duckdb
+import typer
+
+from flows.app import app
+from flows.dashboard import DashboardError, DashboardLimits, LiveDashboard, build_dashboard
+from flows.warehouse import WarehouseError
+
+DbOption = Annotated[Path, typer.Option("--db", help="the DuckDB file")]
+HandPagesOption = Annotated[
+    int,
+    typer.Option(
+        "--hand-pages",
+        min=1,
+        help="audit pages for the most recent disputed hands, and as many for hands with "
+        "illegal moves",
+    ),
+]
+ListRowsOption = Annotated[int, typer.Option("--list-rows", min=1, help="rows per list page")]
+WorkersOption = Annotated[
+    int | None,
+    typer.Option("--workers", min=1, help="processes rendering pages (default: cores, at most 4)"),
+]
+
+_DEFAULTS = DashboardLimits()
+
+
+def _fail(exc: Exception) -> typer.Exit:
+    typer.echo(f"error: {exc}", err=True)
+    return typer.Exit(1)
+
+
+@app.command("dashboard")
+def dashboard_command(
+    db: DbOption = Path("zhuoji.duckdb"),
+    out: Annotated[
+        Path, typer.Option("--out", help="the folder to write (created, or an earlier build)")
+    ] = Path("dashboard"),
+    hand_pages: HandPagesOption = _DEFAULTS.hand_pages,
+    list_rows: ListRowsOption = _DEFAULTS.list_rows,
+    workers: WorkersOption = None,
+) -> None:
+    """Write the static HTML dashboard of the warehouse (opens offline, from file://)."""
+    started = time.perf_counter()
+    try:
+        limits = DashboardLimits(hand_pages=hand_pages, list_rows=list_rows)
+        summary = build_dashboard(db, out, limits, workers=workers)
+    except (WarehouseError, DashboardError, duckdb.Error) as exc:
+        raise _fail(exc) from None
+    typer.echo(
+        f"wrote {summary.pages:,} pages ({summary.total_bytes / 1e6:.1f} MB; largest "
+        f"{summary.largest_page} {summary.largest_bytes / 1e6:.2f} MB) for "
+        f"{summary.players:,} players and {summary.hand_pages:,} audited hands "
+        f"in {time.perf_counter() - started:.1f} s"
+    )
+    typer.echo(f"open {(out / 'index.html').resolve().as_uri()}")
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    """Serves the dashboard folder, rebuilding it first when the warehouse changed."""
+
+    def __init__(self, *args: Any, live: LiveDashboard, **kwargs: Any) -> None:
+        self.live = live
+        super().__init__(*args, directory=str(live.folder), **kwargs)
+
+    def do_GET(self) -> None:
+        if self._refresh():
+            super().do_GET()
+
+    def do_HEAD(self) -> None:
+        if self._refresh():
+            super().do_HEAD()
+
+    def _refresh(self) -> bool:
+        try:
+            self.live.refresh()
+        except (WarehouseError, DashboardError, duckdb.Error) as exc:
+            self.send_error(HTTPStatus.SERVICE_UNAVAILABLE, str(exc))
+            return False
+        return True
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM stops the server like Ctrl-C (the temporary folder is removed)."""
+    raise KeyboardInterrupt
+
+
+def make_server(live: LiveDashboard, host: str, port: int) -> ThreadingHTTPServer:
+    """An HTTP server over a live dashboard (port 0 picks a free port)."""
+    return ThreadingHTTPServer((host, port), functools.partial(_Handler, live=live))
+
+
+@app.command("serve")
+def serve_command(
+    db: DbOption = Path("zhuoji.duckdb"),
+    host: Annotated[str, typer.Option("--host", help="address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, help="port (0: any free port)")] = 8000,
+    hand_pages: HandPagesOption = _DEFAULTS.hand_pages,
+    list_rows: ListRowsOption = _DEFAULTS.list_rows,
+    workers: WorkersOption = None,
+) -> None:
+    """Serve the dashboard on a local web server; pages are rebuilt when the warehouse
+    changes (the static `zhuoji dashboard` export remains the way to share it)."""
+    folder = Path(tempfile.mkdtemp(prefix="zhuoji-serve-"))
+    try:
+        limits = DashboardLimits(hand_pages=hand_pages, list_rows=list_rows)
+        live = LiveDashboard(db, folder, limits, workers=workers)
+        try:
+            live.refresh()
+        except (WarehouseError, DashboardError, duckdb.Error) as exc:
+            raise _fail(exc) from None
+        server = make_server(live, host, port)
+        address = f"http://{host}:{server.server_address[1]}/"
+        typer.echo(f"serving the dashboard of {db} at {address} (Ctrl-C stops)")
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            server.server_close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,1385 @@
+"""The dashboard: a static, offline HTML site over the warehouse's reports.
+
+:func:`build_dashboard` opens the warehouse read-only, runs the ``sql/reports/`` queries
+(``dashboard_*`` and the shared reports, loaded by name, parameters bound) and writes
+plain HTML pages whose CSS, JavaScript (table sorting) and charts (hand-written SVG)
+are inlined: the folder opens from ``file://`` with no network.
+
+Scale: every per-player figure comes from a handful of queries over all players at once
+(the running score is reduced in SQL to at most ``series_points`` points per player);
+per-hand audit pages are written only for the most recent disputed hands and hands with
+illegal moves (``hand_pages`` of each), and the lists are cut into pages; each page
+says when it shows less than everything. Output is deterministic: the same warehouse
+gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import multiprocessing
+import multiprocessing.pool
+import os
+import re
+import threading
+import time
+import tomllib
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import jinja2
+import orjson
+from markupsafe import Markup
+from markupsafe import escape as _escape
+
+from flows import warehouse
+from flows.rows_tiles import MeldTextError, parse_discards, parse_melds
+from rules.melds import MeldKind
+from rules.patterns import Pattern
+from rules.presets import resolve_ruleset
+from rules.settlement import Reason
+from rules.tiles import Suit, Tile, parse_tiles
+
+__all__ = [
+    "DashboardError",
+    "DashboardLimits",
+    "DashboardSummary",
+    "LiveDashboard",
+    "build_dashboard",
+    "page_slug",
+    "render_dashboard",
+    "svg_bar_chart",
+    "svg_column_chart",
+    "svg_line_chart",
+    "tile_html",
+]
+
+MARKER = ".zhuoji-dashboard"
+"""A file in every output folder: the folder may be cleared and rewritten."""
+
+NAV: tuple[tuple[str, str], ...] = (
+    ("overview", "index.html"),
+    ("leaderboard", "leaderboard.html"),
+    ("patterns", "patterns.html"),
+    ("disputed", "disputed.html"),
+    ("illegal", "illegal.html"),
+)
+
+SUIT_CHINESE: Mapping[Suit, str] = {
+    Suit.CHARACTERS: "万",
+    Suit.DOTS: "筒",
+    Suit.BAMBOO: "条",
+    Suit.WILD: "万能",
+}
+RANK_CHINESE = ("", "一", "二", "三", "四", "五", "六", "七", "八", "九")
+MELD_CHINESE: Mapping[MeldKind, str] = {
+    MeldKind.PONG: "碰",
+    MeldKind.EXPOSED_KONG: "点豆",
+    MeldKind.ADDED_KONG: "转弯豆",
+    MeldKind.CONCEALED_KONG: "闷豆",
+}
+
+
+def esc(value: object) -> str:
+    """HTML-escaped text (quotes included), as a plain string."""
+    return str(_escape(value))
+
+
+class DashboardError(ValueError):
+    """The dashboard cannot be written as asked; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class DashboardLimits:
+    """Caps that keep the site's size and build time bounded whatever the warehouse holds."""
+
+    # audit pages: the most recent disputed hands, and as many hands with illegal moves
+    hand_pages: int = 500
+    list_rows: int = 200  # rows per page of a hand list
+    player_hands: int = 40  # flagged hands listed on a player page
+    code_hands: int = 200  # hands listed per illegal-move code
+    series_points: int = 200  # points of a player's score chart
+    runs: int = 10  # ingest runs on the overview
+    quarantine: int = 50  # quarantined files on the overview
+    days: int = 120  # days of the hands-per-day chart
+
+    def __post_init__(self) -> None:
+        for name in self.__slots__:
+            if getattr(self, name) < 1:
+                raise DashboardError(f"dashboard limit {name} must be at least 1")
+
+
+@dataclass(frozen=True, slots=True)
+class DashboardSummary:
+    out: Path
+    pages: int
+    total_bytes: int
+    largest_page: str
+    largest_bytes: int
+    players: int
+    hand_pages: int
+    seconds: float
+
+
+# --- labels ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Labels:
+    labels: Mapping[str, tuple[str, str]]
+    codes: Mapping[str, str]
+    outcomes: Mapping[str, tuple[str, str]]
+    chickens: Mapping[str, tuple[str, str]]
+    kongs: Mapping[str, tuple[str, str]]
+
+
+def _pairs(table: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    return {str(k): (str(v[0]), str(v[1])) for k, v in table.items()}
+
+
+@cache
+def load_labels() -> Labels:
+    """The English/Chinese labels of ``dashboard_assets/labels.toml``."""
+    text = _asset("labels.toml")
+    data = tomllib.loads(text)
+    return Labels(
+        labels=_pairs(data["labels"]),
+        codes={str(k): str(v) for k, v in data["codes"].items()},
+        outcomes=_pairs(data["outcomes"]),
+        chickens=_pairs(data["chickens"]),
+        kongs=_pairs(data["kongs"]),
+    )
+
+
+def _asset(name: str) -> str:
+    return files("flows").joinpath("dashboard_assets", name).read_text(encoding="utf-8")
+
+
+def bilingual(pair: tuple[str, str]) -> Markup:
+    english, chinese = pair
+    if not chinese:
+        return Markup(esc(english))
+    return Markup(f'{esc(english)} <span class="zh" lang="zh">{esc(chinese)}</span>')
+
+
+@cache
+def label(key: str) -> Markup:
+    return bilingual(load_labels().labels[key])
+
+
+def code_chinese(code: str) -> str:
+    return load_labels().codes.get(code, "")
+
+
+@cache
+def outcome_label(kind: str) -> Markup:
+    return bilingual(load_labels().outcomes.get(kind, (kind, "")))
+
+
+@cache
+def term_chinese(name: str) -> str:
+    """The Chinese term of a pattern or a ledger reason name ('' when unknown)."""
+    try:
+        return Pattern(name).chinese
+    except ValueError:
+        pass
+    try:
+        return Reason(name).chinese
+    except ValueError:
+        return ""
+
+
+@cache
+def term(name: str) -> Markup:
+    return bilingual((name, term_chinese(name)))
+
+
+# --- formatting ------------------------------------------------------------------------------
+
+
+def fmt_num(value: Any, digits: int = 0) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "–"
+        return f"{value:,.{digits}f}" if digits else f"{value:,.2f}"
+    return f"{value:,}"
+
+
+def fmt_pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def fmt_signed(value: int | None) -> str:
+    if value is None:
+        return "–"
+    return f"+{value:,}" if value > 0 else f"{value:,}"
+
+
+def fmt_time(value: datetime | date | None) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M")
+    return value.isoformat()
+
+
+def sort_value(value: Any) -> str:
+    """A cell's ``data-v`` for the table sorter (numbers as text, None lowest)."""
+    if value is None:
+        return "-1e308"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+_SAFE = re.compile(r"[^a-z0-9_.-]+")
+
+
+def page_slug(text: str) -> str:
+    """A file name for ``text`` (a player or game id from a log): safe characters kept,
+    and a short hash added whenever anything was changed, so two ids never share a page
+    (case-insensitive file systems included)."""
+    safe = _SAFE.sub("_", text)[:60].strip("._") or "x"
+    if safe != text:
+        safe = f"{safe}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+    return safe
+
+
+# --- tiles -----------------------------------------------------------------------------------
+
+
+@cache
+def tile_html(
+    tile: Tile, *, small: bool = False, chicken: bool = False, won: bool = False
+) -> Markup:
+    """A tile as a box: the rank above the suit's Chinese character (万/筒/条)."""
+    classes = ["tile", "w" if tile.is_wild else tile.suit.value]
+    if small:
+        classes.append("small")
+    if chicken:
+        classes.append("chicken")
+    if won:
+        classes.append("won")
+    if tile.is_wild:
+        name = "W 万能鸡"
+        face = "<b>万能</b>"
+    else:
+        suit = SUIT_CHINESE[tile.suit]
+        name = f"{tile.text} {RANK_CHINESE[tile.rank]}{suit}"
+        if tile is Tile.S1:
+            name += " 幺鸡"
+        face = f"<b>{tile.rank}</b><i>{suit}</i>"
+    return Markup(f'<span class="{" ".join(classes)}" title="{name}">{face}</span>')
+
+
+def tiles_html(
+    tiles: Iterable[Tile], *, small: bool = False, chickens: frozenset[Tile] = frozenset()
+) -> Markup:
+    inner = "".join([tile_html(t, small=small, chicken=t in chickens) for t in tiles])
+    return Markup(f'<span class="tiles">{inner}</span>')
+
+
+def melds_html(text: str, chickens: frozenset[Tile]) -> Markup:
+    try:
+        melds = parse_melds(text)
+    except MeldTextError:
+        return Markup(f"<code>{esc(text)}</code>")
+    parts = []
+    for kind, tile in melds:
+        size = 3 if kind is MeldKind.PONG else 4
+        inner = tile_html(tile, chicken=tile in chickens) * size
+        parts.append(
+            f'<span class="meld" title="{kind.value}">{inner}'
+            f'<span class="kind">{MELD_CHINESE[kind]}</span></span>'
+        )
+    return Markup("".join(parts))
+
+
+# --- SVG charts ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    label: str
+    value: float
+    text: str  # the value as shown
+    href: str | None = None
+    secondary: float | None = None  # drawn behind, lighter (e.g. qualifying vs scored)
+    marker: float | None = None  # a tick (e.g. the average of all players)
+    tooltip: str = ""
+    alert: bool = False
+
+
+def _n(x: float) -> str:
+    """A coordinate: at most one decimal, no trailing zeros (compact, stable)."""
+    text = f"{x:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _svg_open(width: int, height: int, title: str, classes: str = "chart", extra: str = "") -> str:
+    return (
+        f'<svg class="{classes}" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}"{extra} role="img"><title>{esc(title)}</title>'
+    )
+
+
+def svg_bar_chart(
+    bars: Sequence[Bar], *, title: str, width: int = 560, label_width: int = 190
+) -> Markup:
+    """Horizontal bars, one per row, with the label left and the value right."""
+    row = 24
+    top = 4
+    value_width = 70
+    plot = width - label_width - value_width
+    height = top + row * max(len(bars), 1) + 4
+    top_value = max(
+        [b.value for b in bars]
+        + [b.secondary or 0 for b in bars]
+        + [b.marker or 0 for b in bars]
+        + [0]
+    )
+    scale = plot / top_value if top_value > 0 else 0.0
+    out = [_svg_open(width, height, title)]
+    for i, bar in enumerate(bars):
+        y = top + i * row
+        text_y = _n(y + row / 2 + 4)
+        name = f'<text class="lbl" x="0" y="{text_y}">{esc(bar.label)}</text>'
+        if bar.href:
+            name = f'<a href="{esc(bar.href)}">{name}</a>'
+        out.append(name)
+        if bar.secondary is not None:
+            out.append(
+                f'<rect class="bar2" x="{label_width}" y="{_n(y + 4)}" '
+                f'width="{_n(bar.secondary * scale)}" height="{row - 8}"/>'
+            )
+            bar_y, bar_h = y + 6, row - 12
+        else:
+            bar_y, bar_h = y + 4, row - 8
+        tip = bar.tooltip or f"{bar.label}: {bar.text}"
+        out.append(
+            f'<rect class="bar{" red" if bar.alert else ""}" x="{label_width}" y="{_n(bar_y)}" '
+            f'width="{_n(max(bar.value * scale, 0.0))}" height="{bar_h}">'
+            f"<title>{esc(tip)}</title></rect>"
+        )
+        if bar.marker is not None:
+            x = _n(label_width + bar.marker * scale)
+            out.append(
+                f'<line class="mark" x1="{x}" x2="{x}" y1="{_n(y + 2)}" y2="{_n(y + row - 2)}"/>'
+            )
+        out.append(
+            f'<text class="val" x="{width - value_width + 8}" y="{text_y}">{esc(bar.text)}</text>'
+        )
+    out.append("</svg>")
+    return Markup("".join(out))
+
+
+def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Round tick values covering ``low..high`` (about ``count`` of them)."""
+    if high <= low:
+        high = low + 1
+    raw = (high - low) / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    first = math.floor(low / step) * step
+    ticks = []
+    value = first
+    while value <= high + step * 1e-9:
+        ticks.append(round(value, 10))
+        value += step
+    if ticks[-1] < high:
+        ticks.append(round(ticks[-1] + step, 10))
+    return ticks
+
+
+def _tick_text(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesPoint:
+    x: int  # hands played so far
+    y: int  # running score after them
+    low: int
+    high: int
+
+
+def svg_line_chart(
+    points: Sequence[SeriesPoint], *, title: str, width: int = 1140, height: int = 300
+) -> Markup:
+    """A running score: the line through each stretch's last value, a band from each
+    stretch's low to its high, a dashed zero line, and round ticks on both axes."""
+    left, right, top, bottom = 56, 16, 12, 30
+    plot_w = width - left - right
+    plot_h = height - top - bottom
+    xs = [0, *(p.x for p in points)]
+    ys = [0, *(p.y for p in points)]
+    lows = [0, *(p.low for p in points)]
+    highs = [0, *(p.high for p in points)]
+    y_ticks = nice_ticks(min(lows), max(highs))
+    x_ticks = nice_ticks(0, max(xs) or 1)
+    y0, y1 = y_ticks[0], y_ticks[-1]
+    kx = plot_w / x_ticks[-1]
+    ky = plot_h / (y1 - y0)
+    px = [f"{left + kx * x:.1f}" for x in xs]
+    base = top + ky * y1
+
+    def sy(y: float) -> str:
+        return f"{base - ky * y:.1f}"
+
+    out = [_svg_open(width, height, title, "chart wide")]
+    for t in y_ticks:
+        y = sy(t)
+        out.append(
+            f'<line class="grid" x1="{left}" x2="{width - right}" y1="{y}" y2="{y}"/>'
+            f'<text class="tick" x="{left - 6}" y="{_n(float(y) + 4)}" text-anchor="end">'
+            f"{_tick_text(t)}</text>"
+        )
+    for t in x_ticks:
+        out.append(
+            f'<text class="tick" x="{_n(left + kx * t)}" y="{height - 10}" '
+            f'text-anchor="middle">{_tick_text(t)}</text>'
+        )
+    if points:
+        upper = " ".join([f"{x},{base - ky * h:.1f}" for x, h in zip(px, highs, strict=True)])
+        lower = " ".join(
+            [f"{x},{base - ky * lo:.1f}" for x, lo in zip(px[::-1], lows[::-1], strict=True)]
+        )
+        out.append(f'<polygon class="band" points="{upper} {lower}"/>')
+    out.append(f'<line class="zero" x1="{left}" x2="{width - right}" y1="{sy(0)}" y2="{sy(0)}"/>')
+    out.append(f'<line class="axis" x1="{left}" x2="{left}" y1="{top}" y2="{top + plot_h}"/>')
+    line = " ".join([f"{x},{base - ky * y:.1f}" for x, y in zip(px, ys, strict=True)])
+    out.append(f'<polyline class="line" points="{line}"/>')
+    if points:
+        last = points[-1]
+        out.append(
+            f'<circle cx="{px[-1]}" cy="{sy(last.y)}" r="3.5" fill="#1f6f5c">'
+            f"<title>after {last.x:,} hands: {last.y:+,}</title></circle>"
+        )
+    out.append("</svg>")
+    return Markup("".join(out))
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    label: str
+    value: float
+    tooltip: str
+
+
+def svg_column_chart(
+    columns: Sequence[Column], *, title: str, width: int = 1140, height: int = 190
+) -> Markup:
+    """Vertical columns (e.g. hands per day) with round ticks and first/last labels."""
+    left, right, top, bottom = 50, 10, 10, 26
+    plot_w = width - left - right
+    plot_h = height - top - bottom
+    ticks = nice_ticks(0, max([c.value for c in columns] + [1]), 4)
+    top_value = ticks[-1]
+    slot = plot_w / max(len(columns), 1)
+    gap = min(2.0, slot * 0.2)
+    out = [_svg_open(width, height, title, "chart wide")]
+    for t in ticks:
+        y = top + plot_h * (1 - t / top_value)
+        out.append(
+            f'<line class="grid" x1="{left}" x2="{width - right}" y1="{_n(y)}" y2="{_n(y)}"/>'
+            f'<text class="tick" x="{left - 6}" y="{_n(y + 4)}" text-anchor="end">'
+            f"{_tick_text(t)}</text>"
+        )
+    for i, c in enumerate(columns):
+        h = plot_h * c.value / top_value
+        out.append(
+            f'<rect class="col" x="{_n(left + i * slot + gap / 2)}" y="{_n(top + plot_h - h)}" '
+            f'width="{_n(max(slot - gap, 0.5))}" height="{_n(h)}">'
+            f"<title>{esc(c.tooltip)}</title></rect>"
+        )
+    if columns:
+        out.append(f'<text class="tick" x="{left}" y="{height - 8}">{esc(columns[0].label)}</text>')
+        if len(columns) > 1:
+            out.append(
+                f'<text class="tick" x="{width - right}" y="{height - 8}" text-anchor="end">'
+                f"{esc(columns[-1].label)}</text>"
+            )
+    out.append("</svg>")
+    return Markup("".join(out))
+
+
+def svg_stacked_bar(
+    parts: Sequence[tuple[str, int, str]], *, title: str, width: int = 1140
+) -> Markup:
+    """One 100 % bar split into parts ``(css class suffix, value, tooltip)``."""
+    total = sum(v for _, v, _ in parts) or 1
+    x = 0.0
+    out = [_svg_open(width, 28, title, "chart stack", ' preserveAspectRatio="none"')]
+    for kind, value, tooltip in parts:
+        w = width * value / total
+        out.append(
+            f'<rect class="o-{esc(kind)}" x="{_n(x)}" y="2" width="{_n(w)}" height="24">'
+            f"<title>{esc(tooltip)}</title></rect>"
+        )
+        x += w
+    out.append("</svg>")
+    return Markup("".join(out))
+
+
+# --- queries ---------------------------------------------------------------------------------
+
+Row = dict[str, Any]
+
+
+def query(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> list[Row]:
+    """Run the report ``sql/reports/<name>.sql`` with its parameters bound; rows as dicts."""
+    wanted = warehouse.report_parameters(name)
+    if sorted(wanted) != sorted(params):
+        raise DashboardError(f"report {name} takes {wanted}, not {tuple(sorted(params))}")
+    result = warehouse.run_query(con, warehouse.read_report(name), params or None)
+    columns = result.columns
+    return [dict(zip(columns, row, strict=True)) for row in result.rows]
+
+
+def group_rows(rows: Iterable[Row], *keys: str) -> dict[Any, list[Row]]:
+    """Rows grouped by the value of ``keys`` (a tuple for several), query order kept."""
+    grouped: dict[Any, list[Row]] = defaultdict(list)
+    for row in rows:
+        key = row[keys[0]] if len(keys) == 1 else tuple(row[k] for k in keys)
+        grouped[key].append(row)
+    return dict(grouped)
+
+
+# --- links -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Links:
+    """Where each page is (paths relative to the site's root)."""
+
+    players: Mapping[str, str]
+    hands: Mapping[tuple[str, int], str]
+
+    def player(self, player_id: str | None) -> str | None:
+        return None if player_id is None else self.players.get(player_id)
+
+    def hand(self, game_id: str, hand_no: int) -> str | None:
+        return self.hands.get((game_id, hand_no))
+
+    def code(self, code: str) -> str:
+        return f"codes/{page_slug(code)}.html"
+
+
+def list_pages(stem: str, count: int, per_page: int) -> list[str]:
+    """File names of a list cut into pages: ``stem.html``, ``stem-2.html``, ..."""
+    n = max(1, math.ceil(count / per_page))
+    return [f"{stem}.html" if i == 0 else f"{stem}-{i + 1}.html" for i in range(n)]
+
+
+# --- the site --------------------------------------------------------------------------------
+
+
+BATCH_PAGES = 40
+"""Pages sent to a worker process at a time."""
+TEMPLATES = (
+    "overview.html",
+    "leaderboard.html",
+    "patterns.html",
+    "player.html",
+    "disputed.html",
+    "illegal.html",
+    "illegal_hands.html",
+    "code.html",
+    "hand.html",
+)
+
+Builder = Callable[..., dict[str, Any]]
+Job = tuple[str, str, Builder | None, tuple[Any, ...], dict[str, Any]]
+"""A page: its path, template, and its context, or a builder and the rows it takes."""
+Pool = multiprocessing.pool.Pool
+
+
+def _render_page(
+    env: jinja2.Environment,
+    out: Path,
+    shared: Mapping[str, Any],
+    path: str,
+    template: str,
+    context: Mapping[str, Any],
+) -> int:
+    html = env.get_template(template).render(root="../" * path.count("/"), **shared, **context)
+    data = html.encode("utf-8")
+    target = out / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    return len(data)
+
+
+def _render_job(env: jinja2.Environment, out: Path, shared: Mapping[str, Any], job: Job) -> int:
+    path, template, builder, args, context = job
+    if builder is not None:
+        context = builder(*args)
+    return _render_page(env, out, shared, path, template, context)
+
+
+def _render_batch(out: str, shared: dict[str, Any], jobs: list[Job]) -> list[tuple[str, int]]:
+    """A worker's task: render and write a batch of pages; their sizes."""
+    env = _environment()
+    root = Path(out)
+    return [(job[0], _render_job(env, root, shared, job)) for job in jobs]
+
+
+def start_pool(workers: int) -> Pool:
+    """Worker processes for :func:`render_dashboard`, forked before the warehouse is
+    opened (so no database thread is copied into them)."""
+    env = _environment()
+    for template in TEMPLATES:  # compiled once, here, and inherited by the workers
+        env.get_template(template)
+    return multiprocessing.get_context("fork").Pool(workers)
+
+
+class Site:
+    """The output folder and the templates; records what it writes.
+
+    With a pool, pages are rendered by the worker processes in batches while this
+    process prepares the next ones; a page's bytes do not depend on who renders it.
+    """
+
+    def __init__(self, out: Path, shared: dict[str, Any], pool: Pool | None = None) -> None:
+        self.out = out
+        self.shared = shared
+        self.env = _environment()
+        self.written: dict[str, int] = {}
+        self._pool = pool
+        self._batch: list[Job] = []
+        self._results: list[multiprocessing.pool.AsyncResult[list[tuple[str, int]]]] = []
+
+    @property
+    def links(self) -> Links:
+        links: Links = self.shared["links"]
+        return links
+
+    def write(self, path: str, template: str, **context: Any) -> None:
+        """A page from its context."""
+        self._add((path, template, None, (), context))
+
+    def build(self, path: str, template: str, builder: Builder, *args: Any) -> None:
+        """A page whose context ``builder(*args)`` makes (in the worker, with a pool)."""
+        self._add((path, template, builder, args, {}))
+
+    def _add(self, job: Job) -> None:
+        if self._pool is None:
+            self.written[job[0]] = _render_job(self.env, self.out, self.shared, job)
+            return
+        self._batch.append(job)
+        if len(self._batch) >= BATCH_PAGES:
+            self._send()
+
+    def _send(self) -> None:
+        if self._pool is not None and self._batch:
+            task = (str(self.out), self.shared, self._batch)
+            self._results.append(self._pool.apply_async(_render_batch, task))
+            self._batch = []
+
+    def finish(self) -> None:
+        """Wait for the workers' pages (a worker's error is raised here)."""
+        self._send()
+        for result in self._results:
+            self.written.update(result.get())
+        self._results.clear()
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("flows", "dashboard_assets"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(num=fmt_num, pct=fmt_pct, signed=fmt_signed, when=fmt_time, sv=sort_value)
+    env.globals.update(
+        L=label,
+        code_zh=code_chinese,
+        outcome=outcome_label,
+        term=term,
+        term_zh=term_chinese,
+        bilingual=bilingual,
+        nav=NAV,
+        css=Markup(_asset("style.css")),
+        js=Markup(_asset("dashboard.js")),
+    )
+    return env
+
+
+def _prepare_out(out: Path) -> None:
+    """Create ``out``, or accept a folder an earlier build wrote; never touch other folders."""
+    if out.exists():
+        if not out.is_dir():
+            raise DashboardError(f"{out} exists and is not a folder")
+        if any(out.iterdir()) and not (out / MARKER).exists():
+            raise DashboardError(
+                f"{out} is not empty and was not written by `zhuoji dashboard`; "
+                "choose an empty or new folder"
+            )
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARKER).write_text(
+        "written by zhuoji dashboard; replaced on each build\n", encoding="utf-8"
+    )
+
+
+def _remove_stale(out: Path, written: Mapping[str, int]) -> None:
+    """Delete what an earlier build left and this one did not write (pages are overwritten
+    in place, which is much cheaper than clearing the folder first)."""
+    for path in sorted(out.rglob("*"), reverse=True):
+        relative = path.relative_to(out).as_posix()
+        if path.is_dir():
+            if not any(path.iterdir()):
+                path.rmdir()
+        elif relative != MARKER and relative not in written:
+            path.unlink()
+
+
+def default_workers() -> int:
+    return max(1, min(os.cpu_count() or 1, 4))
+
+
+def build_dashboard(
+    db: str | Path,
+    out: str | Path,
+    limits: DashboardLimits | None = None,
+    *,
+    workers: int | None = None,
+) -> DashboardSummary:
+    """Open the warehouse read-only and write the dashboard into ``out``, rendering the
+    pages on ``workers`` processes (default: the cores, at most 4; 1: this process)."""
+    processes = default_workers() if workers is None else workers
+    pool = start_pool(processes) if processes > 1 else None
+    try:
+        con = warehouse.open_reader(db)
+        try:
+            return render_dashboard(con, Path(out), limits or DashboardLimits(), pool=pool)
+        finally:
+            con.close()
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+
+
+def render_dashboard(
+    con: duckdb.DuckDBPyConnection,
+    out: Path,
+    limits: DashboardLimits,
+    *,
+    pool: Pool | None = None,
+) -> DashboardSummary:
+    """Write every page of the dashboard for the warehouse behind ``con`` (pages are
+    rendered by ``pool``'s processes when one is given, else here)."""
+    started = time.perf_counter()
+    _prepare_out(out)
+    tables = {str(r["table_name"]) for r in query(con, "dashboard_tables")}
+    overview = query(con, "dashboard_overview")[0]
+    players = query(con, "dashboard_players")
+    disputed = query(con, "dashboard_disputed_list", limit=str(limits.hand_pages))
+    illegal = query(con, "dashboard_illegal_list", limit=str(limits.hand_pages))
+
+    picked: dict[tuple[str, int], None] = {}
+    for r in (*disputed, *illegal):
+        picked.setdefault((r["game_id"], r["hand_no"]), None)
+    links = Links(
+        players={
+            str(p["player_id"]): f"players/{page_slug(str(p['player_id']))}.html" for p in players
+        },
+        hands={key: f"hands/{page_slug(key[0])}-h{key[1]}.html" for key in sorted(picked)},
+    )
+    as_of = overview["last_ingest"]
+    site = Site(out, {"links": links, "as_of": fmt_time(as_of) if as_of else None}, pool)
+    averages = _averages(players)
+    _overview_page(site, con, overview, players, limits)
+    _leaderboard_page(site, players)
+    _patterns_page(site, con)
+    _players_pages(site, con, players, averages, limits)
+    _disputed_pages(site, overview, disputed, limits)
+    _illegal_pages(site, con, overview, illegal, limits)
+    _hand_pages(site, con, sorted(picked), has_tiles="hand_tiles" in tables)
+    site.finish()
+
+    _remove_stale(out, site.written)
+    largest = max(site.written.items(), key=lambda kv: (kv[1], kv[0]))
+    return DashboardSummary(
+        out=out,
+        pages=len(site.written),
+        total_bytes=sum(site.written.values()),
+        largest_page=largest[0],
+        largest_bytes=largest[1],
+        players=len(players),
+        hand_pages=len(picked),
+        seconds=time.perf_counter() - started,
+    )
+
+
+# --- pages -----------------------------------------------------------------------------------
+
+
+RATE_KEYS: tuple[tuple[str, str], ...] = (
+    ("win_rate", "wins"),
+    ("self_draw_rate", "self_draws"),
+    ("deal_in_rate", "deal_ins"),
+    ("ready_rate", "ready_at_end"),
+)
+
+
+def _averages(players: Sequence[Row]) -> dict[str, float | None]:
+    """Rates over all players' hands together (the markers on the player pages)."""
+    hands = sum(int(p["hands"] or 0) for p in players)
+    return {
+        rate: (sum(int(p[count] or 0) for p in players) / hands if hands else None)
+        for rate, count in RATE_KEYS
+    }
+
+
+def _overview_page(
+    site: Site,
+    con: duckdb.DuckDBPyConnection,
+    overview: Row,
+    players: Sequence[Row],
+    limits: DashboardLimits,
+) -> None:
+    outcomes = query(con, "dashboard_outcomes")
+    days = query(con, "dashboard_hands_by_day", days=str(limits.days))
+    runs = query(con, "dashboard_runs", limit=str(limits.runs))
+    quarantine = query(con, "dashboard_quarantine", limit=str(limits.quarantine))
+    patterns = query(con, "pattern_frequencies")[:8]
+    codes = query(con, "illegal_moves_by_code")
+    total_hands = int(overview["hands"] or 0)
+    outcome_bar = svg_stacked_bar(
+        [
+            (
+                str(o["kind"]),
+                int(o["hands"]),
+                f"{o['kind']}: {o['hands']:,} ({fmt_pct(o['hands'] / total_hands)})",
+            )
+            for o in outcomes
+        ],
+        title="How hands ended",
+    )
+    day_chart = svg_column_chart(
+        [
+            Column(
+                label=fmt_time(d["day"]),
+                value=float(d["hands"]),
+                tooltip=f"{fmt_time(d['day'])}: {d['hands']:,} hands, "
+                f"{d['disputed']:,} disputed, {d['illegal']:,} with illegal moves",
+            )
+            for d in days
+        ],
+        title="Hands per day",
+    )
+    pattern_chart = svg_bar_chart(
+        [
+            Bar(
+                label=f"{p['pattern']} {term_chinese(str(p['pattern']))}",
+                value=float(p["scored_wins"]),
+                text=fmt_num(p["scored_wins"]),
+                href="patterns.html",
+            )
+            for p in patterns
+        ],
+        title="Top patterns",
+        width=520,
+        label_width=200,
+    )
+    code_chart = svg_bar_chart(
+        [
+            Bar(
+                label=f"{c['code']} {code_chinese(str(c['code']))}",
+                value=float(c["findings"]),
+                text=fmt_num(c["findings"]),
+                href=site.links.code(str(c["code"])),
+                alert=True,
+            )
+            for c in codes[:8]
+        ],
+        title="Illegal moves by code",
+        width=520,
+        label_width=200,
+    )
+    site.write(
+        "index.html",
+        "overview.html",
+        title="Overview 概览",
+        here="overview",
+        o=overview,
+        outcomes=outcomes,
+        total_hands=total_hands,
+        outcome_bar=outcome_bar,
+        day_chart=day_chart if days else None,
+        pattern_chart=pattern_chart if patterns else None,
+        code_chart=code_chart if codes else None,
+        top=players[:10],
+        runs=runs,
+        quarantine=quarantine,
+        quarantine_total=quarantine[0]["total"] if quarantine else 0,
+    )
+
+
+def _leaderboard_page(site: Site, players: Sequence[Row]) -> None:
+    site.write(
+        "leaderboard.html",
+        "leaderboard.html",
+        title="Leaderboard 排行榜",
+        here="leaderboard",
+        players=players,
+    )
+
+
+def _patterns_page(site: Site, con: duckdb.DuckDBPyConnection) -> None:
+    rows = query(con, "pattern_frequencies")
+    chart = svg_bar_chart(
+        [
+            Bar(
+                label=f"{r['pattern']} {term_chinese(str(r['pattern']))}",
+                value=float(r["scored_wins"]),
+                secondary=float(r["qualifying_wins"]),
+                text=fmt_num(r["scored_wins"]),
+                tooltip=f"{r['pattern']}: scored in {r['scored_wins']:,} wins, "
+                f"qualifying in {r['qualifying_wins']:,}",
+            )
+            for r in rows
+        ],
+        title="Pattern frequencies",
+        width=820,
+        label_width=260,
+    )
+    site.write(
+        "patterns.html",
+        "patterns.html",
+        title="Patterns 番型",
+        here="patterns",
+        rows=rows,
+        chart=chart if rows else None,
+    )
+
+
+def _players_pages(
+    site: Site,
+    con: duckdb.DuckDBPyConnection,
+    players: Sequence[Row],
+    averages: Mapping[str, float | None],
+    limits: DashboardLimits,
+) -> None:
+    series = group_rows(
+        query(con, "dashboard_player_series", points=str(limits.series_points)), "player_id"
+    )
+    patterns = group_rows(query(con, "dashboard_player_patterns"), "player_id")
+    flagged = group_rows(
+        query(con, "dashboard_player_hands", limit=str(limits.player_hands)), "player_id"
+    )
+    findings = group_rows(query(con, "illegal_moves_by_player"), "player_id")
+    for p in players:
+        pid = str(p["player_id"])
+        site.build(
+            site.links.players[pid],
+            "player.html",
+            player_context,
+            p,
+            series.get(pid, []),
+            patterns.get(pid, []),
+            flagged.get(pid, []),
+            findings.get(pid, []),
+            averages,
+        )
+
+
+def player_context(
+    p: Row,
+    series: Sequence[Row],
+    mix: Sequence[Row],
+    flagged: Sequence[Row],
+    findings: Sequence[Row],
+    averages: Mapping[str, float | None],
+) -> dict[str, Any]:
+    """The player page's context from the player's rows (run where the page renders)."""
+    labels = load_labels()
+    pid = str(p["player_id"])
+    points = [
+        SeriesPoint(
+            x=int(r["hand_index"]), y=int(r["score"]), low=int(r["low"]), high=int(r["high"])
+        )
+        for r in series
+    ]
+    hands = int(p["hands"] or 0)
+    rate_chart = svg_bar_chart(
+        [
+            Bar(
+                label=" ".join(labels.labels[rate]),
+                value=float(p[rate] or 0.0),
+                text=fmt_pct(p[rate]),
+                marker=averages[rate],
+                tooltip=f"{fmt_pct(p[rate])} of {hands:,} hands; all players "
+                f"{fmt_pct(averages[rate])}",
+            )
+            for rate, _ in RATE_KEYS
+        ],
+        title="Rates",
+        width=520,
+        label_width=180,
+    )
+    mix_chart = svg_bar_chart(
+        [
+            Bar(
+                label=f"{m['pattern']} {term_chinese(str(m['pattern']))}",
+                value=float(m["wins"]),
+                text=fmt_num(m["wins"]),
+            )
+            for m in mix
+        ],
+        title="Pattern mix",
+        width=520,
+        label_width=200,
+    )
+    kong_chart = svg_bar_chart(
+        [
+            Bar(
+                label=" ".join(labels.kongs[k]),
+                value=float(p[f"{k}_kongs"] or 0),
+                text=fmt_num(p[f"{k}_kongs"]),
+            )
+            for k in labels.kongs
+        ],
+        title="Kongs",
+        width=420,
+        label_width=160,
+    )
+    chicken_chart = svg_bar_chart(
+        [
+            Bar(
+                label=" ".join(labels.chickens[k]),
+                value=float(p[f"chickens_{k}"] or 0),
+                text=fmt_num(p[f"chickens_{k}"]),
+            )
+            for k in labels.chickens
+        ],
+        title="Chickens",
+        width=420,
+        label_width=160,
+    )
+    return {
+        "title": f"{pid} · Player 玩家",
+        "here": "leaderboard",
+        "p": p,
+        "score_chart": svg_line_chart(points, title=f"Running score of {pid}"),
+        "points": len(points),
+        "rate_chart": rate_chart,
+        "mix_chart": mix_chart if mix else None,
+        "kong_chart": kong_chart,
+        "chicken_chart": chicken_chart,
+        "findings": findings,
+        "flagged": flagged,
+        "flagged_total": flagged[0]["total"] if flagged else 0,
+    }
+
+
+def _disputed_pages(
+    site: Site, overview: Row, disputed: Sequence[Row], limits: DashboardLimits
+) -> None:
+    total = int(overview["disputed_hands"] or 0)
+    pages = list_pages("disputed", len(disputed), limits.list_rows)
+    for i, path in enumerate(pages):
+        site.write(
+            path,
+            "disputed.html",
+            title="Disputed hands 争议牌局",
+            here="disputed",
+            rows=disputed[i * limits.list_rows : (i + 1) * limits.list_rows],
+            shown=len(disputed),
+            total=total,
+            pages=pages,
+            current=i + 1,
+            first=i * limits.list_rows,
+        )
+
+
+def _illegal_pages(
+    site: Site,
+    con: duckdb.DuckDBPyConnection,
+    overview: Row,
+    illegal: Sequence[Row],
+    limits: DashboardLimits,
+) -> None:
+    links: Links = site.links
+    by_code = query(con, "illegal_moves_by_code")
+    by_player_rows = query(con, "illegal_moves_by_player")
+    codes = [str(c["code"]) for c in by_code]
+    pivot: dict[str, dict[str, int]] = {}
+    for r in by_player_rows:
+        pivot.setdefault(str(r["player_id"]), {})[str(r["code"])] = int(r["findings"])
+    by_player = sorted(
+        ((pid, sum(counts.values()), counts) for pid, counts in pivot.items()),
+        key=lambda item: (-item[1], item[0]),
+    )
+    chart = svg_bar_chart(
+        [
+            Bar(
+                label=f"{c['code']} {code_chinese(str(c['code']))}",
+                value=float(c["findings"]),
+                text=fmt_num(c["findings"]),
+                href=links.code(str(c["code"])),
+                alert=True,
+                tooltip=f"{c['code']}: {c['findings']:,} findings in {c['hands']:,} hands, "
+                f"{c['fatal']:,} stopped the hand",
+            )
+            for c in by_code
+        ],
+        title="Illegal moves by code",
+        width=720,
+        label_width=240,
+    )
+    total = int(overview["illegal_hands"] or 0)
+    pages = list_pages("illegal-hands", len(illegal), limits.list_rows)
+    site.write(
+        "illegal.html",
+        "illegal.html",
+        title="Illegal moves 违规",
+        here="illegal",
+        by_code=by_code,
+        chart=chart if by_code else None,
+        codes=codes,
+        by_player=by_player,
+        hands_total=total,
+        hands_page=pages[0],
+    )
+    for i, path in enumerate(pages):
+        site.write(
+            path,
+            "illegal_hands.html",
+            title="Hands with illegal moves 违规牌局",
+            here="illegal",
+            rows=illegal[i * limits.list_rows : (i + 1) * limits.list_rows],
+            shown=len(illegal),
+            total=total,
+            pages=pages,
+            current=i + 1,
+        )
+    per_code = group_rows(query(con, "dashboard_code_hands", limit=str(limits.code_hands)), "code")
+    for c in by_code:
+        code = str(c["code"])
+        rows = per_code.get(code, [])
+        site.write(
+            links.code(code),
+            "code.html",
+            title=f"{code} · Illegal moves 违规",
+            here="illegal",
+            c=c,
+            code=code,
+            rows=rows,
+            total=rows[0]["total"] if rows else 0,
+        )
+
+
+# --- hand pages ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerGroup:
+    reason: str
+    items: tuple[Row, ...]
+    per_seat: tuple[int, ...]  # the group's net for each seat
+    total: int  # points moved
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTiles:
+    concealed: Markup
+    melds: Markup
+    win_tile: Markup | None
+    discards: Markup
+
+
+_REASON_ORDER = {r.value: i for i, r in enumerate(Reason)}
+
+
+def ledger_groups(items: Sequence[Row], n_players: int) -> list[LedgerGroup]:
+    """The ledger grouped by reason (in the order of :class:`~rules.settlement.Reason`,
+    unknown names last by name), with each seat's net from that reason."""
+    grouped = group_rows(items, "reason")
+    groups = []
+    for reason in sorted(grouped, key=lambda r: (_REASON_ORDER.get(r, len(_REASON_ORDER)), r)):
+        rows = grouped[reason]
+        per_seat = [0] * n_players
+        for r in rows:
+            per_seat[int(r["payer_seat"])] -= int(r["amount"])
+            per_seat[int(r["payee_seat"])] += int(r["amount"])
+        groups.append(
+            LedgerGroup(
+                reason=reason,
+                items=tuple(rows),
+                per_seat=tuple(per_seat),
+                total=sum(int(r["amount"]) for r in rows),
+            )
+        )
+    return groups
+
+
+@cache
+def _chicken_tiles(ruleset: str, overrides: str | None) -> frozenset[Tile]:
+    """The standing chickens of a game's ruleset (none when it cannot be resolved)."""
+    try:
+        rules = resolve_ruleset(ruleset, orjson.loads(overrides) if overrides else None)
+    except ValueError:
+        return frozenset()
+    return frozenset(Tile(c.tile) for c in rules.chickens.standing)
+
+
+def _parse_tile(text: str | None) -> Tile | None:
+    if text is None:
+        return None
+    try:
+        return Tile.parse(text)
+    except ValueError:
+        return None
+
+
+def seat_tiles(row: Row, chickens: frozenset[Tile]) -> SeatTiles:
+    """A ``hand_tiles`` row as tile boxes; a self-drawn winning tile is shown apart."""
+    try:
+        concealed = parse_tiles(str(row["concealed"]))
+        discards = parse_discards(str(row["discards"]))
+    except ValueError:
+        concealed, discards = [], []
+    won = _parse_tile(row["win_tile"])
+    if won is not None and won in concealed:
+        concealed.remove(won)
+    return SeatTiles(
+        concealed=tiles_html(concealed, chickens=chickens),
+        melds=melds_html(str(row["melds"]), chickens),
+        win_tile=None if won is None else tile_html(won, chicken=won in chickens, won=True),
+        discards=tiles_html(discards, small=True, chickens=chickens),
+    )
+
+
+def _hand_pages(
+    site: Site,
+    con: duckdb.DuckDBPyConnection,
+    picked: Sequence[tuple[str, int]],
+    *,
+    has_tiles: bool,
+) -> None:
+    if not picked:
+        return
+    params = {"game_ids": [g for g, _ in picked], "hand_nos": [h for _, h in picked]}
+    headers = query(con, "dashboard_hand_header", **params)
+    seats = group_rows(query(con, "dashboard_hand_seats", **params), "game_id", "hand_no")
+    ledger = group_rows(query(con, "dashboard_hand_ledger", **params), "game_id", "hand_no")
+    found = group_rows(query(con, "dashboard_hand_findings", **params), "game_id", "hand_no")
+    tiles = (
+        group_rows(query(con, "dashboard_hand_tiles", **params), "game_id", "hand_no")
+        if has_tiles
+        else {}
+    )
+    for h in headers:
+        key = (str(h["game_id"]), int(h["hand_no"]))
+        site.build(
+            site.links.hands[key],
+            "hand.html",
+            hand_context,
+            h,
+            seats.get(key, []),
+            tiles.get(key, []),
+            ledger.get(key, []),
+            found.get(key, []),
+        )
+
+
+def hand_context(
+    h: Row,
+    seats: Sequence[Row],
+    tiles: Sequence[Row],
+    ledger: Sequence[Row],
+    findings: Sequence[Row],
+) -> dict[str, Any]:
+    """The hand audit page's context from the hand's rows (run where the page renders)."""
+    standing = _chicken_tiles(str(h["ruleset"]), h["rule_overrides"])
+    flip = _parse_tile(h["flip_tile"])
+    flip_chicken = None if flip is None or flip.is_wild else flip.next_in_suit()
+    chickens = standing if flip_chicken is None else standing | {flip_chicken}
+    by_seat = {int(r["seat"]): seat_tiles(r, chickens) for r in tiles}
+    diffs = [
+        None
+        if s["delta"] is None or s["recorded_delta"] is None
+        else s["recorded_delta"] - s["delta"]
+        for s in seats
+    ]
+    return {
+        "title": f"{h['game_id']} #{h['hand_no']} · Hand audit 牌局审计",
+        "here": "disputed" if h["disputed"] else "illegal",
+        "h": h,
+        "seats": seats,
+        "names": {int(s["seat"]): s["player_id"] for s in seats},
+        "tiles": by_seat,
+        "has_tiles": bool(by_seat),
+        "groups": ledger_groups(ledger, int(h["n_players"])),
+        "diffs": diffs,
+        "findings": findings,
+        "flip": tile_html(flip) if flip is not None else None,
+        "flip_chicken": None if flip_chicken is None else tile_html(flip_chicken, chicken=True),
+        "standing": tiles_html(sorted(standing), small=True),
+    }
+
+
+# --- live rebuilds (zhuoji serve) ------------------------------------------------------------
+
+
+class LiveDashboard:
+    """A dashboard folder kept up to date with a warehouse: :meth:`refresh` rebuilds it
+    when the database file (or its write-ahead log) changed since the last build. While
+    an ingest holds the file the last build is kept; with no build yet the error is raised."""
+
+    def __init__(
+        self,
+        db: str | Path,
+        folder: Path,
+        limits: DashboardLimits | None = None,
+        *,
+        workers: int | None = None,
+    ) -> None:
+        self.db = Path(db)
+        self.folder = folder
+        self.limits = limits or DashboardLimits()
+        self.workers = workers
+        self.builds = 0
+        self._stamp: tuple[tuple[int, int], ...] | None = None
+        self._lock = threading.Lock()
+
+    def _current_stamp(self) -> tuple[tuple[int, int], ...]:
+        stamp = []
+        for path in (self.db, self.db.with_name(self.db.name + ".wal")):
+            if path.exists():
+                st = path.stat()
+                stamp.append((st.st_mtime_ns, st.st_size))
+            else:
+                stamp.append((0, -1))
+        return tuple(stamp)
+
+    def refresh(self) -> bool:
+        """Rebuild if the warehouse changed; True when a build was made."""
+        with self._lock:
+            stamp = self._current_stamp()
+            if stamp == self._stamp:
+                return False
+            try:
+                build_dashboard(self.db, self.folder, self.limits, workers=self.workers)
+            except warehouse.DatabaseBusyError:
+                if self._stamp is None:
+                    raise
+                return False
+            self._stamp = stamp
+            self.builds += 1
+            return True

@@ -1,0 +1,559 @@
+"""The ingest: log files into the DuckDB warehouse, as a Prefect flow.
+
+Plain functions do the work and the Prefect tasks are thin wrappers over them:
+
+* :func:`plan_files` (main process): discover the files, hash them, compare with the
+  ``files`` table: unchanged files are skipped, new and changed ones are processed.
+* :func:`process_file` (a worker: a process of the pool or a Dask worker): parse, bridge,
+  audit every hand, write the rows as Parquet shards in the staging folder, return a small
+  :class:`~flows.rows.FileOutcome`. Any malformed game quarantines the whole file.
+* :func:`load_outcomes` (main process, the only writer): settle game-id clashes, then load
+  a batch's shards and bookkeeping rows in one transaction.
+
+Batches are pipelined: the workers process batch ``i + 1`` while the main process loads
+batch ``i``. A crash or kill leaves the database as it was after the last committed
+batch; the next run skips what that batch loaded and redoes the rest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+from prefect.futures import PrefectFuture
+from prefect.settings import (
+    PREFECT_API_URL,
+    PREFECT_FLOWS_HEARTBEAT_FREQUENCY,
+    PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS,
+    temporary_settings,
+)
+from prefect.task_runners import ProcessPoolTaskRunner, TaskRunner
+
+from flows import warehouse
+from flows.bridge import hand_records
+from flows.discover import FileDigest, generate_log_paths, hash_file
+from flows.rows import FileError, FileOutcome, FileStatus, RowBuffer, remove_shards
+from parsers.errors import MalformedLogError
+from parsers.models import Game
+from parsers.read import generate_games, parse_encoding
+from rules.audit import audit_game
+from rules.presets import resolve_ruleset
+from rules.ruleset import Ruleset
+
+FLUSH_HANDS = 20_000
+"""Rows of this many hands are written out as one Parquet row group."""
+
+
+class FileChangedError(ValueError):
+    """The file's content changed between hashing and processing (the task retries)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path}: the file changed while it was being read")
+        self.path = path
+
+
+@dataclass(frozen=True, slots=True)
+class FilePlan:
+    """The files of a run: what to process (new or changed) and how many were skipped."""
+
+    seen: int
+    to_process: tuple[FileDigest, ...]
+    skipped: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    run_id: int
+    db: str
+    runner: str
+    workers: int
+    files_seen: int
+    files_loaded: int
+    files_skipped: int
+    files_quarantined: int
+    games: int
+    hands: int
+    violations: int
+    mismatches: int
+    seconds: float
+    quarantined: tuple[tuple[str, str], ...]  # (path, first reason) per quarantined file
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.hands / self.seconds if self.seconds > 0 else 0.0
+
+
+# --- plain functions -------------------------------------------------------------------------
+
+
+def plan_files(
+    paths: Sequence[str], known: Mapping[str, str], hasher: Callable[[str], FileDigest] = hash_file
+) -> FilePlan:
+    """Discover and hash the files; keep those new or changed since they were last seen."""
+    found = [p.as_posix() for p in generate_log_paths(paths)]
+    todo: list[FileDigest] = []
+    skipped = 0
+    for path in found:
+        digest = hasher(path)
+        if known.get(digest.path) == digest.sha256:
+            skipped += 1
+        else:
+            todo.append(digest)
+    return FilePlan(seen=len(found), to_process=tuple(todo), skipped=skipped)
+
+
+@lru_cache(maxsize=64)
+def _ruleset(name: str, overrides_json: str) -> Ruleset:
+    overrides = orjson.loads(overrides_json)
+    return resolve_ruleset(name, overrides or None)
+
+
+def _game_ruleset(game: Game) -> Ruleset:
+    overrides = orjson.dumps(game.rule_overrides or {}, option=orjson.OPT_SORT_KEYS).decode()
+    return _ruleset(game.ruleset, overrides)
+
+
+def _file_error(exc: MalformedLogError) -> FileError:
+    return FileError(
+        sentence=str(exc),
+        message=exc.reason,
+        line=exc.line,
+        json_path=exc.json_path,
+        game_id=exc.game_id,
+    )
+
+
+def _game_error(path: str, game: Game, reason: str, json_path: str | None = None) -> FileError:
+    where = f"{path}, game {game.game_id!r}" + (f", field {json_path}" if json_path else "")
+    return FileError(
+        sentence=f"{where}: {reason}", message=reason, json_path=json_path, game_id=game.game_id
+    )
+
+
+def _hand_no_error(path: str, game: Game) -> FileError | None:
+    seen: set[int] = set()
+    for i, hand in enumerate(game.hands):
+        if hand.hand_no in seen:
+            return _game_error(
+                path, game, f"hand_no {hand.hand_no} appears twice", f"hands[{i}].hand_no"
+            )
+        seen.add(hand.hand_no)
+    return None
+
+
+def shard_dir_for(staging_dir: str | Path, path: str, sha256: str) -> Path:
+    """Where a file's shards go: keyed by its content hash (and its path, for copies)."""
+    tag = hashlib.sha256(path.encode("utf-8")).hexdigest()[:16]
+    return Path(staging_dir) / f"{sha256}-{tag}"
+
+
+def process_file(path: str, sha256: str, size: int, staging_dir: str) -> FileOutcome:
+    """Parse, audit and write the rows of one file; or say why it is quarantined.
+
+    Runs in a worker: it never opens the database and returns only a small outcome. The
+    file must still have the content hash the plan saw (else :class:`FileChangedError`).
+    """
+    base = FileOutcome(path=path, sha256=sha256, size=size, status=FileStatus.LOADED)
+    try:
+        parse_encoding(path)
+    except ValueError as exc:
+        error = FileError(sentence=str(exc), message="not a log file name")
+        return base.quarantine([error])
+    buffer = RowBuffer(shard_dir_for(staging_dir, path, sha256))
+    errors: list[FileError] = []
+    game_ids: list[str] = []
+    seen_ids: set[str] = set()
+    hands = violations = mismatches = 0
+    try:
+        for item in generate_games(path):
+            if isinstance(item, MalformedLogError):
+                errors.append(_file_error(item))
+                continue
+            if errors:
+                continue  # the file is quarantined; read on only to report every fault
+            if item.game_id in seen_ids:
+                errors.append(_game_error(path, item, "the game id appears twice in the file"))
+                continue
+            seen_ids.add(item.game_id)
+            fault = _hand_no_error(path, item)
+            if fault is not None:
+                errors.append(fault)
+                continue
+            try:
+                ruleset = _game_ruleset(item)
+            except ValueError as exc:
+                errors.append(_game_error(path, item, f"no usable ruleset: {exc}", "ruleset"))
+                continue
+            try:
+                audits = audit_game(hand_records(item), ruleset)
+            except Exception as exc:  # a defect in the engine: report it, keep the run going
+                reason = f"the audit failed: {type(exc).__name__}: {exc}"
+                errors.append(_game_error(path, item, reason))
+                continue
+            counts = buffer.add_game(item, path, audits)
+            game_ids.append(item.game_id)
+            hands += counts.hands
+            violations += counts.violations
+            mismatches += counts.mismatches
+            if buffer.pending_hands >= FLUSH_HANDS:
+                buffer.flush()
+        if hash_file(path).sha256 != sha256:
+            raise FileChangedError(path)
+    except BaseException:
+        buffer.abort()
+        raise
+    if errors:
+        buffer.abort()
+        return base.quarantine(errors)
+    buffer.close()
+    return FileOutcome(
+        path=path,
+        sha256=sha256,
+        size=size,
+        status=FileStatus.LOADED,
+        games=len(game_ids),
+        hands=hands,
+        violations=violations,
+        mismatches=mismatches,
+        game_ids=tuple(game_ids),
+        shard_dir=buffer.shard_dir.as_posix(),
+    )
+
+
+def settle_clashes(
+    con: duckdb.DuckDBPyConnection, outcomes: Sequence[FileOutcome]
+) -> list[FileOutcome]:
+    """Quarantine loaded files whose game ids another file already holds.
+
+    A game id belongs to the first file that loaded it: a file of the database not being
+    replaced now, or an earlier file (in path order) of the same batch.
+    """
+    ordered = sorted(outcomes, key=lambda o: o.path)
+    replaced = [o.path for o in ordered]
+    ids = sorted({g for o in ordered for g in o.game_ids})
+    owners = warehouse.find_game_owners(con, ids, replaced)
+    result: list[FileOutcome] = []
+    for outcome in ordered:
+        if outcome.status is FileStatus.QUARANTINED:
+            result.append(outcome)
+            continue
+        clashes: list[FileError] = []
+        for game_id in outcome.game_ids:
+            owner = owners.get(game_id)
+            if owner is not None:
+                reason = f"game id {game_id!r} is already loaded from {owner}"
+                clashes.append(
+                    FileError(
+                        sentence=f"{outcome.path}, game {game_id!r}: {reason}",
+                        message=reason,
+                        game_id=game_id,
+                    )
+                )
+        if clashes:
+            result.append(outcome.quarantine(clashes))
+            continue
+        for game_id in outcome.game_ids:
+            owners[game_id] = outcome.path
+        result.append(outcome)
+    return result
+
+
+def load_outcomes(
+    con: duckdb.DuckDBPyConnection, outcomes: Sequence[FileOutcome], run_id: int
+) -> list[FileOutcome]:
+    """Load one batch (one transaction); returns the outcomes as loaded (clashes settled)."""
+    final = settle_clashes(con, outcomes)
+    warehouse.load_batch(con, final, run_id)
+    for outcome in final:
+        remove_shards(outcome)
+    return final
+
+
+def default_workers() -> int:
+    return os.cpu_count() or 1
+
+
+def staging_dir_for(db: str | Path) -> Path:
+    path = Path(db).resolve()
+    return path.with_name(path.name + ".staging")
+
+
+# --- Prefect tasks (thin wrappers) -----------------------------------------------------------
+
+
+@task(name="process-file", retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
+def process_file_task(path: str, sha256: str, size: int, staging_dir: str) -> FileOutcome:
+    return process_file(path, sha256, size, staging_dir)
+
+
+@task(name="plan-files", retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
+def plan_files_task(paths: list[str], known: dict[str, str]) -> FilePlan:
+    return plan_files(paths, known)
+
+
+@task(name="load-batch", retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE)
+def load_batch_task(
+    con: duckdb.DuckDBPyConnection, outcomes: list[FileOutcome], run_id: int
+) -> list[FileOutcome]:
+    return load_outcomes(con, outcomes, run_id)
+
+
+# --- the flow --------------------------------------------------------------------------------
+
+
+class _Display:
+    """The run's progress bar (files, hands, hands/s) on standard error, when wanted."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._stack = ExitStack()
+        self._progress: Any = None
+        self._task: Any = None
+        self._start = time.perf_counter()
+        self.hands = 0
+
+    def start(self, total: int) -> None:
+        self._start = time.perf_counter()
+        if not self.enabled:
+            return
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self._progress = self._stack.enter_context(
+            Progress(
+                TextColumn("[bold]ingest[/]"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("files"),
+                TextColumn("{task.fields[hands]:,} hands  {task.fields[rate]:,.0f} hands/s"),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=False,
+            )
+        )
+        self._task = self._progress.add_task("ingest", total=total, hands=0, rate=0.0)
+
+    def advance(self, outcome: FileOutcome) -> None:
+        self.hands += outcome.hands
+        if self._progress is None:
+            return
+        elapsed = max(time.perf_counter() - self._start, 1e-9)
+        self._progress.update(self._task, advance=1, hands=self.hands, rate=self.hands / elapsed)
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+@dataclass(slots=True)
+class _Totals:
+    """What a run's loaded batches added up to."""
+
+    loaded: int = 0
+    games: int = 0
+    hands: int = 0
+    violations: int = 0
+    mismatches: int = 0
+    quarantined: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, outcome: FileOutcome) -> None:
+        if outcome.status is FileStatus.QUARANTINED:
+            self.quarantined.append((outcome.path, outcome.errors[0].sentence))
+            return
+        self.loaded += 1
+        self.games += outcome.games
+        self.hands += outcome.hands
+        self.violations += outcome.violations
+        self.mismatches += outcome.mismatches
+
+
+def _runner_label(dask_address: str | None) -> str:
+    return f"dask {dask_address}" if dask_address else "process-pool"
+
+
+@flow(name="zhuoji-ingest", validate_parameters=False)
+def ingest_flow(
+    paths: list[str],
+    db: str,
+    workers: int,
+    batch_size: int,
+    runner_label: str,
+    progress: bool = False,
+) -> RunSummary:
+    """Ingest ``paths`` into the database ``db`` (the flow's task runner does the work)."""
+    started = time.perf_counter()
+    started_at = datetime.now(UTC).replace(tzinfo=None)
+    con = warehouse.open_writer(db)
+    display = _Display(progress)
+    try:
+        known = warehouse.known_files(con)
+        plan = plan_files_task(list(paths), known)
+        warehouse.forget_files(con, [d.path for d in plan.to_process if d.path in known])
+        run_id = warehouse.begin_run(
+            con, started_at=started_at, workers=workers, runner=runner_label
+        )
+        staging_root = staging_dir_for(db)
+        shutil.rmtree(staging_root, ignore_errors=True)  # shards of a killed run
+        staging = staging_root / f"run-{run_id}"
+        staging.mkdir(parents=True, exist_ok=True)
+        files = plan.to_process
+        batches = [files[i : i + batch_size] for i in range(0, len(files), batch_size)]
+        display.start(len(files))
+        totals = _Totals()
+
+        def submit(batch: Sequence[FileDigest]) -> list[PrefectFuture[FileOutcome]]:
+            return [
+                process_file_task.submit(d.path, d.sha256, d.size, staging.as_posix())
+                for d in batch
+            ]
+
+        pending = submit(batches[0]) if batches else []
+        for index in range(len(batches)):
+            current = pending
+            pending = submit(batches[index + 1]) if index + 1 < len(batches) else []
+            outcomes: list[FileOutcome] = []
+            for future in current:
+                outcome = future.result()
+                display.advance(outcome)
+                outcomes.append(outcome)
+            for outcome in load_batch_task(con, outcomes, run_id):
+                totals.add(outcome)
+        display.close()
+        finished_at = datetime.now(UTC).replace(tzinfo=None)
+        warehouse.finish_run(
+            con,
+            run_id,
+            {
+                "finished_at": finished_at,
+                "files_seen": plan.seen,
+                "files_loaded": totals.loaded,
+                "files_skipped": plan.skipped,
+                "files_quarantined": len(totals.quarantined),
+                "games": totals.games,
+                "hands": totals.hands,
+                "violations": totals.violations,
+                "mismatches": totals.mismatches,
+            },
+        )
+        shutil.rmtree(staging_root, ignore_errors=True)
+    finally:
+        display.close()
+        con.close()
+    return RunSummary(
+        run_id=run_id,
+        db=db,
+        runner=runner_label,
+        workers=workers,
+        files_seen=plan.seen,
+        files_loaded=totals.loaded,
+        files_skipped=plan.skipped,
+        files_quarantined=len(totals.quarantined),
+        games=totals.games,
+        hands=totals.hands,
+        violations=totals.violations,
+        mismatches=totals.mismatches,
+        seconds=time.perf_counter() - started,
+        quarantined=tuple(totals.quarantined),
+    )
+
+
+# --- running it ------------------------------------------------------------------------------
+
+
+@contextmanager
+def prefect_api() -> Iterator[str]:
+    """Make sure a Prefect API is configured for this process and its workers.
+
+    With ``PREFECT_API_URL`` set, that server is used. Otherwise one temporary local
+    server is started here (Prefect's ephemeral mode) and its address is put in the
+    settings, so that the pool's worker processes, which inherit the settings, talk to
+    it instead of each starting a server of its own.
+    """
+    url = PREFECT_API_URL.value()
+    if url:
+        yield url
+        return
+    from prefect.server.api.server import SubprocessASGIServer
+
+    server = SubprocessASGIServer()
+    server.start(timeout=PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value())
+    with temporary_settings(updates={PREFECT_API_URL: server.api_url}):
+        yield server.api_url
+
+
+def make_task_runner(workers: int, dask_address: str | None) -> TaskRunner[Any]:
+    if dask_address:
+        from prefect_dask.task_runners import DaskTaskRunner
+
+        runner: TaskRunner[Any] = DaskTaskRunner(address=dask_address)
+        return runner
+    return ProcessPoolTaskRunner(max_workers=workers)
+
+
+def dask_worker_count(dask_address: str) -> int:
+    from distributed import Client
+
+    with Client(dask_address, timeout="30s") as client:  # type: ignore[no-untyped-call]
+        return len(client.scheduler_info(n_workers=-1)["workers"])
+
+
+def run_ingest(
+    paths: Sequence[str],
+    db: str | Path = "zhuoji.duckdb",
+    *,
+    workers: int | None = None,
+    dask_address: str | None = None,
+    batch_size: int | None = None,
+    progress: bool = False,
+) -> RunSummary:
+    """Run the ingest flow (the command line's ``zhuoji ingest``).
+
+    The arguments and the database are checked before the flow starts, so that a path
+    naming nothing (:class:`~flows.discover.InputPathError`) or a database another ingest
+    holds (:class:`~flows.warehouse.DatabaseBusyError`) is one clear error, not a failed
+    flow run.
+    """
+    for _ in generate_log_paths(paths):
+        pass
+    warehouse.check_writable(db)
+    if dask_address:
+        n_workers = dask_worker_count(dask_address)
+    else:
+        n_workers = workers if workers is not None else default_workers()
+    if n_workers < 1:
+        raise ValueError("at least one worker is needed")
+    size = batch_size if batch_size is not None else 8 * n_workers
+    if size < 1:
+        raise ValueError("the batch size must be at least 1")
+    runner = make_task_runner(n_workers, dask_address)
+    with ExitStack() as stack:
+        stack.enter_context(prefect_api())
+        stack.enter_context(temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}))
+        configured = ingest_flow.with_options(task_runner=runner)
+        summary: RunSummary = configured(
+            paths=[os.fspath(p) for p in paths],
+            db=os.fspath(db),
+            workers=n_workers,
+            batch_size=size,
+            runner_label=_runner_label(dask_address),
+            progress=progress,
+        )
+    return summary

@@ -1,0 +1,824 @@
+"""The simulator: bot players play complete, legal hands and games under a ruleset.
+
+Pure and deterministic: every random choice comes from a :class:`random.Random` seeded
+from the caller's seed (never the global generator), and the players choose with fixed
+tie-breaks, so a seed gives the same games, event for event.
+
+A hand is played on a :class:`~rules.table.Table`: at every step a player picks one of
+the table's legal events, so a simulated log is legal by construction. (The players
+propose only the events they could want and the table's ``check`` confirms each, the same
+test :meth:`~rules.table.Table.legal_actions` filters with; ``verify=True`` also lists the
+legal events at every step and requires the same choice among them.) The players are
+plain but plausible:
+
+- **win** whenever the table allows it (self-draw, on a discard, robbing a kong; every
+  player who can win on a discard does, where several winners are allowed);
+- **declare ready** (报听) whenever the table allows it;
+- **discard** toward the fastest hand: the lowest shanten (:mod:`rules.shanten`) after the
+  discard, then the least connected tile (isolated and terminal tiles first, standing
+  chickens kept a little longer), then the higher tile; never a wildcard. Under 缺一门
+  each player picks the suit it holds fewest of at the deal and sheds it first;
+- **pong / kong** when the claim does not worsen the shanten.
+
+The finished hand (which the table found clean) is settled by
+:func:`~rules.settlement.settle`; the settlement is the hand's recorded result and fixes
+the next hand's dealer and 连庄 count. For fault injection, :func:`play_record` can replay
+a dealt hand with one player breaking a rule on purpose (:class:`Deviation`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from rules.events import (
+    Discard,
+    Draw,
+    Event,
+    ExhaustiveDraw,
+    Flip,
+    HandRecord,
+    Kong,
+    KongKind,
+    Pong,
+    Ready,
+    RecordedItem,
+    RecordedResult,
+    Win,
+)
+from rules.facts import Outcome
+from rules.hand import is_complete
+from rules.melds import MeldKind
+from rules.replay import HandReplay, replay_hand
+from rules.ruleset import Ruleset
+from rules.settlement import Settlement, settle
+from rules.shanten import discard_shanten, drop_shanten, shanten_of_keys
+from rules.table import Phase, Table
+from rules.tiles import ALL_TILES, NUM_KINDS, NUM_SUITED, Tile
+from rules.violations import Violation
+
+__all__ = [
+    "Deviation",
+    "PlayedHand",
+    "SimulatedGame",
+    "SimulatedHand",
+    "SimulationError",
+    "deal_hand",
+    "game_rng",
+    "generate_games",
+    "play_hand",
+    "play_record",
+    "recorded_result",
+    "simulate_game",
+    "simulate_hand",
+    "with_result",
+]
+
+_POW5 = tuple(5**r for r in range(9))
+_NO_SUIT = -1
+# Standing chickens (幺鸡 1s, 乌骨鸡 8p, 挖挖鸡 7p) are kept a little longer than other tiles.
+_KEEP_LONGER = frozenset({Tile.S1, Tile.P8, Tile.P7})
+# A hand the bots cannot finish within this many events is a bug in a ruleset or table.
+_MAX_EVENTS = 1000
+
+
+class SimulationError(ValueError):
+    """The simulator could not play a hand: no legal event, or an unclean replay."""
+
+
+@dataclass(frozen=True, slots=True)
+class SimulatedHand:
+    """One simulated hand: the record (result filled), the dice, and what the engine found.
+
+    ``replay`` and ``settlement`` are the engine's own view of the record, kept for
+    statistics; they are not part of the log.
+    """
+
+    record: HandRecord
+    dice: tuple[int, int]
+    replay: HandReplay
+    settlement: Settlement
+
+
+@dataclass(frozen=True, slots=True)
+class SimulatedGame:
+    """One simulated game: consecutive hands at one table."""
+
+    seed: int
+    game_no: int
+    ruleset: str
+    hands: tuple[SimulatedHand, ...]
+
+    @property
+    def records(self) -> tuple[HandRecord, ...]:
+        return tuple(h.record for h in self.hands)
+
+
+def game_rng(seed: int, ruleset: str, game_no: int) -> random.Random:
+    """The generator of one game: derived from the run's seed, the preset and the game's
+    number, so any game can be played alone (in any process) with the same result."""
+    return random.Random(f"zhuoji-simulate/{seed}/{ruleset}/{game_no}")
+
+
+# --------------------------------------------------------------------------------------
+# dealing
+# --------------------------------------------------------------------------------------
+
+
+def _shuffled_tiles(ruleset: Ruleset, rng: random.Random) -> list[Tile]:
+    tiles = [ALL_TILES[t] for t in range(NUM_SUITED) for _ in range(4)]
+    tiles.extend([Tile.W] * ruleset.wildcards)
+    rng.shuffle(tiles)
+    return tiles
+
+
+def _deal(tiles: list[Tile], n: int, dealer: int) -> tuple[list[list[Tile]], list[Tile]]:
+    """Deal as at a table: three rounds of four tiles from the dealer on, one more tile
+    each, and a last one for the dealer (14). Returns the hands and the live wall."""
+    hands: list[list[Tile]] = [[] for _ in range(n)]
+    order = [(dealer + k) % n for k in range(n)]
+    pos = 0
+    for _ in range(3):
+        for seat in order:
+            hands[seat].extend(tiles[pos : pos + 4])
+            pos += 4
+    for seat in order:
+        hands[seat].append(tiles[pos])
+        pos += 1
+    hands[dealer].append(tiles[pos])
+    pos += 1
+    return hands, tiles[pos:]
+
+
+# --------------------------------------------------------------------------------------
+# the players
+# --------------------------------------------------------------------------------------
+
+
+def _neighbours(tile: int) -> tuple[tuple[int, int], ...]:
+    rank = tile % 9
+    out = [(tile + d, w) for d, w in ((-1, 2), (1, 2), (-2, 1), (2, 1)) if 0 <= rank + d <= 8]
+    return tuple(out)
+
+
+def _base(tile: int) -> int:
+    rank = tile % 9
+    score = -1 if rank in (0, 8) else (0 if rank in (1, 7) else 1)
+    return score + (1 if tile in _KEEP_LONGER else 0)
+
+
+# How useful a tile is beside its neighbours: 4 per other copy held, 2 per tile one rank
+# away, 1 per tile two ranks away; terminals count one less, middle tiles one more, and a
+# standing chicken one more. Lower is discarded first.
+_NEIGHBOURS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+    _neighbours(t) for t in range(NUM_SUITED))
+_BASE: tuple[int, ...] = tuple(_base(t) for t in range(NUM_SUITED))
+
+
+_Ranked = tuple[int, int, Tile]
+_ORDERS: dict[tuple[int, int], tuple[_Ranked, ...]] = {}
+
+
+def _suit_order(suit: int, key: int) -> tuple[_Ranked, ...]:
+    """``(connection, -tile, tile)`` of each tile held in one suit (its key), sorted."""
+    got = _ORDERS.get((suit, key))
+    if got is None:
+        counts = [(key // _POW5[r]) % 5 for r in range(9)]
+        base = 9 * suit
+        out = []
+        for r in range(9):
+            if counts[r]:
+                t = base + r
+                score = 4 * (counts[r] - 1) + _BASE[t]
+                for n, w in _NEIGHBOURS[t]:
+                    score += w * counts[n - base]
+                out.append((score, -t, ALL_TILES[t]))
+        got = tuple(sorted(out))
+        _ORDERS[(suit, key)] = got
+    return got
+
+
+def _ranked(keys: Sequence[int], options: Sequence[Tile]) -> list[_Ranked]:
+    """The options in discard order for ties: least connected first, then higher tiles."""
+    merged = sorted((*_suit_order(0, keys[0]), *_suit_order(1, keys[1]),
+                     *_suit_order(2, keys[2])))
+    if len(merged) != len(options):
+        wanted = set(options)
+        merged = [x for x in merged if x[2] in wanted]
+    return merged
+
+
+class _Player:
+    """One bot. It follows its own hand (counts, suit keys, number of melds) as events
+    are played, and sheds one suit first under 缺一门 (``void``)."""
+
+    __slots__ = ("counts", "keys", "melds", "pongs", "seat", "void")
+
+    def __init__(self, seat: int, deal: Sequence[Tile], void: int) -> None:
+        self.seat = seat
+        self.void = void
+        self.counts = [0] * NUM_KINDS
+        self.keys = [0, 0, 0]
+        self.melds = 0
+        self.pongs: list[Tile] = []  # tiles of the player's pongs, in the order made
+        for t in deal:
+            self.add(t, 1)
+
+    # --- following the hand
+    def add(self, tile: int, n: int) -> None:
+        self.counts[tile] += n
+        if tile < NUM_SUITED:
+            self.keys[tile // 9] += n * _POW5[tile % 9]
+
+    def played(self, event: Event) -> None:
+        """Update the hand for an event of this seat."""
+        if isinstance(event, Draw):
+            self.add(event.tile, 1)
+        elif isinstance(event, Discard):
+            self.add(event.tile, -1)
+        elif isinstance(event, Pong):
+            self.add(event.tile, -2)
+            self.melds += 1
+            self.pongs.append(event.tile)
+        elif isinstance(event, Kong):
+            if event.kind is KongKind.EXPOSED:
+                self.add(event.tile, -3)
+                self.melds += 1
+            elif event.kind is KongKind.CONCEALED:
+                self.add(event.tile, -4)
+                self.melds += 1
+            else:
+                self.add(event.tile, -1)
+                self.pongs.remove(event.tile)
+
+    # --- evaluating
+    def _policy_keys(self) -> list[int]:
+        keys = self.keys[:]
+        if self.void != _NO_SUIT:
+            keys[self.void] = 0  # the shed suit counts for nothing
+        return keys
+
+    def shanten(self) -> int:
+        """The hand's shanten, all suits counted (a lower bound with wildcards)."""
+        k = self.keys
+        return shanten_of_keys(k[0], k[1], k[2], self.counts[Tile.W], self.melds)
+
+    def best_discard(self, options: Sequence[Tile]) -> Tile:
+        """The discard among ``options`` (legal discards of distinct tiles) to make."""
+        counts = self.counts
+        void = self.void
+        if void != _NO_SUIT:
+            shed = [t for t in options if t // 9 == void]
+            if shed:
+                return _ranked(self.keys, shed)[0][2]
+        # The choice is the least (shanten after the discard, connection, -tile). No
+        # discard goes below the shanten of the whole hand (a tile more never raises it),
+        # so candidates are tried in (connection, -tile) order and the first that keeps
+        # the whole hand's shanten is the choice; if none does, all are compared.
+        keys = self._policy_keys()
+        wild = counts[Tile.W]
+        melds = self.melds
+        floor = shanten_of_keys(keys[0], keys[1], keys[2], wild, melds)
+        ranked = _ranked(self.keys, options)
+        after = []
+        for _, _, t in ranked:
+            s = drop_shanten(keys, t, wild, melds)
+            if s <= floor:
+                return t
+            after.append(s)
+        return ranked[after.index(min(after))][2]
+
+    def _after_discard(self, keys: list[int], counts: Sequence[int], melds: int) -> int:
+        """The best shanten one discard reaches from a full turn's hand."""
+        void = self.void
+        wild = counts[Tile.W]
+        held = [t for t in range(NUM_SUITED) if counts[t] and t // 9 != void]
+        best = min(discard_shanten(keys, held, wild, melds), default=99)
+        if void != _NO_SUIT and any(counts[9 * void : 9 * void + 9]):
+            best = min(best, shanten_of_keys(keys[0], keys[1], keys[2], wild, melds))
+        return best
+
+    def wants_claim(self, tile: Tile, kong: bool) -> bool:
+        """Pong (or exposed kong) the discard ``tile`` if that does not worsen the hand."""
+        if tile // 9 == self.void:
+            return False
+        keys = self._policy_keys()
+        wild = self.counts[Tile.W]
+        now = shanten_of_keys(keys[0], keys[1], keys[2], wild, self.melds)
+        suit, step = tile // 9, _POW5[tile % 9]
+        if kong:
+            keys[suit] -= 3 * step
+            return shanten_of_keys(keys[0], keys[1], keys[2], wild, self.melds + 1) <= now
+        keys[suit] -= 2 * step
+        counts = self.counts[:]
+        counts[tile] -= 2
+        return self._after_discard(keys, counts, self.melds + 1) <= now
+
+    def wants_kong(self, tile: Tile, kind: KongKind) -> bool:
+        """A concealed or added kong on the player's own turn, unless it worsens the hand."""
+        if tile // 9 == self.void:
+            return True  # the suit is shed anyway: the kong only adds value
+        keys = self._policy_keys()
+        wild = self.counts[Tile.W]
+        keep = self._after_discard(keys, self.counts, self.melds)
+        suit, step = tile // 9, _POW5[tile % 9]
+        if kind is KongKind.CONCEALED:
+            keys[suit] -= 4 * step
+            return shanten_of_keys(keys[0], keys[1], keys[2], wild, self.melds + 1) <= keep
+        keys[suit] -= step
+        return shanten_of_keys(keys[0], keys[1], keys[2], wild, self.melds) <= keep
+
+
+def _void_suit(deal: Sequence[Tile], ruleset: Ruleset) -> int:
+    if not ruleset.missing_suit_required:
+        return _NO_SUIT
+    held = [0, 0, 0]
+    for t in deal:
+        if t < NUM_SUITED:
+            held[t // 9] += 1
+    return min(range(3), key=lambda s: (held[s], s))
+
+
+def _choose(table: Table, players: Sequence[_Player], actions: list[Event]) -> Event:
+    """The players' policy over the table's legal events ``actions``: the reference
+    definition of what the simulator plays (:class:`_FastChooser` makes the same choice
+    without listing every legal event)."""
+    phase = table.phase
+    wins = [a for a in actions if isinstance(a, Win)]
+    if wins:
+        return wins[0]  # a win always; on a discard the nearest seat first
+    if phase is Phase.DISCARD or phase is Phase.DISCARD_AFTER_CLAIM:
+        seat = table.turn
+        readies = [a for a in actions if isinstance(a, Ready)]
+        if readies:
+            others = [a for a in readies if a.seat != seat]
+            return others[0] if others else readies[0]
+        player = players[seat]
+        for a in actions:
+            if isinstance(a, Kong) and player.wants_kong(a.tile, a.kind):
+                return a
+        discards = [a.tile for a in actions if isinstance(a, Discard)]
+        if not discards:
+            raise SimulationError(f"hand {table.hand_no}: seat {seat} has no legal discard")
+        return Discard(seat, player.best_discard(discards))
+    if phase is Phase.CLAIM:
+        claims: list[Kong | Pong] = [a for a in actions if isinstance(a, Kong)]
+        claims += [a for a in actions if isinstance(a, Pong)]
+        for a in claims:
+            if players[a.seat].wants_claim(a.tile, isinstance(a, Kong)):
+                return a
+    for a in actions:
+        if isinstance(a, Draw | Flip | ExhaustiveDraw):
+            return a
+    raise SimulationError(
+        f"hand {table.hand_no}: nothing to play in phase {phase} among {len(actions)} events"
+    )
+
+
+class Deviation(StrEnum):
+    """A rule one player breaks on purpose: the simulator's own fault scenarios, for the
+    faults that only a different course of play can show (see ``flows/faults.py``)."""
+
+    NO_PASS = "no_pass"  # wins on a discard without a 通行证 (the hand then stops)
+    MISSING_SUIT = "missing_suit"  # keeps all three suits and wins with them under 缺一门
+    MISSED_WIN = "missed_win"  # lets a win pass, then wins on the next tile offered (过水)
+
+
+class _FastChooser:
+    """The same policy as :func:`_choose`, without listing every legal event.
+
+    It proposes, in the policy's order of preference, only the events the players could
+    want (a win only for a hand the tile can complete, a ready only for a seat that has
+    not discarded yet, the best discard first), and plays the first one the table's
+    :meth:`~rules.table.Table.check` accepts; where a preferred discard is refused it falls
+    back to the full list. ``check`` is the very test ``legal_actions`` filters with, so the
+    log stays legal by construction; the tests play hands both ways, event for event.
+
+    A ``deviant`` seat breaks its :class:`Deviation` once, at its first chance.
+    """
+
+    __slots__ = ("back", "before_draw", "deviant", "deviation", "discarded", "front", "last",
+                 "n", "passed", "players", "ruleset", "table", "waiting", "wall")
+
+    def __init__(self, table: Table, players: Sequence[_Player], wall: Sequence[Tile],
+                 ruleset: Ruleset, deviant: int = -1,
+                 deviation: Deviation | None = None) -> None:
+        self.table = table
+        self.players = players
+        self.wall = wall
+        self.ruleset = ruleset
+        self.n = table.n_players
+        self.front = 0
+        self.back = len(wall)
+        self.discarded = [False] * self.n
+        self.last: Event | None = None
+        # shanten of each seat's hand as it waits for others' tiles (None: not known)
+        self.waiting: list[int | None] = [None] * self.n
+        # the seat's waiting shanten just before its last draw (None: not known)
+        self.before_draw: list[int | None] = [None] * self.n
+        self.deviant = deviant
+        self.deviation = deviation
+        self.passed = False  # MISSED_WIN: the deviant has let a win pass
+
+    def played(self, event: Event) -> None:
+        """Follow the wall, the discards and the hands as ``event`` is applied."""
+        if isinstance(event, Draw):
+            if isinstance(self.last, Kong):  # the replacement draw, from the back
+                self.back -= 1
+            else:
+                self.front += 1
+        elif isinstance(event, Discard):
+            self.discarded[event.seat] = True
+        seat = getattr(event, "seat", None)
+        if seat is not None:
+            self.before_draw[seat] = self.waiting[seat] if isinstance(event, Draw) else None
+            self.waiting[seat] = None
+            self.players[seat].played(event)
+        self.last = event
+
+    def _legal(self, event: Event) -> bool:
+        return self.table.check(event) is None
+
+    def _deviant_win(self, win: Win) -> bool | None:
+        """For the deviant seat: True to play ``win`` although the table refuses it,
+        False to let a win pass, None to follow the table."""
+        deviation = self.deviation
+        if win.seat != self.deviant or deviation is None:
+            return None
+        v = self.table.check(win)
+        if deviation is Deviation.MISSED_WIN:
+            # let every win pass until the table calls one a missed win (过水不胡), then
+            # take that one and play on as usual
+            if v is None:
+                return False
+            if v.code == deviation.value:
+                self.deviation = None
+                return True
+            return None
+        return v is not None and v.code == deviation.value
+
+    def _win_on(self, tile: Tile, source: int) -> Win | None:
+        """The first win on ``tile`` (discarded or added to a kong by ``source``)."""
+        n = self.n
+        for k in range(1, n):
+            o = (source + k) % n
+            player = self.players[o]
+            waiting = self.waiting[o]
+            if waiting is None:
+                waiting = self.waiting[o] = player.shanten()
+            if waiting > 0:
+                continue  # no tile completes a hand two or more tiles away
+            counts = player.counts[:]
+            counts[tile] += 1
+            if is_complete(counts, player.melds):
+                win = Win(o, tile, source)
+                if self._take(win):
+                    return win
+        return None
+
+    def _take(self, win: Win) -> bool:
+        """Whether the player plays ``win`` (a complete hand): when the table allows it,
+        unless the deviant decides otherwise."""
+        deviant = self._deviant_win(win) if win.seat == self.deviant else None
+        if deviant is None:
+            return self._legal(win)
+        return deviant
+
+    def choose(self) -> Event:
+        table = self.table
+        phase = table.phase
+        n = self.n
+        if phase is Phase.DISCARD or phase is Phase.DISCARD_AFTER_CLAIM:
+            seat = table.turn
+            player = self.players[seat]
+            counts = player.counts
+            if phase is Phase.DISCARD:
+                # a hand that waited two or more tiles away cannot be complete after one
+                before = self.before_draw[seat]
+                if (before is None or before <= 0) and player.shanten() < 0 and is_complete(
+                        counts, player.melds):
+                    last = self.last
+                    if isinstance(last, Draw):
+                        tiles: Sequence[int] = (last.tile,)
+                    else:
+                        tiles = [t for t in range(NUM_KINDS) if counts[t]]
+                    for t in tiles:
+                        win = Win(seat, ALL_TILES[t])
+                        if self._take(win):
+                            return win
+                if self.ruleset.declared_ready and not all(self.discarded):
+                    # only a seat that has not discarded may declare, and only a hand
+                    # within one tile of ready can be ready (shanten is a lower bound)
+                    for k in (*range(1, n), 0):
+                        o = (seat + k) % n
+                        if (not self.discarded[o] and self.players[o].shanten() <= 0
+                                and self._legal(Ready(o))):
+                            return Ready(o)
+                kongs: list[Kong] = []
+                if 4 in counts:
+                    kongs = [
+                        Kong(seat, ALL_TILES[t], KongKind.CONCEALED)
+                        for t in range(NUM_SUITED) if counts[t] == 4
+                    ]
+                if player.pongs:
+                    kongs.extend(
+                        Kong(seat, m.tile, KongKind.ADDED)
+                        for m in table.melds(seat)
+                        if m.kind is MeldKind.PONG and counts[m.tile]
+                    )
+                for kong in kongs:
+                    if self._legal(kong) and player.wants_kong(kong.tile, kong.kind):
+                        return kong
+            held = [ALL_TILES[t] for t in range(NUM_SUITED) if counts[t]]
+            best = Discard(seat, player.best_discard(held))
+            if self._legal(best):
+                return best
+            return _choose(table, self.players, table.legal_actions())
+        if phase is Phase.CLAIM:
+            last = self.last
+            assert isinstance(last, Discard)
+            d, tile = last.seat, last.tile
+            claimed = self._win_on(tile, d)
+            if claimed is not None:
+                return claimed
+            claims: list[Kong | Pong] = []
+            pongs: list[Kong | Pong] = []
+            for k in range(1, n):
+                o = (d + k) % n
+                held_n = self.players[o].counts[tile]
+                if held_n >= 3:
+                    claims.append(Kong(o, tile, KongKind.EXPOSED, d))
+                if held_n >= 2:
+                    pongs.append(Pong(o, tile, d))
+            for claim in claims + pongs:
+                if self._legal(claim) and self.players[claim.seat].wants_claim(
+                        tile, isinstance(claim, Kong)):
+                    return claim
+            if self.front < self.back:
+                return Draw((d + 1) % n, self.wall[self.front])
+            return ExhaustiveDraw()
+        if phase is Phase.KONG_DRAW:
+            last = self.last
+            assert isinstance(last, Kong)
+            if last.kind is KongKind.ADDED:
+                robbed = self._win_on(last.tile, last.seat)
+                if robbed is not None:
+                    return robbed
+            if self.front < self.back:
+                return Draw(last.seat, self.wall[self.back - 1])
+            return ExhaustiveDraw()
+        if phase is Phase.WON:
+            last = self.last
+            assert isinstance(last, Win)
+            if last.from_seat is not None:
+                another = self._win_on(last.tile, last.from_seat)
+                if another is not None:
+                    return another
+            return Flip(self.wall[self.front])
+        raise SimulationError(f"hand {table.hand_no}: nothing to play after the end")
+
+
+# --------------------------------------------------------------------------------------
+# hands and games
+# --------------------------------------------------------------------------------------
+
+
+def deal_hand(
+    ruleset: Ruleset,
+    rng: random.Random,
+    *,
+    hand_no: int,
+    dealer: int,
+    dealer_streak: int = 0,
+    base_stake: int = 1,
+) -> tuple[HandRecord, tuple[int, int]]:
+    """Shuffle and deal one hand: a record with the deal and the wall and no events yet,
+    and the dice thrown for it (informational, as in the log)."""
+    tiles = _shuffled_tiles(ruleset, rng)
+    dice = (rng.randint(1, 6), rng.randint(1, 6))
+    hands, wall = _deal(tiles, ruleset.players, dealer)
+    record = HandRecord(
+        hand_no=hand_no,
+        n_players=ruleset.players,
+        dealer=dealer,
+        dealer_streak=dealer_streak,
+        deal=tuple(tuple(sorted(h)) for h in hands),
+        events=(),
+        wall=tuple(wall),
+        base_stake=base_stake,
+    )
+    return record, dice
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedHand:
+    """A dealt hand played out: the record (no result yet) and what the table found."""
+
+    record: HandRecord
+    replay: HandReplay
+
+
+def play_record(
+    ruleset: Ruleset,
+    dealt: HandRecord,
+    *,
+    deviant: int = -1,
+    deviation: Deviation | None = None,
+    verify: bool = False,
+) -> PlayedHand:
+    """Play a dealt hand (its deal and wall; its events are ignored) to the end.
+
+    The players are deterministic, so the same deal always gives the same hand. With a
+    ``deviation``, seat ``deviant`` breaks that rule at its first chance; a fatal break
+    ends the play there (the log then shows the flip a careless server would show).
+    With ``verify``, every step also lists the table's legal events and checks that the
+    choice is the policy's choice among them, and that each player followed its hand.
+    """
+    if dealt.wall is None:
+        raise SimulationError(f"hand {dealt.hand_no}: the simulator needs the wall")
+    wall = dealt.wall
+    table = Table.from_record(dealt, ruleset)
+    players = [
+        _Player(s, dealt.deal[s],
+                _NO_SUIT if (s == deviant and deviation is Deviation.MISSING_SUIT)
+                else _void_suit(dealt.deal[s], ruleset))
+        for s in range(dealt.n_players)
+    ]
+    chooser = _FastChooser(table, players, wall, ruleset, deviant, deviation)
+    events: list[Event] = []
+    fatal = None
+    while not table.is_over:
+        event = chooser.choose()
+        if verify and (deviation is None or not isinstance(event, Win)):
+            _verify_choice(table, players, event, len(events))
+        fatal = table.step(event)
+        events.append(event)
+        if fatal is not None:
+            if chooser.front < chooser.back:
+                events.append(Flip(wall[chooser.front]))
+            break
+        chooser.played(event)
+        if len(events) > _MAX_EVENTS:
+            raise SimulationError(f"hand {dealt.hand_no}: no end after {_MAX_EVENTS} events")
+    record = HandRecord(
+        hand_no=dealt.hand_no,
+        n_players=dealt.n_players,
+        dealer=dealt.dealer,
+        dealer_streak=dealt.dealer_streak,
+        deal=dealt.deal,
+        events=tuple(events),
+        wall=wall,
+        base_stake=dealt.base_stake,
+    )
+    if fatal is None:
+        fatal = table.finish()
+    replay = _replay_of(record, table, fatal)
+    if verify and replay != replay_hand(record, ruleset):
+        raise SimulationError(f"hand {dealt.hand_no}: the table and the replay disagree")
+    return PlayedHand(record, replay)
+
+
+def _verify_choice(table: Table, players: Sequence[_Player], event: Event, at: int) -> None:
+    actions = table.legal_actions()
+    reference = _choose(table, players, actions) if actions else None
+    if event != reference or event not in actions:
+        raise SimulationError(
+            f"hand {table.hand_no}, event {at}: the fast choice {event} differs from the "
+            f"policy's choice {reference} among the legal events"
+        )
+    for p in players:
+        if tuple(p.counts) != table.counts(p.seat) or p.melds != len(table.melds(p.seat)):
+            raise SimulationError(
+                f"hand {table.hand_no}, event {at}: seat {p.seat} lost track of its hand"
+            )
+
+
+def _replay_of(record: HandRecord, table: Table, fatal: Violation | None) -> HandReplay:
+    """The :class:`HandReplay` of a hand played on ``table``: exactly what
+    :func:`~rules.replay.replay_hand` gives for ``record`` (the tests compare), without
+    playing the events a second time."""
+    violations = table.findings
+    if fatal is not None:
+        violations = (*violations, fatal)
+        outcome = Outcome.INCOMPLETE
+    elif table.winners:
+        outcome = Outcome.WIN
+    else:
+        outcome = Outcome.EXHAUSTIVE_DRAW
+    return HandReplay(
+        record.hand_no, record.n_players, record.dealer, outcome, violations,
+        table.winners, table.seat_facts(), table.flip, table.chicken_discards(),
+        table.wall_left, table.event_index, None,
+    )
+
+
+def play_hand(
+    ruleset: Ruleset,
+    rng: random.Random,
+    *,
+    hand_no: int,
+    dealer: int,
+    dealer_streak: int = 0,
+    base_stake: int = 1,
+    verify: bool = False,
+) -> tuple[HandRecord, tuple[int, int]]:
+    """Deal and play one hand; the record has no result yet. Returns the record and the
+    dice thrown for it."""
+    dealt, dice = deal_hand(
+        ruleset, rng, hand_no=hand_no, dealer=dealer, dealer_streak=dealer_streak,
+        base_stake=base_stake,
+    )
+    return play_record(ruleset, dealt, verify=verify).record, dice
+
+
+def recorded_result(settlement: Settlement) -> RecordedResult:
+    """A settlement as the log's recorded ``result`` (deltas, next dealer, items)."""
+    return RecordedResult(
+        deltas=settlement.deltas,
+        next_dealer=settlement.next_dealer,
+        items=tuple(
+            RecordedItem(i.payer, i.payee, i.amount, i.reason.value) for i in settlement.items
+        ),
+    )
+
+
+def with_result(record: HandRecord, result: RecordedResult | None) -> HandRecord:
+    """``record`` with its recorded result replaced."""
+    return replace(record, result=result)
+
+
+def simulate_hand(
+    ruleset: Ruleset,
+    rng: random.Random,
+    *,
+    hand_no: int,
+    dealer: int,
+    dealer_streak: int = 0,
+    base_stake: int = 1,
+    verify: bool = False,
+) -> SimulatedHand:
+    """Deal and play one hand, and record its settlement as the hand's result."""
+    dealt, dice = deal_hand(
+        ruleset, rng, hand_no=hand_no, dealer=dealer, dealer_streak=dealer_streak,
+        base_stake=base_stake,
+    )
+    played = play_record(ruleset, dealt, verify=verify)
+    replay = played.replay
+    if replay.violations:
+        found = "; ".join(f"{v.code}: {v.message}" for v in replay.violations)
+        raise SimulationError(f"hand {hand_no}: the simulated hand is not clean: {found}")
+    settlement = settle(replay, ruleset, base_stake, dealer_streak=dealer_streak)
+    if settlement is None:
+        raise SimulationError(f"hand {hand_no}: the simulated hand cannot be settled")
+    return SimulatedHand(
+        record=with_result(played.record, recorded_result(settlement)),
+        dice=dice,
+        replay=replay,
+        settlement=settlement,
+    )
+
+
+def simulate_game(
+    ruleset: Ruleset,
+    *,
+    seed: int,
+    game_no: int,
+    hands: int,
+    base_stake: int = 1,
+    verify: bool = False,
+) -> SimulatedGame:
+    """Play ``hands`` consecutive hands at one table. Seat 0 deals first; each next
+    dealer and 连庄 count follow the settlement of the hand before."""
+    if hands < 1:
+        raise ValueError(f"a game needs at least one hand, not {hands}")
+    rng = game_rng(seed, ruleset.name, game_no)
+    dealer, streak = 0, 0
+    played: list[SimulatedHand] = []
+    for hand_no in range(1, hands + 1):
+        hand = simulate_hand(
+            ruleset, rng, hand_no=hand_no, dealer=dealer, dealer_streak=streak,
+            base_stake=base_stake, verify=verify,
+        )
+        played.append(hand)
+        nxt = hand.settlement.next_dealer
+        streak = streak + 1 if nxt == dealer else 0
+        dealer = nxt
+    return SimulatedGame(seed=seed, game_no=game_no, ruleset=ruleset.name, hands=tuple(played))
+
+
+def generate_games(
+    ruleset: Ruleset,
+    *,
+    seed: int,
+    games: int,
+    hands_per_game: int,
+    start: int = 0,
+    base_stake: int = 1,
+) -> Iterator[SimulatedGame]:
+    """Games ``start`` .. ``start + games - 1`` of a run, in order."""
+    for game_no in range(start, start + games):
+        yield simulate_game(
+            ruleset, seed=seed, game_no=game_no, hands=hands_per_game, base_stake=base_stake
+        )

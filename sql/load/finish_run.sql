@@ -1,0 +1,13 @@
+-- Store a finished run's counts.
+UPDATE ingest_runs SET
+    status = 'completed',
+    finished_at = $finished_at,
+    files_seen = $files_seen,
+    files_loaded = $files_loaded,
+    files_skipped = $files_skipped,
+    files_quarantined = $files_quarantined,
+    games = $games,
+    hands = $hands,
+    violations = $violations,
+    mismatches = $mismatches
+WHERE run_id = $run_id

@@ -1,0 +1,2 @@
+-- Record one applied schema file.
+INSERT INTO schema_version (version, name) VALUES ($version, $name)

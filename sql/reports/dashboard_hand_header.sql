@@ -1,0 +1,39 @@
+-- Dashboard: the hands picked by the lists $game_ids and $hand_nos (paired by position): how each ended, recomputed and recorded next dealer, its game.
+WITH picked AS (
+    SELECT
+        unnest(CAST($game_ids AS VARCHAR[])) AS game_id,
+        unnest(CAST($hand_nos AS INTEGER[])) AS hand_no
+)
+SELECT
+    h.game_id,
+    h.hand_no,
+    g.path,
+    g.ruleset,
+    g.rule_overrides,
+    g.base_stake,
+    g.started_at,
+    g.n_players,
+    h.dealer,
+    h.dealer_streak,
+    h.n_events,
+    h.events_applied,
+    h.has_wall,
+    h.wall_left,
+    h.outcome,
+    h.winners,
+    h.self_drawn,
+    h.discarder,
+    h.flip_tile,
+    h.settled,
+    h.next_dealer,
+    h.recorded,
+    h.recorded_next_dealer,
+    h.violations,
+    h.fatal,
+    h.fatal_code,
+    h.mismatches,
+    h.disputed
+FROM picked
+JOIN hands AS h USING (game_id, hand_no)
+JOIN games AS g USING (game_id)
+ORDER BY h.game_id, h.hand_no

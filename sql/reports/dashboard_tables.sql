@@ -1,0 +1,5 @@
+-- Dashboard: the tables of the warehouse (optional tables such as hand_tiles are read only when present).
+SELECT table_name
+FROM duckdb_tables()
+WHERE NOT temporary
+ORDER BY table_name
