@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import glob
 import os
 import sys
 from collections.abc import Iterator
@@ -15,14 +14,14 @@ from rich.console import Console
 from rich.text import Text
 
 from flows.app import app
+from flows.discover import expand_log_paths
 from parsers.errors import MalformedLogError
 from parsers.models import Game
-from parsers.read import generate_games, is_log_path, parse_encoding
+from parsers.read import generate_games, parse_encoding
 from parsers.schema import format_json_schema
 from parsers.write import write_games
 
 EXIT_MALFORMED = 2
-_GLOB_CHARS = frozenset("*?[")
 
 
 def _console() -> Console:
@@ -42,30 +41,10 @@ class _Expanded:
 
 
 def expand_paths(paths: list[str]) -> _Expanded:
-    """Files named by ``paths``: files as given, folders searched recursively for log
-    files, glob patterns expanded (``**`` included). Sorted and without repeats."""
-    found: set[Path] = set()
-    out = _Expanded()
-    for text in paths:
-        path = Path(text)
-        if path.is_dir():
-            found.update(p for p in path.rglob("*") if p.is_file() and is_log_path(p))
-        elif path.exists():
-            found.add(path)
-        elif _GLOB_CHARS & set(text):
-            matches = [Path(m) for m in glob.glob(text, recursive=True)]
-            files = [m for m in matches if m.is_file() and is_log_path(m)]
-            for match in matches:
-                if match.is_dir():
-                    files.extend(p for p in match.rglob("*") if p.is_file() and is_log_path(p))
-            if files:
-                found.update(files)
-            else:
-                out.missing.append(text)
-        else:
-            out.missing.append(text)
-    out.files = sorted(found)
-    return out
+    """Files named by ``paths`` (:func:`flows.discover.expand_log_paths`) and the
+    arguments that name nothing."""
+    files, missing = expand_log_paths(paths)
+    return _Expanded(files=files, missing=missing)
 
 
 @dataclass(slots=True)

@@ -50,28 +50,32 @@ def _generate_folder(folder: Path) -> Iterator[Path]:
                 yield Path(root) / name
 
 
-def generate_log_paths(args: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
-    """Every log file named by ``args``, as absolute paths, each once, in sorted order.
+def expand_log_paths(args: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[str]]:
+    """The log files named by ``args`` (as given, sorted, each once) and the arguments that
+    name nothing.
 
-    A file given by name is taken whatever its extension is not (it then fails to parse
-    and is quarantined, so nothing named on the command line is silently dropped); files
-    found in folders or by glob patterns are kept only when their name is a log name
-    (``.json``, ``.json.gz``, ``.jsonl``, ``.ndjson``, either compressed). Raises
-    :class:`InputPathError` for an argument that names nothing.
+    A file given by name is taken whatever its extension (it then fails to parse and is
+    reported, so nothing named on the command line is silently dropped); files found in
+    folders (searched recursively) or by glob patterns (``**`` included) are kept only when
+    their name is a log name (``.json``, ``.json.gz``, ``.jsonl``, ``.ndjson``, either
+    compressed) and not a sidecar such as a fault manifest.
     """
     found: set[Path] = set()
+    missing: list[str] = []
     for arg in args:
         text = os.fspath(arg)
         if is_glob(text) and not os.path.exists(text):
-            matches = sorted(glob.glob(text, recursive=True))
-            if not matches:
-                raise InputPathError(text, "no file matches this pattern")
-            for match in matches:
+            files: set[Path] = set()
+            for match in glob.glob(text, recursive=True):
                 p = Path(match)
                 if p.is_dir():
-                    found.update(_generate_folder(p))
+                    files.update(_generate_folder(p))
                 elif is_log_path(p):
-                    found.add(p)
+                    files.add(p)
+            if files:
+                found.update(files)
+            else:
+                missing.append(text)
             continue
         p = Path(text)
         if p.is_dir():
@@ -79,8 +83,20 @@ def generate_log_paths(args: Iterable[str | os.PathLike[str]]) -> Iterator[Path]
         elif p.is_file():
             found.add(p)
         else:
-            raise InputPathError(text, "no such file or folder")
-    yield from sorted({q.resolve() for q in found})
+            missing.append(text)
+    return sorted(found), missing
+
+
+def generate_log_paths(args: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
+    """Every log file named by ``args`` (see :func:`expand_log_paths`), as absolute paths,
+    each once, in sorted order. Raises :class:`InputPathError` for an argument that names
+    nothing."""
+    files, missing = expand_log_paths(args)
+    if missing:
+        text = missing[0]
+        reason = "no file matches this pattern" if is_glob(text) else "no such file or folder"
+        raise InputPathError(text, reason)
+    yield from sorted({q.resolve() for q in files})
 
 
 def hash_file(path: str | os.PathLike[str]) -> FileDigest:
