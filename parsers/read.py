@@ -462,11 +462,19 @@ def _decode_control(kind: str, text: bytes) -> dict[str, Any] | None:
         # orjson turns integers beyond 64 bits into floats; the game header (one line a
         # game, with free-form rule_overrides) is decoded exactly by the standard library.
         obj = _strict_json_loads(text) if kind == "start_game" else orjson.loads(text)
+    except RecursionError:
+        raise ValueError("invalid JSON (nested too deeply)") from None
     except ValueError:
         raise ValueError(_line_fault(text) or "invalid JSON") from None
     if not isinstance(obj, dict) or obj.get("type") != kind:
         return None
     del obj["type"]
+    # The fields are written out again when the game is assembled: what cannot be
+    # (nesting deeper than the encoder allows, lone surrogates) is a fault of this line.
+    try:
+        _open_object(obj, exact=kind == "start_game")
+    except (RecursionError, TypeError, ValueError) as exc:
+        raise ValueError(f"a value that cannot be re-encoded as JSON ({exc})") from None
     return obj
 
 
