@@ -69,6 +69,15 @@ def replay_hand(record: HandRecord, ruleset: Ruleset, *, keep_table: bool = Fals
     fatal = table.run(record.events)
     if fatal is None:
         fatal = table.finish()
+    return replay_of_table(record, table, fatal, keep_table=keep_table)
+
+
+def replay_of_table(
+    record: HandRecord, table: Table, fatal: Violation | None, *, keep_table: bool = False
+) -> HandReplay:
+    """The :class:`HandReplay` of ``record`` once its events have been played on ``table``
+    (``fatal``: the violation that stopped it, or ``None``; :meth:`Table.finish` already
+    called). A simulator that plays through the table uses this instead of replaying."""
     violations = table.findings
     if fatal is not None:
         violations = (*violations, fatal)

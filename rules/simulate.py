@@ -48,16 +48,14 @@ from rules.events import (
     RecordedResult,
     Win,
 )
-from rules.facts import Outcome
 from rules.hand import is_complete
 from rules.melds import MeldKind
-from rules.replay import HandReplay, replay_hand
+from rules.replay import HandReplay, replay_hand, replay_of_table
 from rules.ruleset import Ruleset
 from rules.settlement import Settlement, settle
 from rules.shanten import discard_shanten, drop_shanten, shanten_of_keys
 from rules.table import Phase, Table
 from rules.tiles import ALL_TILES, NUM_KINDS, NUM_SUITED, Tile
-from rules.violations import Violation
 
 __all__ = [
     "Deviation",
@@ -674,7 +672,7 @@ def play_record(
     )
     if fatal is None:
         fatal = table.finish()
-    replay = _replay_of(record, table, fatal)
+    replay = replay_of_table(record, table, fatal)
     if verify and replay != replay_hand(record, ruleset):
         raise SimulationError(f"hand {dealt.hand_no}: the table and the replay disagree")
     return PlayedHand(record, replay)
@@ -693,25 +691,6 @@ def _verify_choice(table: Table, players: Sequence[_Player], event: Event, at: i
             raise SimulationError(
                 f"hand {table.hand_no}, event {at}: seat {p.seat} lost track of its hand"
             )
-
-
-def _replay_of(record: HandRecord, table: Table, fatal: Violation | None) -> HandReplay:
-    """The :class:`HandReplay` of a hand played on ``table``: exactly what
-    :func:`~rules.replay.replay_hand` gives for ``record`` (the tests compare), without
-    playing the events a second time."""
-    violations = table.findings
-    if fatal is not None:
-        violations = (*violations, fatal)
-        outcome = Outcome.INCOMPLETE
-    elif table.winners:
-        outcome = Outcome.WIN
-    else:
-        outcome = Outcome.EXHAUSTIVE_DRAW
-    return HandReplay(
-        record.hand_no, record.n_players, record.dealer, outcome, violations,
-        table.winners, table.seat_facts(), table.flip, table.chicken_discards(),
-        table.wall_left, table.event_index, None,
-    )
 
 
 def play_hand(
