@@ -33,6 +33,7 @@ from flows.faults import (
 )
 from flows.simulate import FAULTS_MANIFEST, SimulationRequest, build_game, run_simulation
 from parsers.errors import MalformedLogError
+from parsers.models import Game
 from parsers.read import Encoding, generate_games, generate_stream_games_from_bytes, parse_document
 from parsers.write import format_document, generate_stream_lines
 from rules.audit import audit_hand
@@ -107,17 +108,21 @@ def test_audit_finds_every_injected_fault_and_nothing_else(
     assert len(kinds) >= 12  # a spread of kinds, not one kind over and over
 
 
-SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample" / "sim"
+DATA = Path(__file__).resolve().parents[2] / "data"
 
 
-@pytest.mark.parametrize("folder", ["document", "stream"])
+@pytest.mark.parametrize("folder", ["sample/sim/document", "sample/sim/stream", "faulty"])
 def test_the_committed_sample_matches_its_manifest(folder: str) -> None:
-    """data/sample/sim is what the engine finds today (docs/simulator.md has the commands
-    that regenerate it when the engine changes what it finds)."""
+    """data/sample/sim and data/faulty are what the engine finds today (docs/simulator.md
+    has the commands that regenerate them when the engine changes what it finds)."""
     rows = [orjson.loads(line)
-            for line in (SAMPLE / folder / FAULTS_MANIFEST).read_bytes().splitlines()]
+            for line in (DATA / folder / FAULTS_MANIFEST).read_bytes().splitlines()]
     assert rows
-    _assert_manifest_is_found(SAMPLE / folder, rows, stream=folder == "stream")
+    if folder.startswith("sample"):  # the sample parses: no file damage in it
+        assert all(not is_file_fault(FaultKind(row["kind"])) for row in rows)
+    else:
+        assert any(is_file_fault(FaultKind(row["kind"])) for row in rows)
+    _assert_manifest_is_found(DATA / folder, rows, stream=folder != "sample/sim/document")
 
 
 def test_same_seed_same_faults(tmp_path: Path) -> None:
@@ -306,3 +311,15 @@ def test_faults_use_their_own_generator() -> None:
         assert (record != original) == (record.hand_no in faulted and not all(
             is_file_fault(f.kind) for f in faults if f.hand_no == record.hand_no))
     assert replace(records[0], result=None).deal == game.records[0].deal
+
+
+def test_no_file_damage_leaves_only_hand_faults(tmp_path: Path) -> None:
+    rs = load_preset("guiyang")
+    assert any(is_file_fault(k) for k in fault_kinds(rs, stream=True))
+    assert not any(is_file_fault(k) for k in fault_kinds(rs, stream=True, file_damage=False))
+    request = SimulationRequest(rulesets=("guiyang",), games=3, seed=11, hands_per_game=6,
+                                faults=1.0, file_damage=False)
+    summary = run_simulation(request, tmp_path)
+    assert summary.faults and all(not is_file_fault(FaultKind(r["kind"])) for r in summary.faults)
+    for path in sorted(tmp_path.glob("*.json")):
+        assert all(isinstance(g, Game) for g in generate_games(path))
