@@ -84,12 +84,10 @@ def build_base(folder: Path, games: int) -> Path:
     from datetime import datetime
 
     from flows import warehouse
-    from flows.bridge import game_from_records, hand_records
+    from flows.bridge import game_from_records
     from flows.ingest import load_outcomes, plan_files, process_file
-    from flows.rows_tiles import hand_tiles_rows
     from parsers.models import Player
     from parsers.write import write_games
-    from rules.audit import audit_game
     from rules.events import Chow, Discard, HandRecord, RecordedResult
     from rules.presets import load_preset
     from rules.simulate import generate_games
@@ -112,7 +110,6 @@ def build_base(folder: Path, games: int) -> Path:
     logs = folder / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     built = []
-    tiles = []
     for i, sim in enumerate(
         generate_games(ruleset, seed=SEED, games=games, hands_per_game=HANDS_PER_GAME)
     ):
@@ -131,7 +128,6 @@ def build_base(folder: Path, games: int) -> Path:
             started_at=f"2025-06-01T{i % 24:02d}:00:00+08:00",
         )
         built.append(game)
-        tiles.append(hand_tiles_rows(game.game_id, audit_game(hand_records(game), ruleset)))
     for f in range(0, len(built), 50):
         write_games(logs / f"base-{f // 50:03d}.jsonl", built[f : f + 50])
 
@@ -163,12 +159,6 @@ def build_base(folder: Path, games: int) -> Path:
                 "mismatches": sum(o.mismatches for o in loaded),
             },
         )
-        empty = con.execute("SELECT count(*) FROM hand_tiles").fetchall()[0][0] == 0
-        if empty:  # until the ingest writes hand_tiles itself
-            for frame in tiles:
-                con.register("bench_tiles", frame.to_arrow())
-                con.execute("INSERT INTO hand_tiles SELECT * FROM bench_tiles")
-                con.unregister("bench_tiles")
     finally:
         con.close()
     return db

@@ -998,6 +998,27 @@ def _players_pages(
         )
 
 
+def _count_chart(
+    row: Mapping[str, Any], names: Mapping[str, Sequence[str]], column: str, title: str
+) -> str:
+    """A bar per kind (kongs or chickens) from a player's row: ``column`` formats the kind
+    into the row's column name."""
+    return svg_bar_chart(
+        [
+            Bar(
+                label=" ".join(names[k]),
+                value=float(row[column.format(k)] or 0),
+                text=fmt_num(row[column.format(k)]),
+            )
+            for k in names
+        ],
+        title=title,
+        width=420,
+        label_width=160,
+    )
+
+
+
 def player_context(
     p: Row,
     series: Sequence[Row],
@@ -1045,32 +1066,8 @@ def player_context(
         width=520,
         label_width=200,
     )
-    kong_chart = svg_bar_chart(
-        [
-            Bar(
-                label=" ".join(labels.kongs[k]),
-                value=float(p[f"{k}_kongs"] or 0),
-                text=fmt_num(p[f"{k}_kongs"]),
-            )
-            for k in labels.kongs
-        ],
-        title="Kongs",
-        width=420,
-        label_width=160,
-    )
-    chicken_chart = svg_bar_chart(
-        [
-            Bar(
-                label=" ".join(labels.chickens[k]),
-                value=float(p[f"chickens_{k}"] or 0),
-                text=fmt_num(p[f"chickens_{k}"]),
-            )
-            for k in labels.chickens
-        ],
-        title="Chickens",
-        width=420,
-        label_width=160,
-    )
+    kong_chart = _count_chart(p, labels.kongs, "{}_kongs", "Kongs")
+    chicken_chart = _count_chart(p, labels.chickens, "chickens_{}", "Chickens")
     return {
         "title": f"{pid} · Player 玩家",
         "here": "leaderboard",

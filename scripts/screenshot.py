@@ -307,16 +307,12 @@ def build_demo_warehouse(folder: Path) -> Path:
     the pipeline's plain functions (no Prefect server); returns the DuckDB file."""
     sys.path.insert(0, str(ROOT))
     from flows import warehouse
-    from flows.bridge import game_from_records, hand_records
-    from flows.discover import generate_log_paths
+    from flows.bridge import game_from_records
     from flows.ingest import load_outcomes, plan_files, process_file
-    from flows.rows_tiles import hand_tiles_rows
     from parsers.models import Player
-    from parsers.read import generate_games
     from parsers.write import write_games
-    from rules.audit import audit_game
     from rules.events import Chow, Discard, RecordedResult
-    from rules.presets import load_preset, resolve_ruleset
+    from rules.presets import load_preset
     from rules.simulate import generate_games as simulate_games
 
     names = ("ana", "bo", "chen", "dai", "eli", "fan", "gu", "hua")
@@ -364,19 +360,6 @@ def build_demo_warehouse(folder: Path) -> Path:
         ]
         loaded = load_outcomes(con, outcomes, run_id)
         warehouse.finish_run(con, run_id, _run_counts(plan.seen, loaded))
-        if _tiles_missing(con):
-            rows = con.execute("SELECT game_id FROM games").fetchall()
-            todo = {str(r[0]) for r in rows}
-            for path in generate_log_paths([logs]):
-                for game in generate_games(path):
-                    if isinstance(game, Exception) or game.game_id not in todo:
-                        continue  # quarantined, or a second copy of a game already done
-                    todo.discard(game.game_id)
-                    audits = audit_game(
-                        hand_records(game), resolve_ruleset(game.ruleset, game.rule_overrides)
-                    )
-                    frame = hand_tiles_rows(game.game_id, audits)
-                    _insert_tiles(con, frame)
     finally:
         con.close()
     return db
@@ -403,24 +386,6 @@ def _run_counts(seen: int, outcomes: Sequence[Any]) -> dict[str, Any]:
         "violations": sum(o.violations for o in loaded),
         "mismatches": sum(o.mismatches for o in loaded),
     }
-
-
-def _tiles_missing(con: Any) -> bool:
-    """The warehouse has the hand_tiles table but the ingest did not fill it."""
-    tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-    if "hand_tiles" not in tables:
-        return False
-    rows = con.execute("SELECT count(*) FROM hand_tiles").fetchall()
-    return bool(rows[0][0] == 0)
-
-
-def _insert_tiles(con: Any, frame: Any) -> None:
-    """Append hand_tiles rows while the ingest does not write them itself."""
-    con.register("demo_hand_tiles", frame.to_arrow())
-    try:
-        con.execute("INSERT INTO hand_tiles SELECT * FROM demo_hand_tiles")
-    finally:
-        con.unregister("demo_hand_tiles")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
