@@ -24,8 +24,11 @@ and of the dispute logs (``tests/data/disputes``), plus legal games that
   UTF-8), deep nesting, a byte-order mark, CRLF; and gzip members truncated, corrupted
   or concatenated.
 
-**Outcomes** (:class:`Outcome`, :func:`run_input`). An input is fed to
-``parsers.read.generate_games_from_bytes``; each game read goes through
+**Outcomes** (:class:`Outcome`, :func:`run_input`). An input is read twice, by
+``parsers.read.generate_fast_games_from_bytes`` (the form the ingest and the audit read)
+and by ``parsers.read.generate_games_from_bytes`` (the pydantic models): the two must
+yield the same games with the same values and the same errors, else the input has
+``diverged``. Each game read goes through
 ``flows.bridge.hand_records``, ``rules.presets.resolve_ruleset`` and
 ``rules.audit.audit_hand``. Acceptable: a :class:`~parsers.errors.MalformedLogError` for
 a game or the input (``malformed``); a :class:`~rules.ruleset.RulesetError` (an unknown
@@ -52,9 +55,16 @@ from typing import Any
 import orjson
 
 from flows.bridge import game_from_records, hand_records
+from parsers import fast
 from parsers.errors import MalformedLogError
 from parsers.models import Game
-from parsers.read import Encoding, generate_games, generate_games_from_bytes, is_log_path
+from parsers.read import (
+    Encoding,
+    generate_fast_games_from_bytes,
+    generate_games,
+    generate_games_from_bytes,
+    is_log_path,
+)
 from parsers.write import format_document
 from rules.audit import HandAudit, audit_hand
 from rules.events import HandRecord
@@ -82,9 +92,10 @@ def _fresh(value: Json) -> Json:
 
 class Outcome(StrEnum):
     """What one input led to; an input with several games takes the first class that
-    applies, in this order: crash, broken, malformed, ruleset_error, violations, clean."""
+    applies, in this order: crash, diverged, broken, malformed, ruleset_error, violations, clean."""
 
     CRASH = "crash"  # an exception other than MalformedLogError / RulesetError escaped
+    DIVERGED = "diverged"  # the fast form and the pydantic models read the input apart
     BROKEN = "broken"  # an audit returned but broke a documented invariant
     MALFORMED = "malformed"  # the parser reported the input or a game as malformed
     RULESET_ERROR = "ruleset_error"  # a game's preset or rule_overrides cannot be used
@@ -92,7 +103,7 @@ class Outcome(StrEnum):
     CLEAN = "clean"  # every hand audited without a finding
 
 
-FAILURES = frozenset({Outcome.CRASH, Outcome.BROKEN})
+FAILURES = frozenset({Outcome.CRASH, Outcome.DIVERGED, Outcome.BROKEN})
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +232,14 @@ def run_input(data: bytes, encoding: Encoding, gzipped: bool) -> Verdict:
     codes: set[str] = set()
     any_findings = False
     try:
-        for item in generate_games_from_bytes(data, encoding, gzipped=gzipped):
+        items = list(generate_fast_games_from_bytes(data, encoding, gzipped=gzipped))
+        models = list(generate_games_from_bytes(data, encoding, gzipped=gzipped))
+        apart = find_divergence(items, models)
+        if apart is not None:
+            return Verdict(
+                Outcome.DIVERGED, 0, 0, 0, 0, (), Failure("fast form != models", apart)
+            )
+        for item in items:
             if isinstance(item, MalformedLogError):
                 malformed += 1
                 continue
@@ -258,6 +276,21 @@ def run_input(data: bytes, encoding: Encoding, gzipped: bool) -> Verdict:
     else:
         outcome = Outcome.CLEAN
     return Verdict(outcome, games, malformed, ruleset_errors, hands, tuple(sorted(codes)))
+
+
+def find_divergence(
+    items: Sequence[fast.Game | MalformedLogError], models: Sequence[Game | MalformedLogError]
+) -> str | None:
+    """How the two forms read one input apart, or ``None`` when they agree."""
+    if len(items) != len(models):
+        return f"{len(items)} items in the fast form, {len(models)} from the models"
+    for i, (item, model) in enumerate(zip(items, models, strict=True)):
+        if isinstance(item, MalformedLogError) or isinstance(model, MalformedLogError):
+            if str(item) != str(model):
+                return f"item {i}: {item!s} != {model!s}"
+        elif item != fast.from_model(model):
+            return f"item {i}: game {model.game_id!r} holds other values in the fast form"
+    return None
 
 
 # --- seeds -------------------------------------------------------------------------------

@@ -12,7 +12,8 @@ with ``--only``. Inputs are shared out in chunks over a process pool.
 
 Prints the inputs per second, the count of each outcome class (overall and per mutation
 level), the violation codes the run reached, the slowest inputs, and every failure
-(``crash``: an exception other than MalformedLogError / RulesetError; ``broken``: an
+(``crash``: an exception other than MalformedLogError / RulesetError; ``diverged``: the
+fast form and the pydantic models read the input differently; ``broken``: an
 audit that breaks an invariant; ``hang``: an input over ``--timeout`` seconds),
 deduplicated by exception type and innermost project frame. The smallest input of each
 failure is saved under ``<out>/crashes/`` (as a log file ``zhuoji audit`` reads, plus a

@@ -8,11 +8,13 @@ one stream file. Then, for each encoding, times
 
 * the floor: ``orjson.loads`` of the same bytes with no validation (each document file
   read whole; each line of the stream file), and
-* validated parsing: ``parsers.generate_games`` over the same files (pydantic models,
-  tiles checked, errors mapped),
+* validated parsing into the fast form: ``parsers.generate_fast_games`` over the same
+  files (msgspec structs, :mod:`parsers.fast`: the same games, checks and errors as the
+  models; what ``zhuoji ingest``, ``audit`` and ``validate`` read with), and
+* validated parsing into the pydantic models: ``parsers.generate_games``,
 
-best of ``--repeat`` runs each (process CPU time, floor and parse runs interleaved, so
-other load on the machine skews neither), and prints MB/s, events/s, hands/s and the ratio
+best of ``--repeat`` runs each (process CPU time, the three runs interleaved, so other
+load on the machine skews none of them), and prints MB/s, events/s, hands/s and the ratio
 parse time / floor time. ``--gzip`` adds the ``.json.gz`` / ``.jsonl.gz`` forms (their
 floors include decompression). Figures are for one process on this machine.
 """
@@ -31,8 +33,9 @@ import orjson
 import pydantic_core
 from _corpus import Corpus, build_corpus  # bench/ is the script's folder, first on sys.path
 
+from parsers import fast
 from parsers.models import Game
-from parsers.read import generate_games
+from parsers.read import generate_fast_games, generate_games
 
 
 def _floor_documents(paths: tuple[Path, ...], gzipped: bool) -> Callable[[], int]:
@@ -77,21 +80,28 @@ def _parse(paths: tuple[Path, ...]) -> Callable[[], int]:
     return run
 
 
-def _best_pair(
-    floor: Callable[[], int], parse: Callable[[], int], repeat: int
-) -> tuple[float, float]:
-    """Best CPU seconds of each, the two runs interleaved so that both see the same load."""
-    best_floor = best_parse = float("inf")
+def _parse_fast(paths: tuple[Path, ...]) -> Callable[[], int]:
+    def run() -> int:
+        n = 0
+        for path in paths:
+            for item in generate_fast_games(path):
+                if not isinstance(item, fast.Game):
+                    raise SystemExit(f"benchmark corpus failed to parse: {item}")
+                n += 1
+        return n
+
+    return run
+
+
+def _best(runs: list[Callable[[], int]], repeat: int) -> list[float]:
+    """Best CPU seconds of each, the runs interleaved so that all see the same load."""
+    best = [float("inf")] * len(runs)
     for _ in range(repeat):
-        for fn, slot in ((floor, 0), (parse, 1)):
+        for slot, fn in enumerate(runs):
             start = time.process_time()
             fn()
-            spent = time.process_time() - start
-            if slot == 0:
-                best_floor = min(best_floor, spent)
-            else:
-                best_parse = min(best_parse, spent)
-    return best_floor, best_parse
+            best[slot] = min(best[slot], time.process_time() - start)
+    return best
 
 
 def _gzip_copies(corpus: Corpus) -> tuple[tuple[Path, ...], Path]:
@@ -129,51 +139,51 @@ def main() -> None:
         f"python {platform.python_version()}, pydantic-core {pydantic_core.__version__}, "
         f"orjson {orjson.__version__}, {os.cpu_count()} cores; best of {args.repeat}"
     )
-    rows: list[tuple[str, int, Callable[[], int], Callable[[], int]]] = [
+    rows: list[tuple[str, int, Callable[[], int], tuple[Path, ...]]] = [
         (
             "document .json",
             corpus.document_bytes,
             _floor_documents(corpus.documents, False),
-            _parse(corpus.documents),
+            corpus.documents,
         ),
         (
             "stream .jsonl",
             corpus.stream_bytes,
             _floor_stream(corpus.stream, False),
-            _parse((corpus.stream,)),
+            (corpus.stream,),
         ),
     ]
     if args.gzip:
         docs, stream = _gzip_copies(corpus)
         rows.append(
-            ("document .json.gz", corpus.document_bytes, _floor_documents(docs, True), _parse(docs))
+            ("document .json.gz", corpus.document_bytes, _floor_documents(docs, True), docs)
         )
         rows.append(
-            (
-                "stream .jsonl.gz",
-                corpus.stream_bytes,
-                _floor_stream(stream, True),
-                _parse((stream,)),
-            )
+            ("stream .jsonl.gz", corpus.stream_bytes, _floor_stream(stream, True), (stream,))
         )
 
     header = (
-        f"{'encoding':<18} {'what':<16} {'CPU s':>8} {'MB/s':>7} {'events/s':>11} "
+        f"{'encoding':<18} {'what':<26} {'CPU s':>8} {'MB/s':>7} {'events/s':>11} "
         f"{'hands/s':>9} {'x floor':>8}"
     )
     print()
     print(header)
     print("-" * len(header))
-    for name, size, floor, parse in rows:
-        floor_s, parse_s = _best_pair(floor, parse, args.repeat)
-        for what, seconds in (("orjson floor", floor_s), ("validated parse", parse_s)):
+    for name, size, floor, paths in rows:
+        floor_s, fast_s, models_s = _best([floor, _parse_fast(paths), _parse(paths)], args.repeat)
+        for what, seconds in (
+            ("orjson floor", floor_s),
+            ("validated, fast form", fast_s),
+            ("validated, pydantic models", models_s),
+        ):
             ratio = f"{seconds / floor_s:8.2f}"
             print(
-                f"{name:<18} {what:<16} {seconds:8.2f} {size / 1e6 / seconds:7.1f} "
+                f"{name:<18} {what:<26} {seconds:8.2f} {size / 1e6 / seconds:7.1f} "
                 f"{corpus.events / seconds:11,.0f} {corpus.hands / seconds:9,.0f} {ratio}"
             )
     print()
     print("MB are uncompressed bytes; 'x floor' is time / the orjson floor of the same bytes.")
+    print("Both validated forms accept the same games with the same values (parsers/fast.py).")
 
 
 if __name__ == "__main__":

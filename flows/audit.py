@@ -17,8 +17,8 @@ import orjson
 
 from flows.bridge import hand_records
 from parsers.errors import MalformedLogError
-from parsers.models import Game
-from parsers.read import generate_games, parse_encoding
+from parsers.fast import Game
+from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import HandAudit, audit_game
 from rules.presets import resolve_ruleset
 from rules.ruleset import Ruleset
@@ -78,7 +78,7 @@ def generate_file_audits(
     except ValueError as exc:
         yield FileFault(name, MalformedLogError(str(exc).split(": ", 1)[-1], path=name))
         return
-    for item in generate_games(name):
+    for item in generate_fast_games(name):
         if isinstance(item, MalformedLogError):
             yield FileFault(name, item)
             continue

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from parsers import fast
 from parsers.models import (
     ChowEvent,
     DiscardEvent,
@@ -49,23 +50,30 @@ _KONG_KIND: dict[str, KongKind] = {kind.value: kind for kind in KongKind}
 _EXHAUSTIVE_DRAW = ExhaustiveDraw()
 
 
-def hand_records(game: Game) -> list[HandRecord]:
-    """Every hand of ``game`` as the replayer takes it, in log order."""
+def hand_records(game: Game | fast.Game) -> list[HandRecord]:
+    """Every hand of ``game`` (either form of :mod:`parsers`) as the replayer takes it, in
+    log order."""
     n_players = len(game.players)
     base_stake = game.base_stake
-    return [hand_record(hand, n_players=n_players, base_stake=base_stake) for hand in game.hands]
+    hands: Sequence[Hand | fast.Hand] = game.hands
+    return [hand_record(hand, n_players=n_players, base_stake=base_stake) for hand in hands]
 
 
-def hand_record(hand: Hand, *, n_players: int, base_stake: int = 1) -> HandRecord:
+def hand_record(hand: Hand | fast.Hand, *, n_players: int, base_stake: int = 1) -> HandRecord:
     """One parsed hand as a :class:`HandRecord` (tiles as :class:`Tile`)."""
     tiles = TILE_BY_TEXT
+    events = (
+        _generate_fast_events(hand.events)
+        if isinstance(hand, fast.Hand)
+        else _generate_events(hand.events)
+    )
     return HandRecord(
         hand_no=hand.hand_no,
         n_players=n_players,
         dealer=hand.dealer,
         dealer_streak=hand.dealer_streak,
         deal=tuple(tuple([tiles[t] for t in seat_tiles]) for seat_tiles in hand.deal),
-        events=tuple(_generate_events(hand.events)),
+        events=tuple(events),
         wall=None if hand.wall is None else tuple([tiles[t] for t in hand.wall]),
         result=None if hand.result is None else _recorded_result(hand.result),
         base_stake=base_stake,
@@ -76,14 +84,15 @@ def _generate_events(events: Sequence[LogEvent]) -> list[Event]:
     tiles = TILE_BY_TEXT
     out: list[Event] = []
     append = out.append
+    draws, discards, pongs = _DRAWS, _DISCARDS, _PONGS
     for ev in events:
         # Ordered by how often each type occurs in a hand.
         if isinstance(ev, DrawEvent):
-            append(Draw(ev.seat, tiles[ev.tile]))
+            append(draws[ev.seat][ev.tile])
         elif isinstance(ev, DiscardEvent):
-            append(Discard(ev.seat, tiles[ev.tile]))
+            append(discards[ev.seat][ev.tile])
         elif isinstance(ev, PongEvent):
-            append(Pong(ev.seat, tiles[ev.tile], ev.from_seat))
+            append(pongs[ev.seat][ev.from_seat][ev.tile])
         elif isinstance(ev, KongEvent):
             append(Kong(ev.seat, tiles[ev.tile], _KONG_KIND[ev.kind], ev.from_seat))
         elif isinstance(ev, WinEvent):
@@ -99,7 +108,53 @@ def _generate_events(events: Sequence[LogEvent]) -> list[Event]:
     return out
 
 
-def _recorded_result(result: Result) -> RecordedResult:
+# Engine events are frozen values, so equal ones can be one object: the draws, discards
+# and pongs of every hand (nine in ten events) come from these tables, built once.
+_SEATS = range(4)
+_DRAWS: tuple[dict[str, Draw], ...] = tuple(
+    {text: Draw(seat, tile) for text, tile in TILE_BY_TEXT.items()} for seat in _SEATS
+)
+_DISCARDS: tuple[dict[str, Discard], ...] = tuple(
+    {text: Discard(seat, tile) for text, tile in TILE_BY_TEXT.items()} for seat in _SEATS
+)
+_PONGS: tuple[tuple[dict[str, Pong], ...], ...] = tuple(
+    tuple({text: Pong(seat, tile, frm) for text, tile in TILE_BY_TEXT.items()} for frm in _SEATS)
+    for seat in _SEATS
+)
+
+
+def _generate_fast_events(events: Sequence[fast.Event]) -> list[Event]:
+    tiles = TILE_BY_TEXT
+    out: list[Event] = []
+    append = out.append
+    draw, discard, pong = fast.DrawEvent, fast.DiscardEvent, fast.PongEvent
+    draws, discards, pongs = _DRAWS, _DISCARDS, _PONGS
+    for ev in events:
+        # Ordered by how often each type occurs in a hand; exact class tests (the structs
+        # are final), cheaper than isinstance. Seats are 0-3 (checked by the parser).
+        kind = ev.__class__
+        if kind is draw:
+            append(draws[ev.seat][ev.tile])  # type: ignore[union-attr]
+        elif kind is discard:
+            append(discards[ev.seat][ev.tile])  # type: ignore[union-attr]
+        elif kind is pong:
+            append(pongs[ev.seat][ev.from_seat][ev.tile])  # type: ignore[union-attr]
+        elif isinstance(ev, fast.KongEvent):
+            append(Kong(ev.seat, tiles[ev.tile], _KONG_KIND[ev.kind], ev.from_seat))
+        elif isinstance(ev, fast.WinEvent):
+            append(Win(ev.seat, tiles[ev.tile], ev.from_seat))
+        elif isinstance(ev, fast.FlipEvent):
+            append(Flip(tiles[ev.tile]))
+        elif isinstance(ev, fast.ReadyEvent):
+            append(Ready(ev.seat))
+        elif isinstance(ev, fast.ChowEvent):
+            append(Chow(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.from_seat))
+        else:
+            append(_EXHAUSTIVE_DRAW)
+    return out
+
+
+def _recorded_result(result: Result | fast.Result) -> RecordedResult:
     items = None
     if result.items is not None:
         items = tuple(RecordedItem(i.payer, i.payee, i.amount, i.reason) for i in result.items)

@@ -47,8 +47,8 @@ from flows.bridge import hand_records
 from flows.discover import FileDigest, generate_log_paths, hash_file
 from flows.rows import FileError, FileOutcome, FileStatus, RowBuffer, remove_shards
 from parsers.errors import MalformedLogError
-from parsers.models import Game
-from parsers.read import generate_games, parse_encoding
+from parsers.fast import Game
+from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import audit_game
 from rules.presets import resolve_ruleset
 from rules.ruleset import Ruleset
@@ -178,7 +178,7 @@ def process_file(path: str, sha256: str, size: int, staging_dir: str) -> FileOut
     seen_ids: set[str] = set()
     hands = violations = mismatches = 0
     try:
-        for item in generate_games(path):
+        for item in generate_fast_games(path):
             if isinstance(item, MalformedLogError):
                 errors.append(_file_error(item))
                 continue
