@@ -12,8 +12,8 @@ Then, in one run, against one Prefect API (the temporary server, started once an
 timed, unless ``PREFECT_API_URL`` names a server):
 
 * floors on the first ``--small`` hands, one process: ``orjson.loads`` of every line;
-  validated parsing (``parsers.generate_games``); parse + bridge + audit (no rows, no
-  database); and validated parsing on 2 processes;
+  validated parsing (``parsers.generate_fast_games``, what the ingest reads); parse +
+  bridge + audit (no rows, no database); and validated parsing on 2 processes;
 * ``zhuoji ingest`` (:func:`flows.ingest.run_ingest`) into a new database, on the first
   ``--small`` hands with 2 workers, then on all hands with 1 and with 2 workers: wall time
   of the whole flow run (worker start-up included), hands/s, and the peak resident memory
@@ -198,10 +198,10 @@ def _server_pids() -> set[int]:
 
 
 def _count_hands(files: Sequence[Path]) -> int:
-    from parsers.read import generate_games
+    from parsers.read import generate_fast_games
 
     return sum(
-        len(g.hands) for f in files for g in generate_games(f) if not isinstance(g, Exception)
+        len(g.hands) for f in files for g in generate_fast_games(f) if not isinstance(g, Exception)
     )
 
 
@@ -221,17 +221,17 @@ def floor_orjson(files: Sequence[Path]) -> None:
 
 
 def floor_parse(files: Sequence[Path]) -> None:
-    from parsers.read import generate_games
+    from parsers.read import generate_fast_games
 
     for f in files:
-        for _ in generate_games(f):
+        for _ in generate_fast_games(f):
             pass
 
 
 def _parse_file(path: str) -> int:
-    from parsers.read import generate_games
+    from parsers.read import generate_fast_games
 
-    return sum(1 for _ in generate_games(path))
+    return sum(1 for _ in generate_fast_games(path))
 
 
 def floor_parse_2(files: Sequence[Path]) -> None:
@@ -241,12 +241,12 @@ def floor_parse_2(files: Sequence[Path]) -> None:
 
 def floor_audit(files: Sequence[Path]) -> None:
     from flows.bridge import hand_records
-    from parsers.read import generate_games
+    from parsers.read import generate_fast_games
     from rules.audit import audit_game
     from rules.presets import resolve_ruleset
 
     for f in files:
-        for g in generate_games(f):
+        for g in generate_fast_games(f):
             assert not isinstance(g, Exception)
             audit_game(hand_records(g), resolve_ruleset(g.ruleset, g.rule_overrides))
 
@@ -296,7 +296,7 @@ def main() -> None:
     print(f"floors on {small_hands:,} hands:")
     for label, fn, subset in (
         ("orjson.loads per line, 1 process", floor_orjson, small),
-        ("validated parse (generate_games), 1 process", floor_parse, small),
+        ("validated parse (generate_fast_games), 1 process", floor_parse, small),
         ("validated parse, 2 processes", floor_parse_2, small),
         (
             "parse + bridge + audit, no rows/DB, 1 process",

@@ -6,7 +6,10 @@ Plain functions do the work and the Prefect tasks are thin wrappers over them:
   ``files`` table: unchanged files are skipped, new and changed ones are processed.
 * :func:`process_file` (a worker: a process of the pool or a Dask worker): parse, bridge,
   audit every hand, write the rows as Parquet shards in the staging folder, return a small
-  :class:`~flows.rows.FileOutcome`. Any malformed game quarantines the whole file.
+  :class:`~flows.rows.FileOutcome`. Any malformed game quarantines the whole file. One
+  task takes a chunk of consecutive files (:func:`plan_chunks`, about
+  :data:`CHUNK_BYTES`), so that a task's fixed orchestration cost stays small beside its
+  work; each file still has its own outcome.
 * :func:`load_outcomes` (main process, the only writer): settle game-id clashes, then load
   a batch's shards and bookkeeping rows in one transaction.
 
@@ -294,9 +297,37 @@ def staging_dir_for(db: str | Path) -> Path:
 # --- Prefect tasks (thin wrappers) -----------------------------------------------------------
 
 
-@task(name="process-file", retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
-def process_file_task(path: str, sha256: str, size: int, staging_dir: str) -> FileOutcome:
-    return process_file(path, sha256, size, staging_dir)
+def process_files(files: Sequence[FileDigest], staging_dir: str) -> list[FileOutcome]:
+    """:func:`process_file` for each file of a chunk, in order."""
+    return [process_file(d.path, d.sha256, d.size, staging_dir) for d in files]
+
+
+CHUNK_BYTES = 8 * 2**20
+"""About how many bytes of logs one task takes: every task run costs a fixed amount of
+orchestration (API calls, a client, state changes), which a few seconds of work hide."""
+
+
+def plan_chunks(
+    files: Sequence[FileDigest], workers: int, chunk_bytes: int = CHUNK_BYTES
+) -> list[list[FileDigest]]:
+    """Consecutive files grouped into tasks of about ``chunk_bytes`` each, and into at
+    least ``workers`` tasks when there are that many files, so that no worker idles."""
+    if not files:
+        return []
+    total = sum(max(d.size, 1) for d in files)
+    count = min(len(files), max(workers, -(-total // chunk_bytes)))
+    chunks: list[list[FileDigest]] = [[] for _ in range(count)]
+    seen = 0
+    for d in files:
+        # the chunk this file's first byte falls in, by cumulative size
+        chunks[min(count - 1, seen * count // total)].append(d)
+        seen += max(d.size, 1)
+    return [chunk for chunk in chunks if chunk]
+
+
+@task(name="process-files", retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
+def process_files_task(files: list[FileDigest], staging_dir: str) -> list[FileOutcome]:
+    return process_files(files, staging_dir)
 
 
 @task(name="plan-files", retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
@@ -419,10 +450,10 @@ def ingest_flow(
         display.start(len(files))
         totals = _Totals()
 
-        def submit(batch: Sequence[FileDigest]) -> list[PrefectFuture[FileOutcome]]:
+        def submit(batch: Sequence[FileDigest]) -> list[PrefectFuture[list[FileOutcome]]]:
             return [
-                process_file_task.submit(d.path, d.sha256, d.size, staging.as_posix())
-                for d in batch
+                process_files_task.submit(chunk, staging.as_posix())
+                for chunk in plan_chunks(batch, workers)
             ]
 
         pending = submit(batches[0]) if batches else []
@@ -431,9 +462,9 @@ def ingest_flow(
             pending = submit(batches[index + 1]) if index + 1 < len(batches) else []
             outcomes: list[FileOutcome] = []
             for future in current:
-                outcome = future.result()
-                display.advance(outcome)
-                outcomes.append(outcome)
+                for outcome in future.result():
+                    display.advance(outcome)
+                    outcomes.append(outcome)
             for outcome in load_batch_task(con, outcomes, run_id):
                 totals.add(outcome)
         display.close()

@@ -241,7 +241,16 @@ def load_batch(
     quarantined = sorted((o for o in outcomes if o.status is FileStatus.QUARANTINED), key=_by_path)
     con.begin()
     try:
-        _delete_files(con, paths)
+        # A file's rows exist exactly when its ``files`` row does (both are written and
+        # removed in one transaction), so only paths the database holds need deleting:
+        # usually none, since the run forgot changed files first. Skipping the deletes
+        # keeps a batch from scanning every table of a large warehouse.
+        present = [
+            str(row[0])
+            for row in con.execute(read_sql("load/present_files"), {"paths": paths}).fetchall()
+        ]
+        if present:
+            _delete_files(con, present)
         if loaded:
             for table in DATA_TABLES:
                 shards = [o.shard(table) for o in loaded]

@@ -1,0 +1,57 @@
+"""How a batch's files are shared out into tasks."""
+
+from __future__ import annotations
+
+import pytest
+
+from flows.discover import FileDigest
+from flows.ingest import plan_chunks
+
+
+def _files(*sizes: int) -> list[FileDigest]:
+    return [
+        FileDigest(path=f"/logs/f{i:03d}.jsonl", sha256="0" * 64, size=s)
+        for i, s in enumerate(sizes)
+    ]
+
+
+def _flat(chunks: list[list[FileDigest]]) -> list[FileDigest]:
+    return [d for chunk in chunks for d in chunk]
+
+
+def test_no_files_no_chunks() -> None:
+    assert plan_chunks([], workers=2) == []
+
+
+def test_small_files_still_give_every_worker_a_chunk() -> None:
+    files = _files(*[1_000] * 16)
+    chunks = plan_chunks(files, workers=2, chunk_bytes=8 * 2**20)
+    assert [len(c) for c in chunks] == [8, 8]
+    assert _flat(chunks) == files  # every file once, in order
+
+
+def test_fewer_files_than_workers() -> None:
+    files = _files(5_000)
+    assert plan_chunks(files, workers=4) == [files]
+
+
+def test_big_batches_are_cut_by_bytes() -> None:
+    files = _files(*[3 * 2**20] * 16)  # 48 MiB
+    chunks = plan_chunks(files, workers=2, chunk_bytes=8 * 2**20)
+    assert len(chunks) == 6
+    assert _flat(chunks) == files
+    assert max(sum(d.size for d in c) for c in chunks) <= 9 * 2**20
+
+
+def test_a_huge_file_does_not_pull_the_rest_into_its_chunk() -> None:
+    files = _files(100, 64 * 2**20, 100, 100)
+    chunks = plan_chunks(files, workers=2, chunk_bytes=8 * 2**20)
+    assert chunks == [files[:2], files[2:]]
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 8])
+def test_empty_files_count_as_one_byte(workers: int) -> None:
+    files = _files(0, 0, 0, 0, 0)
+    chunks = plan_chunks(files, workers=workers)
+    assert _flat(chunks) == files
+    assert len(chunks) == min(5, workers)
