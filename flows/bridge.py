@@ -61,7 +61,7 @@ def hand_records(game: Game | fast.Game) -> list[HandRecord]:
 
 def hand_record(hand: Hand | fast.Hand, *, n_players: int, base_stake: int = 1) -> HandRecord:
     """One parsed hand as a :class:`HandRecord` (tiles as :class:`Tile`)."""
-    tiles = TILE_BY_TEXT
+    tile_of = TILE_BY_TEXT.__getitem__
     events = (
         _generate_fast_events(hand.events)
         if isinstance(hand, fast.Hand)
@@ -72,9 +72,9 @@ def hand_record(hand: Hand | fast.Hand, *, n_players: int, base_stake: int = 1) 
         n_players=n_players,
         dealer=hand.dealer,
         dealer_streak=hand.dealer_streak,
-        deal=tuple(tuple([tiles[t] for t in seat_tiles]) for seat_tiles in hand.deal),
+        deal=tuple([tuple(map(tile_of, seat_tiles)) for seat_tiles in hand.deal]),
         events=tuple(events),
-        wall=None if hand.wall is None else tuple([tiles[t] for t in hand.wall]),
+        wall=None if hand.wall is None else tuple(map(tile_of, hand.wall)),
         result=None if hand.result is None else _recorded_result(hand.result),
         base_stake=base_stake,
     )
