@@ -21,13 +21,15 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from flows.rows_tiles import extend_hand_tiles
+from flows.rows_tiles import hand_tiles_row_tuples
 from parsers.models import Game
 from rules.audit import HandAudit
 from rules.events import KongKind
-from rules.settlement import ChickenKind, WinValue
+from rules.facts import Outcome, WinFact
+from rules.patterns import Pattern
+from rules.settlement import ChickenKind, Reason, WinValue
 from rules.tiles import TILE_TEXT
-from rules.violations import SETTLEMENT_CODES
+from rules.violations import SETTLEMENT_CODES, ViolationCode
 
 DATA_TABLES: tuple[str, ...] = (
     "games",
@@ -308,61 +310,96 @@ def _utc(moment: datetime | None) -> datetime | None:
     return moment.astimezone(UTC).replace(tzinfo=None)
 
 
+_HAND_PLAYERS_COLUMNS: tuple[str, ...] = (
+    "game_id",
+    "hand_no",
+    "seat",
+    "player_id",
+    "delta",
+    "recorded_delta",
+    "winner",
+    "self_drawn",
+    "dealt_in",
+    "ready",
+    "declared_ready",
+    *(column for _, column in KONG_COLUMNS),
+    *(column for _, column in CHICKEN_COLUMNS),
+    "win_value",
+    "patterns",
+    "scored_patterns",
+)
+"""The order :meth:`RowBuffer._add_hand` builds a ``hand_players`` row in."""
+if tuple(SCHEMAS["hand_players"].names) != _HAND_PLAYERS_COLUMNS:
+    raise RuntimeError("the hand_players row layout does not match its schema")
+
+_KONG_INDEX: dict[KongKind, int] = {kind: i for i, (kind, _) in enumerate(KONG_COLUMNS)}
+_CHICKEN_INDEX: dict[ChickenKind, int] = {kind: i for i, (kind, _) in enumerate(CHICKEN_COLUMNS)}
+_NO_KONGS: tuple[int, ...] = (0,) * len(KONG_COLUMNS)
+_NO_CHICKENS: tuple[int, ...] = (0,) * len(CHICKEN_COLUMNS)
+_TEXT: dict[StrEnum, str] = {
+    member: member.value
+    for enum in (Outcome, Reason, ViolationCode, Pattern)
+    for member in enum
+}
+"""Each enum member the rows hold, as its plain text value."""
+
+
 class RowBuffer:
-    """Column buffers for every data table, flushed to one Parquet shard per table.
+    """Row buffers for every data table, flushed to one Parquet shard per table.
 
     ``add_game`` appends a game's rows; ``flush`` writes the buffered rows as a row group
     (call it when :attr:`pending_hands` grows large); ``close`` flushes and closes the
-    shards. Rows go out in the order added; the loader orders them by key.
-    """
+    shards. Rows go out in the order added; the loader orders them by key. Each row is
+    held as a tuple of its table's columns in schema order (one append per row), and
+    turned into columns when written; the ledger, about ten rows a hand, is held as
+    columns, extended hand by hand. List columns hold tuples: a row of immutable values
+    is left alone by the garbage collector while it waits for the flush."""
 
     def __init__(self, shard_dir: Path) -> None:
         self.shard_dir = shard_dir
-        self._columns: dict[str, dict[str, list[Any]]] = {
-            table: {name: [] for name in schema.names} for table, schema in SCHEMAS.items()
+        self._rows: dict[str, list[tuple[Any, ...]]] = {
+            table: [] for table in SCHEMAS if table != "ledger"
         }
+        self._ledger: list[list[Any]] = [[] for _ in SCHEMAS["ledger"].names]
         self._writers: dict[str, pq.ParquetWriter] = {}
         self.pending_hands = 0
 
     def add_game(self, game: Game, path: str, audits: Sequence[HandAudit]) -> GameCounts:
         """Append the rows of one audited game; returns its counts."""
-        cols = self._columns
+        rows = self._rows
         game_id = game.game_id
         n = len(game.players)
         ids = [""] * n
         for p in game.players:
             ids[p.seat] = p.id
-        g = cols["games"]
-        g["game_id"].append(game_id)
-        g["path"].append(path)
-        g["ruleset"].append(game.ruleset)
-        g["rule_overrides"].append(
+        rows["games"].append((
+            game_id,
+            path,
+            game.ruleset,
             None
             if game.rule_overrides is None
-            else orjson.dumps(game.rule_overrides, option=orjson.OPT_SORT_KEYS).decode()
-        )
-        g["base_stake"].append(game.base_stake)
-        g["started_at"].append(_utc(game.started_at))
-        g["n_players"].append(n)
-        g["n_hands"].append(len(audits))
-        pl = cols["players"]
+            else orjson.dumps(game.rule_overrides, option=orjson.OPT_SORT_KEYS).decode(),
+            game.base_stake,
+            _utc(game.started_at),
+            n,
+            len(audits),
+        ))
+        players = rows["players"]
         for p in sorted(game.players, key=lambda q: q.seat):
-            pl["game_id"].append(game_id)
-            pl["seat"].append(p.seat)
-            pl["player_id"].append(p.id)
-            pl["name"].append(p.name)
+            players.append((game_id, p.seat, p.id, p.name))
         violations = 0
         mismatches = 0
+        tiles = rows["hand_tiles"]
         for audit in audits:
             v, m = self._add_hand(game_id, ids, audit)
             violations += v
             mismatches += m
+            tiles.extend(hand_tiles_row_tuples(game_id, audit))
         self.pending_hands += len(audits)
-        extend_hand_tiles(cols["hand_tiles"], game_id, audits)
         return GameCounts(hands=len(audits), violations=violations, mismatches=mismatches)
 
     def _add_hand(self, game_id: str, ids: list[str], audit: HandAudit) -> tuple[int, int]:
-        cols = self._columns
+        rows = self._rows
         record = audit.record
         replay = audit.replay
         settlement = audit.settlement
@@ -371,106 +408,144 @@ class RowBuffer:
         n = record.n_players
 
         n_settlement = 0
-        vi = cols["violations"]
-        for item_no, finding in enumerate(findings):
-            is_settlement = finding.code in SETTLEMENT_CODES
-            n_settlement += is_settlement
-            vi["game_id"].append(game_id)
-            vi["hand_no"].append(hand_no)
-            vi["item_no"].append(item_no)
-            vi["event_index"].append(finding.event_index)
-            vi["seat"].append(finding.seat)
-            vi["player_id"].append(
-                ids[finding.seat] if finding.seat is not None and finding.seat < n else None
-            )
-            vi["code"].append(finding.code.value)
-            vi["settlement"].append(is_settlement)
-            vi["message"].append(finding.message)
-            vi["fatal"].append(finding.fatal)
+        if findings:
+            vi = rows["violations"]
+            for item_no, finding in enumerate(findings):
+                is_settlement = finding.code in SETTLEMENT_CODES
+                n_settlement += is_settlement
+                seat = finding.seat
+                vi.append((
+                    game_id,
+                    hand_no,
+                    item_no,
+                    finding.event_index,
+                    seat,
+                    ids[seat] if seat is not None and seat < n else None,
+                    _TEXT[finding.code],
+                    is_settlement,
+                    finding.message,
+                    finding.fatal,
+                ))
         n_violations = len(findings) - n_settlement
 
         winners = replay.winners
-        win_by_seat = {w.seat: w for w in winners}
-        dealt_in = {w.from_seat for w in winners if w.from_seat is not None}
-        discarder = min(dealt_in) if dealt_in else None
+        win_by_seat: dict[int, WinFact] = {}
+        dealt_in: set[int] = set()
+        any_self_drawn = False
+        for w in winners:
+            win_by_seat[w.seat] = w
+            if w.from_seat is not None:
+                dealt_in.add(w.from_seat)
+            if w.self_drawn:
+                any_self_drawn = True
         fatal = replay.fatal
         recorded = record.result
-        h = cols["hands"]
-        h["game_id"].append(game_id)
-        h["hand_no"].append(hand_no)
-        h["dealer"].append(record.dealer)
-        h["dealer_streak"].append(record.dealer_streak)
-        h["n_events"].append(len(record.events))
-        h["events_applied"].append(replay.events_applied)
-        h["has_wall"].append(record.wall is not None)
-        h["wall_left"].append(replay.wall_left)
-        h["outcome"].append(replay.outcome.value)
-        h["winners"].append(len(winners))
-        h["self_drawn"].append(any(w.self_drawn for w in winners))
-        h["discarder"].append(discarder)
-        h["flip_tile"].append(None if replay.flip is None else TILE_TEXT[replay.flip])
-        h["settled"].append(settlement is not None)
-        h["next_dealer"].append(None if settlement is None else settlement.next_dealer)
-        h["recorded"].append(recorded is not None)
-        h["recorded_next_dealer"].append(None if recorded is None else recorded.next_dealer)
-        h["violations"].append(n_violations)
-        h["fatal"].append(fatal is not None)
-        h["fatal_code"].append(None if fatal is None else fatal.code.value)
-        h["mismatches"].append(n_settlement)
-        h["disputed"].append(n_settlement > 0)
+        rows["hands"].append((
+            game_id,
+            hand_no,
+            record.dealer,
+            record.dealer_streak,
+            len(record.events),
+            replay.events_applied,
+            record.wall is not None,
+            replay.wall_left,
+            _TEXT[replay.outcome],
+            len(winners),
+            any_self_drawn,
+            min(dealt_in) if dealt_in else None,
+            None if replay.flip is None else TILE_TEXT[replay.flip],
+            settlement is not None,
+            None if settlement is None else settlement.next_dealer,
+            recorded is not None,
+            None if recorded is None else recorded.next_dealer,
+            n_violations,
+            fatal is not None,
+            None if fatal is None else _TEXT[fatal.code],
+            n_settlement,
+            n_settlement > 0,
+        ))
 
-        chickens: dict[tuple[int, ChickenKind], int] = {}
+        chickens: dict[int, list[int]] = {}
         values: dict[int, WinValue] = {}
+        deltas: Sequence[int | None] = (None,) * n
         if settlement is not None:
+            deltas = settlement.deltas
             for c in settlement.chickens:
-                key = (c.seat, c.kind)
-                chickens[key] = chickens.get(key, 0) + c.count
-            for value in settlement.wins:
-                values.setdefault(value.seat, value)
-            le = cols["ledger"]
-            for item_no, item in enumerate(settlement.items):
-                le["game_id"].append(game_id)
-                le["hand_no"].append(hand_no)
-                le["item_no"].append(item_no)
-                le["payer_seat"].append(item.payer)
-                le["payee_seat"].append(item.payee)
-                le["payer_id"].append(ids[item.payer])
-                le["payee_id"].append(ids[item.payee])
-                le["amount"].append(item.amount)
-                le["reason"].append(item.reason.value)
-                le["detail"].append(item.detail)
+                counts = chickens.get(c.seat)
+                if counts is None:
+                    counts = chickens[c.seat] = [0] * len(CHICKEN_COLUMNS)
+                counts[_CHICKEN_INDEX[c.kind]] += c.count
+            for win_value in settlement.wins:
+                values.setdefault(win_value.seat, win_value)
+            items = settlement.items
+            if items:
+                # Column by column: a hand has about ten items.
+                k = len(items)
+                payers, payees, amounts, reasons, details = zip(*items, strict=True)
+                (game_ids, hand_nos, item_nos, payer_seats, payee_seats, payer_ids, payee_ids,
+                 amount_column, reason_column, detail_column) = self._ledger
+                game_ids.extend([game_id] * k)
+                hand_nos.extend([hand_no] * k)
+                item_nos.extend(range(k))
+                payer_seats.extend(payers)
+                payee_seats.extend(payees)
+                payer_ids.extend(map(ids.__getitem__, payers))
+                payee_ids.extend(map(ids.__getitem__, payees))
+                amount_column.extend(amounts)
+                reason_column.extend(map(_TEXT.__getitem__, reasons))
+                detail_column.extend(details)
+        recorded_deltas: Sequence[int | None] = (None,) * n if recorded is None else recorded.deltas
 
         seat_facts = {s.seat: s for s in replay.seats}
-        hp = cols["hand_players"]
+        hp = rows["hand_players"]
         for seat in range(n):
             win = win_by_seat.get(seat)
             facts = seat_facts.get(seat)
-            hp["game_id"].append(game_id)
-            hp["hand_no"].append(hand_no)
-            hp["seat"].append(seat)
-            hp["player_id"].append(ids[seat])
-            hp["delta"].append(None if settlement is None else settlement.deltas[seat])
-            hp["recorded_delta"].append(None if recorded is None else recorded.deltas[seat])
-            hp["winner"].append(win is not None)
-            hp["self_drawn"].append(win is not None and win.self_drawn)
-            hp["dealt_in"].append(seat in dealt_in)
-            hp["ready"].append(facts is not None and facts.ready)
-            hp["declared_ready"].append(facts is not None and facts.declared_ready_at is not None)
-            for kind, column in KONG_COLUMNS:
-                hp[column].append(0 if facts is None else facts.kong_count(kind))
-            for ckind, column in CHICKEN_COLUMNS:
-                hp[column].append(chickens.get((seat, ckind), 0))
+            kongs: Sequence[int] = _NO_KONGS
+            if facts is not None and facts.kongs:
+                kong_counts = [0] * len(KONG_COLUMNS)
+                for kong in facts.kongs:
+                    if not kong.robbed:
+                        kong_counts[_KONG_INDEX[kong.kind]] += 1
+                kongs = kong_counts
             value = values.get(seat)
-            hp["win_value"].append(
-                None if value is None else (-value.value if value.penalty else value.value)
-            )
-            hp["patterns"].append([] if win is None else [p.value for p in win.patterns])
-            hp["scored_patterns"].append([] if value is None else list(value.patterns))
+            hp.append((
+                game_id,
+                hand_no,
+                seat,
+                ids[seat],
+                deltas[seat],
+                recorded_deltas[seat],
+                win is not None,
+                win is not None and win.self_drawn,
+                seat in dealt_in,
+                facts is not None and facts.ready,
+                facts is not None and facts.declared_ready_at is not None,
+                *kongs,
+                *chickens.get(seat, _NO_CHICKENS),
+                None if value is None else (-value.value if value.penalty else value.value),
+                () if win is None else tuple(map(_TEXT.__getitem__, win.patterns)),
+                () if value is None else value.patterns,
+            ))
         return n_violations, n_settlement
 
     def arrow(self, table: str) -> pa.Table:
         """The buffered rows of ``table`` as an Arrow table (the buffer is not cleared)."""
-        return pa.table(self._columns[table], schema=SCHEMAS[table])
+        schema = SCHEMAS[table]
+        columns: Sequence[Sequence[Any]]
+        if table == "ledger":
+            columns = self._ledger
+        else:
+            rows = self._rows[table]
+            columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema.names]
+        return pa.table(dict(zip(schema.names, columns, strict=True)), schema=schema)
+
+    def _clear(self, table: str) -> None:
+        if table == "ledger":
+            for column in self._ledger:
+                column.clear()
+        else:
+            self._rows[table].clear()
 
     def flush(self) -> None:
         """Write the buffered rows of every table as a row group and clear the buffers."""
@@ -481,8 +556,7 @@ class RowBuffer:
                 writer = pq.ParquetWriter(self.shard_dir / f"{table}.parquet", schema)
                 self._writers[table] = writer
             writer.write_table(self.arrow(table))
-            for column in self._columns[table].values():
-                column.clear()
+            self._clear(table)
         self.pending_hands = 0
 
     def close(self) -> None:

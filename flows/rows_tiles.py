@@ -11,13 +11,23 @@ inverses the dashboard uses.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import polars as pl
 
 from rules.audit import HandAudit
+from rules.facts import RiverRow
 from rules.melds import Meld, MeldKind
-from rules.tiles import TILE_TEXT, Tile, format_tiles, parse_tiles
+from rules.tiles import (
+    NUM_KINDS,
+    TILE_TEXT,
+    Tile,
+    format_runs,
+    format_sorted_codes,
+    format_tiles,
+    parse_tiles,
+)
 
 __all__ = [
     "HAND_TILES_SCHEMA",
@@ -25,6 +35,7 @@ __all__ = [
     "extend_hand_tiles",
     "format_discards",
     "format_melds",
+    "hand_tiles_row_tuples",
     "hand_tiles_rows",
     "parse_discards",
     "parse_melds",
@@ -52,6 +63,19 @@ class MeldTextError(ValueError):
 
 def format_discards(tiles: Iterable[int]) -> str:
     """Tiles in the order given, compact: a suit letter closes each run of one suit."""
+    values = tiles if isinstance(tiles, (list, tuple)) else list(tiles)
+    try:
+        codes = bytes(values)
+    except (TypeError, ValueError):  # not all small integers
+        return _format_discards_checked(values)
+    if codes and max(codes) >= NUM_KINDS:
+        return _format_discards_checked(values)
+    return format_runs(codes)
+
+
+def _format_discards_checked(tiles: Iterable[int]) -> str:
+    """:func:`format_discards` tile by tile (values that are not tiles raise as indexes
+    of :data:`~rules.tiles.TILE_TEXT`)."""
     out: list[str] = []
     run_suit = ""
     for tile in tiles:
@@ -77,8 +101,35 @@ def parse_discards(text: str) -> list[Tile]:
     return parse_tiles(text)
 
 
+_MELD_TEXT: dict[tuple[MeldKind, int], str] = {
+    (kind, tile): f"{kind.value}:{TILE_TEXT[tile]}" for kind in MeldKind for tile in Tile
+}
+"""``"pong:5p"``: each meld's text, by kind and tile."""
+
+
 def format_melds(melds: Iterable[Meld]) -> str:
-    return ",".join(f"{m.kind.value}:{TILE_TEXT[m.tile]}" for m in melds)
+    return ",".join([_MELD_TEXT.get((m.kind, m.tile)) or _meld_text(m) for m in melds])
+
+
+def _meld_text(meld: Meld) -> str:
+    return f"{meld.kind.value}:{TILE_TEXT[meld.tile]}"
+
+
+_NOT_TILES = bytes([NUM_KINDS])
+"""Stands for values that are not all small integers (formatted by the checked path)."""
+_TILE_OF_ROW = itemgetter(0)
+_SEAT_OF = attrgetter("seat")
+
+
+def _river_text(river: Sequence[RiverRow]) -> str:
+    """:func:`format_discards` of a seat's discard rows."""
+    try:
+        codes = bytes(map(_TILE_OF_ROW, river))
+    except (TypeError, ValueError):  # not all small integers
+        return format_discards([row[0] for row in river])
+    if not codes or max(codes) >= NUM_KINDS:
+        return format_discards([row[0] for row in river])
+    return format_runs(codes)
 
 
 def parse_melds(text: str) -> list[tuple[MeldKind, Tile]]:
@@ -102,23 +153,56 @@ def parse_melds(text: str) -> list[tuple[MeldKind, Tile]]:
     return melds
 
 
+HandTilesRow = tuple[str, int, int, str, str, str, str | None]
+"""A ``hand_tiles`` row: the :data:`HAND_TILES_SCHEMA` columns in order."""
+
+
+def hand_tiles_row_tuples(game_id: str, audit: HandAudit) -> list[HandTilesRow]:
+    """One audited hand's ``hand_tiles`` rows, one per seat in seat order (the tiles where
+    the replay ended)."""
+    replay = audit.replay
+    hand_no = audit.record.hand_no
+    winners = replay.winners
+    won_on = {w.seat: TILE_TEXT[w.tile] for w in winners} if winners else {}
+    rows: list[HandTilesRow] = []
+    for facts in sorted(replay.seats, key=_SEAT_OF):
+        seat = facts.seat
+        concealed = facts.concealed
+        melds = facts.melds
+        river = facts.river
+        # The common case inline: tiles that are all tile values (else the checked paths).
+        try:
+            codes = bytes(sorted(bytes(concealed)))
+        except (TypeError, ValueError):
+            codes = _NOT_TILES
+        if not codes:
+            concealed_text = ""
+        elif codes[-1] < NUM_KINDS:
+            concealed_text = format_sorted_codes(codes)
+        else:
+            concealed_text = format_tiles(concealed)
+        rows.append((
+            game_id,
+            hand_no,
+            seat,
+            concealed_text,
+            format_melds(melds) if melds else "",
+            _river_text(river) if river else "",
+            won_on.get(seat),
+        ))
+    return rows
+
+
 def extend_hand_tiles(
     columns: dict[str, list[Any]], game_id: str, audits: Sequence[HandAudit]
 ) -> None:
     """Append one row per seat per audited hand (the tiles where the replay ended) to
     ``columns``, a dict of lists keyed by the :data:`HAND_TILES_SCHEMA` names."""
+    targets = [columns[name] for name in HAND_TILES_SCHEMA]
     for audit in audits:
-        replay = audit.replay
-        hand_no = audit.record.hand_no
-        won_on = {w.seat: TILE_TEXT[w.tile] for w in replay.winners}
-        for facts in sorted(replay.seats, key=lambda s: s.seat):
-            columns["game_id"].append(game_id)
-            columns["hand_no"].append(hand_no)
-            columns["seat"].append(facts.seat)
-            columns["concealed"].append(format_tiles(facts.concealed))
-            columns["melds"].append(format_melds(facts.melds))
-            columns["discards"].append(format_discards(row[0] for row in facts.river))
-            columns["win_tile"].append(won_on.get(facts.seat))
+        for row in hand_tiles_row_tuples(game_id, audit):
+            for target, value in zip(targets, row, strict=True):
+                target.append(value)
 
 
 def hand_tiles_rows(game_id: str, audits: Sequence[HandAudit]) -> pl.DataFrame:

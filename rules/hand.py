@@ -7,12 +7,14 @@ hand. Melds (pongs and kongs) are passed as a number of melds, or as
 pong. A complete concealed part therefore holds ``14 - 3 * melds`` tiles, a waiting one
 ``13 - 3 * melds``.
 
-Speed: a suit's nine counts are the key of a lazily filled table holding what that suit
-decomposes into (sets only, sets and a pair, all counts even, its tile count, and which
-added tile would complete it). A check is then three table look-ups combined by a few
-integer operations; the first look-up of a suit arrangement runs a small memoised search,
-every later one is a dictionary hit. Hands holding wildcards use a second table giving, per
-suit, which numbers of wildcards it can absorb.
+Speed: what a suit decomposes into (sets only, sets and a pair, all counts even, its tile
+count) is precomputed for every arrangement of its nine counts, as an automaton read one
+count at a time (:func:`_suit_automaton`, built on first use); :func:`is_complete` is three
+walks of nine indexings combined by a few integer operations, with no search and no
+allocation. The waits use lazily filled tables keyed by a suit's nine counts that also hold
+which added tile would complete the suit; the first look-up of a suit arrangement runs a
+small memoised search, every later one is a dictionary hit. Hands holding wildcards use a
+third table giving, per suit, which numbers of wildcards it can absorb.
 
 Conventions (see ``docs/rules/hands.md`` for the reasons):
 
@@ -30,10 +32,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from operator import itemgetter
+from typing import Any
 
 from rules.melds import Meld
 from rules.patterns import Pattern, ShapeFacts, generate_shape_patterns
-from rules.tiles import COPIES, NUM_SUITED, SUITED_TILES, Tile, format_tiles, tiles_of
+from rules.tiles import COPIES, NUM_KINDS, NUM_SUITED, SUITED_TILES, Tile, format_tiles, tiles_of
 
 MAX_WILDCARDS = 4
 """The most wildcards one hand can hold (a ruleset has at most four)."""
@@ -72,6 +75,7 @@ _SEVEN_MASK = ~_CODE
 _SEVEN_TARGET = (14 << _SHIFT) | (3 * _EVEN)
 
 _TABLE_LIMIT = 1 << 18  # entries per table before it is cleared (bounds memory)
+_TRIE_LIMIT = 1 << 15  # suit arrangements in a trie before it is emptied (bounds memory)
 
 # The suit keys of a count vector, cut with prebuilt slices (or all three in one call).
 _FIRST_KEY = slice(0, 9)
@@ -225,12 +229,92 @@ def _sumset(left: int, right: int, limit: int) -> int:
 
 
 def clear_tables() -> None:
-    """Empty every memo table (results never depend on them; benchmarks measure cold runs)."""
+    """Empty every memo table and drop the suit automaton (results never depend on them;
+    benchmarks measure cold runs)."""
+    global _SUITS, _WAIT_TRIE_LEAVES
     for table in (_INFO, _INFO_LAST, _WAITS, _WAITS_LAST):
         table.clear()
+    _WAIT_TRIE[:] = [None] * (COPIES + 1)
+    _WAIT_TRIE_LEAVES = 0
     _decomposes.cache_clear()
     _absorbs.cache_clear()
+    _SUITS = None
 
+
+# --------------------------------------------------------------------------------------
+# The suit automaton
+# --------------------------------------------------------------------------------------
+#
+# Reading a suit's counts rank by rank, what decides its info is a small state: the tiles
+# and the evenness so far, and the set of ways the ranks read so far can be cut into sets
+# (and at most one pair) up to chows still open. A way is (x, y, p): x chows started two
+# ranks back and y started one rank back still need this rank, p counts the pair taken.
+# The automaton has one node per (rank, state): a tuple of five children, indexed by the
+# count held at that rank, the ninth level holding the suit's info (0 when it has no flag:
+# such a suit never completes a hand, whatever its tile count). Equal states share their
+# node, so every one of the 5 ** 9 arrangements is covered by about 2,600 tuples.
+
+SuitNode = tuple[Any, ...]
+_Ways = frozenset[tuple[int, int, int]]
+_SUITS: SuitNode | None = None
+
+
+def _next_ways(ways: _Ways, rank: int, count: int) -> _Ways:
+    """The ways after reading ``count`` tiles at ``rank``: the open chows take their tile,
+    the rest starts chows (not from rank 7 on), forms pungs, and perhaps the pair."""
+    out = set()
+    for x, y, p in ways:
+        left = count - x - y
+        if left < 0:
+            continue
+        for z in range(left + 1 if rank <= 6 else 1):
+            for q in ((0, 1) if p == 0 else (0,)):
+                rest = left - z - 2 * q
+                if rest >= 0 and rest % 3 == 0:
+                    out.add((y, z, p + q))
+    return frozenset(out)
+
+
+def _automaton_info(tiles: int, even: bool, ways: _Ways) -> int:
+    info = tiles << _SHIFT
+    if (0, 0, 0) in ways:
+        info |= _SETS
+    elif (0, 0, 1) in ways:
+        info |= _PAIR
+    if even:
+        info |= _EVEN
+    return info if info & _FLAGS else 0
+
+
+def _suit_automaton() -> SuitNode:
+    """The suit automaton (see above), built on first use and kept until
+    :func:`clear_tables`. ``_suit_automaton()[c0][c1]...[c8]`` is the info of the suit
+    holding counts ``c0..c8`` (each 0-4), or 0 when that info has no flag."""
+    global _SUITS
+    if _SUITS is not None:
+        return _SUITS
+    nodes: dict[tuple[int, int, bool, _Ways], SuitNode] = {}
+
+    def node(rank: int, tiles: int, even: bool, ways: _Ways) -> SuitNode:
+        state = (rank, tiles, even, ways)
+        hit = nodes.get(state)
+        if hit is None:
+            if rank == 8:
+                hit = tuple(_automaton_info(tiles + n, even and n % 2 == 0,
+                                            _next_ways(ways, rank, n)) for n in range(COPIES + 1))
+            else:
+                hit = tuple(node(rank + 1, tiles + n, even and n % 2 == 0,
+                                 _next_ways(ways, rank, n)) for n in range(COPIES + 1))
+            nodes[state] = hit
+        return hit
+
+    _SUITS = node(0, 0, True, frozenset({(0, 0, 0)}))
+    return _SUITS
+
+
+_W = Tile.W
+_TILE_OF: dict[int, Tile] = {tile.value: tile for tile in Tile}  # what Tile(value) gives
+_SUIT_CUTS = (slice(0, 9), slice(9, 18), slice(18, 27))
 
 _MASK_TILES: tuple[tuple[tuple[Tile, ...], ...], ...] = tuple(
     tuple(
@@ -252,6 +336,45 @@ def is_complete(counts: Sequence[int], melds_count: int = 0) -> bool:
     Complete: ``4 - melds_count`` sets (pungs or chows in hand) and one pair, or, with no
     melds, seven pairs (a four of a kind counting as two pairs). Wildcards substitute.
     """
+    # Three walks of the suit automaton. A count above 4 (or below -5) fails the indexing;
+    # one from -5 to -1 indexes from the end and so reads as that count + 5, making
+    # ``counts`` sum to less than the tiles the walks saw: the sum is checked before
+    # answering True, and any doubt goes to the keyed tables.
+    try:
+        if counts[27]:
+            return _is_complete_wild(tuple(counts), melds_count)
+        s: Any = _SUITS
+        c = s[counts[18]][counts[19]][counts[20]][counts[21]][counts[22]][counts[23]][
+            counts[24]][counts[25]][counts[26]]
+        if not c:
+            return False
+        a = s[counts[0]][counts[1]][counts[2]][counts[3]][counts[4]][counts[5]][counts[6]][
+            counts[7]][counts[8]]
+        if not a:
+            return False
+        total = a + c + s[counts[9]][counts[10]][counts[11]][counts[12]][counts[13]][
+            counts[14]][counts[15]][counts[16]][counts[17]]
+        tiles = 14 - 3 * melds_count
+        if total & _STD_MASK != (tiles << _SHIFT) | _STD_CODES and (
+                melds_count != 0 or total & _SEVEN_MASK != _SEVEN_TARGET):
+            return False
+        if len(counts) == NUM_KINDS and sum(counts) == tiles:
+            return True
+    except (IndexError, TypeError):  # no automaton yet, or counts that are no hand
+        return _is_complete_checked(counts, melds_count)
+    return _is_complete_keyed(counts, melds_count)
+
+
+def _is_complete_checked(counts: Sequence[int], melds_count: int) -> bool:
+    """:func:`is_complete` outside its fast path: builds the automaton if it is missing."""
+    if _SUITS is None:
+        _suit_automaton()
+        return is_complete(counts, melds_count)
+    return _is_complete_keyed(counts, melds_count)
+
+
+def _is_complete_keyed(counts: Sequence[int], melds_count: int) -> bool:
+    """:func:`is_complete` by the keyed suit tables (any sequence, whatever its counts)."""
     key = tuple(counts[_LAST_KEY])
     try:
         c = _INFO_LAST[key]
@@ -336,22 +459,44 @@ def _is_complete_wild(counts: Key, melds_count: int) -> bool:
 
 def _wait_masks(counts: Sequence[int], melds_count: int) -> tuple[int, int, int]:
     """Per suit, the bit mask of ranks that complete the hand."""
-    t = tuple(counts)
-    key_a, key_b, key_c = _ALL_KEYS(t)
+    # The suits' wait entries come from the trie (see ``_wait_entry_of``), as the keyed
+    # tables would give them. A count from -5 to -1 indexes from the end and reads as that
+    # count + 5: a hand found waiting must also sum to the tiles the walks saw.
     try:
-        c, sc, pc, oc, nc = _WAITS_LAST[key_c]
-        if c == _WILD_INFO:
-            return _wait_masks_wild(t, melds_count)
-        a, sa, pa, oa, na = _WAITS[key_a]
-        b, sb, pb, ob, nb = _WAITS[key_b]
-    except KeyError:  # a suit arrangement seen for the first time
-        c, sc, pc, oc, nc = _waits_last_miss(key_c)
-        if c == _WILD_INFO:
-            return _wait_masks_wild(t, melds_count)
-        a, sa, pa, oa, na = _waits_miss(key_a)
-        b, sb, pb, ob, nb = _waits_miss(key_b)
-    if (a + b + c) >> _SHIFT != 13 - 3 * melds_count:
+        if counts[27]:
+            return _wait_masks_wild(tuple(counts), melds_count)
+        w: Any = _WAIT_TRIE
+        a, sa, pa, oa, na = w[counts[0]][counts[1]][counts[2]][counts[3]][counts[4]][
+            counts[5]][counts[6]][counts[7]][counts[8]]
+        b, sb, pb, ob, nb = w[counts[9]][counts[10]][counts[11]][counts[12]][counts[13]][
+            counts[14]][counts[15]][counts[16]][counts[17]]
+        c, sc, pc, oc, nc = w[counts[18]][counts[19]][counts[20]][counts[21]][counts[22]][
+            counts[23]][counts[24]][counts[25]][counts[26]]
+    except (IndexError, TypeError):  # a suit arrangement not in the trie yet, or no hand
+        return _wait_masks_keyed(counts, melds_count)
+    tiles = 13 - 3 * melds_count
+    if (a + b + c) >> _SHIFT != tiles:
         return 0, 0, 0
+    a &= _CODE
+    b &= _CODE
+    c &= _CODE
+    m0 = (pa if b + c == 2 else 0) | (sa if b + c == 5 else 0)
+    m1 = (pb if a + c == 2 else 0) | (sb if a + c == 5 else 0)
+    m2 = (pc if a + b == 2 else 0) | (sc if a + b == 5 else 0)
+    if melds_count == 0 and na + nb + nc == 1:
+        m0 |= oa
+        m1 |= ob
+        m2 |= oc
+    if (m0 or m1 or m2) and not (len(counts) == NUM_KINDS and sum(counts) == tiles):
+        return _wait_masks_keyed(counts, melds_count)
+    return m0, m1, m2
+
+
+def _combine_waits(a: int, sa: int, pa: int, oa: int, na: int,
+                   b: int, sb: int, pb: int, ob: int, nb: int,
+                   c: int, sc: int, pc: int, oc: int, nc: int,
+                   melds_count: int) -> tuple[int, int, int]:
+    """The wait masks of three suits' entries whose tile counts fit the melds."""
     a &= _CODE
     b &= _CODE
     c &= _CODE
@@ -366,6 +511,58 @@ def _wait_masks(counts: Sequence[int], melds_count: int) -> tuple[int, int, int]
         m1 |= ob
         m2 |= oc
     return m0, m1, m2
+
+
+def _wait_masks_keyed(counts: Sequence[int], melds_count: int) -> tuple[int, int, int]:
+    """:func:`_wait_masks` by the keyed tables (any sequence, whatever its counts); puts
+    the suits it looks up into the trie."""
+    t = tuple(counts)
+    key_a, key_b, key_c = _ALL_KEYS(t)
+    try:
+        c, sc, pc, oc, nc = _WAITS_LAST[key_c]
+        if c == _WILD_INFO:
+            return _wait_masks_wild(t, melds_count)
+        a, sa, pa, oa, na = _WAITS[key_a]
+        b, sb, pb, ob, nb = _WAITS[key_b]
+    except KeyError:  # a suit arrangement seen for the first time
+        c, sc, pc, oc, nc = _waits_last_miss(key_c)
+        if c == _WILD_INFO:
+            return _wait_masks_wild(t, melds_count)
+        a, sa, pa, oa, na = _waits_miss(key_a)
+        b, sb, pb, ob, nb = _waits_miss(key_b)
+    _trie_insert(key_a, (a, sa, pa, oa, na))
+    _trie_insert(key_b, (b, sb, pb, ob, nb))
+    _trie_insert(key_c[0:9], (c, sc, pc, oc, nc))
+    if (a + b + c) >> _SHIFT != 13 - 3 * melds_count:
+        return 0, 0, 0
+    return _combine_waits(a, sa, pa, oa, na, b, sb, pb, ob, nb, c, sc, pc, oc, nc,
+                          melds_count)
+
+
+# The wait entries of the suit arrangements met so far, as a trie indexed by the nine
+# counts (``_WAIT_TRIE[c0][c1]...[c8]``, None where nothing was put yet): nine indexings
+# instead of building and hashing a key. It holds only what the keyed tables computed.
+_WAIT_TRIE: list[Any] = [None] * (COPIES + 1)
+_WAIT_TRIE_LEAVES = 0
+
+
+def _trie_insert(key: Key, entry: WaitEntry) -> None:
+    """Put a suit's wait entry into the trie (only a valid arrangement of plain ints)."""
+    global _WAIT_TRIE_LEAVES
+    if len(key) != 9 or not all(type(n) is int and 0 <= n <= COPIES for n in key):
+        return
+    if _WAIT_TRIE_LEAVES >= _TRIE_LIMIT:
+        _WAIT_TRIE[:] = [None] * (COPIES + 1)
+        _WAIT_TRIE_LEAVES = 0
+    node = _WAIT_TRIE
+    for n in key[:8]:
+        child = node[n]
+        if child is None:
+            child = node[n] = [None] * (COPIES + 1)
+        node = child
+    if node[key[8]] is None:
+        _WAIT_TRIE_LEAVES += 1
+    node[key[8]] = entry
 
 
 def _wait_masks_wild(counts: Key, melds_count: int) -> tuple[int, int, int]:
@@ -391,6 +588,38 @@ def waiting_tiles(counts: Sequence[int], melds_count: int = 0) -> tuple[Tile, ..
     """
     m0, m1, m2 = _wait_masks(counts, melds_count)
     return _MASK_TILES[0][m0] + _MASK_TILES[1][m1] + _MASK_TILES[2][m2]
+
+
+def _waiting_tiles_of_valid(counts: Sequence[int], melds_count: int) -> tuple[Tile, ...]:
+    """:func:`waiting_tiles` of a vector known to be a hand: 28 counts, each 0-4, at most
+    :data:`MAX_WILDCARDS` wildcards (a table's hands); it skips the checks such a vector
+    needs no more."""
+    if not counts[27]:
+        w: Any = _WAIT_TRIE
+        try:
+            a, sa, pa, oa, na = w[counts[0]][counts[1]][counts[2]][counts[3]][counts[4]][
+                counts[5]][counts[6]][counts[7]][counts[8]]
+            b, sb, pb, ob, nb = w[counts[9]][counts[10]][counts[11]][counts[12]][counts[13]][
+                counts[14]][counts[15]][counts[16]][counts[17]]
+            c, sc, pc, oc, nc = w[counts[18]][counts[19]][counts[20]][counts[21]][
+                counts[22]][counts[23]][counts[24]][counts[25]][counts[26]]
+        except TypeError:  # a suit arrangement not in the trie yet
+            pass
+        else:
+            if (a + b + c) >> _SHIFT != 13 - 3 * melds_count:
+                return ()
+            a &= _CODE
+            b &= _CODE
+            c &= _CODE
+            m0 = (pa if b + c == 2 else 0) | (sa if b + c == 5 else 0)
+            m1 = (pb if a + c == 2 else 0) | (sb if a + c == 5 else 0)
+            m2 = (pc if a + b == 2 else 0) | (sc if a + b == 5 else 0)
+            if melds_count == 0 and na + nb + nc == 1:
+                m0 |= oa
+                m1 |= ob
+                m2 |= oc
+            return _MASK_TILES[0][m0] + _MASK_TILES[1][m1] + _MASK_TILES[2][m2]
+    return waiting_tiles(counts, melds_count)
 
 
 def live_waits(counts: Sequence[int], melds: Sequence[Meld]) -> tuple[Tile, ...]:
@@ -449,22 +678,68 @@ def _is_dragon(counts: Sequence[int], wild: int) -> bool:
 
 def _flush_suit(counts: Sequence[int], melds: Sequence[Meld]) -> int | None:
     """The one suit all real tiles (concealed and melds) share, or None."""
-    suits = {t // 9 for t in range(NUM_SUITED) if counts[t]}
-    suits.update(m.tile // 9 for m in melds)
-    if len(suits) > 1:
-        return None
-    return min(suits) if suits else 0
+    found: int | None = None
+    for suit, cut in enumerate(_SUIT_CUTS):
+        if any(counts[cut]):
+            if found is not None:
+                return None
+            found = suit
+    for m in melds:
+        suit = m.tile // 9
+        if suit != found:
+            if found is not None:
+                return None
+            found = suit
+    return 0 if found is None else found
 
 
-def _is_flush(counts: Sequence[int], melds: Sequence[Meld], seven: bool) -> bool:
+def _is_flush(counts: Sequence[int], melds: Sequence[Meld], fits: bool) -> bool:
+    """All real tiles of one suit, and the concealed ones (wildcards included) split into
+    sets and a pair within it; ``fits``: the caller knows they do (seven pairs, whose
+    leftover wildcard pairs always find room within the suit, or a standard hand without
+    wildcards, whose one suit holding tiles is the one holding the sets and the pair)."""
     suit = _flush_suit(counts, melds)
     if suit is None:
         return False
-    if seven:
-        return True  # leftover wildcard pairs always find room within the suit
+    if fits:
+        return True
     wild = counts[27]
     key = tuple(counts[9 * suit : 9 * suit + 9])
     return _absorbs(key, wild)[1] >> wild & 1 == 1
+
+
+def _standard_and_seven(counts: Sequence[int], melds_count: int) -> tuple[bool, bool]:
+    """:func:`is_standard_complete` and :func:`is_seven_pairs` of a hand
+    :func:`is_complete` accepted (so every count is 0-4); without wildcards both come from
+    one walk of the suit automaton."""
+    if len(counts) == NUM_KINDS and not counts[27]:
+        s: Any = _suit_automaton()
+        try:
+            total: int = (
+                s[counts[0]][counts[1]][counts[2]][counts[3]][counts[4]][counts[5]][counts[6]][
+                    counts[7]][counts[8]]
+                + s[counts[9]][counts[10]][counts[11]][counts[12]][counts[13]][counts[14]][
+                    counts[15]][counts[16]][counts[17]]
+                + s[counts[18]][counts[19]][counts[20]][counts[21]][counts[22]][counts[23]][
+                    counts[24]][counts[25]][counts[26]])
+        except (IndexError, TypeError):
+            pass
+        else:
+            # A complete hand's three suits all have a flag (each splits, or each is even),
+            # so ``total`` is the sum of their full infos, as the keyed tables give it.
+            return (
+                total & _STD_MASK == ((14 - 3 * melds_count) << _SHIFT) | _STD_CODES,
+                melds_count == 0 and total & _SEVEN_MASK == _SEVEN_TARGET,
+            )
+    return is_standard_complete(counts, melds_count), is_seven_pairs(counts, melds_count)
+
+
+def _as_tiles(waits: Sequence[Tile]) -> tuple[Tile, ...]:
+    """``tuple(sorted(Tile(t) for t in waits))``, without the enum call per tile."""
+    try:
+        return tuple(sorted(map(_TILE_OF.__getitem__, waits)))
+    except (KeyError, TypeError):
+        return tuple(sorted(Tile(t) for t in waits))
 
 
 def shape_facts(
@@ -483,19 +758,18 @@ def shape_facts(
         )
     if counts[win_tile] < 1:
         raise HandError(f"winning tile {win_tile} is not in {format_tiles(tiles_of(counts))}")
-    if win_tile != Tile.W and win_tile not in waits:
+    if win_tile != _W and win_tile not in waits:
         raise HandError(f"winning tile {win_tile} is not among the waits {format_tiles(waits)}")
     wild = counts[27]
-    standard = is_standard_complete(counts, melds_count)
-    seven = is_seven_pairs(counts, melds_count)
+    standard, seven = _standard_and_seven(counts, melds_count)
     return ShapeFacts(
         standard=standard,
         seven_pairs=seven,
         dragon=seven and _is_dragon(counts, wild),
         all_pungs=standard and _is_all_pungs(counts, wild),
-        flush=_is_flush(counts, melds, seven),
+        flush=_is_flush(counts, melds, seven or (standard and not wild)),
         melds_count=melds_count,
-        waits=tuple(sorted(Tile(t) for t in waits)),
+        waits=_as_tiles(waits),
     )
 
 

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
+from typing import NamedTuple
 
 from rules.events import KongKind, RecordedResult
 from rules.facts import ClaimKind, KongFact, Outcome, SeatFacts, WinFact
@@ -37,10 +39,12 @@ from rules.ruleset import (
     HandValuation,
     KongPayer,
     MultiWinDealer,
+    PatternValues,
     ReadyValueMode,
     Ruleset,
+    StandingChicken,
 )
-from rules.tiles import Tile, counts_of, format_tiles
+from rules.tiles import TILE_TEXT, Tile, counts_of, format_tiles
 from rules.violations import Violation, ViolationCode
 
 __all__ = [
@@ -124,9 +128,11 @@ _KONG_CHINESE: Mapping[KongKind, str] = MappingProxyType({
 })
 
 
-@dataclass(frozen=True, slots=True)
-class LedgerItem:
-    """One transfer: ``payer`` pays ``payee`` ``amount`` points (a multiple of the stake)."""
+class LedgerItem(NamedTuple):
+    """One transfer: ``payer`` pays ``payee`` ``amount`` points (a multiple of the stake).
+
+    A named tuple rather than a frozen dataclass: a hand makes about ten, and a tuple is
+    several times cheaper to build (just as immutable, and slot-free)."""
 
     payer: int
     payee: int
@@ -191,13 +197,31 @@ def _seats_text(seats: Sequence[int]) -> str:
     return "seats " + ", ".join(str(s) for s in seats)
 
 
+_EACH_OF: dict[tuple[int, ...], str] = {}
+"""Texts of :func:`_each_of` already made (a few seat tuples recur in every hand)."""
+
+
 def _each_of(seats: Sequence[int]) -> str:
     """``seat 2`` or ``each of seats 1, 2, 3``."""
-    return _seats_text(seats) if len(seats) == 1 else "each of " + _seats_text(seats)
+    key = tuple(seats)
+    text = _EACH_OF.get(key)
+    if text is None:
+        text = _seats_text(key) if len(key) == 1 else "each of " + _seats_text(key)
+        if len(_EACH_OF) < 1024:
+            _EACH_OF[key] = text
+    return text
+
+
+_OTHER_SEATS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple((seat + k) % n for k in range(1, n)) for seat in range(n)) for n in range(5)
+)
+"""``_OTHER_SEATS[n][seat]``: :func:`_others` for tables of up to four players."""
 
 
 def _others(seat: int, n: int) -> tuple[int, ...]:
     """Every other seat in turn order after ``seat``."""
+    if 0 <= seat < n <= 4:
+        return _OTHER_SEATS[n][seat]
     return tuple((seat + k) % n for k in range(1, n))
 
 
@@ -220,23 +244,181 @@ def with_names(lines: Iterable[str], names: Sequence[str | None]) -> tuple[str, 
 
 
 # --------------------------------------------------------------------------------------
+# constants read once, not per hand
+# --------------------------------------------------------------------------------------
+
+_PATTERN_NAME: Mapping[Pattern, str] = MappingProxyType({p: p.value for p in Pattern})
+_PATTERN_LABEL: Mapping[Pattern, str] = MappingProxyType(
+    {p: f"{p.value} {p.chinese}" for p in Pattern}
+)
+"""``"flush_all_pungs 清大对"``: a pattern as the ledger names it."""
+_KONG_LABEL: Mapping[KongKind, str] = MappingProxyType(
+    {k: f"{k.value} kong {_KONG_CHINESE[k]}" for k in KongKind}
+)
+"""``"exposed kong 点豆"``."""
+_CLAIMED_HOW: Mapping[ClaimKind, str] = MappingProxyType({
+    ClaimKind.PONG: "ponged", ClaimKind.EXPOSED_KONG: "konged", ClaimKind.WIN: "won on",
+})
+_NEXT_IN_SUIT: tuple[Tile, ...] = tuple(t.next_in_suit() for t in Tile if not t.is_wild)
+"""The 翻鸡 successor of each suited tile, by tile."""
+
+# Enum members the settler reads for every hand, as module names (a global is read
+# several times faster than an enum class attribute).
+_PONG = MeldKind.PONG
+_CONCEALED_KONG = MeldKind.CONCEALED_KONG
+_STANDING = ChickenKind.STANDING
+_FLIPPED = ChickenKind.FLIPPED
+_GOLD = ChickenKind.GOLD
+_CHARGING = ChickenKind.CHARGING
+_RESPONSIBILITY = ChickenKind.RESPONSIBILITY
+_HAND_VALUED = HandValuation.PATTERN
+_VALUED_PLAIN = HandValuation.PLAIN
+_VALUED_FULL_FLUSH = HandValuation.FULL_FLUSH
+_WIN = Outcome.WIN
+_INCOMPLETE = Outcome.INCOMPLETE
+_R_HAND = Reason.HAND
+_R_SELF_DRAW = Reason.SELF_DRAW
+_R_CHICKEN = Reason.CHICKEN
+_R_CHARGING_CHICKEN = Reason.CHARGING_CHICKEN
+_CLAIM_PONG = ClaimKind.PONG
+_CLAIM_EXPOSED_KONG = ClaimKind.EXPOSED_KONG
+_EXPOSED = KongKind.EXPOSED
+_WILD = Tile.W
+
+_Group = tuple[ChickenKind, Tile, int, int, str]
+"""A seat's chickens of one kind and tile: (kind, tile, count, value in all, text)."""
+_Part = tuple[Reason, int, str, "str | None"]
+"""One component of a win's value, paid by each payer: (reason, value, text, the pattern
+or bonus name that scored, if any), e.g. ``(HAND, 15, "flush_all_pungs 清大对 15", None)``."""
+
+
+class _Plan:
+    """The settlement settings of one ruleset as plain values, read once per ruleset: the
+    settler runs for every hand and reads these instead of walking the pydantic sections."""
+
+    __slots__ = (
+        "best_shapes", "bonus_mode_pattern", "chicken_groups", "ckv", "dealer_bonus",
+        "dealer_streak_bonus", "earthly", "exposed_by_discarder", "flip_chicken", "flip_value",
+        "gold_labels", "gold_multiplier", "heavenly", "hot_after", "hot_valued_as",
+        "kong_bloom", "kong_values", "kongs_delayed_score", "kongs_need_ready", "missed_win",
+        "need_ready", "penalty", "ready_at_least", "ready_hard", "ready_kill", "ready_soft",
+        "robbed_bonus", "robbed_forfeit", "robbed_pays_for_all", "robbed_self_draw",
+        "robbed_valued_as", "ruleset", "scope_discards", "self_draw", "shape_values",
+        "standing_by_tile", "standing_tiles", "wildcard_value", "win_parts",
+    )
+
+    def __init__(self, rs: Ruleset) -> None:
+        self.ruleset = rs
+        values = rs.patterns
+        self.shape_values: dict[Pattern, int] = {
+            p: values.value_of(p.value) for p in Pattern if p.value in PatternValues.model_fields
+        }
+        self.best_shapes: dict[tuple[Pattern, ...], tuple[Pattern, int]] = {}
+        b = rs.bonuses
+        self.bonus_mode_pattern = b.mode is BonusMode.PATTERN
+        self.self_draw = b.self_draw
+        self.kong_bloom = b.kong_bloom
+        self.heavenly = b.heavenly
+        self.earthly = b.earthly
+        self.ready_hard = rs.ready.hard_value
+        self.ready_soft = rs.ready.soft_value
+        self.ready_at_least = rs.ready.value_mode is ReadyValueMode.AT_LEAST
+        self.ready_kill = rs.ready.kill_ready
+        hot = rs.hot_discard
+        self.hot_valued_as = hot.valued_as
+        self.hot_after: dict[KongKind, int] = {k: hot.value_after(k) for k in KongKind}
+        robbed = rs.robbed_kong
+        self.robbed_valued_as = robbed.valued_as
+        self.robbed_self_draw = robbed.counts_as_self_draw
+        self.robbed_bonus = robbed.bonus
+        self.robbed_pays_for_all = robbed.robbed_pays_for_all
+        self.robbed_forfeit = robbed.forfeit
+        self.dealer_bonus = rs.dealer.bonus
+        self.dealer_streak_bonus = rs.dealer.streak_bonus
+        self.missed_win = rs.penalties.missed_win
+        kongs = rs.kongs
+        self.kong_values: dict[KongKind, int] = {k: kongs.value_of(k) for k in KongKind}
+        self.exposed_by_discarder = kongs.exposed_payer is KongPayer.DISCARDER
+        self.kongs_need_ready = kongs.need_ready
+        self.kongs_delayed_score = kongs.delayed_scores
+        ch = rs.chickens
+        self.flip_chicken = rs.flip_chicken
+        self.standing_tiles: tuple[Tile, ...] = ch.standing_tiles
+        self.standing_by_tile: tuple[StandingChicken | None, ...] = tuple(
+            ch.standing_of(t) for t in Tile
+        )
+        self.gold_labels: dict[Tile, str] = {t: f"{t} gold 金鸡" for t in Tile}
+        self.flip_value = ch.flip_value
+        self.gold_multiplier = ch.gold_multiplier
+        self.scope_discards = ch.scope is ChickenScope.HAND_AND_DISCARDS
+        self.need_ready = ch.need_ready
+        self.penalty = ch.penalty
+        self.ckv = ch.concealed_kong_value
+        self.wildcard_value = ch.wildcard_value
+        self.chicken_groups: dict[tuple[Tile, bool, int], _Group] = {}
+        self.win_parts: dict[tuple[object, ...], _WinParts] = {}
+
+    def chicken_kind(self, tile: Tile, is_gold: bool) -> tuple[ChickenKind, int, str]:
+        """How a chicken tile counts: its kind, its value each and its label."""
+        standing = self.standing_by_tile[tile]
+        if standing is None:
+            return _FLIPPED, self.flip_value, f"{TILE_TEXT[tile]} flipped 翻鸡"
+        if is_gold:
+            return _GOLD, standing.value * self.gold_multiplier, self.gold_labels[tile]
+        return _STANDING, standing.value, TILE_TEXT[tile]
+
+    def chicken_group(self, tile: Tile, is_gold: bool, count: int) -> _Group:
+        """``count`` chickens of ``tile`` as a group, ``"2 x 1s (1)"`` (kept in
+        :attr:`chicken_groups`: the same few recur hand after hand)."""
+        kind, unit, label = self.chicken_kind(tile, is_gold)
+        group = (kind, tile, count, unit * count, f"{count} x {label} ({unit})")
+        self.chicken_groups[tile, is_gold, count] = group
+        return group
+
+    def best_shape(self, shape: tuple[Pattern, ...]) -> tuple[Pattern, int]:
+        """The highest-valued shape pattern (ties: the first in pattern order); plain at
+        least. Raises RulesetError for a name that is not a shape pattern."""
+        best = self.best_shapes.get(shape)
+        if best is None:
+            pattern, value = Pattern.PLAIN, self.shape_values[Pattern.PLAIN]
+            for candidate in shape:
+                candidate_value = self.shape_values.get(candidate)
+                if candidate_value is None:
+                    candidate_value = self.ruleset.patterns.value_of(candidate.value)
+                if candidate_value > value:
+                    pattern, value = candidate, candidate_value
+            best = (pattern, value)
+            self.best_shapes[shape] = best
+        return best
+
+
+_PLANS: dict[int, tuple[Ruleset, _Plan]] = {}
+"""Plans by ``id`` of their ruleset (kept beside it, so the id cannot be reused)."""
+
+
+def _plan_of(ruleset: Ruleset) -> _Plan:
+    entry = _PLANS.get(id(ruleset))
+    if entry is not None and entry[0] is ruleset:
+        return entry[1]
+    plan = _Plan(ruleset)
+    if len(_PLANS) >= 64:
+        _PLANS.clear()
+    _PLANS[id(ruleset)] = (ruleset, plan)
+    return plan
+
+
+# --------------------------------------------------------------------------------------
 # values
 # --------------------------------------------------------------------------------------
 
 
 def _pattern_text(pattern: Pattern, value: int) -> str:
-    return f"{pattern.value} {pattern.chinese} {value}"
+    return f"{_PATTERN_LABEL[pattern]} {value}"
 
 
 def _best_shape(shape: Iterable[Pattern], ruleset: Ruleset) -> tuple[Pattern, int]:
     """The highest-valued shape pattern (ties: the first in pattern order); plain at least."""
-    values = ruleset.patterns
-    best, best_value = Pattern.PLAIN, values.plain
-    for pattern in shape:
-        value = values.value_of(pattern.value)
-        if value > best_value:
-            best, best_value = pattern, value
-    return best, best_value
+    return _plan_of(ruleset).best_shape(tuple(shape))
 
 
 def best_waiting_value(seat: SeatFacts, ruleset: Ruleset) -> tuple[Tile, Pattern, int] | None:
@@ -244,27 +426,17 @@ def best_waiting_value(seat: SeatFacts, ruleset: Ruleset) -> tuple[Tile, Pattern
     situational values; the first wait in tile order among equals. None if not ready."""
     if not seat.ready or seat.won:
         return None
+    plan = _plan_of(ruleset)
     best: tuple[Tile, Pattern, int] | None = None
     for tile, shape in generate_wins(counts_of(seat.concealed), seat.melds):
-        pattern, value = _best_shape(shape, ruleset)
+        pattern, value = plan.best_shape(tuple(shape))
         if best is None or value > best[2]:
             best = (tile, pattern, value)
     return best
 
 
-@dataclass(frozen=True, slots=True)
-class _Part:
-    """One component of a win's value, paid by each payer."""
-
-    reason: Reason
-    value: int
-    text: str  # "flush_all_pungs 清大对 15"
-    pattern: str | None = None  # the pattern (or bonus) name that scored
-
-
-def _declared_value(seat: SeatFacts, ruleset: Ruleset) -> int:
-    ready = ruleset.ready
-    return ready.hard_value if seat.hard_ready else ready.soft_value
+def _declared_value(seat: SeatFacts, plan: _Plan) -> int:
+    return plan.ready_hard if seat.hard_ready else plan.ready_soft
 
 
 def _hot_kong(replay: HandReplay, win: WinFact) -> KongFact | None:
@@ -274,107 +446,140 @@ def _hot_kong(replay: HandReplay, win: WinFact) -> KongFact | None:
     return max(kongs, key=lambda k: k.event_index) if kongs else None
 
 
+_WinParts = tuple[tuple[_Part, ...], tuple[str, ...], int, str]
+"""A win's value: its parts, the names that scored, the value each payer pays (the sum
+of the parts) and the formula (the texts of the parts worth something, joined by +)."""
+
+
+def _win_parts(replay: HandReplay, win: WinFact, plan: _Plan, streak: int) -> _WinParts:
+    """:func:`_hand_parts` with its sum and formula. Without a hot discard (whose value
+    depends on the discarder's kong) they depend only on the facts in the key, so the
+    plan keeps them: the same few recur hand after hand."""
+    if win.hot_discard:
+        return _sum_parts(*_hand_parts(replay, win, plan, streak))
+    declared = 0
+    if win.declared_ready:
+        declared = 1 if replay.seats[win.seat].hard_ready else 2
+    key = (win.shape, win.robbed_kong, win.kong_bloom, win.heavenly, win.earthly, declared,
+           win.self_drawn, win.seat == replay.dealer, streak)
+    value = plan.win_parts.get(key)
+    if value is None:
+        value = _sum_parts(*_hand_parts(replay, win, plan, streak))
+        if len(plan.win_parts) < 4096:
+            plan.win_parts[key] = value
+    return value
+
+
+def _sum_parts(parts: list[_Part], scored: tuple[str, ...]) -> _WinParts:
+    per_payer = 0
+    for part in parts:
+        per_payer += part[1]
+    formula = " + ".join([part[2] for part in parts if part[1]])
+    return tuple(parts), scored, per_payer, formula
+
+
 def _hand_parts(
-    replay: HandReplay, win: WinFact, ruleset: Ruleset, streak: int
-) -> tuple[tuple[_Part, ...], tuple[str, ...]]:
+    replay: HandReplay, win: WinFact, plan: _Plan, streak: int
+) -> tuple[list[_Part], tuple[str, ...]]:
     """The components of one win's value (before the stake), in ledger order, and the
     names of the patterns that scored."""
-    bonuses = ruleset.bonuses
-    pattern_mode = bonuses.mode is BonusMode.PATTERN
-    values = ruleset.patterns
     if win.robbed_kong:
-        valued_as = ruleset.robbed_kong.valued_as
+        valued_as = plan.robbed_valued_as
         why = "抢杠"
     elif win.hot_discard:
-        valued_as = ruleset.hot_discard.valued_as
+        valued_as = plan.hot_valued_as
         why = "热炮"
     else:
-        valued_as = HandValuation.PATTERN
+        valued_as = _HAND_VALUED
         why = ""
-    if valued_as is HandValuation.PLAIN:
-        pattern, value = Pattern.PLAIN, values.plain
-    elif valued_as is HandValuation.FULL_FLUSH:
-        pattern, value = Pattern.FULL_FLUSH, values.full_flush
+    if valued_as is _VALUED_PLAIN:
+        pattern, value = Pattern.PLAIN, plan.shape_values[Pattern.PLAIN]
+    elif valued_as is _VALUED_FULL_FLUSH:
+        pattern, value = Pattern.FULL_FLUSH, plan.shape_values[Pattern.FULL_FLUSH]
     else:
-        pattern, value = _best_shape(win.shape, ruleset)
-    text = _pattern_text(pattern, value)
-    if valued_as is not HandValuation.PATTERN:
+        pattern, value = plan.best_shape(win.shape)
+    text = f"{_PATTERN_LABEL[pattern]} {value}"
+    if valued_as is not _HAND_VALUED:
         text += f" ({why} valued as {valued_as.value})"
-    scored = [pattern.value]
-    hot = _hot_kong(replay, win) if win.hot_discard else None
-    hot_value = ruleset.hot_discard.value_after(hot.kind) if hot is not None else 0
-    situational: list[tuple[Pattern, int]] = []
-    if win.kong_bloom:
-        situational.append((Pattern.KONG_BLOOM, bonuses.kong_bloom))
-    if win.heavenly:
-        situational.append((Pattern.HEAVENLY, bonuses.heavenly))
-    if win.earthly:
-        situational.append((Pattern.EARTHLY, bonuses.earthly))
-    if win.hot_discard:
-        situational.append((Pattern.HOT_DISCARD, hot_value))
-    parts: list[_Part] = []
+    scored = [_PATTERN_NAME[pattern]]
     extra: list[_Part] = []
-    if pattern_mode:
-        # 遵义: the situational values compete with the shape; the hand is paid its best.
-        for sit, sit_value in situational:
-            if sit_value > value:
-                pattern, value, text = sit, sit_value, _pattern_text(sit, sit_value)
-                scored = [sit.value]
-    else:
-        for sit, sit_value in situational:
-            if not sit_value:
-                continue
-            if sit in (Pattern.HEAVENLY, Pattern.EARTHLY):
-                value += sit_value
-                text += " + " + _pattern_text(sit, sit_value)
-                scored.append(sit.value)
-            elif sit is Pattern.KONG_BLOOM:
-                extra.append(_Part(Reason.KONG_BLOOM, sit_value,
-                                   _pattern_text(sit, sit_value), sit.value))
-            else:
-                assert hot is not None
-                extra.append(_Part(Reason.HOT_DISCARD, sit_value,
-                                   f"{_pattern_text(sit, sit_value)} after a {hot.kind} kong "
-                                   f"{_KONG_CHINESE[hot.kind]} of {hot.tile}", sit.value))
+    if win.kong_bloom or win.heavenly or win.earthly or win.hot_discard:
+        hot = _hot_kong(replay, win) if win.hot_discard else None
+        hot_value = plan.hot_after[hot.kind] if hot is not None else 0
+        situational: list[tuple[Pattern, int]] = []
+        if win.kong_bloom:
+            situational.append((Pattern.KONG_BLOOM, plan.kong_bloom))
+        if win.heavenly:
+            situational.append((Pattern.HEAVENLY, plan.heavenly))
+        if win.earthly:
+            situational.append((Pattern.EARTHLY, plan.earthly))
+        if win.hot_discard:
+            situational.append((Pattern.HOT_DISCARD, hot_value))
+        if plan.bonus_mode_pattern:
+            # 遵义: the situational values compete with the shape; the hand is paid its best.
+            for sit, sit_value in situational:
+                if sit_value > value:
+                    pattern, value, text = sit, sit_value, _pattern_text(sit, sit_value)
+                    scored = [_PATTERN_NAME[sit]]
+        else:
+            for sit, sit_value in situational:
+                if not sit_value:
+                    continue
+                if sit is Pattern.HEAVENLY or sit is Pattern.EARTHLY:
+                    value += sit_value
+                    text += " + " + _pattern_text(sit, sit_value)
+                    scored.append(_PATTERN_NAME[sit])
+                elif sit is Pattern.KONG_BLOOM:
+                    extra.append((Reason.KONG_BLOOM, sit_value, _pattern_text(sit, sit_value),
+                                  _PATTERN_NAME[sit]))
+                else:
+                    assert hot is not None
+                    extra.append((Reason.HOT_DISCARD, sit_value,
+                                  f"{_pattern_text(sit, sit_value)} after a {hot.kind} kong "
+                                  f"{_KONG_CHINESE[hot.kind]} of {TILE_TEXT[hot.tile]}",
+                                  _PATTERN_NAME[sit]))
     declared: _Part | None = None
     if win.declared_ready:
         seat = replay.seats[win.seat]
-        dv = _declared_value(seat, ruleset)
+        dv = _declared_value(seat, plan)
         kind = "硬报" if seat.hard_ready else "软听"
-        if ruleset.ready.value_mode is ReadyValueMode.AT_LEAST:
+        if plan.ready_at_least:
             if dv > value:
                 text += f", raised to declared_ready 报听 {dv} ({kind}: at least {dv})"
                 value = dv
-                scored.append(Pattern.DECLARED_READY.value)
+                scored.append(_PATTERN_NAME[Pattern.DECLARED_READY])
         elif dv:
-            declared = _Part(Reason.DECLARED_READY, dv, f"declared_ready 报听 {dv} ({kind})",
-                             Pattern.DECLARED_READY.value)
-    parts.append(_Part(Reason.HAND, value, text))
-    as_self_draw = win.robbed_kong and ruleset.robbed_kong.counts_as_self_draw
-    if (win.self_drawn or as_self_draw) and bonuses.self_draw:
+            declared = (Reason.DECLARED_READY, dv, f"declared_ready 报听 {dv} ({kind})",
+                        _PATTERN_NAME[Pattern.DECLARED_READY])
+    parts: list[_Part] = [(_R_HAND, value, text, None)]
+    as_self_draw = win.robbed_kong and plan.robbed_self_draw
+    self_draw = plan.self_draw
+    if (win.self_drawn or as_self_draw) and self_draw:
         how = "self_draw 自摸" + (" (抢杠 counts as self-draw)" if as_self_draw else "")
-        parts.append(_Part(Reason.SELF_DRAW, bonuses.self_draw, f"{how} {bonuses.self_draw}",
-                           "self_draw"))
-    parts.extend(extra)
-    if win.robbed_kong and ruleset.robbed_kong.bonus:
-        bonus = ruleset.robbed_kong.bonus
-        parts.append(_Part(Reason.ROBBED_KONG, bonus, f"robbing_kong 抢杠 {bonus}",
-                           Pattern.ROBBING_KONG.value))
+        parts.append((_R_SELF_DRAW, self_draw, f"{how} {self_draw}", "self_draw"))
+    if extra:
+        parts.extend(extra)
+    if win.robbed_kong and plan.robbed_bonus:
+        bonus = plan.robbed_bonus
+        parts.append((Reason.ROBBED_KONG, bonus, f"robbing_kong 抢杠 {bonus}",
+                      _PATTERN_NAME[Pattern.ROBBING_KONG]))
     if declared is not None:
         parts.append(declared)
     if win.seat == replay.dealer:
-        dealer = ruleset.dealer
-        if dealer.bonus:
-            parts.append(_Part(Reason.DEALER, dealer.bonus, f"dealer 坐庄 {dealer.bonus}"))
-        if streak and dealer.streak_bonus:
-            sv = streak * dealer.streak_bonus
-            parts.append(_Part(Reason.DEALER_STREAK, sv,
-                               f"dealer_streak 连庄 {streak} x {dealer.streak_bonus} = {sv}"))
+        bonus = plan.dealer_bonus
+        if bonus:
+            parts.append((Reason.DEALER, bonus, f"dealer 坐庄 {bonus}", None))
+        streak_bonus = plan.dealer_streak_bonus
+        if streak and streak_bonus:
+            sv = streak * streak_bonus
+            parts.append((Reason.DEALER_STREAK, sv,
+                          f"dealer_streak 连庄 {streak} x {streak_bonus} = {sv}", None))
     # The pattern names that scored, situational ones included, for the WinValue.
     for part in parts[1:]:
-        if part.pattern is not None and part.pattern not in scored:
-            scored.append(part.pattern)
-    return tuple(parts), tuple(scored)
+        name = part[3]
+        if name is not None and name not in scored:
+            scored.append(name)
+    return parts, tuple(scored)
 
 
 # --------------------------------------------------------------------------------------
@@ -391,6 +596,8 @@ class _Ledger:
         self.items: list[LedgerItem] = []
         self.lines: list[str] = []
         self.chickens: list[ChickenCount] = []
+        self.say: Callable[[str], None] = self.lines.append
+        """Add a line to the explanation."""
 
     def pay(self, payer: int, payee: int, value: int, reason: Reason, detail: str) -> int:
         """Add a transfer of ``value`` (before the stake); returns the points paid."""
@@ -400,25 +607,34 @@ class _Ledger:
             return amount
         return 0
 
-    def say(self, line: str) -> None:
-        self.lines.append(line)
+    def pay_each(
+        self, payers: Iterable[int], payee: int, value: int, reason: Reason, detail: str
+    ) -> None:
+        """:meth:`pay` by each of ``payers`` in turn."""
+        amount = value * self.stake
+        if amount:
+            append = self.items.append
+            for payer in payers:
+                if payer != payee:
+                    append(_new(LedgerItem, (payer, payee, amount, reason, detail)))
 
     def deltas(self) -> tuple[int, ...]:
         out = [0] * self.n
-        for item in self.items:
-            out[item.payer] -= item.amount
-            out[item.payee] += item.amount
+        for payer, payee, amount, _reason, _detail in self.items:
+            out[payer] -= amount
+            out[payee] += amount
         return tuple(out)
 
 
 def _win_headline(win: WinFact, replay: HandReplay) -> str:
+    tile = TILE_TEXT[win.tile]
     if win.self_drawn:
         how = " (杠上开花 on a kong replacement)" if win.kong_bloom else ""
-        return f"seat {win.seat} won by self-draw on {win.tile}{how}"
+        return f"seat {win.seat} won by self-draw on {tile}{how}"
     if win.robbed_kong:
-        return f"seat {win.seat} robbed seat {win.from_seat}'s added kong of {win.tile} (抢杠)"
+        return f"seat {win.seat} robbed seat {win.from_seat}'s added kong of {tile} (抢杠)"
     hot = " (热炮: right after that player's kong)" if win.hot_discard else ""
-    return f"seat {win.seat} won on seat {win.from_seat}'s discard {win.tile}{hot}"
+    return f"seat {win.seat} won on seat {win.from_seat}'s discard {tile}{hot}"
 
 
 def _is_missed_win(replay: HandReplay, win: WinFact) -> bool:
@@ -430,10 +646,22 @@ def _is_missed_win(replay: HandReplay, win: WinFact) -> bool:
     )
 
 
+_new = tuple.__new__
+"""Builds a named tuple from its fields in order, without the per-call checks."""
+
+_CHICKEN_COUNTS: dict[tuple[int, ChickenKind, Tile, int], ChickenCount] = {}
+"""Chicken counts already made: the values are immutable and few (seat, kind, tile,
+count) recur hand after hand, so one value serves every hand that needs it."""
+
+_NO_CHARGING: frozenset[tuple[int, Tile]] = frozenset()
+_NOTHING_WON: list[Tile] = []  # read only
+
+
 class _Settler:
     def __init__(self, replay: HandReplay, ruleset: Ruleset, stake: int, streak: int) -> None:
         self.replay = replay
         self.rs = ruleset
+        self.plan = _plan_of(ruleset)
         self.n = replay.n_players
         self.streak = streak
         self.book = _Ledger(self.n, stake)
@@ -442,6 +670,8 @@ class _Settler:
         self.no_kong_at: set[int] = set()  # event indexes of single forfeited kongs
         self.no_chickens: set[int] = set()  # seats whose chickens are forfeited (全烧)
         self.wins: list[WinValue] = []
+        self._charging: dict[int, set[tuple[int, Tile]]] | None = None
+        self._won_on: dict[int, list[Tile]] | None = None  # seat -> discards it won on
 
     # ----------------------------------------------------------------- helpers
     def collects(self, seat: SeatFacts) -> bool:
@@ -455,8 +685,8 @@ class _Settler:
         if forfeit is Forfeit.KONG:
             if kong is not None and kong.event_index not in self.no_kong_at:
                 self.no_kong_at.add(kong.event_index)
-                self.book.say(f"seat {seat}'s {kong.kind} kong {_KONG_CHINESE[kong.kind]} of "
-                              f"{kong.tile} does not score ({why})")
+                self.book.say(f"seat {seat}'s {_KONG_LABEL[kong.kind]} of "
+                              f"{TILE_TEXT[kong.tile]} does not score ({why})")
             return
         self.no_kongs.add(seat)
         if forfeit is Forfeit.ALL_KONGS:
@@ -467,38 +697,45 @@ class _Settler:
 
     # ----------------------------------------------------------------- wins
     def settle_win(self, win: WinFact) -> None:
-        replay, rs, book = self.replay, self.rs, self.book
-        parts, scored = _hand_parts(replay, win, rs, self.streak)
-        per_payer = sum(p.value for p in parts)
+        replay, plan, book = self.replay, self.plan, self.book
+        parts, scored, per_payer, formula = _win_parts(replay, win, plan, self.streak)
         headline = _win_headline(win, replay)
-        if rs.penalties.missed_win and not win.self_drawn and _is_missed_win(replay, win):
+        seat = win.seat
+        if plan.missed_win and not win.self_drawn and _is_missed_win(replay, win):
             # 包牌: the winner let a win pass and won before drawing again: it pays its
             # hand value to every other player instead of being paid.
-            hand = parts[0]
-            payees = _others(win.seat, self.n)
+            _reason, hand_value, hand_text, _name = parts[0]
+            payees = _others(seat, self.n)
             for payee in payees:
-                book.pay(win.seat, payee, hand.value, Reason.HAND,
-                         f"包牌: {hand.text}, paid by the winner")
+                book.pay(seat, payee, hand_value, _R_HAND,
+                         f"包牌: {hand_text}, paid by the winner")
             book.say(f"{headline}, but it had let a win pass since its last discard (包牌): "
-                     f"it pays its hand {hand.text} to {_each_of(payees)} "
-                     f"({hand.value * self.pts * len(payees)} in all)")
-            self.wins.append(WinValue(win.seat, scored, hand.value * self.pts, payees,
+                     f"it pays its hand {hand_text} to {_each_of(payees)} "
+                     f"({hand_value * self.pts * len(payees)} in all)")
+            self.wins.append(WinValue(seat, scored, hand_value * self.pts, payees,
                                       penalty=True))
             return
         if win.self_drawn:
-            payers: tuple[int, ...] = _others(win.seat, self.n)
+            payers: tuple[int, ...] = _others(seat, self.n)
             shares = 1
         else:
             assert win.from_seat is not None
             payers = (win.from_seat,)
-            shares = self.n - 1 if win.robbed_kong and rs.robbed_kong.robbed_pays_for_all else 1
-        for payer in payers:
-            for part in parts:
-                detail = part.text
-                if shares > 1:
-                    detail += f" x {shares} (包三家: for every other player)"
-                book.pay(payer, win.seat, part.value * shares, part.reason, detail)
-        formula = " + ".join(p.text for p in parts if p.value)
+            shares = self.n - 1 if win.robbed_kong and plan.robbed_pays_for_all else 1
+        stake = book.stake
+        append = book.items.append
+        if shares > 1:
+            for payer in payers:
+                for reason, value, text, _name in parts:
+                    book.pay(payer, seat, value * shares, reason,
+                             f"{text} x {shares} (包三家: for every other player)")
+        else:
+            for payer in payers:
+                if payer == seat:
+                    continue
+                for reason, value, text, _name in parts:
+                    if value:
+                        append(_new(LedgerItem, (payer, seat, value * stake, reason, text)))
         total = per_payer * self.pts
         if win.self_drawn:
             paid = f"paid by {_each_of(payers)} ({total * len(payers)} in all)"
@@ -507,204 +744,270 @@ class _Settler:
                     f"{total * shares}")
         else:
             paid = f"paid by seat {payers[0]}"
-        stake = f" x stake {self.pts}" if self.pts != 1 else ""
-        book.say(f"{headline}: {formula} = {per_payer}{stake}, {paid}")
-        self.wins.append(WinValue(win.seat, scored, total, payers))
-        if win.kill_ready and rs.ready.kill_ready and not win.self_drawn:
+        stake_text = f" x stake {self.pts}" if self.pts != 1 else ""
+        book.say(f"{headline}: {formula} = {per_payer}{stake_text}, {paid}")
+        self.wins.append(WinValue(seat, scored, total, payers))
+        if win.kill_ready and plan.ready_kill and not win.self_drawn:
             assert win.from_seat is not None
             declarer = replay.seats[win.from_seat]
-            dv = _declared_value(declarer, rs)
+            dv = _declared_value(declarer, plan)
             kind = "硬报" if declarer.hard_ready else "软听"
-            if book.pay(win.from_seat, win.seat, dv, Reason.KILL_READY,
+            if book.pay(win.from_seat, seat, dv, Reason.KILL_READY,
                         f"kill_ready 杀报 {dv}: seat {win.from_seat} had declared ready ({kind})"):
                 book.say(f"seat {win.from_seat} had declared ready ({kind}) and dealt the win "
-                         f"(杀报): it also pays seat {win.seat} {dv * self.pts}")
+                         f"(杀报): it also pays seat {seat} {dv * self.pts}")
         if win.hot_discard:
             assert win.from_seat is not None
-            self._forfeit(win.from_seat, rs.hot_discard.forfeit, _hot_kong(replay, win),
+            self._forfeit(win.from_seat, self.rs.hot_discard.forfeit, _hot_kong(replay, win),
                           "热炮: the discard after it dealt the win")
         if win.robbed_kong:
             assert win.from_seat is not None
-            if rs.robbed_kong.forfeit is not Forfeit.KONG:
-                self._forfeit(win.from_seat, rs.robbed_kong.forfeit, None, "its kong was robbed")
+            if plan.robbed_forfeit is not Forfeit.KONG:
+                self._forfeit(win.from_seat, plan.robbed_forfeit, None, "its kong was robbed")
 
     # ----------------------------------------------------------------- kongs
     def settle_kongs(self) -> None:
-        rs, book = self.rs, self.book
+        plan, book = self.plan, self.book
+        n = self.n
         for seat in self.replay.seats:
+            if not seat.kongs:
+                continue
+            s = seat.seat
             for kong in seat.kongs:
-                name = (f"seat {seat.seat}'s {kong.kind} kong {_KONG_CHINESE[kong.kind]} of "
-                        f"{kong.tile}")
+                kind = kong.kind
+                label = _KONG_LABEL[kind]
+                tile = TILE_TEXT[kong.tile]
+                name = f"seat {s}'s {label} of {tile}"
                 if kong.robbed:
                     book.say(f"{name} was robbed (抢杠) and does not stand")
                     continue
-                if seat.seat in self.no_kongs or kong.event_index in self.no_kong_at:
+                if s in self.no_kongs or kong.event_index in self.no_kong_at:
                     continue  # said when forfeited
-                if kong.delayed and not rs.kongs.delayed_scores:
+                if kong.delayed and not plan.kongs_delayed_score:
                     book.say(f"{name} was made late (憨包豆): a pass only, it scores nothing")
                     continue
-                if rs.kongs.need_ready and not self.collects(seat):
-                    book.say(f"{name} does not score: seat {seat.seat} neither won nor is "
+                if plan.kongs_need_ready and not (seat.won or seat.ready):
+                    book.say(f"{name} does not score: seat {s} neither won nor is "
                              f"ready (双杀)")
                     continue
-                value = rs.kongs.value_of(kong.kind)
-                if kong.kind is KongKind.EXPOSED and rs.kongs.exposed_payer is KongPayer.DISCARDER:
+                value = plan.kong_values[kind]
+                if kind is _EXPOSED and plan.exposed_by_discarder:
                     assert kong.from_seat is not None
                     payers: tuple[int, ...] = (kong.from_seat,)
                 else:
-                    payers = _others(seat.seat, self.n)
-                reason = _KONG_REASON[kong.kind]
-                for payer in payers:
-                    book.pay(payer, seat.seat, value, reason,
-                             f"{kong.kind} kong {_KONG_CHINESE[kong.kind]} {kong.tile}")
+                    payers = _others(s, n)
+                book.pay_each(payers, s, value, _KONG_REASON[kind], f"{label} {tile}")
                 if value:
                     book.say(f"{name}: {value * self.pts} from {_each_of(payers)}")
 
     # ----------------------------------------------------------------- chickens
-    def _held(self, seat: SeatFacts) -> list[Tile]:
-        """The tiles a seat holds at the end: concealed, a won discard, melds."""
-        tiles = list(seat.concealed)
-        for win in self.replay.winners:
-            if win.seat == seat.seat and not win.self_drawn:
-                tiles.append(win.tile)
+    def _chicken_tiles(self, flipped: Tile | None) -> tuple[Tile, ...]:
+        """The chicken tiles of the hand: the standing ones, then the flipped one."""
+        tiles = self.plan.standing_tiles
+        if flipped is not None and flipped not in tiles:
+            tiles = (*tiles, flipped)
         return tiles
 
+    def _won_on_discard(self) -> dict[int, list[Tile]]:
+        """The discards each seat won on (a winner by self-draw holds its tile)."""
+        won_on = self._won_on
+        if won_on is None:
+            won_on = {}
+            for w in self.replay.winners:
+                if not w.self_drawn:
+                    won_on.setdefault(w.seat, []).append(w.tile)
+            self._won_on = won_on
+        return won_on
+
     def _chicken_groups(
-        self, seat: SeatFacts, flipped: Tile | None, gold: Tile | None
-    ) -> list[tuple[ChickenKind, Tile, int, int, str]]:
-        """A collecting seat's chickens: (kind, tile, count, value each, text) groups."""
-        ch = self.rs.chickens
-        charging = self.charging_of(seat.seat)
-        held = counts_of(self._held(seat))
-        for meld in seat.melds:
-            held[meld.tile] += 4 if meld.is_kong else 3
-        if ch.scope is ChickenScope.HAND_AND_DISCARDS:
-            for d in seat.discards:
-                if d.claimed_by is None and (d.event_index, d.tile) not in charging:
-                    held[d.tile] += 1
-        concealed_kongs = {m.tile for m in seat.melds if m.kind is MeldKind.CONCEALED_KONG}
-        groups: list[tuple[ChickenKind, Tile, int, int, str]] = []
-        tiles: list[Tile] = list(ch.standing_tiles)
-        if flipped is not None and flipped not in tiles:
-            tiles.append(flipped)
+        self, seat: SeatFacts, tiles: tuple[Tile, ...], gold: Tile | None
+    ) -> list[_Group]:
+        """A collecting seat's chickens of ``tiles`` (:meth:`_chicken_tiles`), the wildcard
+        and its charging ones: (kind, tile, count, value in all, text) groups.
+
+        Counted among the tiles a seat holds at the end (concealed, a discard it won on,
+        melds) and, with the ``hand_and_discards`` scope, its unclaimed discards that are
+        not charging chickens."""
+        plan = self.plan
+        charging_by_seat = self._charging_by_seat()
+        charging = charging_by_seat.get(seat.seat, _NO_CHARGING) if charging_by_seat else ()
+        concealed = seat.concealed
+        melds = seat.melds
+        won_on = self._won_on_discard()
+        won = won_on.get(seat.seat, _NOTHING_WON) if won_on else _NOTHING_WON
+        unclaimed: list[Tile] = _NOTHING_WON
+        if plan.scope_discards:
+            if charging:
+                unclaimed = [row[0] for row in seat.river
+                             if row[3] is None and (row[1], row[0]) not in charging]
+            else:
+                unclaimed = [row[0] for row in seat.river if row[3] is None]
+        groups: list[_Group] = []
         for tile in tiles:
-            standing = ch.standing_of(tile)
-            count = held[tile]
+            count = concealed.count(tile)
+            if won:
+                count += won.count(tile)
+            if melds:
+                for meld in melds:
+                    if meld.tile == tile:
+                        count += 3 if meld.kind is _PONG else 4
+            if unclaimed:
+                count += unclaimed.count(tile)
             if not count:
                 continue
-            mult = ch.gold_multiplier if tile is gold else 1
-            if standing is not None:
-                kind = ChickenKind.GOLD if tile is gold else ChickenKind.STANDING
-                unit = standing.value * mult
-                label = f"{tile} gold 金鸡" if tile is gold else f"{tile}"
-            else:
-                kind, unit, label = ChickenKind.FLIPPED, ch.flip_value, f"{tile} flipped 翻鸡"
-            if ch.concealed_kong_value and tile in concealed_kongs:
-                value = ch.concealed_kong_value * mult
-                groups.append((kind, tile, 4, value,
-                               f"concealed kong of {label} (闷鸡) {value}"))
+            is_gold = tile == gold
+            if plan.ckv and any(m.tile == tile and m.kind is _CONCEALED_KONG for m in melds):
+                kind, _unit, label = plan.chicken_kind(tile, is_gold)
+                value = plan.ckv * (plan.gold_multiplier if is_gold else 1)
+                groups.append((kind, tile, 4, value, f"concealed kong of {label} (闷鸡) {value}"))
                 count -= 4
             if count:
-                groups.append((kind, tile, count, unit * count, f"{count} x {label} ({unit})"))
-        wild = held[Tile.W]
-        if wild and ch.wildcard_value:
-            groups.append((ChickenKind.STANDING, Tile.W, wild, wild * ch.wildcard_value,
-                           f"{wild} x W wildcard 万能鸡 ({ch.wildcard_value})"))
-        for _index, tile in sorted(charging):
-            standing = ch.standing_of(tile)
-            assert standing is not None
-            value = standing.charging * (ch.gold_multiplier if tile is gold else 1)
-            gold_text = " gold" if tile is gold else ""
-            groups.append((ChickenKind.CHARGING, tile, 1, value,
-                           f"charging{gold_text} {tile} 冲锋鸡 ({value})"))
+                group = plan.chicken_groups.get((tile, is_gold, count))
+                if group is None:
+                    group = plan.chicken_group(tile, is_gold, count)
+                groups.append(group)
+        wildcard_value = plan.wildcard_value
+        if wildcard_value:
+            wild = concealed.count(_WILD) + won.count(_WILD) + unclaimed.count(_WILD)
+            for meld in melds:
+                if meld.tile == _WILD:
+                    wild += 3 if meld.kind is _PONG else 4
+            if wild:
+                groups.append((_STANDING, _WILD, wild, wild * wildcard_value,
+                               f"{wild} x W wildcard 万能鸡 ({wildcard_value})"))
+        if charging:
+            by_tile = plan.standing_by_tile
+            for _index, tile in sorted(charging):
+                standing = by_tile[tile]
+                assert standing is not None
+                value = standing.charging * (plan.gold_multiplier if tile == gold else 1)
+                gold_text = " gold" if tile == gold else ""
+                groups.append((_CHARGING, tile, 1, value,
+                               f"charging{gold_text} {TILE_TEXT[tile]} 冲锋鸡 ({value})"))
         return groups
 
-    def charging_of(self, seat: int) -> set[tuple[int, Tile]]:
+    def charging_of(self, seat: int) -> AbstractSet[tuple[int, Tile]]:
         """(event index, tile) of the seat's charging chickens: first discards of a
         standing tile with a charging value, left unclaimed."""
-        out: set[tuple[int, Tile]] = set()
-        for cd in self.replay.chicken_discards:
-            standing = self.rs.chickens.standing_of(cd.tile)
-            if (cd.seat == seat and cd.claimed_by is None and standing is not None
-                    and standing.charging):
-                out.add((cd.event_index, cd.tile))
-        return out
+        return self._charging_by_seat().get(seat, _NO_CHARGING)
+
+    def _charging_by_seat(self) -> dict[int, set[tuple[int, Tile]]]:
+        """:meth:`charging_of` every seat that has charging chickens."""
+        by_seat = self._charging
+        if by_seat is None:
+            by_seat = {}
+            standing_by_tile = self.plan.standing_by_tile
+            for cd in self.replay.chicken_discards:
+                if cd.claimed_by is None:
+                    standing = standing_by_tile[cd.tile]
+                    if standing is not None and standing.charging:
+                        by_seat.setdefault(cd.seat, set()).add((cd.event_index, cd.tile))
+            self._charging = by_seat
+        return by_seat
 
     def flip_chicken(self) -> tuple[Tile | None, Tile | None]:
         """The flipped chicken tile and the gold one (a standing tile the flip names)."""
         flip = self.replay.flip
         if flip is None:
-            if self.rs.flip_chicken:
+            if self.plan.flip_chicken:
                 self.book.say("no tile was flipped (the wall is empty): standing chickens only")
             return None, None
-        if flip.is_wild:
+        if flip == _WILD:
             self.book.say("the flip is a wildcard W: no flipped chicken")
             return None, None
-        tile = flip.next_in_suit()
-        if self.rs.chickens.standing_of(tile) is not None:
-            mult = self.rs.chickens.gold_multiplier
-            self.book.say(f"flip {flip}: {tile} is the chicken, a standing one: gold 金鸡, "
-                          f"its amounts x {mult}")
+        tile = _NEXT_IN_SUIT[flip]
+        if self.plan.standing_by_tile[tile] is not None:
+            mult = self.plan.gold_multiplier
+            self.book.say(f"flip {TILE_TEXT[flip]}: {TILE_TEXT[tile]} is the chicken, a "
+                          f"standing one: gold 金鸡, its amounts x {mult}")
             return tile, tile
-        self.book.say(f"flip {flip}: {tile} is the flipped chicken 翻鸡 "
-                      f"({self.rs.chickens.flip_value * self.pts} each)")
+        self.book.say(f"flip {TILE_TEXT[flip]}: {TILE_TEXT[tile]} is the flipped chicken 翻鸡 "
+                      f"({self.plan.flip_value * self.pts} each)")
         return tile, None
 
     def settle_chickens(self) -> None:
-        rs, book = self.rs, self.book
-        ch = rs.chickens
+        plan, book = self.plan, self.book
         flipped, gold = self.flip_chicken()
-        self.explain_charging()
-        seats = self.replay.seats
-        for seat in seats:
-            if seat.seat in self.no_chickens:
+        if self.replay.chicken_discards:
+            self.explain_charging()
+        tiles = self._chicken_tiles(flipped)
+        # Counting only what it holds, a seat with no charging chicken and no discard won
+        # on has no chickens when neither its hand nor its melds hold a chicken tile.
+        held_only = not plan.scope_discards
+        tile_set = frozenset((*tiles, _WILD) if plan.wildcard_value else tiles)
+        charging = self._charging_by_seat()
+        won_on = self._won_on_discard()
+        n = self.n
+        for seat in self.replay.seats:
+            s = seat.seat
+            if s in self.no_chickens:
                 continue
-            groups = self._chicken_groups(seat, flipped, gold)
+            if (held_only and s not in charging and s not in won_on
+                    and tile_set.isdisjoint(seat.concealed)):
+                for meld in seat.melds:
+                    if meld.tile in tile_set:
+                        break
+                else:
+                    continue
+            groups = self._chicken_groups(seat, tiles, gold)
             if not groups:
                 continue
-            if ch.need_ready and not self.collects(seat):
-                text = ", ".join(g[4] for g in groups)
-                book.say(f"seat {seat.seat}'s chickens ({text}) do not score: it neither won "
+            if plan.need_ready and not (seat.won or seat.ready):
+                text = ", ".join([g[4] for g in groups])
+                book.say(f"seat {s}'s chickens ({text}) do not score: it neither won "
                          f"nor is ready (双杀)")
                 continue
-            self._pay_groups(seat.seat, groups, _others(seat.seat, self.n))
+            self._pay_groups(s, groups, _others(s, n))
+        seats = self.replay.seats
         self.settle_responsibility(gold, lambda claimer, discarder: (
             claimer not in self.no_chickens
-            and (not ch.need_ready or self.collects(seats[claimer]))))
-        if ch.penalty:
+            and (not plan.need_ready or self.collects(seats[claimer]))))
+        if plan.penalty:
             self.settle_penalty(gold)
 
-    def _pay_groups(self, seat: int, groups: list[tuple[ChickenKind, Tile, int, int, str]],
-                    payers: Sequence[int]) -> None:
+    def _pay_groups(self, seat: int, groups: list[_Group], payers: Sequence[int]) -> None:
         book = self.book
-        total = 0
+        stake = book.stake
+        append = book.items.append
+        count_chickens = book.chickens.append
+        each = 0
         for kind, tile, count, value, text in groups:
-            reason = Reason.CHARGING_CHICKEN if kind is ChickenKind.CHARGING else Reason.CHICKEN
-            for payer in payers:
-                total += book.pay(payer, seat, value, reason, text)
-            book.chickens.append(ChickenCount(seat, kind, tile, count))
-        each = sum(g[3] for g in groups) * self.pts
-        text = ", ".join(g[4] for g in groups)
-        book.say(f"seat {seat}'s chickens: {text} = {each} from {_each_of(payers)}")
+            reason = _R_CHARGING_CHICKEN if kind is _CHARGING else _R_CHICKEN
+            amount = value * stake
+            if amount:
+                for payer in payers:
+                    if payer != seat:
+                        append(_new(LedgerItem, (payer, seat, amount, reason, text)))
+            key = (seat, kind, tile, count)
+            counted = _CHICKEN_COUNTS.get(key)
+            if counted is None:
+                counted = ChickenCount(seat, kind, tile, count)
+                if len(_CHICKEN_COUNTS) < 4096:
+                    _CHICKEN_COUNTS[key] = counted
+            count_chickens(counted)
+            each += value
+        text = ", ".join([g[4] for g in groups])
+        book.say(f"seat {seat}'s chickens: {text} = {each * self.pts} from {_each_of(payers)}")
 
     def settle_responsibility(self, gold: Tile | None, pays: _Pays) -> None:
-        ch = self.rs.chickens
+        plan = self.plan
         for cd in self.replay.chicken_discards:
-            standing = ch.standing_of(cd.tile)
+            standing = plan.standing_by_tile[cd.tile]
             if standing is None or not standing.responsibility or cd.claimed_by is None:
                 continue
-            if cd.claim not in (ClaimKind.PONG, ClaimKind.EXPOSED_KONG):
+            if cd.claim is not _CLAIM_PONG and cd.claim is not _CLAIM_EXPOSED_KONG:
                 continue
-            claimed = "ponged" if cd.claim is ClaimKind.PONG else "konged"
-            value = standing.responsibility * (ch.gold_multiplier if cd.tile is gold else 1)
-            head = (f"the first {cd.tile} was discarded by seat {cd.seat} (event "
+            claimed = "ponged" if cd.claim is _CLAIM_PONG else "konged"
+            value = standing.responsibility * (plan.gold_multiplier if cd.tile == gold else 1)
+            tile = TILE_TEXT[cd.tile]
+            head = (f"the first {tile} was discarded by seat {cd.seat} (event "
                     f"{cd.event_index}) and {claimed} by seat {cd.claimed_by}")
             if pays(cd.claimed_by, cd.seat):
                 self.book.pay(cd.seat, cd.claimed_by, value, Reason.RESPONSIBILITY_CHICKEN,
-                              f"responsibility 责任鸡 {cd.tile} {claimed} at event "
+                              f"responsibility 责任鸡 {tile} {claimed} at event "
                               f"{cd.event_index} ({value})")
                 self.book.chickens.append(
-                    ChickenCount(cd.claimed_by, ChickenKind.RESPONSIBILITY, cd.tile, 1))
+                    ChickenCount(cd.claimed_by, _RESPONSIBILITY, cd.tile, 1))
                 self.book.say(f"{head}: responsibility chicken 责任鸡, seat {cd.seat} pays "
                               f"seat {cd.claimed_by} {value * self.pts}")
             else:
@@ -713,19 +1016,19 @@ class _Settler:
 
     def explain_charging(self) -> None:
         """Say why a standing tile has no charging chicken (the ones paid are said above)."""
-        ch = self.rs.chickens
+        standing_by_tile = self.plan.standing_by_tile
         for cd in self.replay.chicken_discards:
-            standing = ch.standing_of(cd.tile)
+            standing = standing_by_tile[cd.tile]
             if standing is None or not standing.charging:
                 continue
+            tile = TILE_TEXT[cd.tile]
             if cd.claimed_by is not None:
-                how = {ClaimKind.PONG: "ponged", ClaimKind.EXPOSED_KONG: "konged",
-                       ClaimKind.WIN: "won on"}[cd.claim or ClaimKind.PONG]
-                self.book.say(f"no charging chicken 冲锋鸡 for {cd.tile}: the first one (seat "
+                how = _CLAIMED_HOW[cd.claim or _CLAIM_PONG]
+                self.book.say(f"no charging chicken 冲锋鸡 for {tile}: the first one (seat "
                               f"{cd.seat}, event {cd.event_index}) was {how} by seat "
                               f"{cd.claimed_by}")
             else:
-                self.book.say(f"the first {cd.tile} discarded (seat {cd.seat}, event "
+                self.book.say(f"the first {tile} discarded (seat {cd.seat}, event "
                               f"{cd.event_index}) was left unclaimed: seat {cd.seat}'s "
                               f"charging chicken 冲锋鸡")
 
@@ -790,7 +1093,7 @@ class _Settler:
                          f"{_each_of(unready)}")
         if rs.chickens.at_exhaustive_draw is DrawChickens.UNREADY_PAY_READY and ready and unready:
             for r in ready:
-                groups = self._chicken_groups(seats[r], None, None)
+                groups = self._chicken_groups(seats[r], self.plan.standing_tiles, None)
                 if groups:
                     self._pay_groups(r, groups, unready)
             self.settle_responsibility(
@@ -798,14 +1101,19 @@ class _Settler:
 
     # ----------------------------------------------------------------- dealer
     def next_dealer(self) -> int:
-        nxt = next_dealer_of(self.replay, self.rs)
+        replay = self.replay
+        if replay.outcome is _WIN and len(replay.winners) == 1:
+            nxt = replay.winners[0].seat  # a single winner deals next
+            self.book.say(f"next dealer: seat {nxt} (the winner)")
+            return nxt
+        nxt = next_dealer_of(replay, self.rs)
         self.book.say(f"next dealer: seat {nxt} ({self._dealer_why(nxt)})")
         return nxt
 
     def _dealer_why(self, nxt: int) -> str:
         replay = self.replay
-        seats = sorted({w.seat for w in replay.winners})
-        if replay.outcome is Outcome.WIN:
+        seats = {w.seat for w in replay.winners}
+        if replay.outcome is _WIN:
             if len(seats) == 1:
                 return "the winner"
             rule = self.rs.dealer.two_winners if len(seats) == 2 else self.rs.dealer.three_winners
@@ -818,7 +1126,7 @@ def next_dealer_of(replay: HandReplay, ruleset: Ruleset) -> int:
     """Who deals next, by the preset's hand-over rules (see ``DealerSettings``)."""
     n = replay.n_players
     dealer = replay.dealer
-    if replay.outcome is Outcome.WIN:
+    if replay.outcome is _WIN:
         winners = {w.seat for w in replay.winners}
         if len(winners) == 1:
             return replay.winners[0].seat
@@ -849,12 +1157,12 @@ def settle(
     (``Outcome.INCOMPLETE``). ``dealer_streak`` is the hand's 连庄 count (the record's)."""
     if base_stake < 1:
         raise ValueError(f"the base stake must be at least 1, not {base_stake}")
-    if replay.outcome is Outcome.INCOMPLETE:
+    if replay.outcome is _INCOMPLETE:
         return None
     s = _Settler(replay, ruleset, base_stake, dealer_streak)
     if base_stake != 1:
         s.book.say(f"amounts are points: values x base stake {base_stake}")
-    if replay.outcome is Outcome.WIN:
+    if replay.outcome is _WIN:
         for win in replay.winners:
             s.settle_win(win)
         s.settle_kongs()
@@ -863,8 +1171,8 @@ def settle(
         s.settle_draw()
     nxt = s.next_dealer()
     deltas = s.book.deltas()
-    s.book.say("deltas: " + ", ".join(
-        f"seat {seat} {format_amount(d)}" for seat, d in enumerate(deltas)))
+    s.book.say("deltas: " + ", ".join([
+        f"seat {seat} {d:+d}" if d else f"seat {seat} 0" for seat, d in enumerate(deltas)]))
     return Settlement(
         items=tuple(s.book.items),
         deltas=deltas,

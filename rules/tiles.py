@@ -8,6 +8,7 @@ names and glyphs are the parsers' business.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 from enum import IntEnum, StrEnum
 
@@ -134,9 +135,68 @@ def parse_tiles(text: str) -> list[Tile]:
     return tiles
 
 
+_END = 28
+"""The code after the last tile, in :data:`_RUN_TEXT`."""
+_RUN_TEXT: tuple[tuple[str, ...], ...] = tuple(
+    tuple(
+        "W"
+        if t == 27
+        else TILE_TEXT[t][0] + ("" if n < 27 and n // 9 == t // 9 else TILE_TEXT[t][1])
+        for n in range(_END + 1)
+    )
+    for t in range(NUM_KINDS)
+)
+"""``_RUN_TEXT[tile][next]``: a tile's part of compact notation when ``next`` follows it
+(``_END``: nothing): its rank, and its suit letter when the run of its suit ends there."""
+_END_CODE = bytes([_END])
+
+
+def format_runs(codes: bytes) -> str:
+    """Tiles given as bytes (each a tile value below :data:`NUM_KINDS`), in the order
+    given, in compact notation: a suit letter closes each run of one suit, ``W`` stands
+    alone. ``format_runs(bytes(sorted(tiles)))`` is :func:`format_tiles`."""
+    if not codes:
+        return ""
+    return "".join([_RUN_TEXT[t][n] for t, n in zip(codes, codes[1:] + _END_CODE, strict=True)])
+
+
+_RANK_CODES = bytes(ord(TILE_TEXT[t][0]) if t < NUM_KINDS else 0 for t in range(256))
+"""``bytes.translate`` table: each tile code to its rank digit (``W`` for the wildcard)."""
+
+
 def format_tiles(tiles: Iterable[int]) -> str:
     """Tiles to compact notation, sorted: the inverse of :func:`parse_tiles`."""
-    ordered = sorted(tiles)
+    values = tiles if isinstance(tiles, (list, tuple)) else list(tiles)
+    try:
+        codes = bytes(sorted(bytes(values)))
+    except (TypeError, ValueError):  # not all small integers
+        return _format_tiles_checked(sorted(values))
+    if not codes:
+        return ""
+    if codes[-1] >= NUM_KINDS:
+        return _format_tiles_checked(sorted(values))
+    return format_sorted_codes(codes)
+
+
+def format_sorted_codes(codes: bytes) -> str:
+    """:func:`format_tiles` of tiles given as bytes in ascending order, each a tile value
+    below :data:`NUM_KINDS` (not checked)."""
+    # Sorted: the suits follow one another, then the wildcards ("W" as their rank).
+    ranks = codes.translate(_RANK_CODES).decode()
+    p = bisect_left(codes, 9)
+    s = bisect_left(codes, 18, p)
+    w = bisect_left(codes, 27, s)
+    out = ranks[:p] + "m" if p else ""
+    if s > p:
+        out += ranks[p:s] + "p"
+    if w > s:
+        out += ranks[s:w] + "s"
+    return out + ranks[w:]
+
+
+def _format_tiles_checked(ordered: list[int]) -> str:
+    """:func:`format_tiles` of sorted values that are not all tile values (those that
+    are not are left out)."""
     out: list[str] = []
     for suit_index, suit in enumerate("mps"):
         ranks = [str(t - 9 * suit_index + 1) for t in ordered if t // 9 == suit_index and t < 27]
