@@ -25,6 +25,7 @@ from parsers.models import (
     PongEvent,
     ReadyEvent,
     Result,
+    ResultItem,
     WinEvent,
 )
 from parsers.models import Event as LogEvent
@@ -62,10 +63,8 @@ def hand_records(game: Game | fast.Game) -> list[HandRecord]:
 def hand_record(hand: Hand | fast.Hand, *, n_players: int, base_stake: int = 1) -> HandRecord:
     """One parsed hand as a :class:`HandRecord` (tiles as :class:`Tile`)."""
     tile_of = TILE_BY_TEXT.__getitem__
-    events = (
-        _generate_fast_events(hand.events)
-        if isinstance(hand, fast.Hand)
-        else _generate_events(hand.events)
+    events = _fast_events(hand.events) if isinstance(hand, fast.Hand) else _generate_events(
+        hand.events
     )
     return HandRecord(
         hand_no=hand.hand_no,
@@ -154,10 +153,48 @@ def _generate_fast_events(events: Sequence[fast.Event]) -> list[Event]:
     return out
 
 
+# Fast-form values are frozen, hashable structs, and a log repeats a few thousand distinct
+# events and result items millions of times: each distinct one is converted once and looked
+# up afterwards (in C, by ``map``). Events stamped with a time ``t`` are all distinct and
+# are converted one by one. Bounded: past the limit nothing more is remembered.
+_CACHE_LIMIT = 1 << 15
+_ENGINE_EVENTS: dict[fast.Event, Event] = {}
+_RECORDED_ITEMS: dict[fast.ResultItem, RecordedItem] = {}
+
+
+def _fast_events(events: Sequence[fast.Event]) -> Sequence[Event]:
+    """The engine events of a fast-form hand's events."""
+    try:
+        return tuple(map(_ENGINE_EVENTS.__getitem__, events))
+    except KeyError:
+        pass
+    out = _generate_fast_events(events)
+    cache = _ENGINE_EVENTS
+    if len(cache) < _CACHE_LIMIT:
+        for ev, engine in zip(events, out, strict=True):
+            if getattr(ev, "t", None) is None:
+                cache[ev] = engine
+    return out
+
+
+def _recorded_item(item: ResultItem | fast.ResultItem) -> RecordedItem:
+    return RecordedItem(item.payer, item.payee, item.amount, item.reason)
+
+
 def _recorded_result(result: Result | fast.Result) -> RecordedResult:
-    items = None
-    if result.items is not None:
-        items = tuple(RecordedItem(i.payer, i.payee, i.amount, i.reason) for i in result.items)
+    items: tuple[RecordedItem, ...] | None = None
+    if result.items is None:
+        pass
+    elif isinstance(result, fast.Result):
+        fast_items: Sequence[fast.ResultItem] = result.items
+        try:
+            items = tuple(map(_RECORDED_ITEMS.__getitem__, fast_items))
+        except KeyError:
+            items = tuple(map(_recorded_item, fast_items))
+            if len(_RECORDED_ITEMS) < _CACHE_LIMIT:
+                _RECORDED_ITEMS.update(zip(fast_items, items, strict=True))
+    else:
+        items = tuple(map(_recorded_item, result.items))
     return RecordedResult(tuple(result.deltas), result.next_dealer, items)
 
 

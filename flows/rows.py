@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from flows.rows_tiles import hand_tiles_row_tuples
+from parsers import fast
 from parsers.models import Game
 from rules.audit import HandAudit
 from rules.events import KongKind
@@ -334,6 +336,7 @@ if tuple(SCHEMAS["hand_players"].names) != _HAND_PLAYERS_COLUMNS:
 
 _KONG_INDEX: dict[KongKind, int] = {kind: i for i, (kind, _) in enumerate(KONG_COLUMNS)}
 _CHICKEN_INDEX: dict[ChickenKind, int] = {kind: i for i, (kind, _) in enumerate(CHICKEN_COLUMNS)}
+_SEAT_OF = attrgetter("seat")
 _NO_KONGS: tuple[int, ...] = (0,) * len(KONG_COLUMNS)
 _NO_CHICKENS: tuple[int, ...] = (0,) * len(CHICKEN_COLUMNS)
 _TEXT: dict[StrEnum, str] = {
@@ -364,8 +367,11 @@ class RowBuffer:
         self._writers: dict[str, pq.ParquetWriter] = {}
         self.pending_hands = 0
 
-    def add_game(self, game: Game, path: str, audits: Sequence[HandAudit]) -> GameCounts:
-        """Append the rows of one audited game; returns its counts."""
+    def add_game(
+        self, game: Game | fast.Game, path: str, audits: Sequence[HandAudit]
+    ) -> GameCounts:
+        """Append the rows of one audited game (either form of the log's game); returns
+        its counts."""
         rows = self._rows
         game_id = game.game_id
         n = len(game.players)
@@ -385,8 +391,9 @@ class RowBuffer:
             len(audits),
         ))
         players = rows["players"]
-        for p in sorted(game.players, key=lambda q: q.seat):
-            players.append((game_id, p.seat, p.id, p.name))
+        game_players: Sequence[Any] = game.players  # either form's players
+        for player in sorted(game_players, key=_SEAT_OF):
+            players.append((game_id, player.seat, player.id, player.name))
         violations = 0
         mismatches = 0
         tiles = rows["hand_tiles"]
@@ -438,7 +445,8 @@ class RowBuffer:
                 dealt_in.add(w.from_seat)
             if w.self_drawn:
                 any_self_drawn = True
-        fatal = replay.fatal
+        violations = replay.violations
+        fatal = violations[-1] if violations and violations[-1].fatal else None  # replay.fatal
         recorded = record.result
         rows["hands"].append((
             game_id,

@@ -11,10 +11,11 @@ Speed: what a suit decomposes into (sets only, sets and a pair, all counts even,
 count) is precomputed for every arrangement of its nine counts, as an automaton read one
 count at a time (:func:`_suit_automaton`, built on first use); :func:`is_complete` is three
 walks of nine indexings combined by a few integer operations, with no search and no
-allocation. The waits use lazily filled tables keyed by a suit's nine counts that also hold
-which added tile would complete the suit; the first look-up of a suit arrangement runs a
-small memoised search, every later one is a dictionary hit. Hands holding wildcards use a
-third table giving, per suit, which numbers of wildcards it can absorb.
+allocation. The waits come from tables keyed by a suit's nine counts that also hold which
+added tile would complete the suit, filled on first use by a small memoised search; the
+entries met so far are also kept in a trie indexed by the counts, so that a later look-up
+is nine indexings per suit instead of building and hashing a key. Hands holding wildcards
+use a third table giving, per suit, which numbers of wildcards it can absorb.
 
 Conventions (see ``docs/rules/hands.md`` for the reasons):
 
@@ -756,10 +757,18 @@ def shape_facts(
         raise IncompleteHandError(
             f"not a complete hand: {format_tiles(tiles_of(counts))} with {melds_count} melds"
         )
+    return _shape_facts_of_complete(counts, melds, win_tile, waits)
+
+
+def _shape_facts_of_complete(
+    counts: Sequence[int], melds: Sequence[Meld], win_tile: Tile, waits: Sequence[Tile]
+) -> ShapeFacts:
+    """:func:`shape_facts` of a hand :func:`is_complete` accepted."""
     if counts[win_tile] < 1:
         raise HandError(f"winning tile {win_tile} is not in {format_tiles(tiles_of(counts))}")
     if win_tile != _W and win_tile not in waits:
         raise HandError(f"winning tile {win_tile} is not among the waits {format_tiles(waits)}")
+    melds_count = len(melds)
     wild = counts[27]
     standard, seven = _standard_and_seven(counts, melds_count)
     return ShapeFacts(
@@ -782,6 +791,15 @@ def shape_patterns(
     it. See :func:`shape_facts` for the errors.
     """
     return frozenset(generate_shape_patterns(shape_facts(counts, melds, win_tile, waits)))
+
+
+def _shape_patterns_of_complete(
+    counts: Sequence[int], melds: Sequence[Meld], win_tile: Tile, waits: Sequence[Tile]
+) -> frozenset[Pattern]:
+    """:func:`shape_patterns` of a hand :func:`is_complete` accepted (a table's winning
+    hand, checked just before)."""
+    return frozenset(generate_shape_patterns(
+        _shape_facts_of_complete(counts, melds, win_tile, waits)))
 
 
 def generate_wins(

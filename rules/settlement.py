@@ -347,7 +347,7 @@ class _Plan:
         self.standing_by_tile: tuple[StandingChicken | None, ...] = tuple(
             ch.standing_of(t) for t in Tile
         )
-        self.gold_labels: dict[Tile, str] = {t: f"{t} gold 金鸡" for t in Tile}
+        self.gold_labels: dict[Tile, str] = {t: f"{TILE_TEXT[t]} gold 金鸡" for t in Tile}
         self.flip_value = ch.flip_value
         self.gold_multiplier = ch.gold_multiplier
         self.scope_discards = ch.scope is ChickenScope.HAND_AND_DISCARDS
@@ -414,11 +414,6 @@ def _plan_of(ruleset: Ruleset) -> _Plan:
 
 def _pattern_text(pattern: Pattern, value: int) -> str:
     return f"{_PATTERN_LABEL[pattern]} {value}"
-
-
-def _best_shape(shape: Iterable[Pattern], ruleset: Ruleset) -> tuple[Pattern, int]:
-    """The highest-valued shape pattern (ties: the first in pattern order); plain at least."""
-    return _plan_of(ruleset).best_shape(tuple(shape))
 
 
 def best_waiting_value(seat: SeatFacts, ruleset: Ruleset) -> tuple[Tile, Pattern, int] | None:
@@ -652,6 +647,8 @@ _new = tuple.__new__
 _CHICKEN_COUNTS: dict[tuple[int, ChickenKind, Tile, int], ChickenCount] = {}
 """Chicken counts already made: the values are immutable and few (seat, kind, tile,
 count) recur hand after hand, so one value serves every hand that needs it."""
+_WIN_VALUES: dict[tuple[int, tuple[str, ...], int, tuple[int, ...]], WinValue] = {}
+"""Win values already made (not 包牌 ones), as :data:`_CHICKEN_COUNTS`."""
 
 _NO_CHARGING: frozenset[tuple[int, Tile]] = frozenset()
 _NOTHING_WON: list[Tile] = []  # read only
@@ -746,7 +743,13 @@ class _Settler:
             paid = f"paid by seat {payers[0]}"
         stake_text = f" x stake {self.pts}" if self.pts != 1 else ""
         book.say(f"{headline}: {formula} = {per_payer}{stake_text}, {paid}")
-        self.wins.append(WinValue(seat, scored, total, payers))
+        key = (seat, scored, total, payers)
+        win_value = _WIN_VALUES.get(key)
+        if win_value is None:
+            win_value = WinValue(seat, scored, total, payers)
+            if len(_WIN_VALUES) < 4096:
+                _WIN_VALUES[key] = win_value
+        self.wins.append(win_value)
         if win.kill_ready and plan.ready_kill and not win.self_drawn:
             assert win.from_seat is not None
             declarer = replay.seats[win.from_seat]
@@ -1173,13 +1176,9 @@ def settle(
     deltas = s.book.deltas()
     s.book.say("deltas: " + ", ".join([
         f"seat {seat} {d:+d}" if d else f"seat {seat} 0" for seat, d in enumerate(deltas)]))
-    return Settlement(
-        items=tuple(s.book.items),
-        deltas=deltas,
-        next_dealer=nxt,
-        chickens=tuple(s.book.chickens),
-        explanation=tuple(s.book.lines),
-        wins=tuple(s.wins),
+    book = s.book
+    return Settlement(  # items, deltas, next_dealer, chickens, explanation, wins
+        tuple(book.items), deltas, nxt, tuple(book.chickens), tuple(book.lines), tuple(s.wins)
     )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
+from functools import cache
 from operator import getitem
 from typing import Any, Final
 
@@ -41,7 +42,12 @@ from rules.facts import (
     SeatFacts,
     WinFact,
 )
-from rules.hand import is_complete, shape_patterns, waiting_tiles
+from rules.hand import (
+    _shape_patterns_of_complete,
+    _waiting_tiles_of_valid,
+    is_complete,
+    shape_patterns,
+)
 from rules.melds import Meld, MeldKind
 from rules.patterns import SHAPE_PATTERNS, Pattern, in_pattern_order
 from rules.ruleset import Ruleset
@@ -91,6 +97,8 @@ _WILD = 27
 _IS_CHICKEN = tuple(t in STANDING_CHICKENS for t in range(NUM_KINDS))
 _SUIT_RANGES = ((0, 9), (9, 18), (18, 27))
 _WIN_SELF, _WIN_DISCARD, _WIN_ROB = 0, 1, 2
+_NOBODY = object()  # no seat: what ``Table.run`` compares an event's seat with when none fits
+_CLAIM_PONG = ClaimKind.PONG
 
 # A river row is the tuple (tile, event_index, seat, claimed_by, claim, hot): the fields of
 # :class:`~rules.facts.DiscardFact`; a claim replaces the row.
@@ -104,16 +112,69 @@ _NO_DISCARD: RiverRow = (Tile.M1, -1, -1, None, None, False)
 
 
 _REPEATS = tuple(tuple((tile,) * c for c in range(5)) for tile in ALL_TILES)
+_WILDS = _REPEATS[_WILD]
+
+# The tiles of each suit arrangement met so far, as a trie indexed by the nine counts
+# (``_SUIT_TILES[c0]...[c8][suit]``, None where nothing was put yet): nine indexings per
+# suit instead of a pass over all 28 counts.
+_SUIT_TILES: list[Any] = [None] * 5
+_SUIT_TILES_LIMIT = 1 << 15  # arrangements held before the trie is emptied (bounds memory)
+_suit_tiles_held = 0
 
 
 def _tiles(counts: Sequence[int]) -> tuple[Tile, ...]:
     """The tiles of a count vector in tile order (every count is 0-4)."""
-    empty: tuple[Tile, ...] = ()
-    return sum(filter(None, map(getitem, _REPEATS, counts)), empty)
+    t = _SUIT_TILES
+    try:
+        tiles: tuple[Tile, ...] = (
+            t[counts[0]][counts[1]][counts[2]][counts[3]][counts[4]][counts[5]][counts[6]][
+                counts[7]][counts[8]][0]
+            + t[counts[9]][counts[10]][counts[11]][counts[12]][counts[13]][counts[14]][
+                counts[15]][counts[16]][counts[17]][1]
+            + t[counts[18]][counts[19]][counts[20]][counts[21]][counts[22]][counts[23]][
+                counts[24]][counts[25]][counts[26]][2]
+            + _WILDS[counts[27]])
+    except TypeError:  # an arrangement not in the trie yet
+        for suit in range(3):
+            _put_suit_tiles(tuple(counts[9 * suit:9 * suit + 9]))
+        return _tiles(counts)
+    return tiles
+
+
+def _put_suit_tiles(key: tuple[int, ...]) -> None:
+    global _suit_tiles_held
+    if _suit_tiles_held >= _SUIT_TILES_LIMIT:
+        _SUIT_TILES[:] = [None] * 5
+        _suit_tiles_held = 0
+    node = _SUIT_TILES
+    for count in key[:8]:
+        child = node[count]
+        if child is None:
+            child = node[count] = [None] * 5
+        node = child
+    if node[key[8]] is None:
+        node[key[8]] = tuple(
+            sum(map(getitem, _REPEATS[9 * suit:9 * suit + 9], key), ()) for suit in range(3))
+        _suit_tiles_held += 1
+
+
+def _as_ints(tiles: Sequence[Tile]) -> Sequence[int]:
+    """The tiles as plain ints where they are 0-255 (a list indexed by a plain int is
+    quicker than by a :class:`Tile`), else as they are."""
+    try:
+        return bytes(tiles)
+    except (TypeError, ValueError):
+        return tiles
 
 
 def _fmt(counts: Sequence[int]) -> str:
     return format_tiles(tiles_of(counts)) or "nothing"
+
+
+@cache
+def _next_seats(n: int) -> tuple[int, ...]:
+    """Each seat's next seat at an ``n``-player table."""
+    return tuple((s + 1) % n for s in range(n))
 
 
 _MELDS: dict[tuple[MeldKind, int, int | None, bool], Meld] = {}
@@ -186,7 +247,7 @@ class Table:
         self._big = _big_patterns(ruleset)
         self._hand_no = record.hand_no
         self._n = n
-        self._next = [(s + 1) % n for s in range(n)]
+        self._next = _next_seats(n)
         self._dealer = record.dealer
         self._copies = copies
         self._hands = hands
@@ -195,8 +256,10 @@ class Table:
         self._front = 0
         self._back = (len(record.wall) if record.wall is not None
                       else sum(copies) - sum(len(d) for d in record.deal))
-        self._melds: list[list[Meld]] = [[] for _ in range(n)]
-        self._rivers: list[list[RiverRow]] = [[] for _ in range(n)]
+        # per-seat lists (four players: a literal is much quicker than a comprehension)
+        self._melds: list[list[Meld]] = [[], [], [], []] if n == 4 else [[] for _ in range(n)]
+        self._rivers: list[list[RiverRow]] = (
+            [[], [], [], []] if n == 4 else [[] for _ in range(n)])
         self._rob_offers: list[tuple[int, Tile, int]] = []  # (event_index, tile, seat)
         self._disc: RiverRow = _NO_DISCARD  # the last discard's river row
         self._turn = record.dealer
@@ -205,16 +268,20 @@ class Table:
         self._last_draw = -1  # the tile drawn this turn, -1 when none
         self._replaced = False  # the last draw was a kong replacement
         self._kong_turn = False  # the seat to act made a kong this turn (热炮)
-        self._pong_tiles: list[list[int]] = [[] for _ in range(n)]  # tiles of current pongs
+        self._pong_tiles: list[list[int]] = (  # tiles of current pongs
+            [[], [], [], []] if n == 4 else [[] for _ in range(n)])
         self._claimed_any = False  # any pong or kong so far (ends the first go-round)
         # the kong waiting for its replacement: (seat, tile, kind, event_index, pong, position)
         self._kong_ctx: tuple[int, Tile, KongKind, int, Meld | None, int] | None = None
         # kong records: [seat, tile, kind, event_index, from, delayed, robbed, replacement]
         self._kongs: list[list[Any]] = []
-        self._kong_chances: list[list[int]] = [
-            [t for t in range(NUM_SUITED) if h[t] == 4] if 4 in h else [] for h in hands
-        ]
-        self._passed_kongs: list[set[int]] = [set() for _ in range(n)]
+        self._kong_chances: list[list[int]] = (
+            [[], [], [], []] if n == 4 else [[] for _ in range(n)])
+        for s, h in enumerate(hands):
+            if 4 in h:
+                self._kong_chances[s] = [t for t in range(NUM_SUITED) if h[t] == 4]
+        self._passed_kongs: list[set[int]] = (
+            [set(), set(), set(), set()] if n == 4 else [set() for _ in range(n)])
         self._ready_at: list[int | None] = [None] * n
         self._ready_hard = [False] * n
         self._ready_pending = -1
@@ -352,21 +419,37 @@ class Table:
         return self._ready_now(seat)
 
     def seat_facts(self) -> tuple[SeatFacts, ...]:
-        kongs = self.kongs()
+        kongs = self.kongs() if self._kongs else ()
+        hands = self._hands
+        melds = self._melds
+        rivers = self._rivers
+        won = self._won
         out = []
         for s in range(self._n):
-            waits = self.waits(s)
+            hand = hands[s]
+            seat_melds = melds[s]
+            # what waits(s) and is_ready(s) give
+            if won[s]:
+                waits = next(w.waits for w in self._winners if w.seat == s)
+                ready = True
+            elif sum(hand) + 3 * len(seat_melds) != 13:
+                waits = ()
+                ready = False
+            else:
+                waits = self._seat_waits(s)
+                ready = bool(waits) and not (self._ruleset.missing_suit_required
+                                             and self._suits(s, hand) == 3)
             out.append(SeatFacts(
                 s,
-                _tiles(self._hands[s]),
-                tuple(self._melds[s]),
-                tuple(self._rivers[s]),
+                _tiles(hand),
+                tuple(seat_melds),
+                tuple(rivers[s]),
                 self._ready_at[s],
                 self._ready_hard[s],
-                self._won[s] or (bool(waits) and self.is_ready(s)),
+                ready,
                 waits,
                 tuple([k for k in kongs if k.seat == s]) if kongs else (),
-                self._won[s],
+                won[s],
             ))
         return tuple(out)
 
@@ -395,12 +478,231 @@ class Table:
         return _STEP[type(event)](self, event)
 
     def run(self, events: Iterable[Event]) -> Violation | None:
-        """:meth:`step` through ``events`` up to the first fatal violation (returned)."""
-        steps = _STEP
-        for event in events:
-            v = steps[type(event)](self, event)
-            if v is not None:
-                return v
+        """:meth:`step` through ``events`` up to the first fatal violation (returned).
+
+        The common cases of draws, discards and pongs (the same conditions as
+        ``_step_draw``, ``_step_discard`` and ``_step_pong``) are checked and applied here
+        on local copies of the turn state; everything else, illegal events included,
+        goes through the full check with the state written back first."""
+        if not isinstance(events, (tuple, list)):  # an iterator may fail between events
+            steps = _STEP
+            for event in events:
+                v = steps[type(event)](self, event)
+                if v is not None:
+                    return v
+            return None
+        return self._run(events)
+
+    def _run(self, events: Sequence[Event]) -> Violation | None:
+        """:meth:`run` on a sequence of events."""
+        hands = self._hands
+        rivers = self._rivers
+        waits = self._waits
+        frozen = self._frozen
+        nxt = self._next
+        wall = self._wall
+        taken = self._taken
+        copies = self._copies
+        chickens = self._chickens
+        kong_chances = self._kong_chances
+        pong_tiles = self._pong_tiles
+        melds = self._melds
+        n = self._n
+        draw_tp, discard_tp, pong_tp, ready_tp = Draw, Discard, Pong, Ready
+        discard_ph, after_claim_ph, claim_ph, kong_draw_ph = (
+            _DISCARD, _AFTER_CLAIM, _CLAIM, _KONG_DRAW)
+        kongs = self._kongs
+        is_chicken = _IS_CHICKEN
+        # The turn state, written back before any other step and at the end, and what it
+        # implies: ``discarder`` is the seat that may discard now without a closer look
+        # (the seat to act, when it is neither frozen nor about to be by its 报听),
+        # ``drawer`` the seat due to draw from the front (``_NOBODY``: no such seat); both
+        # are compared by identity, which any other value of an event's seat fails,
+        # sending the event to the full check;
+        # ``kong_chance`` is False when the discarding seat cannot have passed a kong
+        # this turn.
+        phase = self._phase
+        turn = self._turn
+        front = self._front
+        back = self._back
+        last_draw = self._last_draw
+        kong_turn = self._kong_turn
+        replaced = self._replaced
+        disc = self._disc
+        claimed_any = self._claimed_any
+        free = [not f for f in frozen]
+        if self._ready_pending >= 0:
+            free[self._ready_pending] = False
+        discarder: Any = (  # a seat, or _NOBODY
+            turn if (phase is discard_ph or phase is after_claim_ph) and free[turn] else _NOBODY)
+        drawer: Any = nxt[disc[2]] if phase is claim_ph and front < back else _NOBODY
+        kong_chance: object = True
+        index = self._index - 1
+        stream: Sequence[Any] = events  # dispatched on type(ev) below, not narrowed
+        stepping = False  # in a full step (the state is then the table's own)
+        try:
+            for index, ev in enumerate(stream, self._index):
+                tp = type(ev)
+                if tp is discard_tp:
+                    seat = ev.seat
+                    if seat is discarder:
+                        tile = ev.tile
+                        try:
+                            k = tile | 0  # a list is quicker to index by an int than a Tile
+                        except TypeError:  # no tile: the full check reports it
+                            k = _WILD
+                        hand = hands[seat]
+                        if k != 27 and hand[k]:
+                            if kong_chance and phase is discard_ph and front < back:
+                                chances = kong_chances[seat]
+                                if chances or (last_draw >= 0 and (
+                                        hand[last_draw] == 4 or last_draw in pong_tiles[seat])):
+                                    self._last_draw = last_draw
+                                    _note_passed_kongs(self, seat, hand, chances)
+                            hand[k] -= 1
+                            disc = (tile, index, seat, None, None, kong_turn)
+                            rivers[seat].append(disc)
+                            phase = claim_ph
+                            discarder = _NOBODY
+                            drawer = nxt[seat] if front < back else _NOBODY
+                            waits[seat] = None
+                            if is_chicken[k] and tile not in chickens:
+                                chickens[tile] = [tile, seat, index, None, None]
+                            continue
+                elif tp is draw_tp:
+                    seat = ev.seat
+                    if seat is drawer:
+                        tile = ev.tile
+                        if wall is not None:
+                            ok = wall[front] is tile  # (an equal tile of another type: full check)
+                        elif taken[tile] < copies[tile]:
+                            taken[tile] += 1
+                            ok = True
+                        else:
+                            ok = False
+                        if ok:
+                            hand = hands[seat]
+                            k = tile | 0
+                            count = hand[k] + 1
+                            hand[k] = count
+                            front += 1
+                            kong_turn = False
+                            replaced = False
+                            last_draw = tile
+                            turn = seat
+                            phase = discard_ph
+                            discarder = seat if free[seat] else _NOBODY
+                            drawer = _NOBODY
+                            kong_chance = (True if count == 4
+                                           else kong_chances[seat] or pong_tiles[seat])
+                            continue
+                    elif phase is kong_draw_ph and seat == turn and front < back:
+                        # the replacement draw of a kong, from the back of the wall
+                        tile = ev.tile
+                        if wall is not None:
+                            ok = wall[back - 1] is tile
+                        elif taken[tile] < copies[tile]:
+                            taken[tile] += 1
+                            ok = True
+                        else:
+                            ok = False
+                        if ok:
+                            hand = hands[seat]
+                            k = tile | 0
+                            count = hand[k] + 1
+                            hand[k] = count
+                            back -= 1
+                            kongs[-1][7] = tile
+                            self._kong_ctx = None
+                            replaced = True
+                            last_draw = tile
+                            phase = discard_ph
+                            discarder = seat if free[seat] else _NOBODY
+                            kong_chance = (True if count == 4
+                                           else kong_chances[seat] or pong_tiles[seat])
+                            continue
+                elif tp is pong_tp:
+                    seat = ev.seat
+                    tile = ev.tile
+                    d = disc[2]
+                    if (phase is claim_ph and tile is disc[0] and ev.from_seat == d and seat != d
+                            and 0 <= seat < n and not frozen[seat]):
+                        hand = hands[seat]
+                        k = tile | 0
+                        if hand[k] >= 2:
+                            hand[k] -= 2
+                            melds[seat].append(_meld(_PONG, tile, d, False))
+                            pong_tiles[seat].append(tile)
+                            if hand[k]:
+                                kong_chances[seat].append(tile)
+                            if disc[3] is None:
+                                disc = rivers[d][-1] = (disc[0], disc[1], d, seat, _CLAIM_PONG,
+                                                        disc[5])
+                                chicken = chickens.get(disc[0])
+                                if chicken is not None and chicken[2] == disc[1]:
+                                    chicken[3] = seat
+                                    chicken[4] = _CLAIM_PONG
+                            turn = seat
+                            phase = after_claim_ph
+                            claimed_any = True
+                            last_draw = -1
+                            kong_turn = False
+                            waits[seat] = None
+                            discarder = seat if free[seat] else _NOBODY
+                            drawer = _NOBODY
+                            kong_chance = True
+                            continue
+                # anything else: the full check, on the written-back state
+                self._phase = phase
+                self._turn = turn
+                self._front = front
+                self._back = back
+                self._index = index
+                self._last_draw = last_draw
+                self._kong_turn = kong_turn
+                self._replaced = replaced
+                self._disc = disc
+                self._claimed_any = claimed_any
+                stepping = True
+                v = _STEP[tp](self, ev)
+                stepping = False
+                if v is not None:
+                    return v
+                phase = self._phase
+                turn = self._turn
+                front = self._front
+                back = self._back
+                last_draw = self._last_draw
+                kong_turn = self._kong_turn
+                replaced = self._replaced
+                disc = self._disc
+                claimed_any = self._claimed_any
+                if tp is discard_tp or tp is ready_tp:  # the only steps freezing a seat
+                    free = [not f for f in frozen]
+                    if self._ready_pending >= 0:
+                        free[self._ready_pending] = False
+                discarder = (
+                    turn if (phase is discard_ph or phase is after_claim_ph) and free[turn]
+                    else _NOBODY)
+                drawer = nxt[disc[2]] if phase is claim_ph and front < back else _NOBODY
+                kong_chance = True
+            index += 1
+        finally:
+            # Written back at the end, at a fatal violation (unchanged then), and when a
+            # quick path raises (it does so before changing anything: the events before
+            # ``index`` are applied); not when a full step raises, having written the
+            # table itself.
+            if not stepping:
+                self._phase = phase
+                self._turn = turn
+                self._front = front
+                self._back = back
+                self._index = index
+                self._last_draw = last_draw
+                self._kong_turn = kong_turn
+                self._replaced = replaced
+                self._disc = disc
+                self._claimed_any = claimed_any
         return None
 
     def finish(self) -> Violation | None:
@@ -453,7 +755,7 @@ class Table:
         """Waits of a seat holding a waiting-size hand (cached until its hand changes)."""
         w = self._waits[seat]
         if w is None:
-            w = waiting_tiles(self._hands[seat], len(self._melds[seat]))
+            w = _waiting_tiles_of_valid(self._hands[seat], len(self._melds[seat]))
             self._waits[seat] = w
         return w
 
@@ -464,7 +766,7 @@ class Table:
             return w  # computed before the draw, the hand has not changed since
         counts = self._hands[seat][:]
         counts[tile] -= 1
-        return waiting_tiles(counts, len(self._melds[seat]))
+        return _waiting_tiles_of_valid(counts, len(self._melds[seat]))
 
     def _suits(self, seat: int, counts: Sequence[int]) -> int:
         present = [any(counts[a:b]) for a, b in _SUIT_RANGES]
@@ -481,7 +783,7 @@ class Table:
     def _ready_after_discard(self, seat: int, tile: int) -> bool:
         counts = self._hands[seat][:]
         counts[tile] -= 1
-        if not waiting_tiles(counts, len(self._melds[seat])):
+        if not _waiting_tiles_of_valid(counts, len(self._melds[seat])):
             return False
         return not (self._ruleset.missing_suit_required and self._suits(seat, counts) == 3)
 
@@ -610,7 +912,7 @@ def _check_deal(
                        f"seat {seat} ({role}) is dealt {len(tiles)} tiles, {want} expected: "
                        f"{format_tiles(tiles)}")
         counts = [0] * NUM_KINDS
-        for tile in tiles:
+        for tile in _as_ints(tiles):
             counts[tile] += 1
             seen[tile] += 1
         hands.append(counts)
@@ -625,7 +927,7 @@ def _check_deal(
                                f"{copies[tile]}); seat {seat} is dealt {format_tiles(tiles)}")
     taken = seen[:]
     if record.wall is not None:
-        for tile in record.wall:
+        for tile in _as_ints(record.wall):
             seen[tile] += 1
         if seen != copies:
             for t in range(NUM_KINDS):
@@ -758,7 +1060,7 @@ def _frozen_kong_keeps_waits(t: Table, seat: int, tile: int, kind: KongKind) -> 
         used = 4
     counts = t._hands[seat][:]
     counts[tile] -= used
-    return waiting_tiles(counts, len(t._melds[seat]) + 1) == before
+    return _waiting_tiles_of_valid(counts, len(t._melds[seat]) + 1) == before
 
 
 def _check_kong(t: Table, ev: Kong) -> Violation | None:
@@ -942,7 +1244,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
         return None
     waits = t._seat_waits(seat)
     plan.waits = waits
-    shape = shape_patterns(plan.counts, melds, tile, waits)
+    shape = _shape_patterns_of_complete(plan.counts, melds, tile, waits)
     plan.shape = shape
     passes = _passes(t, seat, shape, plan.source == _WIN_ROB, plan.hot, plan.kill)
     plan.passes = passes
@@ -1214,13 +1516,15 @@ def _apply_win(t: Table, ev: Win) -> None:
     melds = t._melds[seat]
     shape = plan.shape
     if shape is None:
-        shape = shape_patterns(plan.counts, melds, tile, waits)
+        shape = _shape_patterns_of_complete(plan.counts, melds, tile, waits)
     if not t._ruleset.pass_rule:
         passes = (PassKind.NO_PASS_RULE, *passes)
     declared = t._ready_at[seat] is not None
     robbed = source == _WIN_ROB
-    flags = (heavenly, earthly, kong_bloom, plan.hot, robbed, declared)
-    situational = tuple(p for p, on in zip(_SITUATIONS, flags, strict=True) if on)
+    situational: tuple[Pattern, ...] = ()
+    if heavenly or earthly or kong_bloom or plan.hot or robbed or declared:
+        flags = (heavenly, earthly, kong_bloom, plan.hot, robbed, declared)
+        situational = tuple([p for p, on in zip(_SITUATIONS, flags, strict=True) if on])
     t._winners.append(WinFact(
         seat, tile, t._index, ev.from_seat, self_drawn, robbed, kong_bloom, plan.hot,
         heavenly, earthly, declared, plan.kill, passes, in_pattern_order(shape),

@@ -2,11 +2,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 
+from flows import bridge
 from flows.bridge import game_from_records, hand_from_record, hand_records
+from parsers import fast
 from parsers.models import Game
-from parsers.read import generate_games, is_log_path
+from parsers.read import generate_fast_games, generate_games, is_log_path
 from rules.events import (
     Chow,
     Discard,
@@ -117,3 +120,38 @@ def test_game_from_records_needs_consistent_records() -> None:
         game_from_records([record, other], game_id="x")
     with pytest.raises(ValueError, match="at least one hand"):
         game_from_records([], game_id="x")
+
+
+def _sample_paths() -> list[Path]:
+    return sorted(p for p in SAMPLE.rglob("*") if p.is_file() and is_log_path(p))
+
+
+def test_the_fast_form_gives_the_records_of_the_models() -> None:
+    # Twice: the second time every event and result item comes from the bridge's caches.
+    for _ in range(2):
+        for path in _sample_paths():
+            models = [g for g in generate_games(path) if isinstance(g, Game)]
+            quick = [g for g in generate_fast_games(path) if isinstance(g, fast.Game)]
+            assert [hand_records(g) for g in quick] == [hand_records(g) for g in models]
+
+
+def test_timed_events_convert_but_are_not_remembered() -> None:
+    data = game_dict(hands=1)
+    for i, event in enumerate(data["hands"][0]["events"]):
+        event["t"] = 1_000_000 + i
+    game = fast.parse_game(orjson.dumps(data))
+    before = len(bridge._ENGINE_EVENTS)
+    (record,) = hand_records(game)
+    plain = hand_records(Game.model_validate(data))[0]
+    assert record == plain
+    assert len(bridge._ENGINE_EVENTS) == before
+
+
+def test_the_caches_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bridge, "_ENGINE_EVENTS", {})
+    monkeypatch.setattr(bridge, "_RECORDED_ITEMS", {})
+    monkeypatch.setattr(bridge, "_CACHE_LIMIT", 0)
+    data = game_dict(hands=1)
+    (record,) = hand_records(fast.parse_game(orjson.dumps(data)))
+    assert record == hand_records(Game.model_validate(data))[0]
+    assert bridge._ENGINE_EVENTS == {} and bridge._RECORDED_ITEMS == {}

@@ -1,11 +1,11 @@
-"""How a batch's files are shared out into tasks."""
+"""How a run's files are cut into load batches, and a batch's files shared out into tasks."""
 
 from __future__ import annotations
 
 import pytest
 
 from flows.discover import FileDigest
-from flows.ingest import plan_chunks
+from flows.ingest import plan_batches, plan_chunks
 
 
 def _files(*sizes: int) -> list[FileDigest]:
@@ -55,3 +55,21 @@ def test_empty_files_count_as_one_byte(workers: int) -> None:
     chunks = plan_chunks(files, workers=workers)
     assert _flat(chunks) == files
     assert len(chunks) == min(5, workers)
+
+
+def test_batches_hold_about_one_chunk_per_worker() -> None:
+    files = _files(*[3 * 2**20] * 30)  # 90 MiB
+    batches = plan_batches(files, workers=2, chunk_bytes=16 * 2**20)
+    assert [len(b) for b in batches] == [10, 10, 10]
+    assert _flat(batches) == files
+    assert all(len(plan_chunks(b, workers=2, chunk_bytes=16 * 2**20)) == 2 for b in batches)
+
+
+def test_a_file_larger_than_a_batch_is_a_batch_of_its_own() -> None:
+    files = _files(100, 64 * 2**20, 100, 100)
+    batches = plan_batches(files, workers=1, chunk_bytes=8 * 2**20)
+    assert batches == [files[:1], files[1:2], files[2:]]
+
+
+def test_no_files_no_batches() -> None:
+    assert plan_batches([], workers=2) == []

@@ -1,0 +1,171 @@
+"""Warehouse rows of audited games (:class:`flows.rows.RowBuffer`): every value of every
+table against rows written out plainly from the audits, and the shards it writes."""
+
+from __future__ import annotations
+
+from datetime import UTC
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+from flows.rows import DATA_TABLES, SCHEMAS, RowBuffer
+from flows.rows_tiles import format_discards, format_melds
+from flows.simulate import build_game, fault_game
+from parsers.models import Game
+from rules.audit import HandAudit, audit_game
+from rules.events import KongKind
+from rules.presets import load_preset
+from rules.simulate import generate_games as simulate_games
+from rules.tiles import TILE_TEXT, format_tiles
+from rules.violations import SETTLEMENT_CODES
+
+Audited = list[tuple[Game, list[HandAudit]]]
+
+PATH = "logs/some-file.jsonl"
+
+
+@pytest.fixture(scope="module")
+def games() -> Audited:
+    """Games of presets with chickens of every kind, kongs, wildcards and two or three
+    players, half their hands carrying a fault (violations and disputed results)."""
+    out: Audited = []
+    for name in ("guiyang", "an-majiang", "guiyang-3p", "zunyi"):
+        rs = load_preset(name)
+        for sim in simulate_games(rs, seed=3, games=2, hands_per_game=5):
+            records, _faults = fault_game(sim, rs, 0.5, stream=False, file_damage=False)
+            out.append((build_game(sim, records, rs), audit_game(records, rs)))
+    return out
+
+
+def plain_rows(games: Audited) -> dict[str, list[dict[str, Any]]]:
+    """Each table's rows, written value by value from the audits."""
+    rows: dict[str, list[dict[str, Any]]] = {table: [] for table in DATA_TABLES}
+    for game, audits in games:
+        gid = game.game_id
+        ids = {p.seat: p.id for p in game.players}
+        rows["games"].append({
+            "game_id": gid, "path": PATH, "ruleset": game.ruleset, "rule_overrides": None,
+            "base_stake": game.base_stake,
+            "started_at": (game.started_at.astimezone(UTC).replace(tzinfo=None)
+                           if game.started_at else None),
+            "n_players": len(game.players), "n_hands": len(audits),
+        })
+        for p in sorted(game.players, key=lambda q: q.seat):
+            rows["players"].append({"game_id": gid, "seat": p.seat, "player_id": p.id,
+                                    "name": p.name})
+        for a in audits:
+            hand, replay, s, rec = a.record.hand_no, a.replay, a.settlement, a.record.result
+            key = {"game_id": gid, "hand_no": hand}
+            in_ledger = [f for f in a.findings if f.code in SETTLEMENT_CODES]
+            for i, f in enumerate(a.findings):
+                rows["violations"].append({
+                    **key, "item_no": i, "event_index": f.event_index, "seat": f.seat,
+                    "player_id": None if f.seat is None else ids.get(f.seat),
+                    "code": f.code.value, "settlement": f in in_ledger,
+                    "message": f.message, "fatal": f.fatal,
+                })
+            dealt_in = [w.from_seat for w in replay.winners if w.from_seat is not None]
+            fatal = replay.fatal
+            rows["hands"].append({
+                **key, "dealer": a.record.dealer, "dealer_streak": a.record.dealer_streak,
+                "n_events": len(a.record.events), "events_applied": replay.events_applied,
+                "has_wall": a.record.wall is not None, "wall_left": replay.wall_left,
+                "outcome": replay.outcome.value, "winners": len(replay.winners),
+                "self_drawn": any(w.self_drawn for w in replay.winners),
+                "discarder": min(dealt_in) if dealt_in else None,
+                "flip_tile": None if replay.flip is None else TILE_TEXT[replay.flip],
+                "settled": s is not None, "next_dealer": s.next_dealer if s else None,
+                "recorded": rec is not None,
+                "recorded_next_dealer": rec.next_dealer if rec else None,
+                "violations": len(a.findings) - len(in_ledger), "fatal": fatal is not None,
+                "fatal_code": fatal.code.value if fatal else None,
+                "mismatches": len(in_ledger), "disputed": bool(in_ledger),
+            })
+            for seat in range(a.record.n_players):
+                wins = [w for w in replay.winners if w.seat == seat]
+                values = [v for v in (s.wins if s else ()) if v.seat == seat]
+                facts = next((f for f in replay.seats if f.seat == seat), None)
+                row = {
+                    **key, "seat": seat, "player_id": ids[seat],
+                    "delta": s.deltas[seat] if s else None,
+                    "recorded_delta": rec.deltas[seat] if rec else None,
+                    "winner": bool(wins), "self_drawn": bool(wins) and wins[-1].self_drawn,
+                    "dealt_in": seat in dealt_in,
+                    "ready": facts is not None and facts.ready,
+                    "declared_ready": facts is not None and facts.declared_ready_at is not None,
+                }
+                for kind in (KongKind.EXPOSED, KongKind.ADDED, KongKind.CONCEALED):
+                    row[f"{kind.value}_kongs"] = facts.kong_count(kind) if facts else 0
+                for kind_name in ("standing", "flipped", "gold", "charging", "responsibility"):
+                    row[f"chickens_{kind_name}"] = sum(
+                        c.count for c in (s.chickens if s else ())
+                        if c.seat == seat and c.kind.value == kind_name)
+                row["win_value"] = (
+                    None if not values else -values[0].value if values[0].penalty
+                    else values[0].value)
+                row["patterns"] = [p.value for p in wins[-1].patterns] if wins else []
+                row["scored_patterns"] = list(values[0].patterns) if values else []
+                rows["hand_players"].append(row)
+            for i, item in enumerate(s.items if s else ()):
+                rows["ledger"].append({
+                    **key, "item_no": i, "payer_seat": item.payer, "payee_seat": item.payee,
+                    "payer_id": ids[item.payer], "payee_id": ids[item.payee],
+                    "amount": item.amount, "reason": item.reason.value, "detail": item.detail,
+                })
+            won_on = {w.seat: TILE_TEXT[w.tile] for w in replay.winners}
+            for facts in sorted(replay.seats, key=lambda f: f.seat):
+                rows["hand_tiles"].append({
+                    **key, "seat": facts.seat, "concealed": format_tiles(facts.concealed),
+                    "melds": format_melds(facts.melds),
+                    "discards": format_discards([row[0] for row in facts.river]),
+                    "win_tile": won_on.get(facts.seat),
+                })
+    return rows
+
+
+def test_the_games_cover_what_the_rows_hold(games: Audited) -> None:
+    rows = plain_rows(games)
+    players = rows["hand_players"]
+    assert rows["violations"] and any(r["settlement"] for r in rows["violations"])
+    assert any(r["fatal"] for r in rows["hands"]) and any(r["winners"] for r in rows["hands"])
+    assert any(r["scored_patterns"] for r in players) and any(r["patterns"] for r in players)
+    for column in ("exposed_kongs", "chickens_standing", "chickens_flipped", "chickens_gold",
+                   "chickens_charging"):
+        assert any(r[column] for r in players), column
+    assert any(r["melds"] for r in rows["hand_tiles"])
+    assert any("W" in r["concealed"] for r in rows["hand_tiles"])
+
+
+def test_every_value_of_every_table(games: Audited, tmp_path: Path) -> None:
+    buffer = RowBuffer(tmp_path / "shards")
+    counts = [buffer.add_game(game, PATH, audits) for game, audits in games]
+    expected = plain_rows(games)
+    for table in DATA_TABLES:
+        got = buffer.arrow(table)
+        assert got.schema == SCHEMAS[table]
+        assert got.to_pylist() == expected[table], table
+    assert sum(c.hands for c in counts) == len(expected["hands"]) == buffer.pending_hands
+    assert sum(c.mismatches for c in counts) == sum(r["mismatches"] for r in expected["hands"])
+    assert sum(c.violations for c in counts) == sum(r["violations"] for r in expected["hands"])
+
+
+def test_shards_hold_the_rows_in_order_one_row_group_per_flush(
+    games: Audited, tmp_path: Path
+) -> None:
+    buffer = RowBuffer(tmp_path / "shards")
+    half = len(games) // 2
+    for game, audits in games[:half]:
+        buffer.add_game(game, PATH, audits)
+    buffer.flush()
+    assert buffer.pending_hands == 0
+    assert all(buffer.arrow(table).num_rows == 0 for table in DATA_TABLES)
+    for game, audits in games[half:]:
+        buffer.add_game(game, PATH, audits)
+    buffer.close()
+    expected = plain_rows(games)
+    for table in DATA_TABLES:
+        shard = pq.ParquetFile(tmp_path / "shards" / f"{table}.parquet")
+        assert shard.metadata.num_row_groups == 2
+        assert shard.read().to_pylist() == expected[table], table
