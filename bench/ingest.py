@@ -13,7 +13,9 @@ timed, unless ``PREFECT_API_URL`` names a server):
 
 * floors on the first ``--small`` hands, one process: ``orjson.loads`` of every line;
   validated parsing (``parsers.generate_fast_games``, what the ingest reads); parse +
-  bridge + audit (no rows, no database); and validated parsing on 2 processes;
+  bridge + audit (no rows, no database); a worker's whole work without Prefect (that,
+  plus rows and Parquet shards: ``flows.ingest.process_files``); and validated parsing on
+  2 processes;
 * ``zhuoji ingest`` (:func:`flows.ingest.run_ingest`) into a new database, on the first
   ``--small`` hands with 2 workers, then on all hands with 1 and with 2 workers: wall time
   of the whole flow run (worker start-up included), hands/s, and the peak resident memory
@@ -251,6 +253,19 @@ def floor_audit(files: Sequence[Path]) -> None:
             audit_game(hand_records(g), resolve_ruleset(g.ruleset, g.rule_overrides))
 
 
+def floor_worker(files: Sequence[Path]) -> None:
+    """What one worker does with its files, without Prefect: parse, bridge, audit, rows
+    and Parquet shards (:func:`flows.ingest.process_files`, its garbage-collector policy
+    included)."""
+    import tempfile
+
+    from flows.discover import hash_file
+    from flows.ingest import process_files
+
+    with tempfile.TemporaryDirectory() as staging:
+        process_files([hash_file(str(f)) for f in files], staging)
+
+
 def _timed(fn: Callable[[], None]) -> tuple[float, float]:
     """Wall seconds and CPU seconds of this process (children included) for ``fn()``."""
     started, cpu = time.perf_counter(), _cpu_now()
@@ -301,6 +316,11 @@ def main() -> None:
         (
             "parse + bridge + audit, no rows/DB, 1 process",
             floor_audit,
+            small[: max(1, len(small) // 5)],
+        ),
+        (
+            "a worker's work (+ rows, Parquet), 1 process",
+            floor_worker,
             small[: max(1, len(small) // 5)],
         ),
     ):

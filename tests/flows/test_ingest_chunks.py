@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from flows.discover import FileDigest
-from flows.ingest import plan_batches, plan_chunks
+from flows.ingest import plan_batches, plan_chunks, rare_collections
 
 
 def _files(*sizes: int) -> list[FileDigest]:
@@ -73,3 +75,13 @@ def test_a_file_larger_than_a_batch_is_a_batch_of_its_own() -> None:
 
 def test_no_files_no_batches() -> None:
     assert plan_batches([], workers=2) == []
+
+
+def test_rare_collections_raise_the_threshold_and_restore_it() -> None:
+    before = gc.get_threshold()
+    with rare_collections(threshold=123_456):
+        assert gc.get_threshold() == (123_456, before[1], before[2])
+    assert gc.get_threshold() == before
+    with pytest.raises(RuntimeError), rare_collections(threshold=123_456):
+        raise RuntimeError("a failing file")
+    assert gc.get_threshold() == before
