@@ -232,7 +232,7 @@ def decode_game(document: bytes | str) -> Game | None:
     gc.disable()
     try:
         wire = _DECODER.decode(document)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # nested too deeply for msgspec
         return None
     finally:
         if enabled:

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from parsers import fast, models
 from parsers.errors import MalformedLogError
 from parsers.read import (
+    Encoding,
     generate_fast_games,
     generate_fast_games_from_bytes,
     generate_games,
@@ -218,6 +219,22 @@ def test_bad_documents_get_the_models_error(name: str) -> None:
     assert caught.value.errors(include_context=False) == expected.value.errors(
         include_context=False
     )
+
+
+@pytest.mark.parametrize("depth", [1_500, 20_000])
+def test_nesting_too_deep_for_the_fast_decoder_gets_the_models_error(depth: int) -> None:
+    # msgspec stops with a RecursionError where the models' JSON parser stops first with
+    # its depth limit: the fast form hands the document over (found by bench/fuzz.py)
+    deep = b"[" * depth + b"]" * depth
+    head = b'"rule_overrides":{"x":%s},"hands":' % deep
+    doc = _doc(game_dict(hands=1)).replace(b'"hands":', head)
+    assert fast.decode_game(doc) is None
+    expected = list(generate_games_from_bytes(doc, Encoding.DOCUMENT))
+    items = list(generate_fast_games_from_bytes(doc, Encoding.DOCUMENT))
+    _same(items, expected)
+    (error,) = items
+    assert isinstance(error, MalformedLogError)
+    assert "depth limit" in str(error)
 
 
 @pytest.mark.parametrize(
