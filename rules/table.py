@@ -521,15 +521,8 @@ class Table:
         # sending the event to the full check;
         # ``kong_chance`` is False when the discarding seat cannot have passed a kong
         # this turn.
-        phase = self._phase
-        turn = self._turn
-        front = self._front
-        back = self._back
-        last_draw = self._last_draw
-        kong_turn = self._kong_turn
-        replaced = self._replaced
-        disc = self._disc
-        claimed_any = self._claimed_any
+        (phase, turn, front, back, last_draw, kong_turn, replaced, disc,
+         claimed_any) = self._turn_state()
         free = [not f for f in frozen]
         if self._ready_pending >= 0:
             free[self._ready_pending] = False
@@ -653,30 +646,15 @@ class Table:
                             kong_chance = True
                             continue
                 # anything else: the full check, on the written-back state
-                self._phase = phase
-                self._turn = turn
-                self._front = front
-                self._back = back
-                self._index = index
-                self._last_draw = last_draw
-                self._kong_turn = kong_turn
-                self._replaced = replaced
-                self._disc = disc
-                self._claimed_any = claimed_any
+                self._put_turn_state(phase, turn, front, back, index, last_draw, kong_turn,
+                                     replaced, disc, claimed_any)
                 stepping = True
                 v = _STEP[tp](self, ev)
                 stepping = False
                 if v is not None:
                     return v
-                phase = self._phase
-                turn = self._turn
-                front = self._front
-                back = self._back
-                last_draw = self._last_draw
-                kong_turn = self._kong_turn
-                replaced = self._replaced
-                disc = self._disc
-                claimed_any = self._claimed_any
+                (phase, turn, front, back, last_draw, kong_turn, replaced, disc,
+                 claimed_any) = self._turn_state()
                 if tp is discard_tp or tp is ready_tp:  # the only steps freezing a seat
                     free = [not f for f in frozen]
                     if self._ready_pending >= 0:
@@ -693,17 +671,29 @@ class Table:
             # ``index`` are applied); not when a full step raises, having written the
             # table itself.
             if not stepping:
-                self._phase = phase
-                self._turn = turn
-                self._front = front
-                self._back = back
-                self._index = index
-                self._last_draw = last_draw
-                self._kong_turn = kong_turn
-                self._replaced = replaced
-                self._disc = disc
-                self._claimed_any = claimed_any
+                self._put_turn_state(phase, turn, front, back, index, last_draw, kong_turn,
+                                     replaced, disc, claimed_any)
         return None
+
+    def _turn_state(self) -> tuple[Phase, int, int, int, int, bool, bool, RiverRow, bool]:
+        """The turn state :meth:`_run` keeps in locals (all but the event index)."""
+        return (self._phase, self._turn, self._front, self._back, self._last_draw,
+                self._kong_turn, self._replaced, self._disc, self._claimed_any)
+
+    def _put_turn_state(self, phase: Phase, turn: int, front: int, back: int, index: int,
+                        last_draw: int, kong_turn: bool, replaced: bool, disc: RiverRow,
+                        claimed_any: bool) -> None:
+        """Write :meth:`_run`'s locals back (and the index of the next event)."""
+        self._phase = phase
+        self._turn = turn
+        self._front = front
+        self._back = back
+        self._index = index
+        self._last_draw = last_draw
+        self._kong_turn = kong_turn
+        self._replaced = replaced
+        self._disc = disc
+        self._claimed_any = claimed_any
 
     def finish(self) -> Violation | None:
         """Called when the log has no more events: the hand must have ended
