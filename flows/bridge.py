@@ -181,18 +181,22 @@ def _recorded_item(item: ResultItem | fast.ResultItem) -> RecordedItem:
     return RecordedItem(item.payer, item.payee, item.amount, item.reason)
 
 
+def _fast_recorded_items(items: Sequence[fast.ResultItem]) -> tuple[RecordedItem, ...]:
+    try:
+        return tuple(map(_RECORDED_ITEMS.__getitem__, items))
+    except KeyError:
+        out = tuple(map(_recorded_item, items))
+        if len(_RECORDED_ITEMS) < _CACHE_LIMIT:
+            _RECORDED_ITEMS.update(zip(items, out, strict=True))
+        return out
+
+
 def _recorded_result(result: Result | fast.Result) -> RecordedResult:
-    items: tuple[RecordedItem, ...] | None = None
+    items: tuple[RecordedItem, ...] | None
     if result.items is None:
-        pass
+        items = None
     elif isinstance(result, fast.Result):
-        fast_items: Sequence[fast.ResultItem] = result.items
-        try:
-            items = tuple(map(_RECORDED_ITEMS.__getitem__, fast_items))
-        except KeyError:
-            items = tuple(map(_recorded_item, fast_items))
-            if len(_RECORDED_ITEMS) < _CACHE_LIMIT:
-                _RECORDED_ITEMS.update(zip(fast_items, items, strict=True))
+        items = _fast_recorded_items(result.items)
     else:
         items = tuple(map(_recorded_item, result.items))
     return RecordedResult(tuple(result.deltas), result.next_dealer, items)
