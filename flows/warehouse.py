@@ -122,10 +122,14 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> int:
     return current
 
 
-def open_writer(path: str | Path) -> duckdb.DuckDBPyConnection:
-    """Open (or create) the database for writing and bring its schema up to date."""
+def open_writer(path: str | Path, *, threads: int | None = None) -> duckdb.DuckDBPyConnection:
+    """Open (or create) the database for writing and bring its schema up to date.
+
+    ``threads`` caps DuckDB's threads for this connection (its default: one per core).
+    """
+    config: dict[str, Any] = {} if threads is None else {"threads": threads}
     try:
-        con = duckdb.connect(str(path))
+        con = duckdb.connect(str(path), config=config)
     except duckdb.IOException as exc:
         if is_lock_error(exc):
             raise DatabaseBusyError(str(path)) from None

@@ -12,7 +12,13 @@ import pytest
 
 from flows import warehouse
 from flows.discover import hash_file
-from flows.ingest import FileChangedError, load_outcomes, process_file, run_ingest
+from flows.ingest import (
+    LOCAL_WRITER_THREADS,
+    FileChangedError,
+    load_outcomes,
+    process_file,
+    run_ingest,
+)
 from flows.rows import DATA_TABLES, FileStatus
 from parsers.write import write_games
 from tests.flows.conftest import Corpus, build_corpus, copy_db, ingest_plain, snapshot
@@ -199,3 +205,23 @@ def test_a_changed_file_replaces_its_rows(tmp_path: Path, prefect_harness: str) 
     con.close()
     assert owner == [(garbage,)]
     assert spoiled == [(0,)]
+
+
+@pytest.mark.xdist_group("prefect")
+def test_beside_a_local_pool_the_loader_keeps_to_one_duckdb_thread(
+    tmp_path: Path, prefect_harness: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small = build_corpus(tmp_path / "logs", clean_files=1, games_per_file=1)
+    seen: list[object] = []
+    real = warehouse.open_writer
+
+    def spy(path: str | Path, *, threads: int | None = None) -> object:
+        con = real(path, threads=threads)
+        row = con.execute("SELECT current_setting('threads')").fetchone()
+        seen.append(None if row is None else row[0])
+        return con
+
+    monkeypatch.setattr(warehouse, "open_writer", spy)
+    summary = run_ingest([str(small.root)], tmp_path / "w.duckdb", workers=1)
+    assert summary.files_loaded == len(small.games)
+    assert seen == [LOCAL_WRITER_THREADS] == [1]

@@ -62,6 +62,17 @@ def test_the_rows_arrow_schema_is_the_table_column_for_column(tmp_path: Path, ta
     con.close()
 
 
+def test_the_writer_takes_a_thread_cap(tmp_path: Path) -> None:
+    db = tmp_path / "w.duckdb"
+    con = warehouse.open_writer(db, threads=1)
+    assert con.execute("SELECT current_setting('threads')").fetchone() == (1,)
+    con.close()
+    con = warehouse.open_writer(db)
+    default = con.execute("SELECT current_setting('threads')").fetchone()
+    con.close()
+    assert default is not None and default[0] >= 1
+
+
 def test_bookkeeping_arrow_schemas_match_their_tables(tmp_path: Path) -> None:
     con = warehouse.open_writer(tmp_path / "w.duckdb")
     assert [n for n, _ in _columns(con, "files")] == FILES_SCHEMA.names
