@@ -273,6 +273,11 @@ BLOCK_SIZE = 1 << 20
 """Bytes read at a time from a stream (whole lines are processed, the rest carried over)."""
 
 _CONTROL_RE = re.compile(rb'"type"\s*:\s*"(start_game|start_hand|end_hand|end_game)"')
+_CONTROL_HINT_RE = re.compile(rb'_(?:game|hand)"')
+"""What every control type ends with, and no event type: where :data:`_CONTROL_RE` can
+end. It begins with a literal, which the regular expression engine scans for quickly,
+while ``"type"`` is on every event line."""
+_HINT_LENGTH = len(b'_hand"')
 _EVENTS = ""  # the kind of a run of event lines in :func:`_generate_parts`
 
 
@@ -302,15 +307,22 @@ def _generate_parts(source: Readable) -> Iterator[tuple[str, bytes, int]]:
     """``(kind, text, first line)``: a control line (kind is its type) or a run of others.
 
     Control lines are found by a regular expression over whole blocks, so the lines in
-    between (the events) are never split or decoded here.
+    between (the events) are never split or decoded here. A control line is one line:
+    its ``"type"`` and its value are on the line (JSON Lines holds one value a line).
     """
     line = 1
+    search = _CONTROL_RE.search
     for block in _generate_blocks(source):
         pos = 0
-        for match in _CONTROL_RE.finditer(block):
-            start = block.rfind(b"\n", 0, match.start()) + 1
-            if start < pos:
-                continue  # a second match on a line already taken
+        for hint in _CONTROL_HINT_RE.finditer(block):
+            at = hint.start()
+            if at < pos:
+                continue  # on a line already taken
+            start = block.rfind(b"\n", 0, at) + 1
+            # The line's first control type, if it has one that ends here or before.
+            match = search(block, start, at + _HINT_LENGTH)
+            if match is None:
+                continue
             end = block.find(b"\n", match.end())
             end = len(block) if end < 0 else end + 1
             if start > pos:
@@ -334,9 +346,11 @@ def _generate_lines(text: bytes, first_line: int) -> Iterator[tuple[bytes, int]]
 @dataclass(slots=True)
 class _HandParts:
     header: dict[str, Any]
+    opened: bytes  # the header as :func:`_open_object` writes it
     line: int
     runs: list[tuple[bytes, int]] = field(default_factory=list)
     end: dict[str, Any] | None = None
+    end_opened: bytes = b""  # the end_hand fields as :func:`_open_object` writes them
     end_line: int | None = None
 
     def events_json(self, *, fast: bool) -> bytes:
@@ -353,6 +367,7 @@ class _HandParts:
 @dataclass(slots=True)
 class _GameParts:
     header: dict[str, Any]
+    opened: bytes  # the header as :func:`_open_object` writes it (exactly)
     line: int
     hands: list[_HandParts] = field(default_factory=list)
 
@@ -367,17 +382,17 @@ class _GameParts:
         The fast form turns each run's newlines into commas; a blank line inside a run
         makes it invalid JSON, and the careful form (line by line) is used instead.
         """
-        parts: list[bytes] = [_open_object(self.header, exact=True), b'"hands":[']
+        parts: list[bytes] = [self.opened, b'"hands":[']
         for i, hand in enumerate(self.hands):
             if i:
                 parts.append(b",")
-            parts.append(_open_object(hand.header))
+            parts.append(hand.opened)
             parts.append(b'"events":[')
             parts.append(hand.events_json(fast=fast))
             parts.append(b"]")
             if hand.end is not None and "result" in hand.end:
                 parts.append(b',"result":')
-                parts.append(orjson.dumps(hand.end["result"]))
+                parts.append(_result_json(hand.end_opened))
             parts.append(b"}")
         parts.append(b"]}")
         return b"".join(parts)
@@ -404,6 +419,18 @@ class _GameParts:
                 if fault is not None:
                     return fault, line
         return None
+
+
+_RESULT_OPENED = b'{"result":'
+
+
+def _result_json(end_opened: bytes) -> bytes:
+    """The ``result`` value of an end_hand line from its fields as :func:`_open_object`
+    wrote them: ``{"result":<value>,`` (a ``result`` is the only field such a line may
+    have)."""
+    if not end_opened.startswith(_RESULT_OPENED):
+        raise AssertionError("an end_hand line with fields besides its result")
+    return end_opened[len(_RESULT_OPENED) : -1]
 
 
 def _open_object(obj: dict[str, Any], *, exact: bool = False) -> bytes:
@@ -452,8 +479,10 @@ def _strict_json_loads(text: bytes) -> Any:
     return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
 
 
-def _decode_control(kind: str, text: bytes) -> dict[str, Any] | None:
-    """The fields (without ``type``) of a control line, ``None`` if it is no control line.
+def _decode_control(kind: str, text: bytes) -> tuple[dict[str, Any], bytes] | None:
+    """The fields (without ``type``) of a control line and the same fields as
+    :func:`_open_object` writes them (what the assembled game holds), ``None`` if it is
+    no control line.
 
     Raises ``ValueError`` with a reason when the line is not JSON.
     """
@@ -471,10 +500,10 @@ def _decode_control(kind: str, text: bytes) -> dict[str, Any] | None:
     # The fields are written out again when the game is assembled: what cannot be
     # (nesting deeper than the encoder allows, lone surrogates) is a fault of this line.
     try:
-        _open_object(obj, exact=kind == "start_game")
+        opened = _open_object(obj, exact=kind == "start_game")
     except (RecursionError, TypeError, ValueError) as exc:
         raise ValueError(f"a value that cannot be re-encoded as JSON ({exc})") from None
-    return obj
+    return obj, opened
 
 
 _NOT_IN_CONTROL: dict[str, frozenset[str]] = {
@@ -563,17 +592,17 @@ def _generate_stream_games(
 
     try:
         for kind, text, line in _generate_parts(source):
-            fields: dict[str, Any] | None = None
+            control: tuple[dict[str, Any], bytes] | None = None
             if kind:
                 try:
-                    fields = _decode_control(kind, text)
+                    control = _decode_control(kind, text)
                 except ValueError as exc:
                     if not skipping:
                         yield fault(str(exc), line)
                         game = hand = None
                         skipping = True
                     continue
-            if fields is None:  # event lines (or a line that only quotes a control type)
+            if control is None:  # event lines (or a line that only quotes a control type)
                 if hand is not None:
                     hand.runs.append((text, line))
                     continue
@@ -587,6 +616,7 @@ def _generate_stream_games(
                 game = hand = None
                 skipping = True
                 continue
+            fields, opened = control
             if kind == "start_game":
                 if game is not None:
                     yield fault(
@@ -595,7 +625,7 @@ def _generate_stream_games(
                         line,
                     )
                 skipping = False
-                game = _GameParts(fields, line)
+                game = _GameParts(fields, opened, line)
                 hand = None
                 reason = _control_fault(kind, fields)
                 if reason is not None:
@@ -622,11 +652,12 @@ def _generate_stream_games(
                 continue
             assert game is not None
             if kind == "start_hand":
-                hand = _HandParts(fields, line)
+                hand = _HandParts(fields, opened, line)
                 game.hands.append(hand)
             elif kind == "end_hand":
                 assert hand is not None
                 hand.end = fields
+                hand.end_opened = opened
                 hand.end_line = line
                 hand = None
             else:  # end_game

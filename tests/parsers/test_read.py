@@ -238,6 +238,33 @@ def test_structure_faults_in_a_stream() -> None:
     ]
 
 
+def test_a_control_line_is_found_wherever_its_type_is_on_the_line() -> None:
+    header = {"game_id": "a", "note": "not a start_game", "players": [], "type": "start_game"}
+    lines = stream_bytes(game_dict(game_id="a")).splitlines(keepends=True)
+    fields = orjson.loads(lines[0])
+    header.update({k: v for k, v in fields.items() if k != "type"})
+    header["players"] = [{**p, "name": "big_game"} for p in fields["players"]]
+    moved = orjson.dumps({"note": "a_hand", **header}) + b"\n"  # "type" last, hints before it
+    (game,) = generate_stream_games_from_bytes(b"".join([moved, *lines[1:]]))
+    assert isinstance(game, MalformedLogError) and "note" in game.reason  # the header was read
+    del header["note"]
+    moved = orjson.dumps(header) + b"\n"
+    (game,) = generate_stream_games_from_bytes(b"".join([moved, *lines[1:]]))
+    assert isinstance(game, Game) and {p.name for p in game.players} == {"big_game"}
+
+
+def test_a_control_object_split_over_two_lines_is_no_control_line() -> None:
+    good = stream_bytes(game_dict(game_id="z"))
+    lines = stream_bytes(game_dict(game_id="a")).splitlines(keepends=True)
+    split = lines[1].replace(b'{"type":"start_hand"', b'{"type":\n"start_hand"')
+    assert split != lines[1]
+    text = b"".join([lines[0], split, *lines[2:]])
+    assert _games(list(generate_stream_games_from_bytes(text + good))) == [
+        "error <input> line 2, game 'a': an event line outside a hand",
+        "ok z",
+    ]
+
+
 def test_a_truncated_stream_keeps_the_games_before_the_cut() -> None:
     text = _stream_with_bad_tile()
     assert text.endswith(b'{"type":"end_game"}\n')
