@@ -140,7 +140,7 @@ def build_base(folder: Path, games: int) -> Path:
             con, started_at=datetime(2026, 1, 1), workers=1, runner="bench"
         )
         outcomes = [
-            process_file(d.path, d.sha256, d.size, (folder / "stage").as_posix())
+            process_file(d.path, d.sha256, (folder / "stage").as_posix())
             for d in plan.to_process
         ]
         loaded = load_outcomes(con, outcomes, run_id)

@@ -3,6 +3,7 @@
 ``generate_log_paths`` expands the command line's arguments (files, folders searched
 recursively, glob patterns) into log files, each once, in sorted order; ``hash_file``
 gives a file's SHA-256 and size, which decide whether an ingest skips, loads or replaces it.
+A :class:`ContentDigest` computes the same while a parser reads the file.
 """
 
 from __future__ import annotations
@@ -31,11 +32,37 @@ class InputPathError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class FileDigest:
-    """A log file's absolute path, content hash (hex SHA-256 of its bytes) and size."""
+    """A log file's absolute path, content hash (hex SHA-256 of its bytes) and size.
+
+    ``sha256`` is ``None`` in a plan for a file the database has never seen: nothing is
+    compared with it, and the worker hashes the bytes as it parses them.
+    """
 
     path: str
-    sha256: str
+    sha256: str | None
     size: int
+
+
+class ContentDigest:
+    """SHA-256 and size of bytes fed in order (a :class:`parsers.read.ByteSink`):
+    ``complete`` once the whole file was fed."""
+
+    __slots__ = ("_hash", "complete", "size")
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256()
+        self.size = 0
+        self.complete = False
+
+    def update(self, data: bytes, /) -> None:
+        self._hash.update(data)
+        self.size += len(data)
+
+    def end(self) -> None:
+        self.complete = True
+
+    def hexdigest(self) -> str:
+        return self._hash.hexdigest()
 
 
 def is_glob(text: str) -> bool:
@@ -101,10 +128,15 @@ def generate_log_paths(args: Iterable[str | os.PathLike[str]]) -> Iterator[Path]
 
 def hash_file(path: str | os.PathLike[str]) -> FileDigest:
     """The SHA-256 and size of the file's bytes (compressed files are hashed as stored)."""
-    digest = hashlib.sha256()
-    size = 0
+    digest = ContentDigest()
     with open(path, "rb") as handle:
         while chunk := handle.read(_CHUNK):
             digest.update(chunk)
-            size += len(chunk)
-    return FileDigest(path=Path(path).resolve().as_posix(), sha256=digest.hexdigest(), size=size)
+    return FileDigest(
+        path=Path(path).resolve().as_posix(), sha256=digest.hexdigest(), size=digest.size
+    )
+
+
+def unhashed_file(path: str | os.PathLike[str]) -> FileDigest:
+    """A file's path and size on disk, not yet hashed (``sha256`` is ``None``)."""
+    return FileDigest(path=Path(path).resolve().as_posix(), sha256=None, size=os.stat(path).st_size)

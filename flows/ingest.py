@@ -2,11 +2,13 @@
 
 Plain functions do the work and the Prefect tasks are thin wrappers over them:
 
-* :func:`plan_files` (main process): discover the files, hash them, compare with the
-  ``files`` table: unchanged files are skipped, new and changed ones are processed.
+* :func:`plan_files` (main process): discover the files and hash those the ``files``
+  table already holds: unchanged files are skipped, changed ones are processed, and so
+  are new ones (not hashed here).
 * :func:`process_file` (a worker: a process of the pool or a Dask worker): parse, bridge,
   audit every hand, write the rows as Parquet shards in the staging folder, return a small
-  :class:`~flows.rows.FileOutcome`. Any malformed game quarantines the whole file. One
+  :class:`~flows.rows.FileOutcome`. The file is read once: its hash is computed from the
+  bytes as they are parsed. Any malformed game quarantines the whole file. One
   task takes a chunk of consecutive files (:func:`plan_chunks`, about
   :data:`CHUNK_BYTES`), so that a task's fixed orchestration cost stays small beside its
   work; each file still has its own outcome.
@@ -48,7 +50,7 @@ from prefect.task_runners import ProcessPoolTaskRunner, TaskRunner
 
 from flows import warehouse
 from flows.bridge import hand_records
-from flows.discover import FileDigest, generate_log_paths, hash_file
+from flows.discover import ContentDigest, FileDigest, generate_log_paths, hash_file, unhashed_file
 from flows.rows import FileError, FileOutcome, FileStatus, RowBuffer, remove_shards
 from parsers.errors import MalformedLogError
 from parsers.fast import Game
@@ -106,13 +108,20 @@ class RunSummary:
 def plan_files(
     paths: Sequence[str], known: Mapping[str, str], hasher: Callable[[str], FileDigest] = hash_file
 ) -> FilePlan:
-    """Discover and hash the files; keep those new or changed since they were last seen."""
+    """Discover the files; keep those new or changed since they were last seen.
+
+    Only files seen before are hashed (to tell an unchanged file from a changed one): a
+    new file is processed whatever its hash, which the worker computes as it reads it.
+    """
     found = [p.as_posix() for p in generate_log_paths(paths)]
     todo: list[FileDigest] = []
     skipped = 0
     for path in found:
+        if path not in known:
+            todo.append(unhashed_file(path))
+            continue
         digest = hasher(path)
-        if known.get(digest.path) == digest.sha256:
+        if known[path] == digest.sha256:
             skipped += 1
         else:
             todo.append(digest)
@@ -158,31 +167,35 @@ def _hand_no_error(path: str, game: Game) -> FileError | None:
     return None
 
 
-def shard_dir_for(staging_dir: str | Path, path: str, sha256: str) -> Path:
-    """Where a file's shards go: keyed by its content hash (and its path, for copies)."""
-    tag = hashlib.sha256(path.encode("utf-8")).hexdigest()[:16]
-    return Path(staging_dir) / f"{sha256}-{tag}"
+def shard_dir_for(staging_dir: str | Path, path: str) -> Path:
+    """Where a file's shards go in a run's staging folder (a run processes a path once)."""
+    return Path(staging_dir) / hashlib.sha256(path.encode("utf-8")).hexdigest()[:32]
 
 
-def process_file(path: str, sha256: str, size: int, staging_dir: str) -> FileOutcome:
+def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome:
     """Parse, audit and write the rows of one file; or say why it is quarantined.
 
     Runs in a worker: it never opens the database and returns only a small outcome. The
-    file must still have the content hash the plan saw (else :class:`FileChangedError`).
+    outcome's hash and size are those of the bytes parsed. A file the plan hashed
+    (``sha256`` given) must still have that hash (else :class:`FileChangedError`).
     """
-    base = FileOutcome(path=path, sha256=sha256, size=size, status=FileStatus.LOADED)
     try:
         parse_encoding(path)
     except ValueError as exc:
+        digest = hash_file(path)
+        base = FileOutcome(
+            path=path, sha256=str(digest.sha256), size=digest.size, status=FileStatus.LOADED
+        )
         error = FileError(sentence=str(exc), message="not a log file name")
         return base.quarantine([error])
-    buffer = RowBuffer(shard_dir_for(staging_dir, path, sha256))
+    content = ContentDigest()
+    buffer = RowBuffer(shard_dir_for(staging_dir, path))
     errors: list[FileError] = []
     game_ids: list[str] = []
     seen_ids: set[str] = set()
     hands = violations = mismatches = 0
     try:
-        for item in generate_fast_games(path):
+        for item in generate_fast_games(path, sink=content):
             if isinstance(item, MalformedLogError):
                 errors.append(_file_error(item))
                 continue
@@ -202,7 +215,8 @@ def process_file(path: str, sha256: str, size: int, staging_dir: str) -> FileOut
                 errors.append(_game_error(path, item, f"no usable ruleset: {exc}", "ruleset"))
                 continue
             try:
-                audits = audit_game(hand_records(item), ruleset)
+                # The warehouse stores no explanation: `zhuoji audit` writes it on request.
+                audits = audit_game(hand_records(item), ruleset, explain=False)
             except Exception as exc:  # a defect in the engine: report it, keep the run going
                 reason = f"the audit failed: {type(exc).__name__}: {exc}"
                 errors.append(_game_error(path, item, reason))
@@ -214,19 +228,25 @@ def process_file(path: str, sha256: str, size: int, staging_dir: str) -> FileOut
             mismatches += counts.mismatches
             if buffer.pending_hands >= FLUSH_HANDS:
                 buffer.flush()
-        if hash_file(path).sha256 != sha256:
+        if content.complete:
+            actual, actual_size = content.hexdigest(), content.size
+        else:  # the file could not be opened: hashing it raises the reason
+            rehashed = hash_file(path)
+            actual, actual_size = str(rehashed.sha256), rehashed.size
+        if sha256 is not None and actual != sha256:
             raise FileChangedError(path)
     except BaseException:
         buffer.abort()
         raise
     if errors:
         buffer.abort()
+        base = FileOutcome(path=path, sha256=actual, size=actual_size, status=FileStatus.LOADED)
         return base.quarantine(errors)
     buffer.close()
     return FileOutcome(
         path=path,
-        sha256=sha256,
-        size=size,
+        sha256=actual,
+        size=actual_size,
         status=FileStatus.LOADED,
         games=len(game_ids),
         hands=hands,
@@ -323,7 +343,7 @@ def rare_collections(threshold: int = GC_THRESHOLD) -> Iterator[None]:
 def process_files(files: Sequence[FileDigest], staging_dir: str) -> list[FileOutcome]:
     """:func:`process_file` for each file of a chunk, in order."""
     with rare_collections():
-        return [process_file(d.path, d.sha256, d.size, staging_dir) for d in files]
+        return [process_file(d.path, d.sha256, staging_dir) for d in files]
 
 
 CHUNK_BYTES = 32 * 2**20

@@ -699,44 +699,96 @@ def generate_games(path: str | os.PathLike[str]) -> Iterator[Game | MalformedLog
     return _generate_games(path, validate_game_json)
 
 
+class ByteSink(Protocol):
+    """Where :func:`generate_fast_games` can send the bytes of the file it reads (a
+    content hash, say): ``update`` with each piece in order, then ``end`` once the whole
+    file has been sent."""
+
+    def update(self, data: bytes, /) -> None: ...
+
+    def end(self) -> None: ...
+
+
+class _TeeReader:
+    """A binary file whose bytes, as they are read, also go to a :class:`ByteSink`."""
+
+    def __init__(self, handle: io.BufferedIOBase, sink: ByteSink) -> None:
+        self._handle = handle
+        self._sink = sink
+
+    def read(self, size: int = -1, /) -> bytes:
+        data = self._handle.read(size)
+        self._sink.update(data)
+        return data
+
+    def read1(self, size: int = -1, /) -> bytes:
+        data = self._handle.read1(size)
+        self._sink.update(data)
+        return data
+
+    def seek(self, offset: int, whence: int = 0, /) -> int:
+        raise io.UnsupportedOperation("a file read into a sink is read once, forward")
+
+    def drain(self) -> None:
+        """Send what was not read (after a fault ended the reading early), then end."""
+        while data := self._handle.read(BLOCK_SIZE):
+            self._sink.update(data)
+        self._sink.end()
+
+
 def generate_fast_games(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str], *, sink: ByteSink | None = None
 ) -> Iterator[fast.Game | MalformedLogError]:
     """Like :func:`generate_games`, the games in the fast form (:mod:`parsers.fast`):
-    the same games and errors, decoded at about the speed of plain JSON decoding."""
-    return _generate_games(path, fast.parse_game)
+    the same games and errors, decoded at about the speed of plain JSON decoding.
+
+    ``sink``, when given, gets every byte of the file as stored, in the one read that
+    parses it (the rest of the file too, when a fault stops the parsing early), and its
+    ``end`` once the last game or error is out. A file that cannot be opened sends
+    nothing and never ends.
+    """
+    return _generate_games(path, fast.parse_game, sink)
 
 
 def _generate_games(
-    path: str | os.PathLike[str], validate: Validate[G]
+    path: str | os.PathLike[str], validate: Validate[G], sink: ByteSink | None = None
 ) -> Iterator[G | MalformedLogError]:
     name = os.fspath(path)
     encoding, gzipped = parse_encoding(name)
-    if encoding is Encoding.DOCUMENT:
-        try:
-            yield _read_document(name, gzipped, validate)
-        except MalformedLogError as exc:
-            yield exc
-        return
     try:
         handle = open(name, "rb")  # noqa: SIM115  (closed below)
     except OSError as exc:
         yield MalformedLogError(f"cannot read the file ({exc.strerror})", path=name)
         return
     with handle:
-        source: Readable = gzip.GzipFile(fileobj=handle, mode="rb") if gzipped else handle
-        yield from _generate_stream_games(source, name, validate)
+        raw: io.BufferedReader | _TeeReader = handle if sink is None else _TeeReader(handle, sink)
+        if encoding is Encoding.DOCUMENT:
+            try:
+                yield _read_document(raw, name, gzipped, validate)
+            except MalformedLogError as exc:
+                yield exc
+        else:
+            source: Readable = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw
+            yield from _generate_stream_games(source, name, validate)
+        if isinstance(raw, _TeeReader):
+            raw.drain()
 
 
-def _read_document(name: str, gzipped: bool, validate: Validate[G]) -> G:
+def _read_document(source: Readable, name: str, gzipped: bool, validate: Validate[G]) -> G:
     try:
-        with open(name, "rb") as handle:
-            data = handle.read()
+        data = _read_all(source)
     except OSError as exc:
         raise MalformedLogError(f"cannot read the file ({exc.strerror})", path=name) from None
     if gzipped:
         data = _decompress(data, path=name)
     return _parse_document(data, name, validate)
+
+
+def _read_all(source: Readable) -> bytes:
+    parts: list[bytes] = []
+    while data := source.read1(BLOCK_SIZE):
+        parts.append(data)
+    return b"".join(parts)
 
 
 def generate_games_from_bytes(

@@ -34,14 +34,19 @@ class HandAudit:
         return not self.findings
 
 
-def audit_hand(record: HandRecord, ruleset: Ruleset) -> HandAudit:
-    """Replay, settle (at the record's stake and 连庄 count) and check one hand."""
+def audit_hand(record: HandRecord, ruleset: Ruleset, *, explain: bool = True) -> HandAudit:
+    """Replay, settle (at the record's stake and 连庄 count) and check one hand;
+    ``explain=False`` leaves the settlement's explanation empty (see :func:`settle`)."""
     replay = replay_hand(record, ruleset)
-    settlement = settle(replay, ruleset, record.base_stake, dealer_streak=record.dealer_streak)
+    settlement = settle(
+        replay, ruleset, record.base_stake, dealer_streak=record.dealer_streak, explain=explain
+    )
     checks = audit_result(settlement, record.result, record.hand_no)
     return HandAudit(record, replay, settlement, (*replay.violations, *checks))
 
 
-def audit_game(records: Sequence[HandRecord], ruleset: Ruleset) -> list[HandAudit]:
+def audit_game(
+    records: Sequence[HandRecord], ruleset: Ruleset, *, explain: bool = True
+) -> list[HandAudit]:
     """Audit every hand of a game; a fatal violation stops only its own hand."""
-    return [audit_hand(record, ruleset) for record in records]
+    return [audit_hand(record, ruleset, explain=explain) for record in records]

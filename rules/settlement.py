@@ -585,13 +585,16 @@ def _hand_parts(
 class _Ledger:
     """Collects transfers (scaled by the stake, zero amounts dropped) and the explanation."""
 
-    def __init__(self, n: int, stake: int) -> None:
+    def __init__(self, n: int, stake: int, explain: bool = True) -> None:
         self.n = n
         self.stake = stake
         self.items: list[LedgerItem] = []
         self.lines: list[str] = []
         self.chickens: list[ChickenCount] = []
-        self.say: Callable[[str], None] = self.lines.append
+        self.explain = explain
+        """Whether the explanation is written (the common lines are not even built
+        otherwise)."""
+        self.say: Callable[[str], None] = self.lines.append if explain else _say_nothing
         """Add a line to the explanation."""
 
     def pay(self, payer: int, payee: int, value: int, reason: Reason, detail: str) -> int:
@@ -619,6 +622,10 @@ class _Ledger:
             out[payer] -= amount
             out[payee] += amount
         return tuple(out)
+
+
+def _say_nothing(line: str) -> None:
+    pass
 
 
 def _win_headline(win: WinFact, replay: HandReplay) -> str:
@@ -655,13 +662,15 @@ _NOTHING_WON: list[Tile] = []  # read only
 
 
 class _Settler:
-    def __init__(self, replay: HandReplay, ruleset: Ruleset, stake: int, streak: int) -> None:
+    def __init__(
+        self, replay: HandReplay, ruleset: Ruleset, stake: int, streak: int, explain: bool = True
+    ) -> None:
         self.replay = replay
         self.rs = ruleset
         self.plan = _plan_of(ruleset)
         self.n = replay.n_players
         self.streak = streak
-        self.book = _Ledger(self.n, stake)
+        self.book = _Ledger(self.n, stake, explain)
         self.pts = stake  # points per value unit
         self.no_kongs: set[int] = set()  # seats whose every kong is forfeited
         self.no_kong_at: set[int] = set()  # event indexes of single forfeited kongs
@@ -696,9 +705,9 @@ class _Settler:
     def settle_win(self, win: WinFact) -> None:
         replay, plan, book = self.replay, self.plan, self.book
         parts, scored, per_payer, formula = _win_parts(replay, win, plan, self.streak)
-        headline = _win_headline(win, replay)
         seat = win.seat
         if plan.missed_win and not win.self_drawn and _is_missed_win(replay, win):
+            headline = _win_headline(win, replay)
             # 包牌: the winner let a win pass and won before drawing again: it pays its
             # hand value to every other player instead of being paid.
             _reason, hand_value, hand_text, _name = parts[0]
@@ -734,15 +743,17 @@ class _Settler:
                     if value:
                         append(_new(LedgerItem, (payer, seat, value * stake, reason, text)))
         total = per_payer * self.pts
-        if win.self_drawn:
-            paid = f"paid by {_each_of(payers)} ({total * len(payers)} in all)"
-        elif shares > 1:
-            paid = (f"paid by seat {payers[0]} for all {shares} other players (包三家): "
-                    f"{total * shares}")
-        else:
-            paid = f"paid by seat {payers[0]}"
-        stake_text = f" x stake {self.pts}" if self.pts != 1 else ""
-        book.say(f"{headline}: {formula} = {per_payer}{stake_text}, {paid}")
+        if book.explain:
+            if win.self_drawn:
+                paid = f"paid by {_each_of(payers)} ({total * len(payers)} in all)"
+            elif shares > 1:
+                paid = (f"paid by seat {payers[0]} for all {shares} other players (包三家): "
+                        f"{total * shares}")
+            else:
+                paid = f"paid by seat {payers[0]}"
+            stake_text = f" x stake {self.pts}" if self.pts != 1 else ""
+            book.say(f"{_win_headline(win, replay)}: {formula} = {per_payer}{stake_text}, "
+                     f"{paid}")
         key = (seat, scored, total, payers)
         win_value = _WIN_VALUES.get(key)
         if win_value is None:
@@ -919,19 +930,22 @@ class _Settler:
             self.book.say("the flip is a wildcard W: no flipped chicken")
             return None, None
         tile = _NEXT_IN_SUIT[flip]
+        explain = self.book.explain
         if self.plan.standing_by_tile[tile] is not None:
             mult = self.plan.gold_multiplier
-            self.book.say(f"flip {TILE_TEXT[flip]}: {TILE_TEXT[tile]} is the chicken, a "
-                          f"standing one: gold 金鸡, its amounts x {mult}")
+            if explain:
+                self.book.say(f"flip {TILE_TEXT[flip]}: {TILE_TEXT[tile]} is the chicken, a "
+                              f"standing one: gold 金鸡, its amounts x {mult}")
             return tile, tile
-        self.book.say(f"flip {TILE_TEXT[flip]}: {TILE_TEXT[tile]} is the flipped chicken 翻鸡 "
-                      f"({self.plan.flip_value * self.pts} each)")
+        if explain:
+            self.book.say(f"flip {TILE_TEXT[flip]}: {TILE_TEXT[tile]} is the flipped chicken "
+                          f"翻鸡 ({self.plan.flip_value * self.pts} each)")
         return tile, None
 
     def settle_chickens(self) -> None:
         plan, book = self.plan, self.book
         flipped, gold = self.flip_chicken()
-        if self.replay.chicken_discards:
+        if self.replay.chicken_discards and book.explain:
             self.explain_charging()
         tiles = self._chicken_tiles(flipped)
         # Counting only what it holds, a seat with no charging chicken and no discard won
@@ -989,8 +1003,10 @@ class _Settler:
                     _CHICKEN_COUNTS[key] = counted
             count_chickens(counted)
             each += value
-        text = ", ".join([g[4] for g in groups])
-        book.say(f"seat {seat}'s chickens: {text} = {each * self.pts} from {_each_of(payers)}")
+        if book.explain:
+            text = ", ".join([g[4] for g in groups])
+            book.say(f"seat {seat}'s chickens: {text} = {each * self.pts} from "
+                     f"{_each_of(payers)}")
 
     def settle_responsibility(self, gold: Tile | None, pays: _Pays) -> None:
         plan = self.plan
@@ -1107,10 +1123,12 @@ class _Settler:
         replay = self.replay
         if replay.outcome is _WIN and len(replay.winners) == 1:
             nxt = replay.winners[0].seat  # a single winner deals next
-            self.book.say(f"next dealer: seat {nxt} (the winner)")
+            if self.book.explain:
+                self.book.say(f"next dealer: seat {nxt} (the winner)")
             return nxt
         nxt = next_dealer_of(replay, self.rs)
-        self.book.say(f"next dealer: seat {nxt} ({self._dealer_why(nxt)})")
+        if self.book.explain:
+            self.book.say(f"next dealer: seat {nxt} ({self._dealer_why(nxt)})")
         return nxt
 
     def _dealer_why(self, nxt: int) -> str:
@@ -1154,15 +1172,23 @@ def next_dealer_of(replay: HandReplay, ruleset: Ruleset) -> int:
 
 
 def settle(
-    replay: HandReplay, ruleset: Ruleset, base_stake: int = 1, *, dealer_streak: int = 0
+    replay: HandReplay,
+    ruleset: Ruleset,
+    base_stake: int = 1,
+    *,
+    dealer_streak: int = 0,
+    explain: bool = True,
 ) -> Settlement | None:
     """The settlement of a replayed hand; None when the replay stopped on a fatal violation
-    (``Outcome.INCOMPLETE``). ``dealer_streak`` is the hand's 连庄 count (the record's)."""
+    (``Outcome.INCOMPLETE``). ``dealer_streak`` is the hand's 连庄 count (the record's).
+
+    With ``explain=False`` the settlement is the same but its ``explanation`` is empty,
+    and the text is never built (for bulk work that stores no explanation)."""
     if base_stake < 1:
         raise ValueError(f"the base stake must be at least 1, not {base_stake}")
     if replay.outcome is _INCOMPLETE:
         return None
-    s = _Settler(replay, ruleset, base_stake, dealer_streak)
+    s = _Settler(replay, ruleset, base_stake, dealer_streak, explain)
     if base_stake != 1:
         s.book.say(f"amounts are points: values x base stake {base_stake}")
     if replay.outcome is _WIN:
@@ -1173,10 +1199,11 @@ def settle(
     else:
         s.settle_draw()
     nxt = s.next_dealer()
-    deltas = s.book.deltas()
-    s.book.say("deltas: " + ", ".join([
-        f"seat {seat} {d:+d}" if d else f"seat {seat} 0" for seat, d in enumerate(deltas)]))
     book = s.book
+    deltas = book.deltas()
+    if explain:
+        book.say("deltas: " + ", ".join([
+            f"seat {seat} {d:+d}" if d else f"seat {seat} 0" for seat, d in enumerate(deltas)]))
     return Settlement(  # items, deltas, next_dealer, chickens, explanation, wins
         tuple(book.items), deltas, nxt, tuple(book.chickens), tuple(book.lines), tuple(s.wins)
     )

@@ -355,7 +355,7 @@ def build_demo_warehouse(folder: Path) -> Path:
         plan = plan_files([str(logs)], warehouse.known_files(con))
         run_id = warehouse.begin_run(con, started_at=_fixed_time(), workers=1, runner="demo")
         outcomes = [
-            process_file(d.path, d.sha256, d.size, (folder / "stage").as_posix())
+            process_file(d.path, d.sha256, (folder / "stage").as_posix())
             for d in plan.to_process
         ]
         loaded = load_outcomes(con, outcomes, run_id)

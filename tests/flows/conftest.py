@@ -191,7 +191,7 @@ def ingest_plain(paths: list[str], db: Path, staging: Path, batch: int = 4) -> d
         todo = list(plan.to_process)
         for i in range(0, len(todo), batch):
             outcomes = [
-                process_file(d.path, d.sha256, d.size, staging.as_posix())
+                process_file(d.path, d.sha256, staging.as_posix())
                 for d in todo[i : i + batch]
             ]
             for o in load_outcomes(con, outcomes, run_id):

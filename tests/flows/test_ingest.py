@@ -26,7 +26,7 @@ from tests.flows.conftest import Corpus, build_corpus, copy_db, ingest_plain, sn
 
 def _process(path: str, staging: Path) -> object:
     d = hash_file(path)
-    return process_file(d.path, d.sha256, d.size, staging.as_posix())
+    return process_file(d.path, d.sha256, staging.as_posix())
 
 
 # --- one file ----------------------------------------------------------------------------
@@ -71,6 +71,16 @@ def test_a_file_that_is_not_json_is_quarantined_with_its_reason(
     assert "binary" in outcome.errors[0].message  # type: ignore[attr-defined]
 
 
+def test_a_new_file_is_hashed_as_it_is_parsed(corpus: Corpus, tmp_path: Path) -> None:
+    for path in [*sorted(corpus.games)[:2], *corpus.quarantined]:
+        outcome = process_file(path, None, (tmp_path / "stage").as_posix())
+        expected = hash_file(path)
+        assert (outcome.sha256, outcome.size) == (expected.sha256, expected.size), path
+        assert outcome.status is (
+            FileStatus.LOADED if path in corpus.games else FileStatus.QUARANTINED
+        )
+
+
 def test_a_file_changed_after_hashing_is_refused(corpus: Corpus, tmp_path: Path) -> None:
     src = sorted(corpus.games)[0]
     path = tmp_path / Path(src).name
@@ -79,7 +89,7 @@ def test_a_file_changed_after_hashing_is_refused(corpus: Corpus, tmp_path: Path)
     with open(path, "ab") as handle:
         handle.write(b"\n")
     with pytest.raises(FileChangedError):
-        process_file(d.path, d.sha256, d.size, (tmp_path / "stage").as_posix())
+        process_file(d.path, d.sha256, (tmp_path / "stage").as_posix())
     assert not (tmp_path / "stage").exists() or not any((tmp_path / "stage").iterdir())
 
 

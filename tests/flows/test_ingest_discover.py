@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 import flows.cli_ingest  # noqa: F401  (registers ingest on the app)
 from flows.app import app
-from flows.discover import InputPathError, generate_log_paths, hash_file
+from flows.discover import FileDigest, InputPathError, generate_log_paths, hash_file
 from flows.ingest import plan_files
 
 
@@ -90,11 +90,21 @@ def test_plan_skips_only_files_seen_with_the_same_hash(tree: Path) -> None:
     a = hash_file(tree / "a.json")
     b = hash_file(tree / "b.jsonl")
     known = {a.path: a.sha256, b.path: "0" * 64}  # b changed since it was loaded
-    plan = plan_files([str(tree)], known)
+    hashed: list[str] = []
+
+    def hasher(path: str) -> FileDigest:
+        hashed.append(path)
+        return hash_file(path)
+
+    plan = plan_files([str(tree)], known, hasher)
     assert plan.seen == 7 and plan.skipped == 1
     assert [d.path for d in plan.to_process] == [
         p for p in (d.path for d in everything.to_process) if p != a.path
     ]
+    assert hashed == [a.path, b.path], "only the files seen before are hashed"
+    unhashed = [d.path for d in plan.to_process if d.sha256 is None]
+    assert unhashed == [d.path for d in plan.to_process if d.path != b.path]
+    assert all(d.size == Path(d.path).stat().st_size for d in plan.to_process)
 
 
 def test_the_ingest_command_refuses_a_path_naming_nothing(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from parsers.models import Game
 from parsers.read import (
     Encoding,
     format_loc,
+    generate_fast_games,
     generate_games,
     generate_games_from_bytes,
     generate_stream_games,
@@ -371,6 +372,49 @@ def test_every_encoding_reads_from_files(tmp_path: Path) -> None:
         assert items == [expected] * (
             1 if ".json" in name and "l" not in name.split(".")[1] else 2
         ), name
+
+
+class _Sink:
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.ends = 0
+
+    def update(self, data: bytes, /) -> None:
+        assert not self.ends, "bytes after the end"
+        self.data += data
+
+    def end(self) -> None:
+        self.ends += 1
+
+
+def test_a_sink_gets_every_byte_of_the_file_in_the_read_that_parses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(read, "BLOCK_SIZE", 4096)  # many reads of each file
+    data = game_dict()
+    stream = stream_bytes(*(game_dict(game_id=f"g{i}", hands=4) for i in range(40)))
+    packed = gzip.compress(stream)
+    files = {
+        "a.json": doc_bytes(data),
+        "a.json.gz": gzip.compress(doc_bytes(data)),
+        "a.jsonl": stream,
+        "a.ndjson.gz": packed,
+        # faults that stop the reading early: the rest of the file still goes to the sink
+        "cut.jsonl.gz": packed[: len(packed) // 2],
+        "junk.jsonl.gz": b"\x1f\x8b\x08\x00" + b"\x17" * 64 + b"more" * 1000,
+        "bad.json.gz": b"not gzip" * 100,
+    }
+    for name, content in files.items():
+        sink = _Sink()
+        items = list(generate_fast_games(_write(tmp_path / name, content), sink=sink))
+        assert bytes(sink.data) == content and sink.ends == 1, name
+        assert [repr(i) for i in items] == [
+            repr(i) for i in generate_fast_games(tmp_path / name)
+        ], name
+    sink = _Sink()
+    (error,) = generate_fast_games(tmp_path / "missing.jsonl", sink=sink)
+    assert isinstance(error, MalformedLogError) and "cannot read the file" in error.reason
+    assert (sink.data, sink.ends) == (bytearray(), 0)
 
 
 def test_a_truncated_gzip_stream_keeps_earlier_games(tmp_path: Path) -> None:

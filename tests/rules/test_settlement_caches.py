@@ -4,6 +4,8 @@ hand settles the same after many others as it does from nothing."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import rules.settlement as settlement_module
@@ -69,3 +71,17 @@ def test_a_hand_settles_the_same_after_others_as_from_nothing(name: str) -> None
     # The variant really pays differently: the two rulesets' plans are not one.
     differ = [w != v for w, v in zip(warm[0::8], warm[4::8], strict=True)]
     assert any(differ)
+
+
+@pytest.mark.parametrize("name", preset_names())
+def test_without_its_explanation_a_settlement_is_the_same(name: str) -> None:
+    rs = load_preset(name)
+    replays = _replays(rs, seed=23)
+    assert any(r.outcome is Outcome.WIN for r in replays)
+    for r in replays:
+        for stake, streak in ((1, 0), (2, 1)):
+            full = settle(r, rs, stake, dealer_streak=streak)
+            quiet = settle(r, rs, stake, dealer_streak=streak, explain=False)
+            assert full is not None and quiet is not None
+            assert full.explanation and quiet.explanation == ()
+            assert quiet == dataclasses.replace(full, explanation=())
