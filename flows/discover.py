@@ -128,13 +128,20 @@ def generate_log_paths(args: Iterable[str | os.PathLike[str]]) -> Iterator[Path]
 
 def hash_file(path: str | os.PathLike[str]) -> FileDigest:
     """The SHA-256 and size of the file's bytes (compressed files are hashed as stored)."""
+    digest = digest_file(path)
+    return FileDigest(
+        path=Path(path).resolve().as_posix(), sha256=digest.hexdigest(), size=digest.size
+    )
+
+
+def digest_file(path: str | os.PathLike[str]) -> ContentDigest:
+    """The file's bytes read through a :class:`ContentDigest` (complete)."""
     digest = ContentDigest()
     with open(path, "rb") as handle:
         while chunk := handle.read(_CHUNK):
             digest.update(chunk)
-    return FileDigest(
-        path=Path(path).resolve().as_posix(), sha256=digest.hexdigest(), size=digest.size
-    )
+    digest.end()
+    return digest
 
 
 def unhashed_file(path: str | os.PathLike[str]) -> FileDigest:

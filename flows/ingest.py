@@ -50,7 +50,14 @@ from prefect.task_runners import ProcessPoolTaskRunner, TaskRunner
 
 from flows import warehouse
 from flows.bridge import hand_records
-from flows.discover import ContentDigest, FileDigest, generate_log_paths, hash_file, unhashed_file
+from flows.discover import (
+    ContentDigest,
+    FileDigest,
+    digest_file,
+    generate_log_paths,
+    hash_file,
+    unhashed_file,
+)
 from flows.rows import FileError, FileOutcome, FileStatus, RowBuffer, remove_shards
 from parsers.errors import MalformedLogError
 from parsers.fast import Game
@@ -182,9 +189,9 @@ def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome
     try:
         parse_encoding(path)
     except ValueError as exc:
-        digest = hash_file(path)
+        digest = digest_file(path)
         base = FileOutcome(
-            path=path, sha256=str(digest.sha256), size=digest.size, status=FileStatus.LOADED
+            path=path, sha256=digest.hexdigest(), size=digest.size, status=FileStatus.LOADED
         )
         error = FileError(sentence=str(exc), message="not a log file name")
         return base.quarantine([error])
@@ -228,11 +235,9 @@ def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome
             mismatches += counts.mismatches
             if buffer.pending_hands >= FLUSH_HANDS:
                 buffer.flush()
-        if content.complete:
-            actual, actual_size = content.hexdigest(), content.size
-        else:  # the file could not be opened: hashing it raises the reason
-            rehashed = hash_file(path)
-            actual, actual_size = str(rehashed.sha256), rehashed.size
+        if not content.complete:  # the file could not be opened: this raises the reason
+            content = digest_file(path)
+        actual, actual_size = content.hexdigest(), content.size
         if sha256 is not None and actual != sha256:
             raise FileChangedError(path)
     except BaseException:

@@ -19,6 +19,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+import flows.cli  # noqa: F401  (every command on the app, as the console script has them)
 from flows import warehouse
 from flows.bridge import game_from_records
 from flows.ingest import load_outcomes, plan_files, process_file
