@@ -349,8 +349,7 @@ class _HandParts:
     opened: bytes  # the header as :func:`_open_object` writes it
     line: int
     runs: list[tuple[bytes, int]] = field(default_factory=list)
-    end: dict[str, Any] | None = None
-    end_opened: bytes = b""  # the end_hand fields as :func:`_open_object` writes them
+    result_json: bytes | None = None  # the end_hand line's result, when it has one
     end_line: int | None = None
 
     def events_json(self, *, fast: bool) -> bytes:
@@ -390,9 +389,9 @@ class _GameParts:
             parts.append(b'"events":[')
             parts.append(hand.events_json(fast=fast))
             parts.append(b"]")
-            if hand.end is not None and "result" in hand.end:
+            if hand.result_json is not None:
                 parts.append(b',"result":')
-                parts.append(_result_json(hand.end_opened))
+                parts.append(hand.result_json)
             parts.append(b"}")
         parts.append(b"]}")
         return b"".join(parts)
@@ -424,13 +423,12 @@ class _GameParts:
 _RESULT_OPENED = b'{"result":'
 
 
-def _result_json(end_opened: bytes) -> bytes:
-    """The ``result`` value of an end_hand line from its fields as :func:`_open_object`
-    wrote them: ``{"result":<value>,`` (a ``result`` is the only field such a line may
-    have)."""
-    if not end_opened.startswith(_RESULT_OPENED):
-        raise AssertionError("an end_hand line with fields besides its result")
-    return end_opened[len(_RESULT_OPENED) : -1]
+def _result_json(fields: dict[str, Any], opened: bytes) -> bytes | None:
+    """The ``result`` of an end_hand line (checked to have no other field) as JSON, cut
+    from the fields as :func:`_open_object` wrote them: ``{"result":<value>,``."""
+    if "result" not in fields:
+        return None
+    return opened[len(_RESULT_OPENED) : -1]
 
 
 def _open_object(obj: dict[str, Any], *, exact: bool = False) -> bytes:
@@ -656,8 +654,7 @@ def _generate_stream_games(
                 game.hands.append(hand)
             elif kind == "end_hand":
                 assert hand is not None
-                hand.end = fields
-                hand.end_opened = opened
+                hand.result_json = _result_json(fields, opened)
                 hand.end_line = line
                 hand = None
             else:  # end_game
