@@ -22,7 +22,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from rules.events import KongKind, RecordedResult
 from rules.facts import ClaimKind, KongFact, Outcome, SeatFacts, WinFact
@@ -459,9 +459,7 @@ def _win_parts(replay: HandReplay, win: WinFact, plan: _Plan, streak: int) -> _W
            win.self_drawn, win.seat == replay.dealer, streak)
     value = plan.win_parts.get(key)
     if value is None:
-        value = _sum_parts(*_hand_parts(replay, win, plan, streak))
-        if len(plan.win_parts) < 4096:
-            plan.win_parts[key] = value
+        value = _keep(plan.win_parts, key, _sum_parts(*_hand_parts(replay, win, plan, streak)))
     return value
 
 
@@ -651,6 +649,18 @@ def _is_missed_win(replay: HandReplay, win: WinFact) -> bool:
 _new = tuple.__new__
 """Builds a named tuple from its fields in order, without the per-call checks."""
 
+_KEPT_LIMIT = 4096
+"""Entries each of the settler's memo tables keeps at most (bounded memory)."""
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _keep(table: dict[_K, _V], key: _K, value: _V) -> _V:
+    """``value``, remembered under ``key`` while ``table`` has room."""
+    if len(table) < _KEPT_LIMIT:
+        table[key] = value
+    return value
+
 _CHICKEN_COUNTS: dict[tuple[int, ChickenKind, Tile, int], ChickenCount] = {}
 """Chicken counts already made: the values are immutable and few (seat, kind, tile,
 count) recur hand after hand, so one value serves every hand that needs it."""
@@ -757,9 +767,7 @@ class _Settler:
         key = (seat, scored, total, payers)
         win_value = _WIN_VALUES.get(key)
         if win_value is None:
-            win_value = WinValue(seat, scored, total, payers)
-            if len(_WIN_VALUES) < 4096:
-                _WIN_VALUES[key] = win_value
+            win_value = _keep(_WIN_VALUES, key, WinValue(seat, scored, total, payers))
         self.wins.append(win_value)
         if win.kill_ready and plan.ready_kill and not win.self_drawn:
             assert win.from_seat is not None
@@ -998,9 +1006,7 @@ class _Settler:
             key = (seat, kind, tile, count)
             counted = _CHICKEN_COUNTS.get(key)
             if counted is None:
-                counted = ChickenCount(seat, kind, tile, count)
-                if len(_CHICKEN_COUNTS) < 4096:
-                    _CHICKEN_COUNTS[key] = counted
+                counted = _keep(_CHICKEN_COUNTS, key, ChickenCount(seat, kind, tile, count))
             count_chickens(counted)
             each += value
         if book.explain:
