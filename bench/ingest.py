@@ -133,16 +133,18 @@ def build_corpus(out: Path, hands: int) -> list[Path]:
 class TreeMeter:
     """Samples this process and its descendants every 0.2 s: the peak of their summed
     resident memory, and their CPU time (the last sample of each process, so workers that
-    exit are still counted)."""
+    exit are still counted), in all and per process."""
 
-    def __init__(self, exclude: Callable[[], set[int]]) -> None:
+    def __init__(self, exclude: Callable[[], set[int]] = set) -> None:
         import psutil
 
         self._me = psutil.Process()
         self._exclude = exclude
         self.peak = 0
         self._cpu: dict[int, float] = {}
-        self._cpu_start = 0.0
+        self._cpu_start: dict[int, float] = {}
+        self.commands: dict[int, list[str]] = {}
+        """Each process's command line, by pid."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -161,6 +163,8 @@ class TreeMeter:
                 total += proc.memory_info().rss
                 times = proc.cpu_times()
                 self._cpu[proc.pid] = times.user + times.system
+                if proc.pid not in self.commands:
+                    self.commands[proc.pid] = proc.cmdline()
         self.peak = max(self.peak, total)
 
     def _run(self) -> None:
@@ -170,11 +174,16 @@ class TreeMeter:
 
     @property
     def cpu_seconds(self) -> float:
-        return sum(self._cpu.values()) - self._cpu_start
+        return sum(self.cpu_by_process().values())
+
+    def cpu_by_process(self) -> dict[int, float]:
+        """CPU seconds of each process since the meter was entered, by pid."""
+        return {pid: cpu - self._cpu_start.get(pid, 0.0) for pid, cpu in self._cpu.items()}
 
     def __enter__(self) -> TreeMeter:
-        times = self._me.cpu_times()
-        self._cpu_start = times.user + times.system
+        self._sample()
+        self._cpu_start = dict(self._cpu)
+        self.peak = 0
         self._thread.start()
         return self
 

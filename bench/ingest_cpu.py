@@ -6,63 +6,21 @@ Runs :func:`flows.ingest.run_ingest` on the first ``--hands`` hands of the
 ``bench/ingest.py`` corpus (built there, under ``--out``) into a new database, against one
 temporary Prefect server started first and not timed, and prints the wall time, hands/s,
 and the CPU time of each process (the ingest process, each worker, the Prefect server)
-sampled every 0.2 s. ``--writer-threads`` sets the loader's DuckDB threads
-(:data:`flows.ingest.LOCAL_WRITER_THREADS`; 0: DuckDB's default, a thread per core), to
-compare the two.
+sampled every 0.2 s (``bench/ingest.py``'s ``TreeMeter``). ``--writer-threads`` sets the
+loader's DuckDB threads (:data:`flows.ingest.LOCAL_WRITER_THREADS`; 0: DuckDB's default,
+a thread per core), to compare the two.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import threading
 import time
 from pathlib import Path
 
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
-
-
-class ProcessMeter:
-    """CPU seconds of this process and its descendants, each process by itself (its last
-    sample, so processes that exit are still counted)."""
-
-    def __init__(self) -> None:
-        import psutil
-
-        self._me = psutil.Process()
-        self.cpu: dict[int, float] = {}
-        self.names: dict[int, str] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def sample(self) -> None:
-        import psutil
-
-        procs = [self._me]
-        with contextlib.suppress(psutil.Error):
-            procs += self._me.children(recursive=True)
-        for proc in procs:
-            with contextlib.suppress(psutil.Error), proc.oneshot():
-                times = proc.cpu_times()
-                self.cpu[proc.pid] = times.user + times.system
-                if proc.pid not in self.names:
-                    self.names[proc.pid] = _role(proc.cmdline(), proc.pid == self._me.pid)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.sample()
-            self._stop.wait(0.2)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.sample()
 
 
 def _role(cmdline: list[str], is_me: bool) -> str:
@@ -100,14 +58,10 @@ def main() -> None:
     with flow_module.prefect_api():
         for stale in (db, db.with_name(db.name + ".wal")):
             stale.unlink(missing_ok=True)
-        meter = ProcessMeter()
-        meter.sample()
-        before = dict(meter.cpu)
-        meter.start()
-        started = time.perf_counter()
-        summary = flow_module.run_ingest([str(f) for f in files], db, workers=args.workers)
-        seconds = time.perf_counter() - started
-        meter.stop()
+        with corpus.TreeMeter() as meter:  # the Prefect server counted too
+            started = time.perf_counter()
+            summary = flow_module.run_ingest([str(f) for f in files], db, workers=args.workers)
+            seconds = time.perf_counter() - started
     db.unlink(missing_ok=True)
     n = summary.hands
     threads = getattr(flow_module, "LOCAL_WRITER_THREADS", None)  # (older code: none)
@@ -115,11 +69,11 @@ def main() -> None:
         f"{n:,} hands, {args.workers} worker(s), loader DuckDB threads "
         f"{threads if threads else 'default'}: {seconds:.1f} s, {n / seconds:,.0f} hands/s"
     )
-    total = 0.0
-    for pid, cpu in sorted(meter.cpu.items()):
-        used = cpu - before.get(pid, 0.0)
-        total += used
-        print(f"  {meter.names[pid]:36} {used:7.2f} CPU s  {1000 * used / n:.3f} ms/hand")
+    me = os.getpid()
+    for pid, used in sorted(meter.cpu_by_process().items()):
+        role = _role(meter.commands.get(pid, []), pid == me)
+        print(f"  {role:36} {used:7.2f} CPU s  {1000 * used / n:.3f} ms/hand")
+    total = meter.cpu_seconds
     print(f"  {'all':36} {total:7.2f} CPU s  {1000 * total / n:.3f} ms/hand")
 
 
