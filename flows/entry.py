@@ -1,0 +1,15 @@
+"""The ``zhuoji`` console script's entry point, which imports the commands only when run.
+
+A local ingest's worker processes are spawned: each one runs the parent's main script
+again (as ``__mp_main__``) before it takes a task. With the script importing
+:mod:`flows.cli`, every worker paid for every command module (Typer, Rich, the
+dashboard ...) that it never uses; importing this module costs nothing.
+"""
+
+from __future__ import annotations
+
+
+def main() -> None:
+    from flows.cli import main as run_cli
+
+    run_cli()

@@ -1,0 +1,36 @@
+"""The console script's entry point: light to import, and the whole CLI when run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_HEAVY = ("flows.cli", "flows.ingest", "typer", "rich", "prefect", "duckdb", "polars")
+
+
+def test_the_console_script_runs_the_entry_module() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["project"]["scripts"]["zhuoji"] == "flows.entry:main"
+
+
+def test_importing_the_entry_module_imports_no_command() -> None:
+    # What a spawned ingest worker runs again before it takes a task.
+    probe = f"import sys, flows.entry; print([m for m in {_HEAVY!r} if m in sys.modules])"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_entry_point_runs_the_cli() -> None:
+    run = "import sys; from flows.entry import main; sys.argv = ['zhuoji', '--help']; main()"
+    out = subprocess.run(
+        [sys.executable, "-c", run], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    for command in ("ingest", "report", "sql", "audit"):
+        assert command in out.stdout
