@@ -48,7 +48,7 @@ def ingest_command(
         typer.Option(
             "--batch-size",
             min=1,
-            help="files per batch, one transaction each (default: about 32 MB of logs per worker)",
+            help="files per batch, one transaction each (default: about 64 MB of logs per worker)",
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False,

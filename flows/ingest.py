@@ -351,18 +351,28 @@ def process_files(files: Sequence[FileDigest], staging_dir: str) -> list[FileOut
         return [process_file(d.path, d.sha256, staging_dir) for d in files]
 
 
-CHUNK_BYTES = 32 * 2**20
-"""About how many bytes of logs one task takes. Every task run costs a fixed amount of
-orchestration (Prefect clients with their TLS contexts, API calls, state changes and the
-server's work on them: about half a second of CPU in all, measured with py-spy), which
-tens of seconds of work hide."""
+CHUNK_BYTES = 64 * 2**20
+"""About how many bytes of logs one task takes (about 15,000 hands). Every task run costs
+a fixed amount of orchestration (Prefect clients with their TLS contexts, API calls,
+state changes and the server's work on them: about half a second of CPU in all, measured
+with py-spy; a worker waits about 0.2 s between two tasks), which seconds of work hide.
+On 2 cores, 100,000 hands ran 3-5 % faster with 64 MB than with 32 MB, in turns."""
+
+
+TAIL_SHARE = 0.25
+"""The most of a batch's bytes the run's last batch holds (see :func:`plan_batches`)."""
 
 
 def plan_batches(
     files: Sequence[FileDigest], workers: int, chunk_bytes: int = CHUNK_BYTES
 ) -> list[list[FileDigest]]:
     """Consecutive files grouped into load batches of about ``workers * chunk_bytes``
-    each (at least one file): one chunk per worker, and one transaction per batch."""
+    each (at least one file): one chunk per worker, and one transaction per batch.
+
+    The run's last batch is loaded after every worker has finished, with nothing to
+    overlap it; so the files at the end of a longer last batch, up to a quarter of a
+    batch of bytes (:data:`TAIL_SHARE`), go into a batch of their own. The workers
+    process those while the batch before them loads, and the last load is short."""
     batches: list[list[FileDigest]] = []
     limit = max(1, workers) * chunk_bytes
     size = 0
@@ -373,6 +383,15 @@ def plan_batches(
         else:
             batches.append([d])
             size = max(d.size, 1)
+    if batches:
+        last = batches[-1]
+        cut = len(last)
+        tail = 0
+        while cut > 1 and tail + max(last[cut - 1].size, 1) <= limit * TAIL_SHARE:
+            cut -= 1
+            tail += max(last[cut].size, 1)
+        if 0 < cut < len(last) and size > limit * TAIL_SHARE:
+            batches[-1:] = [last[:cut], last[cut:]]
     return batches
 
 

@@ -62,9 +62,29 @@ def test_empty_files_count_as_one_byte(workers: int) -> None:
 def test_batches_hold_about_one_chunk_per_worker() -> None:
     files = _files(*[3 * 2**20] * 30)  # 90 MiB
     batches = plan_batches(files, workers=2, chunk_bytes=16 * 2**20)
-    assert [len(b) for b in batches] == [10, 10, 10]
+    # 32 MiB batches; the last one's final 6 MiB (a quarter at most) is a batch of its own
+    assert [len(b) for b in batches] == [10, 10, 8, 2]
     assert _flat(batches) == files
     assert all(len(plan_chunks(b, workers=2, chunk_bytes=16 * 2**20)) == 2 for b in batches)
+
+
+def test_the_last_batch_is_at_most_a_quarter_of_a_batch() -> None:
+    files = _files(*[2**20] * 45)  # two full 16 MiB batches and 13 MiB
+    batches = plan_batches(files, workers=1, chunk_bytes=16 * 2**20)
+    assert [len(b) for b in batches] == [16, 16, 9, 4]
+    assert _flat(batches) == files
+
+
+def test_a_short_last_batch_is_not_cut() -> None:
+    files = _files(*[2**20] * 20)  # one full batch and 4 MiB: already a quarter
+    batches = plan_batches(files, workers=1, chunk_bytes=16 * 2**20)
+    assert [len(b) for b in batches] == [16, 4]
+
+
+def test_a_last_batch_of_one_big_file_is_not_cut() -> None:
+    files = _files(2**20, 2**20, 14 * 2**20)
+    batches = plan_batches(files, workers=1, chunk_bytes=16 * 2**20)
+    assert batches == [files]
 
 
 def test_a_file_larger_than_a_batch_is_a_batch_of_its_own() -> None:
