@@ -373,9 +373,7 @@ def plan_batches(
     The run's last batch is loaded after every worker has finished, with nothing to
     overlap it; so the files at the end of a longer last batch, up to a quarter of a
     batch of bytes (:data:`TAIL_SHARE`), go into a batch of their own. The workers
-    process those while the batch before them loads, and the last load has fewer rows
-    (its commit, whose checkpoint grows with the database, still takes about a second
-    on a large run)."""
+    process those while the batch before them loads, and the last load has fewer rows."""
     batches: list[list[FileDigest]] = []
     limit = max(1, workers) * chunk_bytes
     size = 0
