@@ -345,8 +345,7 @@ def _generate_lines(text: bytes, first_line: int) -> Iterator[tuple[bytes, int]]
 
 @dataclass(slots=True)
 class _HandParts:
-    header: dict[str, Any]
-    opened: bytes  # the header as :func:`_open_object` writes it
+    opened: bytes  # the start_hand fields as :func:`_open_object` writes them
     line: int
     runs: list[tuple[bytes, int]] = field(default_factory=list)
     result_json: bytes | None = None  # the end_hand line's result, when it has one
@@ -650,7 +649,7 @@ def _generate_stream_games(
                 continue
             assert game is not None
             if kind == "start_hand":
-                hand = _HandParts(fields, opened, line)
+                hand = _HandParts(opened, line)
                 game.hands.append(hand)
             elif kind == "end_hand":
                 assert hand is not None
