@@ -378,22 +378,28 @@ def plan_batches(
     limit = max(1, workers) * chunk_bytes
     size = 0
     for d in files:
-        if batches and size + max(d.size, 1) <= limit:
+        if batches and size + _weight(d) <= limit:
             batches[-1].append(d)
-            size += max(d.size, 1)
+            size += _weight(d)
         else:
             batches.append([d])
-            size = max(d.size, 1)
-    if batches:
+            size = _weight(d)
+    tail_limit = limit * TAIL_SHARE
+    if size > tail_limit:  # ``size``: the last batch's bytes
         last = batches[-1]
         cut = len(last)
         tail = 0
-        while cut > 1 and tail + max(last[cut - 1].size, 1) <= limit * TAIL_SHARE:
+        while cut > 1 and tail + _weight(last[cut - 1]) <= tail_limit:
             cut -= 1
-            tail += max(last[cut].size, 1)
-        if 0 < cut < len(last) and size > limit * TAIL_SHARE:
+            tail += _weight(last[cut])
+        if cut < len(last):
             batches[-1:] = [last[:cut], last[cut:]]
     return batches
+
+
+def _weight(d: FileDigest) -> int:
+    """A file's bytes as the planning counts them: an empty file counts as one byte."""
+    return max(d.size, 1)
 
 
 def plan_chunks(
@@ -403,14 +409,14 @@ def plan_chunks(
     least ``workers`` tasks when there are that many files, so that no worker idles."""
     if not files:
         return []
-    total = sum(max(d.size, 1) for d in files)
+    total = sum(map(_weight, files))
     count = min(len(files), max(workers, -(-total // chunk_bytes)))
     chunks: list[list[FileDigest]] = [[] for _ in range(count)]
     seen = 0
     for d in files:
         # the chunk this file's first byte falls in, by cumulative size
         chunks[min(count - 1, seen * count // total)].append(d)
-        seen += max(d.size, 1)
+        seen += _weight(d)
     return [chunk for chunk in chunks if chunk]
 
 
