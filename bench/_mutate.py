@@ -709,7 +709,10 @@ def break_ready(game: Json, rng: random.Random, ctx: Context) -> str | None:
     events = hand.get("events") if hand is not None else None
     if hand is None or not isinstance(events, list):
         return None
-    readies = [(i, e["seat"]) for i, e in enumerate(events) if _is_event(e, "ready")]
+    readies = [
+        (i, e["seat"]) for i, e in enumerate(events)
+        if _is_event(e, "ready") and isinstance(e.get("seat"), int)  # not mutated away
+    ]
     if not readies:
         return None
     at, seat = rng.choice(readies)
