@@ -194,18 +194,17 @@ class TreeMeter:
 
 
 def _server_pids() -> set[int]:
+    """The temporary Prefect server's processes (this process's children running Prefect's
+    server app), left out of the figures: the run does not start it."""
     import psutil
-    from prefect.server.api.server import SubprocessASGIServer
 
-    server = SubprocessASGIServer._instances.get(None)
-    process = getattr(server, "server_process", None) if server is not None else None
-    if process is None:
-        return set()
-    try:
-        root = psutil.Process(process.pid)
-        return {root.pid, *(c.pid for c in root.children(recursive=True))}
-    except psutil.Error:
-        return set()
+    pids: set[int] = set()
+    with contextlib.suppress(psutil.Error):
+        for proc in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                if "prefect.server.api.server:create_app" in proc.cmdline():
+                    pids |= {proc.pid, *(c.pid for c in proc.children(recursive=True))}
+    return pids
 
 
 def _count_hands(files: Sequence[Path]) -> int:

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import inspect
 import os
 import shutil
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -39,6 +40,7 @@ import duckdb
 import orjson
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
+from prefect.context import refresh_global_settings_context
 from prefect.futures import PrefectFuture
 from prefect.settings import (
     PREFECT_API_URL,
@@ -47,6 +49,7 @@ from prefect.settings import (
     temporary_settings,
 )
 from prefect.task_runners import ProcessPoolTaskRunner, TaskRunner
+from prefect.utilities.asyncutils import run_coro_as_sync
 
 from flows import warehouse
 from flows.bridge import hand_records
@@ -58,6 +61,7 @@ from flows.discover import (
     hash_file,
     unhashed_file,
 )
+from flows.prefect_server import LocalPrefectServer
 from flows.rows import FileError, FileOutcome, FileStatus, RowBuffer, remove_shards
 from parsers.errors import MalformedLogError
 from parsers.fast import Game
@@ -615,20 +619,54 @@ def prefect_api() -> Iterator[str]:
     """Make sure a Prefect API is configured for this process and its workers.
 
     With ``PREFECT_API_URL`` set, that server is used. Otherwise one temporary local
-    server is started here (Prefect's ephemeral mode) and its address is put in the
-    settings, so that the pool's worker processes, which inherit the settings, talk to
-    it instead of each starting a server of its own.
+    server is started here (Prefect's ephemeral mode, :mod:`flows.prefect_server`) and
+    its address is set as ``PREFECT_API_URL`` for the whole process while it runs: in
+    the environment and Prefect's process-wide settings, which Prefect's own threads
+    read, and in the current settings context. The pool's worker processes inherit it
+    and talk to this server; nothing starts a server of its own.
     """
     url = PREFECT_API_URL.value()
     if url:
         yield url
         return
-    from prefect.server.api.server import SubprocessASGIServer
+    server = LocalPrefectServer(timeout=PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value())
+    with server as address, _process_api_url(address):
+        yield address
 
-    server = SubprocessASGIServer()
-    server.start(timeout=PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value())
-    with temporary_settings(updates={PREFECT_API_URL: server.api_url}):
-        yield server.api_url
+
+async def _drain_prefect_workers() -> None:
+    """Send the logs and events Prefect still holds (it sends them in batches), before the
+    server they go to stops (as ``prefect_test_harness`` does)."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    with suppress(RuntimeError):  # no log worker was started
+        drained = APILogWorker.instance().drain()
+        if inspect.isawaitable(drained):
+            await drained
+    events = EventsWorker.drain_all()
+    if inspect.isawaitable(events):
+        await events
+
+
+@contextmanager
+def _process_api_url(url: str) -> Iterator[None]:
+    """``PREFECT_API_URL`` is ``url`` in this process (every thread) until the block ends."""
+    prior = os.environ.get("PREFECT_API_URL")
+    os.environ["PREFECT_API_URL"] = url
+    refresh_global_settings_context()
+    try:
+        with temporary_settings(updates={PREFECT_API_URL: url}):
+            try:
+                yield
+            finally:
+                run_coro_as_sync(_drain_prefect_workers())
+    finally:
+        if prior is None:
+            del os.environ["PREFECT_API_URL"]
+        else:
+            os.environ["PREFECT_API_URL"] = prior
+        refresh_global_settings_context()
 
 
 LOCAL_WRITER_THREADS = 1

@@ -1,0 +1,182 @@
+"""A temporary local Prefect API server for one run: Prefect's ephemeral mode, started lean.
+
+With no ``PREFECT_API_URL`` configured, Prefect starts a server in a subprocess for the
+process that runs a flow (``prefect.server.api.server.SubprocessASGIServer``). Reaching
+that class imports Prefect's whole server package in the *calling* process first
+(FastAPI, SQLAlchemy, Alembic and the API's models): about 3.4 s of CPU and 76 MiB of
+memory that the ingest process never uses, spent before the server process starts
+importing the same modules for itself.
+
+:class:`LocalPrefectServer` starts the same server with the same command line and
+environment (``python -m uvicorn --factory prefect.server.api.server:create_app``, the
+UI off, this process's Prefect settings passed down) without importing the server
+package here. It also ties the server's life to this process where the system allows
+(Linux): a killed ingest (``SIGKILL``, which skips every clean-up) takes its server with
+it instead of leaving it running.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from types import TracebackType
+
+import prefect
+from prefect.settings import get_current_settings
+
+_SERVER_ENV = {
+    "PREFECT_UI_ENABLED": "0",  # an API only: the UI's assets are not served
+    "PREFECT__SERVER_EPHEMERAL": "1",
+    "PREFECT__SERVER_FINAL": "1",
+}
+"""What Prefect's own ephemeral server gets on top of the caller's settings."""
+
+_BOOTSTRAP = """\
+import os, runpy, sys
+if sys.platform.startswith("linux"):
+    import ctypes, signal
+    # PR_SET_PDEATHSIG: be sent SIGTERM when the process that started us ends
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != int(os.environ["ZHUOJI_SERVER_PARENT"]):
+        sys.exit(0)  # that process ended before the line above
+sys.argv[0] = "uvicorn"
+runpy.run_module("uvicorn", run_name="__main__", alter_sys=True)
+"""
+"""The server process's main: tie its life to its parent's, then run uvicorn's command line."""
+
+_PORT_IN_USE = 3
+"""uvicorn's exit code when it cannot bind its port (another process took it first)."""
+
+_START_ATTEMPTS = 5
+_POLL_SECONDS = 0.1
+
+
+class ServerStartError(RuntimeError):
+    """The temporary server did not answer in time, or exited."""
+
+
+def free_port() -> int:
+    """A local TCP port that nothing holds now (the system's choice)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class LocalPrefectServer:
+    """A Prefect API server in a subprocess on a free local port, for a ``with`` block.
+
+    :meth:`start` returns once the API answers its health check (or raises
+    :class:`ServerStartError` after ``timeout`` seconds); :meth:`stop` ends the process.
+    Start it from a thread that outlives it (on Linux the server ends with that thread).
+    """
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.port: int | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def api_url(self) -> str:
+        if self.port is None:
+            raise RuntimeError("the server is not started")
+        return f"http://127.0.0.1:{self.port}/api"
+
+    def command(self, port: int) -> list[str]:
+        """The server process's command line (uvicorn's, behind :data:`_BOOTSTRAP`)."""
+        return [
+            sys.executable,
+            "-c",
+            _BOOTSTRAP,
+            "--app-dir",
+            str(prefect.__module_path__.parent),
+            "--factory",
+            "prefect.server.api.server:create_app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "error",
+            "--lifespan",
+            "on",
+        ]
+
+    def environment(self) -> dict[str, str]:
+        settings = get_current_settings().to_environment_variables(exclude_unset=True)
+        return {
+            **os.environ,
+            **_SERVER_ENV,
+            **settings,
+            "ZHUOJI_SERVER_PARENT": str(os.getpid()),
+        }
+
+    def start(self) -> str:
+        """Start the server and wait until it answers; its API address."""
+        deadline = time.monotonic() + self.timeout
+        env = self.environment()
+        for _ in range(_START_ATTEMPTS):
+            self.port = free_port()
+            self.process = subprocess.Popen(self.command(self.port), env=env)
+            code = self._wait_healthy(deadline)
+            if code is None:
+                return self.api_url
+            self.process = None
+            if code != _PORT_IN_USE:
+                raise ServerStartError(
+                    f"the temporary Prefect server exited with code {code} before it "
+                    "answered (its errors are printed above)"
+                )
+        raise ServerStartError(
+            f"the temporary Prefect server found no free port in {_START_ATTEMPTS} attempts"
+        )
+
+    def _wait_healthy(self, deadline: float) -> int | None:
+        """``None`` once the API answers; the exit code if the process ends first."""
+        assert self.process is not None
+        health = f"{self.api_url}/health"
+        while True:
+            code = self.process.poll()
+            if code is not None:
+                return code
+            try:
+                with urllib.request.urlopen(health, timeout=2) as response:
+                    if response.status == 200:
+                        return None
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            if time.monotonic() >= deadline:
+                self.stop()
+                raise ServerStartError(
+                    f"the temporary Prefect server did not answer within {self.timeout:g} s "
+                    "(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS sets how long to "
+                    "wait; PREFECT_API_URL points at a running server instead)"
+                )
+            time.sleep(_POLL_SECONDS)
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def __enter__(self) -> str:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

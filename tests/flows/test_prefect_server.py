@@ -1,0 +1,226 @@
+"""The temporary local Prefect server (``flows.prefect_server``) and the ingest's ephemeral mode.
+
+The start-up logic (waiting for the health check, a port taken first, a server that exits
+or never answers) runs against small stand-in servers; two tests start the real one: in a
+process that is then killed, and under ``zhuoji ingest`` with no server configured.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from flows.prefect_server import LocalPrefectServer, ServerStartError
+
+REPO = Path(__file__).resolve().parents[2]
+
+_HEALTHY = textwrap.dedent(
+    """
+    import http.server, sys
+    class Health(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200 if self.path == "/api/health" else 404)
+            self.end_headers()
+            self.wfile.write(b"true")
+        def log_message(self, *args):
+            pass
+    http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Health).serve_forever()
+    """
+)
+"""A stand-in server that answers the health check on the port it is given."""
+
+
+class _StandIn(LocalPrefectServer):
+    """A :class:`LocalPrefectServer` that runs the scripts given, one per start attempt."""
+
+    def __init__(self, scripts: list[str], timeout: float = 30) -> None:
+        super().__init__(timeout)
+        self.scripts = scripts
+        self.attempts = 0
+
+    def command(self, port: int) -> list[str]:
+        script = self.scripts[min(self.attempts, len(self.scripts) - 1)]
+        self.attempts += 1
+        return [sys.executable, "-c", script, str(port)]
+
+    def environment(self) -> dict[str, str]:
+        return dict(os.environ)
+
+
+def _health(url: str) -> int:
+    with urllib.request.urlopen(f"{url}/health", timeout=5) as response:
+        status: int = response.status
+        return status
+
+
+def test_start_waits_for_the_health_check_and_stop_ends_the_process() -> None:
+    slow = "import time; time.sleep(0.5)\n" + _HEALTHY
+    server = _StandIn([slow])
+    with server as url:
+        assert url == f"http://127.0.0.1:{server.port}/api"
+        assert _health(url) == 200
+        process = server.process
+        assert process is not None and process.poll() is None
+    assert server.process is None
+    assert process.poll() is not None
+
+
+def test_a_port_taken_first_is_retried_on_another_port() -> None:
+    server = _StandIn(["import sys; sys.exit(3)", _HEALTHY])  # 3: uvicorn could not bind
+    with server as url:
+        assert server.attempts == 2
+        assert _health(url) == 200
+
+
+def test_a_server_that_exits_is_an_error_naming_its_exit_code() -> None:
+    server = _StandIn(["import sys; sys.exit(5)"])
+    with pytest.raises(ServerStartError, match="exited with code 5"):
+        server.start()
+    assert server.process is None
+
+
+def test_a_server_that_never_answers_is_stopped_and_named_with_the_setting() -> None:
+    server = _StandIn(["import time; time.sleep(60)"], timeout=0.5)
+    started = time.monotonic()
+    with pytest.raises(ServerStartError, match="PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"):
+        server.start()
+    assert time.monotonic() - started < 10
+    assert server.process is None  # stopped, not left running
+
+
+def test_the_server_command_is_prefects_own_uvicorn_command() -> None:
+    command = LocalPrefectServer(timeout=1).command(8123)
+    assert command[:2] == [sys.executable, "-c"]
+    args = command[3:]
+    assert args[args.index("--factory") + 1] == "prefect.server.api.server:create_app"
+    assert args[args.index("--port") + 1] == "8123"
+    assert args[args.index("--host") + 1] == "127.0.0.1"
+
+
+def test_the_server_environment_turns_the_ui_off_and_names_this_process() -> None:
+    env = LocalPrefectServer(timeout=1).environment()
+    assert env["PREFECT_UI_ENABLED"] == "0"
+    assert env["PREFECT__SERVER_EPHEMERAL"] == "1"
+    assert env["ZHUOJI_SERVER_PARENT"] == str(os.getpid())
+
+
+def test_importing_the_module_does_not_import_prefects_server() -> None:
+    code = (
+        "import sys, flows.prefect_server, flows.ingest; "
+        "print(any(m.startswith('prefect.server') for m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "False"
+
+
+def _env_without_server() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update(
+        PREFECT_LOGGING_LEVEL="WARNING",
+        PREFECT_SERVER_ANALYTICS_ENABLED="false",
+        PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="120",
+    )
+    return env
+
+
+def _servers_of(parent_pid: int) -> list[psutil.Process]:
+    """The live server processes that ``parent_pid`` started."""
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.environ().get("ZHUOJI_SERVER_PARENT") == str(parent_pid):
+                found.append(proc)
+        except psutil.Error:
+            continue
+    return found
+
+
+@pytest.fixture
+def child() -> Iterator[list[subprocess.Popen[str]]]:
+    started: list[subprocess.Popen[str]] = []
+    yield started
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_the_real_server_answers_and_ends_when_its_process_is_killed(
+    child: list[subprocess.Popen[str]],
+) -> None:
+    code = textwrap.dedent(
+        """
+        import json, time
+        from flows.prefect_server import LocalPrefectServer
+        server = LocalPrefectServer(timeout=120)
+        url = server.start()
+        print(json.dumps({"url": url, "pid": server.process.pid}), flush=True)
+        time.sleep(300)
+        """
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        env=_env_without_server(),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    child.append(proc)
+    assert proc.stdout is not None
+    started = json.loads(proc.stdout.readline())
+    assert _health(started["url"]) == 200
+    server = psutil.Process(started["pid"])
+    assert [p.pid for p in _servers_of(proc.pid)] == [server.pid]
+    proc.send_signal(signal.SIGKILL)  # no clean-up runs in the killed process
+    proc.wait()
+    server.wait(timeout=30)  # raises psutil.TimeoutExpired if the server outlives it
+    assert not _servers_of(proc.pid)
+
+
+def test_ingest_with_no_server_configured_starts_one_and_leaves_nothing_running(
+    tmp_path: Path, child: list[subprocess.Popen[str]]
+) -> None:
+    db = tmp_path / "sample.duckdb"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from flows.entry import main; main()",
+            "ingest",
+            "data/sample",
+            "--db",
+            str(db),
+            "--quiet",
+        ],
+        cwd=REPO,
+        # INFO: Prefect then sends the run's logs to the server, some after the run ends
+        env={**_env_without_server(), "PREFECT_LOGGING_LEVEL": "INFO"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    child.append(proc)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert "│ loaded                      │                      33 │" in out, out
+    assert "│ hands                       │                     366 │" in out, out
+    # Prefect complains on standard error when it cannot reach its server (a second
+    # server started, logs sent after the server stopped): none of that.
+    assert "Finished in state Completed()" in err, err  # the INFO logs are there
+    assert "Error" not in err and "Starting temporary server" not in err, err
+    assert not _servers_of(proc.pid)
+
