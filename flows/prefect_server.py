@@ -117,13 +117,23 @@ class LocalPrefectServer:
         }
 
     def start(self) -> str:
-        """Start the server and wait until it answers; its API address."""
+        """Start the server and wait until it answers; its API address.
+
+        A server that is already running is kept. Whatever interrupts the wait (a
+        timeout, Ctrl-C) stops the process first.
+        """
+        if self.process is not None:
+            return self.api_url
         deadline = time.monotonic() + self.timeout
         env = self.environment()
         for _ in range(_START_ATTEMPTS):
             self.port = free_port()
             self.process = subprocess.Popen(self.command(self.port), env=env)
-            code = self._wait_healthy(deadline)
+            try:
+                code = self._wait_healthy(deadline)
+            except BaseException:
+                self.stop()
+                raise
             if code is None:
                 return self.api_url
             self.process = None
@@ -151,7 +161,6 @@ class LocalPrefectServer:
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 pass
             if time.monotonic() >= deadline:
-                self.stop()
                 raise ServerStartError(
                     f"the temporary Prefect server did not answer within {self.timeout:g} s "
                     "(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS sets how long to "

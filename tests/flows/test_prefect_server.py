@@ -76,6 +76,14 @@ def test_start_waits_for_the_health_check_and_stop_ends_the_process() -> None:
     assert process.poll() is not None
 
 
+def test_starting_a_running_server_again_keeps_it() -> None:
+    server = _StandIn([_HEALTHY])
+    with server as url:
+        process = server.process
+        assert server.start() == url
+        assert server.process is process and server.attempts == 1
+
+
 def test_a_port_taken_first_is_retried_on_another_port() -> None:
     server = _StandIn(["import sys; sys.exit(3)", _HEALTHY])  # 3: uvicorn could not bind
     with server as url:
