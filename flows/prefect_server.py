@@ -49,8 +49,9 @@ runpy.run_module("uvicorn", run_name="__main__", alter_sys=True)
 """
 """The server process's main: tie its life to its parent's, then run uvicorn's command line."""
 
-_PORT_IN_USE = 3
-"""uvicorn's exit code when it cannot bind its port (another process took it first)."""
+_STARTUP_FAILURE = 3
+"""uvicorn's exit code when it cannot start: its port taken (by another process, since it
+was found free), or any other failure of its start (then this process says so)."""
 
 _START_ATTEMPTS = 5
 _POLL_SECONDS = 0.1
@@ -66,6 +67,15 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 class LocalPrefectServer:
@@ -86,6 +96,9 @@ class LocalPrefectServer:
         if self.port is None:
             raise RuntimeError("the server is not started")
         return f"http://127.0.0.1:{self.port}/api"
+
+    def pick_port(self) -> int:
+        return free_port()
 
     def command(self, port: int) -> list[str]:
         """The server process's command line (uvicorn's, behind :data:`_BOOTSTRAP`)."""
@@ -127,7 +140,7 @@ class LocalPrefectServer:
         deadline = time.monotonic() + self.timeout
         env = self.environment()
         for _ in range(_START_ATTEMPTS):
-            self.port = free_port()
+            self.port = self.pick_port()
             self.process = subprocess.Popen(self.command(self.port), env=env)
             try:
                 code = self._wait_healthy(deadline)
@@ -137,7 +150,7 @@ class LocalPrefectServer:
             if code is None:
                 return self.api_url
             self.process = None
-            if code != _PORT_IN_USE:
+            if code != _STARTUP_FAILURE or port_is_free(self.port):
                 raise ServerStartError(
                     f"the temporary Prefect server exited with code {code} before it "
                     "answered (its errors are printed above)"

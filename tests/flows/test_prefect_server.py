@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -84,11 +85,40 @@ def test_starting_a_running_server_again_keeps_it() -> None:
         assert server.process is process and server.attempts == 1
 
 
+_BIND_OR_EXIT_3 = textwrap.dedent(
+    """
+    import socket, sys
+    sock = socket.socket()
+    try:
+        sock.bind(("127.0.0.1", int(sys.argv[1])))
+    except OSError:
+        sys.exit(3)  # as uvicorn does when its port is taken
+    """
+)
+
+
 def test_a_port_taken_first_is_retried_on_another_port() -> None:
-    server = _StandIn(["import sys; sys.exit(3)", _HEALTHY])  # 3: uvicorn could not bind
-    with server as url:
-        assert server.attempts == 2
-        assert _health(url) == 200
+    with socket.socket() as holder:  # another process's server, on the port picked first
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        ports = [taken]
+
+        class _TakenFirst(_StandIn):
+            def pick_port(self) -> int:
+                return ports.pop(0) if ports else super().pick_port()
+
+        server = _TakenFirst([_BIND_OR_EXIT_3, _HEALTHY])
+        with server as url:
+            assert server.attempts == 2 and server.port != taken
+            assert _health(url) == 200
+
+
+def test_a_start_failure_on_a_free_port_is_an_error_not_a_retry() -> None:
+    server = _StandIn(["import sys; sys.exit(3)", _HEALTHY])  # 3, yet the port is free
+    with pytest.raises(ServerStartError, match="exited with code 3"):
+        server.start()
+    assert server.attempts == 1
 
 
 def test_a_server_that_exits_is_an_error_naming_its_exit_code() -> None:
