@@ -163,12 +163,13 @@ class LocalPrefectServer:
         """``None`` once the API answers; the exit code if the process ends first."""
         assert self.process is not None
         health = f"{self.api_url}/health"
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # no proxy
         while True:
             code = self.process.poll()
             if code is not None:
                 return code
             try:
-                with urllib.request.urlopen(health, timeout=2) as response:
+                with direct.open(health, timeout=2) as response:
                     if response.status == 200:
                         return None
             except (urllib.error.URLError, ConnectionError, TimeoutError):

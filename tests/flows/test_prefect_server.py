@@ -60,7 +60,8 @@ class _StandIn(LocalPrefectServer):
 
 
 def _health(url: str) -> int:
-    with urllib.request.urlopen(f"{url}/health", timeout=5) as response:
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with direct.open(f"{url}/health", timeout=5) as response:
         status: int = response.status
         return status
 
@@ -75,6 +76,17 @@ def test_start_waits_for_the_health_check_and_stop_ends_the_process() -> None:
         assert process is not None and process.poll() is None
     assert server.process is None
     assert process.poll() is not None
+
+
+def test_the_health_check_goes_to_the_server_not_a_configured_proxy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    with _StandIn([_HEALTHY], timeout=10) as url:
+        assert _health(url) == 200
 
 
 def test_starting_a_running_server_again_keeps_it() -> None:
