@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rules.events import HandRecord
+from rules.frozen import quick_init
 from rules.replay import HandReplay, replay_hand
 from rules.ruleset import Ruleset
 from rules.settlement import Settlement, audit_result, settle
@@ -20,6 +21,7 @@ from rules.violations import Violation
 __all__ = ["HandAudit", "audit_game", "audit_hand"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HandAudit:
     """One audited hand."""

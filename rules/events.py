@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from rules.frozen import quick_init
 from rules.tiles import Tile
 
 
@@ -18,18 +19,21 @@ class KongKind(StrEnum):
     CONCEALED = "concealed"  # 闷豆 / 暗杠: four in hand
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Draw:
     seat: int
     tile: Tile
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Discard:
     seat: int
     tile: Tile
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Pong:
     seat: int
@@ -37,6 +41,7 @@ class Pong:
     from_seat: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Kong:
     seat: int
@@ -45,11 +50,13 @@ class Kong:
     from_seat: int | None = None  # exposed kongs only
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Ready:
     seat: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Win:
     seat: int
@@ -57,16 +64,19 @@ class Win:
     from_seat: int | None = None  # None on self-draw
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Flip:
     tile: Tile
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ExhaustiveDraw:
     pass
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Chow:
     seat: int
@@ -77,6 +87,7 @@ class Chow:
 Event = Draw | Discard | Pong | Kong | Ready | Win | Flip | ExhaustiveDraw | Chow
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RecordedItem:
     payer: int
@@ -85,6 +96,7 @@ class RecordedItem:
     reason: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RecordedResult:
     """What the server recorded for a hand (the log's ``result``)."""
@@ -94,6 +106,7 @@ class RecordedResult:
     items: tuple[RecordedItem, ...] | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HandRecord:
     """One hand as the replayer takes it: the log's hand plus the game facts it needs."""

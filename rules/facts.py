@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from rules.events import KongKind
+from rules.frozen import quick_init
 from rules.melds import Meld
 from rules.patterns import Pattern
 from rules.tiles import Tile
@@ -61,6 +62,7 @@ RiverRow = tuple[Tile, int, int, "int | None", "ClaimKind | None", bool]
 keeps; cheaper to hold than one object per discard)."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class KongFact:
     seat: int
@@ -73,6 +75,7 @@ class KongFact:
     replacement: Tile | None = None  # the replacement draw from the back, once drawn
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ChickenDiscard:
     """The first discard of a standing-chicken tile (1s, 8p, 7p): 冲锋鸡 or 责任鸡."""
@@ -84,6 +87,7 @@ class ChickenDiscard:
     claim: ClaimKind | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class WinFact:
     seat: int
@@ -110,6 +114,7 @@ class WinFact:
         return self.shape + self.situational
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class SeatFacts:
     """One seat at the end of the replay (or where a fatal violation stopped it).

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from rules.frozen import quick_init
 from rules.tiles import Tile
 
 
@@ -19,6 +20,7 @@ class MeldKind(StrEnum):
         return self is not MeldKind.PONG
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Meld:
     kind: MeldKind

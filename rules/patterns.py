@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 
+from rules.frozen import quick_init
 from rules.tiles import Tile
 
 
@@ -65,6 +66,7 @@ class Pattern(StrEnum):
         return PATTERN_UNITS[self].kind is PatternKind.SHAPE
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ShapeFacts:
     """The tile facts of one complete (winning) hand, as :func:`rules.hand.shape_facts` finds them.
@@ -84,6 +86,7 @@ class ShapeFacts:
 ShapeCheck = Callable[[ShapeFacts], bool]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PatternUnit:
     """One pattern: its name, Chinese names, kind, the seed defining it, and its check."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from rules.events import HandRecord
 from rules.facts import ChickenDiscard, Outcome, SeatFacts, WinFact
+from rules.frozen import quick_init
 from rules.ruleset import Ruleset
 from rules.table import IllegalMoveError, Table
 from rules.tiles import Tile
@@ -21,6 +22,7 @@ from rules.violations import Violation
 __all__ = ["HandReplay", "replay_game", "replay_hand"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HandReplay:
     """One replayed hand.

@@ -26,6 +26,7 @@ from typing import NamedTuple, TypeVar
 
 from rules.events import KongKind, RecordedResult
 from rules.facts import ClaimKind, KongFact, Outcome, SeatFacts, WinFact
+from rules.frozen import quick_init
 from rules.hand import generate_wins
 from rules.melds import MeldKind
 from rules.patterns import Pattern
@@ -151,6 +152,7 @@ class ChickenKind(StrEnum):
     RESPONSIBILITY = "responsibility"  # 责任鸡 (counted for the claimer who is paid)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ChickenCount:
     """Chickens of one kind and tile a seat was paid for."""
@@ -161,6 +163,7 @@ class ChickenCount:
     count: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class WinValue:
     """What one win was worth: the patterns that scored and what each payer paid for it
@@ -174,6 +177,7 @@ class WinValue:
     penalty: bool = False
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Settlement:
     """A settled hand."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from rules.frozen import quick_init
+
 
 class ViolationCode(StrEnum):
     BAD_DEAL = "bad_deal"
@@ -37,6 +39,7 @@ SETTLEMENT_CODES = frozenset(
 )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Violation:
     """One finding. ``event_index`` is the 0-based index into the hand's events (``None``
