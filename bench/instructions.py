@@ -10,6 +10,10 @@ first stream file of the ``bench/ingest.py`` corpus to :func:`flows.ingest.proce
 the instructions counted and the instructions per hand. The same code and corpus give the
 same count to within about 0.1 %. About a minute; needs valgrind.
 
+Counts are not times. valgrind's virtual CPU has no SHA instructions, so the SHA-256 of
+the file's bytes takes about 6 % of the count here and about 1 % of the time natively;
+memory and cache effects are not counted at all.
+
 To compare with another commit, check it out elsewhere and run this file with
 ``PYTHONPATH=<that checkout>``: the process under valgrind then imports that code.
 """
