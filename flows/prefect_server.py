@@ -61,21 +61,26 @@ class ServerStartError(RuntimeError):
     """The temporary server did not answer in time, or exited."""
 
 
+def _bind(port: int) -> int:
+    """Bind a local TCP socket to ``port`` (0: any free one) and let it go; the port bound.
+    Raises ``OSError`` when the port is taken."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", port))
+        bound: int = sock.getsockname()[1]
+        return bound
+
+
 def free_port() -> int:
     """A local TCP port that nothing holds now (the system's choice)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    return _bind(0)
 
 
 def port_is_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
+    try:
+        _bind(port)
+    except OSError:
+        return False
+    return True
 
 
 class LocalPrefectServer:
