@@ -9,7 +9,9 @@ is replicated under fresh game and player ids into stream files of 1,000 hands e
 new games cost (every hand is parsed, replayed, settled and loaded).
 
 Then, in one run, against one Prefect API (the temporary server, started once and not
-timed, unless ``PREFECT_API_URL`` names a server):
+timed, unless ``PREFECT_API_URL`` names a server) and one worker fork server
+(:mod:`flows.pool`, started once and not timed either: ``zhuoji ingest`` starts it while
+the temporary server starts):
 
 * floors on the first ``--small`` hands, one process: ``orjson.loads`` of every line;
   validated parsing (``parsers.generate_fast_games``, what the ingest reads); parse +
@@ -18,10 +20,11 @@ timed, unless ``PREFECT_API_URL`` names a server):
   2 processes;
 * ``zhuoji ingest`` (:func:`flows.ingest.run_ingest`) into a new database, on the first
   ``--small`` hands with 2 workers, then on all hands with 1 and with 2 workers: wall time
-  of the whole flow run (worker start-up included), hands/s, and the peak resident memory
-  of the process tree (the ingest process and its workers, the Prefect server left out),
-  sampled every 0.2 s. Memory at ``--small`` vs ``--hands`` hands shows whether it grows
-  with the corpus.
+  of the whole flow run (the workers' start included: their fork, their first imports
+  after it, their first task's set-up), hands/s, and the peak resident memory of the
+  process tree (the ingest process and its workers; the Prefect server and the fork
+  server left out), sampled every 0.2 s. Memory at ``--small`` vs ``--hands`` hands shows
+  whether it grows with the corpus.
 
 Figures are wall-clock on a shared machine: the load average is printed beside them.
 """
@@ -195,16 +198,40 @@ class TreeMeter:
 
 def _server_pids() -> set[int]:
     """The temporary Prefect server's processes (this process's children running Prefect's
-    server app), left out of the figures: the run does not start it."""
+    server app) and the worker fork server (not its children, the workers), left out of
+    the figures: the run starts neither."""
     import psutil
 
     pids: set[int] = set()
+    fork_server = fork_server_pid()
+    if fork_server is not None:
+        pids.add(fork_server)
     with contextlib.suppress(psutil.Error):
         for proc in psutil.Process().children(recursive=True):
             with contextlib.suppress(psutil.Error):
                 if "prefect.server.api.server:create_app" in proc.cmdline():
                     pids |= {proc.pid, *(c.pid for c in proc.children(recursive=True))}
     return pids
+
+
+def fork_server_pid() -> int | None:
+    """The worker fork server's process id (None when none runs)."""
+    from multiprocessing import forkserver
+
+    return forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined,no-any-return]
+
+
+def start_fork_server() -> float:
+    """Start the workers' fork server and wait until it forks (its imports done): the
+    seconds it took."""
+    from flows.pool import start_fork_server
+
+    started = time.perf_counter()
+    if start_fork_server():
+        child = multiprocessing.get_context("forkserver").Process(target=os.getpid)
+        child.start()  # answered once the fork server has imported its modules
+        child.join()
+    return time.perf_counter() - started
 
 
 def _count_hands(files: Sequence[Path]) -> int:
@@ -360,6 +387,7 @@ def main() -> None:
     started = time.perf_counter()
     with prefect_api() as url:
         print(f"Prefect API {url} ready in {time.perf_counter() - started:.1f} s (not timed below)")
+        print(f"worker fork server ready in {start_fork_server():.1f} s (not timed below)")
         runs = ((small, 2, "small"), (files, 1, "all"), (files, 2, "all"))
         for subset, workers, tag in runs:
             db = args.out / f"bench-{tag}-{workers}.duckdb"

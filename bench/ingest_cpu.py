@@ -4,11 +4,12 @@
 
 Runs :func:`flows.ingest.run_ingest` on the first ``--hands`` hands of the
 ``bench/ingest.py`` corpus (built there, under ``--out``) into a new database, against one
-temporary Prefect server started first and not timed, and prints the wall time, hands/s,
-and the CPU time of each process (the ingest process, each worker, the Prefect server)
-sampled every 0.2 s (``bench/ingest.py``'s ``TreeMeter``). ``--writer-threads`` sets the
-loader's DuckDB threads (:data:`flows.ingest.LOCAL_WRITER_THREADS`; 0: DuckDB's default,
-a thread per core), to compare the two.
+temporary Prefect server and the workers' fork server (both started first, not timed),
+and prints the wall time, hands/s, and the CPU time of each process (the ingest process,
+each worker, the Prefect server, the fork server) sampled every 0.2 s (``bench/ingest.py``'s
+``TreeMeter``). ``--writer-threads`` sets the loader's DuckDB threads
+(:data:`flows.ingest.LOCAL_WRITER_THREADS`; 0: DuckDB's default, a thread per core), to
+compare the two.
 """
 
 from __future__ import annotations
@@ -23,15 +24,17 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 
-def _role(cmdline: list[str], is_me: bool) -> str:
+def _role(cmdline: list[str], is_me: bool, is_fork_server: bool) -> str:
     text = " ".join(cmdline)
     if is_me:
         return "ingest process (flow, loader)"
+    if is_fork_server:
+        return "worker fork server"
     if "uvicorn" in text:
         return "Prefect server"
     if "resource_tracker" in text:
         return "multiprocessing resource tracker"
-    if "spawn_main" in text:
+    if "spawn_main" in text or "forkserver" in text:  # a spawned or a forked worker
         return "worker"
     return text[-60:]
 
@@ -56,6 +59,7 @@ def main() -> None:
     files = files[: max(1, args.hands // per_file)]
     db = args.out / "bench-cpu.duckdb"
     with flow_module.prefect_api():
+        print(f"worker fork server ready in {corpus.start_fork_server():.1f} s (not timed)")
         for stale in (db, db.with_name(db.name + ".wal")):
             stale.unlink(missing_ok=True)
         with corpus.TreeMeter() as meter:  # the Prefect server counted too
@@ -71,7 +75,7 @@ def main() -> None:
     )
     me = os.getpid()
     for pid, used in sorted(meter.cpu_by_process().items()):
-        role = _role(meter.commands.get(pid, []), pid == me)
+        role = _role(meter.commands.get(pid, []), pid == me, pid == corpus.fork_server_pid())
         print(f"  {role:36} {used:7.2f} CPU s  {1000 * used / n:.3f} ms/hand")
     total = meter.cpu_seconds
     print(f"  {'all':36} {total:7.2f} CPU s  {1000 * total / n:.3f} ms/hand")

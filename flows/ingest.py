@@ -48,7 +48,7 @@ from prefect.settings import (
     PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS,
     temporary_settings,
 )
-from prefect.task_runners import ProcessPoolTaskRunner, TaskRunner
+from prefect.task_runners import TaskRunner
 from prefect.utilities.asyncutils import run_coro_as_sync
 
 from flows import warehouse
@@ -61,6 +61,7 @@ from flows.discover import (
     hash_file,
     unhashed_file,
 )
+from flows.pool import ForkServerTaskRunner, start_fork_server
 from flows.prefect_server import LocalPrefectServer
 from flows.rows import FileError, FileOutcome, FileStatus, RowBuffer, remove_shards
 from parsers.errors import MalformedLogError
@@ -684,7 +685,7 @@ def make_task_runner(workers: int, dask_address: str | None) -> TaskRunner[Any]:
 
         runner: TaskRunner[Any] = DaskTaskRunner(address=dask_address)
         return runner
-    return ProcessPoolTaskRunner(max_workers=workers)
+    return ForkServerTaskRunner(max_workers=workers)
 
 
 def dask_worker_count(dask_address: str) -> int:
@@ -722,6 +723,8 @@ def run_ingest(
     if batch_size is not None and batch_size < 1:
         raise ValueError("the batch size must be at least 1")
     runner = make_task_runner(n_workers, dask_address)
+    if not dask_address:
+        start_fork_server()  # it imports while a temporary Prefect server starts
     with ExitStack() as stack:
         stack.enter_context(prefect_api())
         stack.enter_context(temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}))

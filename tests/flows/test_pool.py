@@ -1,0 +1,144 @@
+"""The local workers: forked from the fork server, handed their tasks in order."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+from prefect.task_runners import ProcessPoolTaskRunner
+
+from flows import pool
+from flows.ingest import make_task_runner
+
+needs_fork_server = pytest.mark.skipif(
+    not pool.fork_server_available(), reason="this platform has no fork server"
+)
+
+
+@task(name="whose-child", cache_policy=NO_CACHE)
+def _parent() -> int:
+    """The worker's parent process: the fork server for a forked worker, the process
+    running the flow for a spawned one."""
+    return os.getppid()
+
+
+@task(name="started-at", cache_policy=NO_CACHE)
+def _started_at(seconds: float) -> float:
+    started = time.monotonic()
+    time.sleep(seconds)
+    return started
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_the_preloaded_modules_start_no_thread() -> None:
+    # Forking is safe only from a process with one thread: no module the fork server
+    # imports may start one (pyarrow and polars do, so the workers import them).
+    code = (
+        "import os, sys\n"
+        f"for name in {pool.WORKER_PRELOAD!r}: __import__(name)\n"
+        "print(len(os.listdir('/proc/self/task')))\n"
+        "print(sorted(m for m in ('pyarrow', 'polars', 'duckdb') if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.split("\n")
+    assert out[0] == "1"
+    assert out[1] == "[]"
+
+
+def test_a_local_run_uses_the_fork_server_runner() -> None:
+    runner = make_task_runner(2, None)
+    assert isinstance(runner, pool.ForkServerTaskRunner)
+    assert isinstance(runner, ProcessPoolTaskRunner)
+    assert type(runner.duplicate()) is pool.ForkServerTaskRunner  # Prefect's copy per worker
+
+
+@needs_fork_server
+def test_the_pool_takes_the_fork_server_and_one_dispatch_thread() -> None:
+    import prefect.task_runners
+
+    before = prefect.task_runners.multiprocessing  # type: ignore[attr-defined]
+    with pool.ForkServerTaskRunner(max_workers=2) as runner:
+        executor = runner._executor
+        assert executor is not None
+        assert executor._mp_context.get_start_method() == "forkserver"
+        resolver = runner._resolver_executor
+        assert isinstance(resolver, ThreadPoolExecutor)
+        assert resolver._max_workers == 1
+    assert prefect.task_runners.multiprocessing is before  # type: ignore[attr-defined]
+
+
+def test_without_a_fork_server_the_workers_are_spawned(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pool, "fork_server_available", lambda: False)
+    assert pool.start_fork_server() is False
+    with pool.ForkServerTaskRunner(max_workers=1) as runner:
+        assert runner._executor is not None
+        assert runner._executor._mp_context.get_start_method() == "spawn"
+
+
+@needs_fork_server
+@pytest.mark.xdist_group("prefect")
+def test_workers_are_forked_from_the_fork_server(prefect_harness: str) -> None:
+    from multiprocessing import forkserver
+
+    assert pool.start_fork_server() is True
+    assert pool.start_fork_server() is True  # a running one is kept
+    server_pid = forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined]
+    assert server_pid is not None and server_pid != os.getpid()
+
+    @flow(task_runner=pool.ForkServerTaskRunner(max_workers=2), validate_parameters=False)
+    def parents() -> list[int]:
+        futures = [_parent.submit() for _ in range(4)]
+        return [f.result() for f in futures]
+
+    assert set(parents()) == {server_pid}
+
+
+@needs_fork_server
+@pytest.mark.xdist_group("prefect")
+def test_tasks_reach_the_workers_in_submission_order(prefect_harness: str) -> None:
+    # Two workers, tasks of equal length: tasks 2k and 2k+1 run together, after 2k-2
+    # and 2k-1. A task handed to the pool out of order would start a round early.
+    seconds = 0.6
+
+    @flow(task_runner=pool.ForkServerTaskRunner(max_workers=2), validate_parameters=False)
+    def rounds() -> list[float]:
+        futures = [_started_at.submit(seconds) for _ in range(8)]
+        return [f.result() for f in futures]
+
+    starts = rounds()
+    for k in range(2, 8, 2):
+        assert min(starts[k : k + 2]) > max(starts[k - 2 : k]) + seconds / 2, starts
+
+
+def test_the_fork_server_is_started_by_a_local_run_only(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import flows.ingest
+
+    calls: list[str] = []
+    monkeypatch.setattr(flows.ingest, "start_fork_server", lambda: calls.append("start"))
+    monkeypatch.setattr(flows.ingest, "dask_worker_count", lambda address: 2)
+
+    class Stop(Exception):
+        pass
+
+    def stop() -> None:
+        raise Stop
+
+    monkeypatch.setattr(flows.ingest, "prefect_api", stop)  # the run stops there
+    log = tmp_path / "a.jsonl"
+    log.write_text("")
+    for dask in ("tcp://127.0.0.1:1", None):
+        with pytest.raises(Stop):
+            flows.ingest.run_ingest(
+                [str(log)], tmp_path / "db.duckdb", workers=2, dask_address=dask
+            )
+    assert calls == ["start"]
