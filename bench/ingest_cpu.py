@@ -1,6 +1,7 @@
 """Where an ingest's CPU time goes: one ``zhuoji ingest`` run, its CPU time per process.
 
     .venv/bin/python bench/ingest_cpu.py [--hands 100000] [--workers 2] [--writer-threads N]
+                                         [--spawn]
 
 Runs :func:`flows.ingest.run_ingest` on the first ``--hands`` hands of the
 ``bench/ingest.py`` corpus (built there, under ``--out``) into a new database, against one
@@ -9,7 +10,9 @@ and prints the wall time, hands/s, and the CPU time of each process (the ingest 
 each worker, the Prefect server, the fork server) sampled every 0.2 s (``bench/ingest.py``'s
 ``TreeMeter``). ``--writer-threads`` sets the loader's DuckDB threads
 (:data:`flows.ingest.LOCAL_WRITER_THREADS`; 0: DuckDB's default, a thread per core), to
-compare the two.
+compare the two. ``--spawn`` runs the workers in Prefect's own process pool instead of
+:class:`flows.pool.ForkServerTaskRunner` (spawned, not forked; tasks handed on in
+Prefect's order), to compare the two.
 """
 
 from __future__ import annotations
@@ -45,12 +48,25 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--writer-threads", type=int, default=None)
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
+    parser.add_argument(
+        "--spawn",
+        action="store_true",
+        help="Prefect's own process pool (spawned workers, Prefect's dispatch order), to compare",
+    )
     args = parser.parse_args()
 
     import ingest as corpus  # bench/ingest.py: the corpus (bench/ is first on sys.path)
 
     import flows.ingest as flow_module
 
+    if args.spawn:
+        from prefect.task_runners import ProcessPoolTaskRunner
+
+        def spawned_pool(workers: int, dask_address: str | None) -> ProcessPoolTaskRunner:
+            return ProcessPoolTaskRunner(max_workers=workers)
+
+        flow_module.make_task_runner = spawned_pool  # type: ignore[assignment]
+        flow_module.start_fork_server = lambda: False
     if args.writer_threads is not None:
         flow_module.LOCAL_WRITER_THREADS = args.writer_threads or None
     args.out.mkdir(parents=True, exist_ok=True)
@@ -59,7 +75,8 @@ def main() -> None:
     files = files[: max(1, args.hands // per_file)]
     db = args.out / "bench-cpu.duckdb"
     with flow_module.prefect_api():
-        print(f"worker fork server ready in {corpus.start_fork_server():.1f} s (not timed)")
+        if not args.spawn:
+            print(f"worker fork server ready in {corpus.start_fork_server():.1f} s (not timed)")
         for stale in (db, db.with_name(db.name + ".wal")):
             stale.unlink(missing_ok=True)
         with corpus.TreeMeter() as meter:  # the Prefect server counted too

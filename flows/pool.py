@@ -110,6 +110,8 @@ class ForkServerTaskRunner(ProcessPoolTaskRunner):
         if not fork_server_available() or real is not sys.modules["multiprocessing"]:
             super().__enter__()  # Prefect's pool as it is
         else:
+            # (for the few lines of Prefect's __enter__; a runner is entered by the thread
+            # running its flow, and no other one starts a pool meanwhile)
             prefect.task_runners.multiprocessing = _StartMethod(real)  # type: ignore[attr-defined]
             try:
                 super().__enter__()
