@@ -5,7 +5,7 @@ Prefect's :class:`~prefect.task_runners.ProcessPoolTaskRunner` starts its worker
 the engine and the parsers before its first task, about 2.4 s of CPU a worker on this
 project's 2-core machine, spent by both workers at once while the run waits for them.
 
-:class:`ForkServerTaskRunner` is that pool with one change: its workers come from
+:class:`ForkServerTaskRunner` is that pool with two changes. Its workers come from
 ``multiprocessing``'s *fork server*, a process that imports :data:`WORKER_PRELOAD` once and
 forks a worker, already holding those modules, whenever the pool asks for one. The fork
 server lives as long as the process that started it (:func:`start_fork_server`), so a
@@ -18,7 +18,7 @@ client, no event loop, and no thread (``tests/flows/test_pool.py`` checks that i
 and ``polars`` start allocator and clean-up threads) are left for the worker to import
 after the fork.
 
-The runner also hands the tasks to the pool in the order they were submitted
+And it hands the tasks to the pool in the order they were submitted
 (:meth:`ForkServerTaskRunner._dispatch_in_order`): Prefect's pool may pass two of them on
 in either order, and one batch's chunk overtaking another's delays that batch's load.
 
