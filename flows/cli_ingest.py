@@ -55,6 +55,15 @@ def ingest_command(
 ) -> None:
     """Parse, audit and load logs into DuckDB; files already loaded are skipped."""
     quiet_prefect()
+    if dask_address is None and os.environ.get("PREFECT_API_URL"):
+        # The run will not start a Prefect server, whose start the fork server's imports
+        # would overlap (they do, in run_ingest, when there is none): they overlap this
+        # process's import of the flow instead. With a server to start, starting them
+        # here made `zhuoji ingest data/sample` about a second slower (both imports
+        # delayed the server's start).
+        from flows.fork_server import start_fork_server
+
+        start_fork_server()
     from rich.console import Console
 
     from flows.discover import InputPathError

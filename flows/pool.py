@@ -8,9 +8,9 @@ project's 2-core machine, spent by both workers at once while the run waits for 
 :class:`ForkServerTaskRunner` is that pool with two changes. Its workers come from
 ``multiprocessing``'s *fork server*, a process that imports :data:`WORKER_PRELOAD` once and
 forks a worker, already holding those modules, whenever the pool asks for one. The fork
-server lives as long as the process that started it (:func:`start_fork_server`), so a
-second ingest in the same process forks its workers at once, and ``zhuoji ingest`` starts
-it first, while it waits for a temporary Prefect server to answer.
+server lives as long as the process that started it (:func:`flows.fork_server.start_fork_server`),
+so a second ingest in the same process forks its workers at once; ``zhuoji ingest``
+starts it before it imports the flow, so that it imports while the command does.
 
 Forking is safe here because the fork server runs nothing but those imports: no Prefect
 client, no event loop, and no thread (``tests/flows/test_pool.py`` checks that importing
@@ -28,7 +28,6 @@ its start method as this module expects, the workers are spawned as Prefect does
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
 import types
 from concurrent.futures import ThreadPoolExecutor
@@ -37,45 +36,9 @@ from typing import Any
 import prefect.task_runners
 from prefect.task_runners import ProcessPoolTaskRunner
 
+from flows.fork_server import METHOD, WORKER_PRELOAD, fork_server_available, start_fork_server
+
 __all__ = ["WORKER_PRELOAD", "ForkServerTaskRunner", "fork_server_available", "start_fork_server"]
-
-WORKER_PRELOAD: tuple[str, ...] = (
-    "prefect",
-    "prefect.context",
-    "prefect.flow_engine",
-    "prefect.task_engine",
-    "prefect.task_runners",
-    "prefect_dask",  # a Prefect collection: every task run's context loads it
-    "rules.audit",
-    "rules.presets",
-    "parsers.read",
-    "flows.bridge",
-    "flows.discover",
-)
-"""What the fork server imports before it forks any worker: Prefect's task engine and the
-thread-free part of the work (the worker imports ``flows.ingest``, and with it
-``pyarrow``, ``polars`` and ``duckdb``, after the fork)."""
-
-_METHOD = "forkserver"
-
-
-def fork_server_available() -> bool:
-    """Whether this platform's ``multiprocessing`` has a fork server."""
-    return _METHOD in multiprocessing.get_all_start_methods()
-
-
-def start_fork_server() -> bool:
-    """Start this process's fork server (with :data:`WORKER_PRELOAD`) unless it runs
-    already; False where there is none. Returns at once: the fork server imports in the
-    background, and the first fork waits for it."""
-    if not fork_server_available():
-        return False
-    from multiprocessing import forkserver
-
-    context = multiprocessing.get_context(_METHOD)
-    context.set_forkserver_preload(list(WORKER_PRELOAD))  # only read when it starts
-    forkserver.ensure_running()
-    return True
 
 
 class _StartMethod(types.ModuleType):
@@ -87,7 +50,7 @@ class _StartMethod(types.ModuleType):
         self._real = real
 
     def get_context(self, method: str | None = None) -> Any:
-        return self._real.get_context(_METHOD)
+        return self._real.get_context(METHOD)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real, name)

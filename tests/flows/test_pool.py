@@ -76,6 +76,9 @@ def test_the_pool_takes_the_fork_server_and_one_dispatch_thread() -> None:
 
 
 def test_without_a_fork_server_the_workers_are_spawned(monkeypatch: pytest.MonkeyPatch) -> None:
+    from flows import fork_server
+
+    monkeypatch.setattr(fork_server, "fork_server_available", lambda: False)
     monkeypatch.setattr(pool, "fork_server_available", lambda: False)
     assert pool.start_fork_server() is False
     with pool.ForkServerTaskRunner(max_workers=1) as runner:
@@ -142,3 +145,44 @@ def test_the_fork_server_is_started_by_a_local_run_only(
                 [str(log)], tmp_path / "db.duckdb", workers=2, dask_address=dask
             )
     assert calls == ["start"]
+
+
+def test_the_ingest_command_starts_the_fork_server_early_with_a_server_configured(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    import flows.cli  # registers the commands
+    import flows.fork_server
+    import flows.ingest
+    from flows.app import app
+
+    calls: list[str] = []
+    monkeypatch.setattr(flows.fork_server, "start_fork_server", lambda: calls.append("start"))
+
+    class Stop(Exception):
+        pass
+
+    def stop(*args: object, **kwargs: object) -> None:
+        calls.append("run")
+        raise Stop
+
+    monkeypatch.setattr(flows.ingest, "run_ingest", stop)
+    runner = CliRunner()
+    local = ["ingest", str(tmp_path), "--db", str(tmp_path / "a.duckdb")]
+    dask = [*local, "--dask-address", "tcp://x:1"]
+    # With a server configured the command starts the fork server before the flow's
+    # import; without one, run_ingest starts it while the temporary server starts.
+    for url, args, expected in (
+        ("http://127.0.0.1:1/api", local, ["start", "run"]),
+        ("http://127.0.0.1:1/api", dask, ["run"]),
+        (None, local, ["run"]),
+    ):
+        calls.clear()
+        if url is None:
+            monkeypatch.delenv("PREFECT_API_URL", raising=False)
+        else:
+            monkeypatch.setenv("PREFECT_API_URL", url)
+        result = runner.invoke(app, args)
+        assert isinstance(result.exception, Stop)
+        assert calls == expected, (url, args)
