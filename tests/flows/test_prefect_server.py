@@ -209,6 +209,10 @@ def child() -> Iterator[list[subprocess.Popen[str]]]:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+# Both start a real server on PREFECT_HOME's database: in one group, so that a new home's
+# database is not created by two servers at once (they raced in a fresh clone's CI:
+# "NoSuchTableError: flow_run_notification_policy" in one server's migrations).
+@pytest.mark.xdist_group("prefect-home")
 def test_the_real_server_answers_and_ends_when_its_process_is_killed(
     child: list[subprocess.Popen[str]],
 ) -> None:
@@ -241,6 +245,7 @@ def test_the_real_server_answers_and_ends_when_its_process_is_killed(
     assert not _servers_of(proc.pid)
 
 
+@pytest.mark.xdist_group("prefect-home")
 def test_ingest_with_no_server_configured_starts_one_and_leaves_nothing_running(
     tmp_path: Path, child: list[subprocess.Popen[str]]
 ) -> None:
