@@ -176,9 +176,21 @@ def test_importing_the_module_does_not_import_prefects_server() -> None:
     assert out.stdout.strip() == "False"
 
 
-def _env_without_server() -> dict[str, str]:
+@pytest.fixture(scope="session")
+def server_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A ``PREFECT_HOME`` of this test process's own for the real servers below.
+
+    Servers started at once on one new home each create its database and race in the
+    migrations (seen in a fresh clone's CI: "table automation already exists"); the
+    real-server tests of one process run one after the other, and each xdist worker is
+    a process of its own."""
+    return tmp_path_factory.mktemp("prefect-home")
+
+
+def _env_without_server(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     env.update(
+        PREFECT_HOME=str(home),
         PREFECT_LOGGING_LEVEL="WARNING",
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="120",
@@ -209,12 +221,8 @@ def child() -> Iterator[list[subprocess.Popen[str]]]:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
-# Both start a real server on PREFECT_HOME's database: in one group, so that a new home's
-# database is not created by two servers at once (they raced in a fresh clone's CI:
-# "NoSuchTableError: flow_run_notification_policy" in one server's migrations).
-@pytest.mark.xdist_group("prefect-home")
 def test_the_real_server_answers_and_ends_when_its_process_is_killed(
-    child: list[subprocess.Popen[str]],
+    child: list[subprocess.Popen[str]], server_home: Path
 ) -> None:
     code = textwrap.dedent(
         """
@@ -229,7 +237,7 @@ def test_the_real_server_answers_and_ends_when_its_process_is_killed(
     proc = subprocess.Popen(
         [sys.executable, "-c", code],
         cwd=REPO,
-        env=_env_without_server(),
+        env=_env_without_server(server_home),
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -245,9 +253,8 @@ def test_the_real_server_answers_and_ends_when_its_process_is_killed(
     assert not _servers_of(proc.pid)
 
 
-@pytest.mark.xdist_group("prefect-home")
 def test_ingest_with_no_server_configured_starts_one_and_leaves_nothing_running(
-    tmp_path: Path, child: list[subprocess.Popen[str]]
+    tmp_path: Path, child: list[subprocess.Popen[str]], server_home: Path
 ) -> None:
     db = tmp_path / "sample.duckdb"
     proc = subprocess.Popen(
@@ -263,7 +270,7 @@ def test_ingest_with_no_server_configured_starts_one_and_leaves_nothing_running(
         ],
         cwd=REPO,
         # INFO: Prefect then sends the run's logs to the server, some after the run ends
-        env={**_env_without_server(), "PREFECT_LOGGING_LEVEL": "INFO"},
+        env={**_env_without_server(server_home), "PREFECT_LOGGING_LEVEL": "INFO"},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
