@@ -221,10 +221,10 @@ def fork_server_pid() -> int | None:
     return forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined,no-any-return]
 
 
-def start_fork_server() -> float:
+def ready_fork_server() -> float:
     """Start the workers' fork server and wait until it forks (its imports done): the
     seconds it took."""
-    from flows.pool import start_fork_server
+    from flows.fork_server import start_fork_server
 
     started = time.perf_counter()
     if start_fork_server():
@@ -387,7 +387,7 @@ def main() -> None:
     started = time.perf_counter()
     with prefect_api() as url:
         print(f"Prefect API {url} ready in {time.perf_counter() - started:.1f} s (not timed below)")
-        print(f"worker fork server ready in {start_fork_server():.1f} s (not timed below)")
+        print(f"worker fork server ready in {ready_fork_server():.1f} s (not timed below)")
         runs = ((small, 2, "small"), (files, 1, "all"), (files, 2, "all"))
         for subset, workers, tag in runs:
             db = args.out / f"bench-{tag}-{workers}.duckdb"

@@ -76,7 +76,7 @@ def main() -> None:
     db = args.out / "bench-cpu.duckdb"
     with flow_module.prefect_api():
         if not args.spawn:
-            print(f"worker fork server ready in {corpus.start_fork_server():.1f} s (not timed)")
+            print(f"worker fork server ready in {corpus.ready_fork_server():.1f} s (not timed)")
         for stale in (db, db.with_name(db.name + ".wal")):
             stale.unlink(missing_ok=True)
         with corpus.TreeMeter() as meter:  # the Prefect server counted too

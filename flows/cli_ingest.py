@@ -56,11 +56,10 @@ def ingest_command(
     """Parse, audit and load logs into DuckDB; files already loaded are skipped."""
     quiet_prefect()
     if dask_address is None and os.environ.get("PREFECT_API_URL"):
-        # The run will not start a Prefect server, whose start the fork server's imports
-        # would overlap (they do, in run_ingest, when there is none): they overlap this
-        # process's import of the flow instead. With a server to start, starting them
-        # here made `zhuoji ingest data/sample` about a second slower (both imports
-        # delayed the server's start).
+        # No temporary server will start for the fork server's imports to overlap (see
+        # run_ingest), so they overlap this process's import of the flow. Without a
+        # server configured, starting them here delayed the server's start: about a
+        # second slower.
         from flows.fork_server import start_fork_server
 
         start_fork_server()

@@ -723,12 +723,12 @@ def run_ingest(
     if batch_size is not None and batch_size < 1:
         raise ValueError("the batch size must be at least 1")
     runner = make_task_runner(n_workers, dask_address)
+    if not dask_address:
+        # Its imports run while a temporary Prefect server starts. The workers need no
+        # API address from its environment: Prefect sends each task its settings.
+        start_fork_server()
     with ExitStack() as stack:
         stack.enter_context(prefect_api())
-        if not dask_address:
-            # After the API is set: the workers inherit the fork server's environment, and
-            # a worker without PREFECT_API_URL would start Prefect's ephemeral API itself.
-            start_fork_server()
         stack.enter_context(temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}))
         configured = ingest_flow.with_options(task_runner=runner)
         summary: RunSummary = configured(
