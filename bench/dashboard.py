@@ -85,7 +85,8 @@ def build_base(folder: Path, games: int) -> Path:
 
     from flows import warehouse
     from flows.bridge import game_from_records
-    from flows.ingest import load_outcomes, plan_files, process_file
+    from flows.ingest import load_outcomes, plan_files
+    from flows.process import process_file
     from parsers.models import Player
     from parsers.write import write_games
     from rules.events import Chow, Discard, HandRecord, RecordedResult

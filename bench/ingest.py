@@ -16,7 +16,7 @@ the temporary server starts):
 * floors on the first ``--small`` hands, one process: ``orjson.loads`` of every line;
   validated parsing (``parsers.generate_fast_games``, what the ingest reads); parse +
   bridge + audit (no rows, no database); a worker's whole work without Prefect (that,
-  plus rows and Parquet shards: ``flows.ingest.process_files``); and validated parsing on
+  plus rows and Parquet shards: ``flows.process.process_files``); and validated parsing on
   2 processes;
 * ``zhuoji ingest`` (:func:`flows.ingest.run_ingest`) into a new database, on the first
   ``--small`` hands with 2 workers, then on all hands with 1 and with 2 workers: wall time
@@ -278,7 +278,7 @@ def floor_parse_2(files: Sequence[Path]) -> None:
 
 def floor_audit(files: Sequence[Path]) -> None:
     """The engine's part of a worker's work: parse, bridge and audit as
-    :func:`flows.ingest.process_file` calls them (no explanations, its garbage-collector
+    :func:`flows.process.process_file` calls them (no explanations, its garbage-collector
     policy), with no rows written."""
     from flows.bridge import hand_records
     from flows.ingest import rare_collections
@@ -296,12 +296,12 @@ def floor_audit(files: Sequence[Path]) -> None:
 
 def floor_worker(files: Sequence[Path]) -> None:
     """What one worker does with its files, without Prefect: parse, bridge, audit, rows
-    and Parquet shards (:func:`flows.ingest.process_files`, its garbage-collector policy
+    and Parquet shards (:func:`flows.process.process_files`, its garbage-collector policy
     included)."""
     import tempfile
 
     from flows.discover import hash_file
-    from flows.ingest import process_files
+    from flows.process import process_files
 
     with tempfile.TemporaryDirectory() as staging:
         process_files([hash_file(str(f)) for f in files], staging)

@@ -5,13 +5,14 @@ Plain functions do the work and the Prefect tasks are thin wrappers over them:
 * :func:`plan_files` (main process): discover the files and hash those the ``files``
   table already holds: unchanged files are skipped, changed ones are processed, and so
   are new ones (not hashed here).
-* :func:`process_file` (a worker: a process of the pool or a Dask worker): parse, bridge,
-  audit every hand, write the rows as Parquet shards in the staging folder, return a small
-  :class:`~flows.rows.FileOutcome`. The file is read once: its hash is computed from the
-  bytes as they are parsed. Any malformed game quarantines the whole file. One
-  task takes a chunk of consecutive files (:func:`plan_chunks`, about
-  :data:`CHUNK_BYTES`), so that a task's fixed orchestration cost stays small beside its
-  work; each file still has its own outcome.
+* :func:`flows.process.process_file` (a worker: a process of the pool or a Dask worker):
+  parse, bridge, audit every hand, write the rows as Parquet shards in the staging folder,
+  return a small :class:`~flows.rows.FileOutcome`. The file is read once: its hash is
+  computed from the bytes as they are parsed. Any malformed game quarantines the whole
+  file. The worker imports only :mod:`flows.process`, not this module. One task takes a
+  chunk of consecutive files (:func:`plan_chunks`, about :data:`CHUNK_BYTES`), so that a
+  task's fixed orchestration cost stays small beside its work; each file still has its
+  own outcome.
 * :func:`load_outcomes` (main process, the only writer): settle game-id clashes, then load
   a batch's shards and bookkeeping rows in one transaction.
 
@@ -22,8 +23,6 @@ batch; the next run skips what that batch loaded and redoes the rest.
 
 from __future__ import annotations
 
-import gc
-import hashlib
 import inspect
 import os
 import shutil
@@ -32,12 +31,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import orjson
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.context import refresh_global_settings_context
@@ -52,35 +49,11 @@ from prefect.task_runners import TaskRunner
 from prefect.utilities.asyncutils import run_coro_as_sync
 
 from flows import warehouse
-from flows.bridge import hand_records
-from flows.discover import (
-    ContentDigest,
-    FileDigest,
-    digest_file,
-    generate_log_paths,
-    hash_file,
-    unhashed_file,
-)
+from flows.discover import FileDigest, generate_log_paths, hash_file, unhashed_file
 from flows.pool import ForkServerTaskRunner, start_fork_server
 from flows.prefect_server import LocalPrefectServer
-from flows.rows import FileError, FileOutcome, FileStatus, RowBuffer, remove_shards
-from parsers.errors import MalformedLogError
-from parsers.fast import Game
-from parsers.read import generate_fast_games, parse_encoding
-from rules.audit import audit_game
-from rules.presets import resolve_ruleset
-from rules.ruleset import Ruleset
-
-FLUSH_HANDS = 20_000
-"""Rows of this many hands are written out as one Parquet row group."""
-
-
-class FileChangedError(ValueError):
-    """The file's content changed between hashing and processing (the task retries)."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__(f"{path}: the file changed while it was being read")
-        self.path = path
+from flows.process import process_files_task
+from flows.rows import FileError, FileOutcome, FileStatus, remove_shards
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,133 +111,6 @@ def plan_files(
         else:
             todo.append(digest)
     return FilePlan(seen=len(found), to_process=tuple(todo), skipped=skipped)
-
-
-@lru_cache(maxsize=64)
-def _ruleset(name: str, overrides_json: str) -> Ruleset:
-    overrides = orjson.loads(overrides_json)
-    return resolve_ruleset(name, overrides or None)
-
-
-def _game_ruleset(game: Game) -> Ruleset:
-    overrides = orjson.dumps(game.rule_overrides or {}, option=orjson.OPT_SORT_KEYS).decode()
-    return _ruleset(game.ruleset, overrides)
-
-
-def _file_error(exc: MalformedLogError) -> FileError:
-    return FileError(
-        sentence=str(exc),
-        message=exc.reason,
-        line=exc.line,
-        json_path=exc.json_path,
-        game_id=exc.game_id,
-    )
-
-
-def _game_error(path: str, game: Game, reason: str, json_path: str | None = None) -> FileError:
-    where = f"{path}, game {game.game_id!r}" + (f", field {json_path}" if json_path else "")
-    return FileError(
-        sentence=f"{where}: {reason}", message=reason, json_path=json_path, game_id=game.game_id
-    )
-
-
-def _hand_no_error(path: str, game: Game) -> FileError | None:
-    seen: set[int] = set()
-    for i, hand in enumerate(game.hands):
-        if hand.hand_no in seen:
-            return _game_error(
-                path, game, f"hand_no {hand.hand_no} appears twice", f"hands[{i}].hand_no"
-            )
-        seen.add(hand.hand_no)
-    return None
-
-
-def shard_dir_for(staging_dir: str | Path, path: str) -> Path:
-    """Where a file's shards go in a run's staging folder (a run processes a path once)."""
-    return Path(staging_dir) / hashlib.sha256(path.encode("utf-8")).hexdigest()[:32]
-
-
-def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome:
-    """Parse, audit and write the rows of one file; or say why it is quarantined.
-
-    Runs in a worker: it never opens the database and returns only a small outcome. The
-    outcome's hash and size are those of the bytes parsed. A file the plan hashed
-    (``sha256`` given) must still have that hash (else :class:`FileChangedError`).
-    """
-    try:
-        parse_encoding(path)
-    except ValueError as exc:
-        digest = digest_file(path)
-        base = FileOutcome(
-            path=path, sha256=digest.hexdigest(), size=digest.size, status=FileStatus.LOADED
-        )
-        error = FileError(sentence=str(exc), message="not a log file name")
-        return base.quarantine([error])
-    content = ContentDigest()
-    buffer = RowBuffer(shard_dir_for(staging_dir, path))
-    errors: list[FileError] = []
-    game_ids: list[str] = []
-    seen_ids: set[str] = set()
-    hands = violations = mismatches = 0
-    try:
-        for item in generate_fast_games(path, sink=content):
-            if isinstance(item, MalformedLogError):
-                errors.append(_file_error(item))
-                continue
-            if errors:
-                continue  # the file is quarantined; read on only to report every fault
-            if item.game_id in seen_ids:
-                errors.append(_game_error(path, item, "the game id appears twice in the file"))
-                continue
-            seen_ids.add(item.game_id)
-            fault = _hand_no_error(path, item)
-            if fault is not None:
-                errors.append(fault)
-                continue
-            try:
-                ruleset = _game_ruleset(item)
-            except ValueError as exc:
-                errors.append(_game_error(path, item, f"no usable ruleset: {exc}", "ruleset"))
-                continue
-            try:
-                # The warehouse stores no explanation: `zhuoji audit` writes it on request.
-                audits = audit_game(hand_records(item), ruleset, explain=False)
-            except Exception as exc:  # a defect in the engine: report it, keep the run going
-                reason = f"the audit failed: {type(exc).__name__}: {exc}"
-                errors.append(_game_error(path, item, reason))
-                continue
-            counts = buffer.add_game(item, path, audits)
-            game_ids.append(item.game_id)
-            hands += counts.hands
-            violations += counts.violations
-            mismatches += counts.mismatches
-            if buffer.pending_hands >= FLUSH_HANDS:
-                buffer.flush()
-        if not content.complete:  # the file could not be opened: this raises the reason
-            content = digest_file(path)
-        actual, actual_size = content.hexdigest(), content.size
-        if sha256 is not None and actual != sha256:
-            raise FileChangedError(path)
-    except BaseException:
-        buffer.abort()
-        raise
-    if errors:
-        buffer.abort()
-        base = FileOutcome(path=path, sha256=actual, size=actual_size, status=FileStatus.LOADED)
-        return base.quarantine(errors)
-    buffer.close()
-    return FileOutcome(
-        path=path,
-        sha256=actual,
-        size=actual_size,
-        status=FileStatus.LOADED,
-        games=len(game_ids),
-        hands=hands,
-        violations=violations,
-        mismatches=mismatches,
-        game_ids=tuple(game_ids),
-        shard_dir=buffer.shard_dir.as_posix(),
-    )
 
 
 def settle_clashes(
@@ -326,34 +172,6 @@ def staging_dir_for(db: str | Path) -> Path:
 
 
 # --- Prefect tasks (thin wrappers) -----------------------------------------------------------
-
-
-GC_THRESHOLD = 100_000
-"""Allocations between young-generation collections while a worker processes files."""
-
-
-@contextmanager
-def rare_collections(threshold: int = GC_THRESHOLD) -> Iterator[None]:
-    """Run the cyclic garbage collector rarely for the duration.
-
-    A worker allocates millions of short-lived objects per file (rows, facts, ledger
-    items), nearly all freed by reference counting; at Python's default threshold (700)
-    the collector runs thousands of times per file and rescans the long-lived row buffers
-    each time it reaches the older generations, a third of the worker's time. Cycles are
-    still collected, just less often.
-    """
-    old = gc.get_threshold()
-    gc.set_threshold(max(threshold, old[0]), old[1], old[2])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*old)
-
-
-def process_files(files: Sequence[FileDigest], staging_dir: str) -> list[FileOutcome]:
-    """:func:`process_file` for each file of a chunk, in order."""
-    with rare_collections():
-        return [process_file(d.path, d.sha256, staging_dir) for d in files]
 
 
 CHUNK_BYTES = 64 * 2**20
@@ -423,11 +241,6 @@ def plan_chunks(
         chunks[min(count - 1, seen * count // total)].append(d)
         seen += _weight(d)
     return [chunk for chunk in chunks if chunk]
-
-
-@task(name="process-files", retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
-def process_files_task(files: list[FileDigest], staging_dir: str) -> list[FileOutcome]:
-    return process_files(files, staging_dir)
 
 
 @task(name="plan-files", retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)

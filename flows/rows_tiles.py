@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from operator import attrgetter, itemgetter
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from rules.audit import HandAudit
 from rules.facts import RiverRow
@@ -29,28 +27,35 @@ from rules.tiles import (
     parse_tiles,
 )
 
+if TYPE_CHECKING:  # polars is imported when a frame is built: a worker never needs it
+    import polars as pl
+
 __all__ = [
-    "HAND_TILES_SCHEMA",
+    "HAND_TILES_COLUMNS",
     "MeldTextError",
     "extend_hand_tiles",
     "format_discards",
     "format_melds",
     "hand_tiles_row_tuples",
     "hand_tiles_rows",
+    "hand_tiles_schema",
     "parse_discards",
     "parse_melds",
 ]
 
-HAND_TILES_SCHEMA: dict[str, pl.DataType] = {
-    "game_id": pl.String(),
-    "hand_no": pl.Int32(),
-    "seat": pl.Int16(),
-    "concealed": pl.String(),
-    "melds": pl.String(),
-    "discards": pl.String(),
-    "win_tile": pl.String(),
-}
+HAND_TILES_COLUMNS: tuple[str, ...] = (
+    "game_id", "hand_no", "seat", "concealed", "melds", "discards", "win_tile",
+)
 """The columns of ``sql/schema/010_hand_tiles.sql``, in order."""
+
+
+def hand_tiles_schema() -> dict[str, pl.DataType]:
+    """:data:`HAND_TILES_COLUMNS` with their polars types."""
+    import polars as pl
+
+    types = (pl.String(), pl.Int32(), pl.Int16(), pl.String(), pl.String(), pl.String(),
+             pl.String())
+    return dict(zip(HAND_TILES_COLUMNS, types, strict=True))
 
 
 class MeldTextError(ValueError):
@@ -154,7 +159,7 @@ def parse_melds(text: str) -> list[tuple[MeldKind, Tile]]:
 
 
 HandTilesRow = tuple[str, int, int, str, str, str, str | None]
-"""A ``hand_tiles`` row: the :data:`HAND_TILES_SCHEMA` columns in order."""
+"""A ``hand_tiles`` row: the :data:`HAND_TILES_COLUMNS` in order."""
 
 
 def hand_tiles_row_tuples(game_id: str, audit: HandAudit) -> list[HandTilesRow]:
@@ -197,8 +202,8 @@ def extend_hand_tiles(
     columns: dict[str, list[Any]], game_id: str, audits: Sequence[HandAudit]
 ) -> None:
     """Append one row per seat per audited hand (the tiles where the replay ended) to
-    ``columns``, a dict of lists keyed by the :data:`HAND_TILES_SCHEMA` names."""
-    targets = [columns[name] for name in HAND_TILES_SCHEMA]
+    ``columns``, a dict of lists keyed by :data:`HAND_TILES_COLUMNS`."""
+    targets = [columns[name] for name in HAND_TILES_COLUMNS]
     for audit in audits:
         for row in hand_tiles_row_tuples(game_id, audit):
             for target, value in zip(targets, row, strict=True):
@@ -207,6 +212,8 @@ def extend_hand_tiles(
 
 def hand_tiles_rows(game_id: str, audits: Sequence[HandAudit]) -> pl.DataFrame:
     """:func:`extend_hand_tiles` as a frame."""
-    columns: dict[str, list[Any]] = {name: [] for name in HAND_TILES_SCHEMA}
+    import polars as pl
+
+    columns: dict[str, list[Any]] = {name: [] for name in HAND_TILES_COLUMNS}
     extend_hand_tiles(columns, game_id, audits)
-    return pl.DataFrame(columns, schema=HAND_TILES_SCHEMA)
+    return pl.DataFrame(columns, schema=hand_tiles_schema())

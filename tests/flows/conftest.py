@@ -22,7 +22,8 @@ import pytest
 import flows.cli  # noqa: F401  (every command on the app, as the console script has them)
 from flows import warehouse
 from flows.bridge import game_from_records
-from flows.ingest import load_outcomes, plan_files, process_file
+from flows.ingest import load_outcomes, plan_files
+from flows.process import process_file
 from parsers.models import Game, Player
 from parsers.write import generate_stream_lines, write_games
 from rules.events import Chow, Discard, HandRecord, RecordedResult

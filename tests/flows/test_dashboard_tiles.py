@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from flows import warehouse
 from flows.rows_tiles import (
-    HAND_TILES_SCHEMA,
     MeldTextError,
     format_discards,
     format_melds,
     hand_tiles_rows,
+    hand_tiles_schema,
     parse_discards,
     parse_melds,
 )
@@ -73,7 +73,7 @@ def test_bad_meld_text(text: str) -> None:
 
 def test_rows_hold_every_seats_tiles(games: Audited) -> None:
     frame = all_rows(games)
-    assert frame.schema == pl.Schema(HAND_TILES_SCHEMA)
+    assert frame.schema == pl.Schema(hand_tiles_schema())
     assert frame.height == sum(a.record.n_players for _, audits in games for a in audits)
     rows = frame.rows(named=True)
     i = 0

@@ -12,13 +12,8 @@ import pytest
 
 from flows import warehouse
 from flows.discover import hash_file
-from flows.ingest import (
-    LOCAL_WRITER_THREADS,
-    FileChangedError,
-    load_outcomes,
-    process_file,
-    run_ingest,
-)
+from flows.ingest import LOCAL_WRITER_THREADS, load_outcomes, run_ingest
+from flows.process import FileChangedError, process_file
 from flows.rows import DATA_TABLES, FileStatus
 from parsers.write import write_games
 from tests.flows.conftest import Corpus, build_corpus, copy_db, ingest_plain, snapshot

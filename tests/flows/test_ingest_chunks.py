@@ -7,7 +7,8 @@ import gc
 import pytest
 
 from flows.discover import FileDigest
-from flows.ingest import plan_batches, plan_chunks, rare_collections
+from flows.ingest import plan_batches, plan_chunks
+from flows.process import rare_collections
 
 
 def _files(*sizes: int) -> list[FileDigest]:

@@ -13,7 +13,8 @@ import duckdb
 import pytest
 
 from flows.discover import hash_file
-from flows.ingest import run_ingest, shard_dir_for, staging_dir_for
+from flows.ingest import run_ingest, staging_dir_for
+from flows.process import shard_dir_for
 from tests.flows.conftest import Corpus, snapshot
 
 REPO = Path(__file__).resolve().parents[2]

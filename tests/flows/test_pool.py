@@ -194,3 +194,26 @@ def test_the_ingest_command_starts_the_fork_server_early_with_a_server_configure
         result = runner.invoke(app, args)
         assert isinstance(result.exception, Stop)
         assert calls == expected, (url, args)
+
+
+@needs_fork_server
+@pytest.mark.xdist_group("prefect")
+def test_a_worker_running_the_ingest_task_imports_no_duckdb_or_polars(
+    prefect_harness: str, tmp_path: Path
+) -> None:
+    # The worker imports flows.process for its task, not the flow's module with its
+    # database and frame libraries (about 0.3 s of CPU and 0.7 s of start-up a worker).
+    from flows.process import process_files_task
+
+    def heavy_modules() -> list[str]:  # pickled by value: the worker imports no test module
+        names = ("duckdb", "polars", "flows.ingest", "flows.warehouse")
+        return sorted(name for name in names if name in sys.modules)
+
+    report = task(heavy_modules, name="heavy-modules", cache_policy=NO_CACHE)
+
+    @flow(task_runner=pool.ForkServerTaskRunner(max_workers=1), validate_parameters=False)
+    def one_worker() -> tuple[list[object], list[str]]:
+        outcomes = process_files_task.submit([], tmp_path.as_posix()).result()
+        return outcomes, report.submit().result()
+
+    assert one_worker() == ([], [])
