@@ -26,7 +26,9 @@ the temporary server starts):
   server left out), sampled every 0.2 s. Memory at ``--small`` vs ``--hands`` hands shows
   whether it grows with the corpus.
 
-Figures are wall-clock on a shared machine: the load average is printed beside them.
+Figures are wall-clock on a shared machine: the load average is printed beside them, and
+the steal and idle shares of the machine's CPU time during that run (:func:`machine_text`,
+from ``/proc/stat`` on Linux: steal is the time the host gave to other guests).
 """
 
 from __future__ import annotations
@@ -331,6 +333,31 @@ def _load() -> str:
     return f"load {os.getloadavg()[0]:.1f}"
 
 
+def cpu_ticks() -> list[int] | None:
+    """The machine's CPU time so far, in ticks, by state: user, nice, system, idle, iowait,
+    irq, softirq, steal (``/proc/stat``); None where there is no such file."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = stat.readline().split()
+    except OSError:
+        return None
+    return [int(v) for v in fields[1:9]]
+
+
+def machine_text(before: list[int] | None, after: list[int] | None) -> str:
+    """``"steal 12 %, idle 3 %"``: between two :func:`cpu_ticks` readings, the share of the
+    machine's CPU time that its virtual CPUs were ready to run but the host ran something
+    else (another guest), and the share they had nothing to run. A run with much steal is
+    slow because the machine was, not the code; ``""`` where that cannot be read."""
+    if before is None or after is None:
+        return ""
+    spent = [b - a for a, b in zip(before, after, strict=True)]
+    total = sum(spent)
+    if total <= 0:
+        return ""
+    return f"steal {100 * spent[7] / total:.0f} %, idle {100 * (spent[3] + spent[4]) / total:.0f} %"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hands", type=int, default=200_000)
@@ -375,11 +402,13 @@ def main() -> None:
     ):
         n = len(subset) * per_file
         _import_floor_modules()  # no floor times a first import (Prefect's takes 1-2 s)
+        ticks = cpu_ticks()
         seconds, cpu = _timed(lambda fn=fn, subset=subset: fn(subset))  # type: ignore[misc]
         row(
             label,
             f"{n / seconds:,.0f} hands/s",
-            f"{n:,} hands, {seconds:.1f} s, {1000 * cpu / n:.2f} CPU ms/hand, {_load()}",
+            f"{n:,} hands, {seconds:.1f} s, {1000 * cpu / n:.2f} CPU ms/hand, {_load()}, "
+            f"{machine_text(ticks, cpu_ticks())}",
         )
 
     from flows.ingest import prefect_api, run_ingest
@@ -395,16 +424,19 @@ def main() -> None:
                 stale.unlink(missing_ok=True)
             shutil.rmtree(db.with_name(db.name + ".staging"), ignore_errors=True)
             with TreeMeter(_server_pids) as meter:
+                ticks = cpu_ticks()
                 started = time.perf_counter()
                 summary = run_ingest([str(f) for f in subset], db, workers=workers)
                 seconds = time.perf_counter() - started
+                machine = machine_text(ticks, cpu_ticks())
             assert summary.files_loaded == len(subset), summary
             n = summary.hands
             print(f"ingest {n:,} hands, {workers} worker(s):")
             row(
                 f"end to end, {workers} worker(s), {n:,} hands",
                 f"{n / seconds:,.0f} hands/s",
-                f"{seconds:.1f} s, {1000 * meter.cpu_seconds / n:.2f} CPU ms/hand, {_load()}",
+                f"{seconds:.1f} s, {1000 * meter.cpu_seconds / n:.2f} CPU ms/hand, {_load()}, "
+                f"{machine}",
             )
             row(
                 f"peak RSS, {workers} worker(s), {n:,} hands",

@@ -6,9 +6,14 @@
 Runs :func:`flows.ingest.run_ingest` on the first ``--hands`` hands of the
 ``bench/ingest.py`` corpus (built there, under ``--out``) into a new database, against one
 temporary Prefect server and the workers' fork server (both started first, not timed),
-and prints the wall time, hands/s, and the CPU time of each process (the ingest process,
-each worker, the Prefect server, the fork server) sampled every 0.2 s (``bench/ingest.py``'s
-``TreeMeter``). ``--writer-threads`` sets the loader's DuckDB threads
+and prints the wall time, hands/s, the machine's steal and idle shares during the run
+(``bench/ingest.py``'s ``machine_text``), and the CPU time of each process (the ingest
+process, each worker, the Prefect server, the fork server) sampled every 0.2 s
+(``bench/ingest.py``'s ``TreeMeter``). To compare with
+another commit, run that checkout's copy of this file with ``PYTHONPATH`` on it and from
+that checkout's folder (run from this project's folder, its workers were seen to import
+this project's copy of the flow instead, and fail).
+``--writer-threads`` sets the loader's DuckDB threads
 (:data:`flows.ingest.LOCAL_WRITER_THREADS`; 0: DuckDB's default, a thread per core), to
 compare the two. ``--spawn`` runs the workers in Prefect's own process pool instead of
 :class:`flows.pool.ForkServerTaskRunner` (spawned, not forked; tasks handed on in
@@ -80,15 +85,18 @@ def main() -> None:
         for stale in (db, db.with_name(db.name + ".wal")):
             stale.unlink(missing_ok=True)
         with corpus.TreeMeter() as meter:  # the Prefect server counted too
+            ticks = corpus.cpu_ticks()
             started = time.perf_counter()
             summary = flow_module.run_ingest([str(f) for f in files], db, workers=args.workers)
             seconds = time.perf_counter() - started
+            machine = corpus.machine_text(ticks, corpus.cpu_ticks())
     db.unlink(missing_ok=True)
     n = summary.hands
     threads = getattr(flow_module, "LOCAL_WRITER_THREADS", None)  # (older code: none)
     print(
         f"{n:,} hands, {args.workers} worker(s), loader DuckDB threads "
         f"{threads if threads else 'default'}: {seconds:.1f} s, {n / seconds:,.0f} hands/s"
+        + (f" (machine: {machine})" if machine else "")
     )
     me = os.getpid()
     for pid, used in sorted(meter.cpu_by_process().items()):
