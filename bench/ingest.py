@@ -283,7 +283,7 @@ def floor_audit(files: Sequence[Path]) -> None:
     :func:`flows.process.process_file` calls them (no explanations, its garbage-collector
     policy), with no rows written."""
     from flows.bridge import hand_records
-    from flows.ingest import rare_collections
+    from flows.process import rare_collections
     from parsers.read import generate_fast_games
     from rules.audit import audit_game
     from rules.presets import resolve_ruleset
@@ -312,7 +312,7 @@ def floor_worker(files: Sequence[Path]) -> None:
 def _import_floor_modules() -> None:
     import importlib
 
-    for name in ("flows.bridge", "flows.discover", "flows.ingest", "parsers.read",
+    for name in ("flows.bridge", "flows.discover", "flows.process", "parsers.read",
                  "rules.audit", "rules.presets"):
         importlib.import_module(name)
 
