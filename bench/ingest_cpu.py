@@ -11,8 +11,8 @@ and prints the wall time, hands/s, the machine's steal and idle shares during th
 process, each worker, the Prefect server, the fork server) sampled every 0.2 s
 (``bench/ingest.py``'s ``TreeMeter``). To compare with
 another commit, run that checkout's copy of this file with ``PYTHONPATH`` on it and from
-that checkout's folder (run from this project's folder, its workers were seen to import
-this project's copy of the flow instead, and fail).
+that checkout's folder: before ``flows.fork_server`` gave the fork server this process's
+import path, the fork server imported from the current folder first.
 ``--writer-threads`` sets the loader's DuckDB threads
 (:data:`flows.ingest.LOCAL_WRITER_THREADS`; 0: DuckDB's default, a thread per core), to
 compare the two. ``--spawn`` runs the workers in Prefect's own process pool instead of

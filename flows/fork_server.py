@@ -5,6 +5,10 @@ fork server's imports and the command's run at the same time."""
 from __future__ import annotations
 
 import multiprocessing
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 __all__ = ["METHOD", "WORKER_PRELOAD", "fork_server_available", "start_fork_server"]
 
@@ -44,5 +48,34 @@ def start_fork_server() -> bool:
 
     context = multiprocessing.get_context(METHOD)
     context.set_forkserver_preload(list(WORKER_PRELOAD))  # only read when it starts
-    forkserver.ensure_running()
+    with _this_import_path():
+        forkserver.ensure_running()
     return True
+
+
+@contextmanager
+def _this_import_path() -> Iterator[None]:
+    """While the fork server starts: its imports follow this process's ``sys.path``.
+
+    CPython's fork server (3.11 to 3.13 at least) imports its preload modules with
+    Python's default path, the current folder first: the parent's path it is handed is
+    applied only in the processes it forks. A package in the current folder named like a
+    preloaded module (a Prefect project's own ``flows``, say) would be imported, and run,
+    in its place. So the fork server starts with the current folder left out
+    (``PYTHONSAFEPATH``) and this process's path in ``PYTHONPATH`` (its current folder
+    too, where this process imports from there); the environment is restored at once.
+    """
+    names = ("PYTHONSAFEPATH", "PYTHONPATH")
+    saved = {name: os.environ.get(name) for name in names}
+    os.environ["PYTHONSAFEPATH"] = "1"
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [os.path.abspath(entry) if entry else os.getcwd() for entry in sys.path]
+    )
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -217,3 +217,32 @@ def test_a_worker_running_the_ingest_task_imports_no_duckdb_or_polars(
         return outcomes, report.submit().result()
 
     assert one_worker() == ([], [])
+
+
+@needs_fork_server
+def test_the_fork_server_imports_nothing_from_the_current_folder(tmp_path: Path) -> None:
+    # CPython's fork server imports its preload with Python's default path, the current
+    # folder first (the parent's path it is handed is applied only in the workers), so a
+    # package there named like a preloaded one (a Prefect project's own flows/) was
+    # imported, and run, in the fork server instead of this project's.
+    here = tmp_path / "logs"
+    (here / "flows").mkdir(parents=True)
+    marker = tmp_path / "imported"
+    (here / "flows" / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    driver = tmp_path / "driver.py"  # run from a file: the script's folder, not here, is first
+    driver.write_text(
+        "import multiprocessing, os\n"
+        "from flows.fork_server import METHOD, start_fork_server\n"
+        "if __name__ == '__main__':\n"
+        "    assert start_fork_server()\n"
+        "    worker = multiprocessing.get_context(METHOD).Process(target=os.getpid)\n"
+        "    worker.start()\n"  # waits for the fork server's imports
+        "    worker.join()\n"
+        "    print(worker.exitcode)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, str(driver)], cwd=here, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "0"
+    assert not marker.exists()
