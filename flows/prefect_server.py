@@ -106,9 +106,13 @@ class LocalPrefectServer:
         return free_port()
 
     def command(self, port: int) -> list[str]:
-        """The server process's command line (uvicorn's, behind :data:`_BOOTSTRAP`)."""
+        """The server process's command line (uvicorn's, behind :data:`_BOOTSTRAP`).
+
+        ``-P``: the current folder is not put first on the server's import path, where a
+        module named like one it imports (``uvicorn``, say) would run in its place."""
         return [
             sys.executable,
+            "-P",
             "-c",
             _BOOTSTRAP,
             "--app-dir",

@@ -151,8 +151,8 @@ def test_a_server_that_never_answers_is_stopped_and_named_with_the_setting() -> 
 
 def test_the_server_command_is_prefects_own_uvicorn_command() -> None:
     command = LocalPrefectServer(timeout=1).command(8123)
-    assert command[:2] == [sys.executable, "-c"]
-    args = command[3:]
+    assert command[:3] == [sys.executable, "-P", "-c"]
+    args = command[4:]
     assert args[args.index("--factory") + 1] == "prefect.server.api.server:create_app"
     assert args[args.index("--port") + 1] == "8123"
     assert args[args.index("--host") + 1] == "127.0.0.1"
@@ -286,3 +286,32 @@ def test_ingest_with_no_server_configured_starts_one_and_leaves_nothing_running(
     assert "Error" not in err and "Starting temporary server" not in err, err
     assert not _servers_of(proc.pid)
 
+
+
+def test_the_real_server_imports_nothing_from_the_current_folder(
+    tmp_path: Path, server_home: Path
+) -> None:
+    # ``python -c`` puts the current folder first on the path, before the standard
+    # library: a module there named like one the server imports (uvicorn, say) would
+    # run in its place.
+    here = tmp_path / "logs"
+    here.mkdir()
+    marker = tmp_path / "imported"
+    (here / "uvicorn.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    driver = tmp_path / "driver.py"  # run from a file: the script's folder, not here, is first
+    driver.write_text(
+        "from flows.prefect_server import LocalPrefectServer\n"
+        "with LocalPrefectServer(timeout=120) as url:\n"
+        "    print(url)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, str(driver)],
+        cwd=here,
+        env=_env_without_server(server_home),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.startswith("http://127.0.0.1:")
+    assert not marker.exists()
