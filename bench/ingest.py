@@ -226,11 +226,11 @@ def fork_server_pid() -> int | None:
 def ready_fork_server() -> float:
     """Start the workers' fork server and wait until it forks (its imports done): the
     seconds it took."""
-    from flows.fork_server import start_fork_server
+    from flows.fork_server import METHOD, start_fork_server
 
     started = time.perf_counter()
     if start_fork_server():
-        child = multiprocessing.get_context("forkserver").Process(target=os.getpid)
+        child = multiprocessing.get_context(METHOD).Process(target=os.getpid)
         child.start()  # answered once the fork server has imported its modules
         child.join()
     return time.perf_counter() - started

@@ -22,7 +22,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from flows.rows_tiles import hand_tiles_row_tuples
+from flows.rows_tiles import HAND_TILES_ARROW_SCHEMA, hand_tiles_row_tuples
 from parsers import fast
 from parsers.models import Game
 from rules.audit import HandAudit
@@ -60,17 +60,7 @@ KONG_COLUMNS: tuple[tuple[KongKind, str], ...] = (
 )
 
 SCHEMAS: dict[str, pa.Schema] = {
-    "hand_tiles": pa.schema(
-        [
-            ("game_id", _STR),
-            ("hand_no", _I32),
-            ("seat", _I16),
-            ("concealed", _STR),
-            ("melds", _STR),
-            ("discards", _STR),
-            ("win_tile", _STR),
-        ]
-    ),
+    "hand_tiles": HAND_TILES_ARROW_SCHEMA,
     "games": pa.schema(
         [
             ("game_id", _STR),

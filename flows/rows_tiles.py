@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
+
 from rules.audit import HandAudit
 from rules.facts import RiverRow
 from rules.melds import Meld, MeldKind
@@ -31,6 +33,7 @@ if TYPE_CHECKING:  # polars is imported when a frame is built: a worker never ne
     import polars as pl
 
 __all__ = [
+    "HAND_TILES_ARROW_SCHEMA",
     "HAND_TILES_COLUMNS",
     "MeldTextError",
     "extend_hand_tiles",
@@ -43,19 +46,28 @@ __all__ = [
     "parse_melds",
 ]
 
-HAND_TILES_COLUMNS: tuple[str, ...] = (
-    "game_id", "hand_no", "seat", "concealed", "melds", "discards", "win_tile",
+HAND_TILES_ARROW_SCHEMA = pa.schema(
+    [
+        ("game_id", pa.string()),
+        ("hand_no", pa.int32()),
+        ("seat", pa.int16()),
+        ("concealed", pa.string()),
+        ("melds", pa.string()),
+        ("discards", pa.string()),
+        ("win_tile", pa.string()),
+    ]
 )
-"""The columns of ``sql/schema/010_hand_tiles.sql``, in order."""
+"""The columns of ``sql/schema/010_hand_tiles.sql``, in order (the shards'
+``hand_tiles`` schema, :data:`flows.rows.SCHEMAS`)."""
+
+HAND_TILES_COLUMNS: tuple[str, ...] = tuple(HAND_TILES_ARROW_SCHEMA.names)
 
 
 def hand_tiles_schema() -> dict[str, pl.DataType]:
-    """:data:`HAND_TILES_COLUMNS` with their polars types."""
+    """:data:`HAND_TILES_ARROW_SCHEMA` as polars types."""
     import polars as pl
 
-    types = (pl.String(), pl.Int32(), pl.Int16(), pl.String(), pl.String(), pl.String(),
-             pl.String())
-    return dict(zip(HAND_TILES_COLUMNS, types, strict=True))
+    return dict(pl.from_arrow(HAND_TILES_ARROW_SCHEMA.empty_table()).schema)
 
 
 class MeldTextError(ValueError):
