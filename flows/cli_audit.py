@@ -303,8 +303,8 @@ def audit_command(
     """Replay and settle every hand; compare each with its recorded result.
 
     Per hand: the outcome, the winning hands and their value, the ledger grouped by reason,
-    the recomputed and recorded deltas, and every finding (illegal moves, score_mismatch,
-    dealer_mismatch, not_zero_sum). With --json: one object per hand per line with file,
+    the recomputed and recorded deltas, and every finding (illegal moves, not_zero_sum,
+    score_mismatch, item_mismatch, item_sum_mismatch, dealer_mismatch). With --json: one object per hand per line with file,
     game_id, hand_no, ruleset, violations, winners, next_dealer, deltas (null when the
     replay stopped on a fatal violation), recorded_deltas and ledger; a malformed file
     gives one line {"file": ..., "error": {...}}.

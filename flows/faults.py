@@ -103,11 +103,12 @@ class FaultKind(StrEnum):
 
 _C = ViolationCode
 _CODES: dict[FaultKind, tuple[str, ...]] = {
-    FaultKind.WRONG_DELTA: (_C.SCORE_MISMATCH,),
-    FaultKind.MISSING_CHICKEN: (_C.SCORE_MISMATCH,),
-    FaultKind.KONG_TO_UNREADY: (_C.SCORE_MISMATCH,),
+    # a delta changed alone no longer matches the record's own items
+    FaultKind.WRONG_DELTA: (_C.SCORE_MISMATCH, _C.ITEM_SUM_MISMATCH),
+    FaultKind.MISSING_CHICKEN: (_C.SCORE_MISMATCH, _C.ITEM_MISMATCH),
+    FaultKind.KONG_TO_UNREADY: (_C.SCORE_MISMATCH, _C.ITEM_MISMATCH),
     FaultKind.WRONG_NEXT_DEALER: (_C.DEALER_MISMATCH,),
-    FaultKind.UNBALANCED_DELTAS: (_C.NOT_ZERO_SUM, _C.SCORE_MISMATCH),
+    FaultKind.UNBALANCED_DELTAS: (_C.NOT_ZERO_SUM, _C.SCORE_MISMATCH, _C.ITEM_SUM_MISMATCH),
     FaultKind.TRUNCATED_FILE: (MALFORMED,),
     FaultKind.BROKEN_JSON_LINE: (MALFORMED,),
     FaultKind.BAD_TILE_TEXT: (MALFORMED,),

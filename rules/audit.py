@@ -3,7 +3,8 @@
 :func:`audit_hand` replays a :class:`~rules.events.HandRecord` with full legality checks,
 settles it (unless a fatal violation stopped it) and compares the settlement with the
 record's ``result``. Its findings list the replay's violations first (in event order),
-then the settlement checks (``not_zero_sum``, ``score_mismatch``, ``dealer_mismatch``).
+then the settlement checks (``not_zero_sum``, ``score_mismatch``, ``item_mismatch``,
+``item_sum_mismatch``, ``dealer_mismatch``).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import NamedTuple, TypeVar
 
-from rules.events import KongKind, RecordedResult
+from rules.events import KongKind, RecordedItem, RecordedResult
 from rules.facts import ClaimKind, KongFact, Outcome, SeatFacts, WinFact
 from rules.frozen import quick_init
 from rules.hand import generate_wins
@@ -60,6 +60,7 @@ __all__ = [
     "best_waiting_value",
     "format_amount",
     "generate_item_differences",
+    "item_nets",
     "next_dealer_of",
     "settle",
     "with_names",
@@ -1272,10 +1273,22 @@ def _difference_text(key: ItemKey, ours: int | None, theirs: int | None) -> str:
 def audit_result(
     settlement: Settlement | None, recorded: RecordedResult | None, hand_no: int
 ) -> tuple[Violation, ...]:
-    """The settlement checks of one hand against its recorded result (non-fatal findings):
-    ``not_zero_sum`` (the record's deltas do not sum to zero), ``score_mismatch`` (per-seat
-    deltas differ; the message names the seats, the differences and, for an itemised
-    record, the ledger items that differ) and ``dealer_mismatch``."""
+    """The settlement checks of one hand against its recorded result (non-fatal findings),
+    in this order:
+
+    - ``not_zero_sum``: the record's deltas do not sum to zero;
+    - ``score_mismatch``: its per-seat deltas differ from the recomputed ones (the message
+      names the seats and the differences);
+    - ``item_mismatch``: its itemised breakdown (``items``), summed per payer, payee and
+      reason, differs from the recomputed ledger (the message names the items that
+      differ), whether or not the deltas agree;
+    - ``item_sum_mismatch``: its items do not add up to its own deltas (the message names
+      each seat's net of the items against its delta);
+    - ``dealer_mismatch``: it names another next dealer.
+
+    ``not_zero_sum`` and ``item_sum_mismatch`` look at the record alone, so they are
+    reported for a hand that could not be settled too; the others need the settlement.
+    A record without ``items`` is compared on its deltas and next dealer only."""
     if recorded is None:
         return ()
     out: list[Violation] = []
@@ -1285,33 +1298,88 @@ def audit_result(
             ViolationCode.NOT_ZERO_SUM, hand_no, None, None,
             f"the recorded deltas {list(recorded.deltas)} sum to {total}, not 0", fatal=False,
         ))
-    if settlement is None:
-        return tuple(out)
-    ours, theirs = settlement.deltas, recorded.deltas
-    if tuple(theirs) != ours:
-        if len(theirs) != len(ours):
-            text = (f"the record has {len(theirs)} deltas {list(theirs)} for "
-                    f"{len(ours)} seats; recomputed {list(ours)}")
-        else:
-            diffs = [
-                f"seat {s}: recorded {format_amount(theirs[s])}, recomputed "
-                f"{format_amount(ours[s])} (off by {format_amount(theirs[s] - ours[s])})"
-                for s in range(len(ours)) if theirs[s] != ours[s]
-            ]
-            text = "recorded deltas differ: " + "; ".join(diffs)
+    if settlement is not None:
+        score = _score_mismatch(settlement, recorded, hand_no)
+        if score is not None:
+            out.append(score)
         items = [_difference_text(*d) for d in generate_item_differences(settlement, recorded)]
         if items:
-            text += ". Items that differ: " + "; ".join(items)
-        seats = [s for s in range(min(len(ours), len(theirs))) if ours[s] != theirs[s]]
-        seat = seats[0] if len(seats) == 1 else None
-        out.append(Violation(ViolationCode.SCORE_MISMATCH, hand_no, None, seat, text,
-                             fatal=False))
-    if recorded.next_dealer is not None and recorded.next_dealer != settlement.next_dealer:
+            n = len(items)
+            out.append(Violation(
+                ViolationCode.ITEM_MISMATCH, hand_no, None, None,
+                f"{n} recorded item{'s' if n != 1 else ''} differ{'s' if n == 1 else ''} "
+                "from the recomputed ledger: " + "; ".join(items), fatal=False,
+            ))
+    unbalanced = _item_sum_mismatch(recorded, hand_no)
+    if unbalanced is not None:
+        out.append(unbalanced)
+    if (settlement is not None and recorded.next_dealer is not None
+            and recorded.next_dealer != settlement.next_dealer):
         out.append(Violation(
             ViolationCode.DEALER_MISMATCH, hand_no, None, None,
             f"the record says seat {recorded.next_dealer} deals next; by the rules it is "
             f"seat {settlement.next_dealer}", fatal=False,
         ))
     return tuple(out)
+
+
+def _score_mismatch(
+    settlement: Settlement, recorded: RecordedResult, hand_no: int
+) -> Violation | None:
+    ours, theirs = settlement.deltas, recorded.deltas
+    if tuple(theirs) == ours:
+        return None
+    if len(theirs) != len(ours):
+        text = (f"the record has {len(theirs)} deltas {list(theirs)} for "
+                f"{len(ours)} seats; recomputed {list(ours)}")
+    else:
+        diffs = [
+            f"seat {s}: recorded {format_amount(theirs[s])}, recomputed "
+            f"{format_amount(ours[s])} (off by {format_amount(theirs[s] - ours[s])})"
+            for s in range(len(ours)) if theirs[s] != ours[s]
+        ]
+        text = "recorded deltas differ: " + "; ".join(diffs)
+    seats = [s for s in range(min(len(ours), len(theirs))) if ours[s] != theirs[s]]
+    seat = seats[0] if len(seats) == 1 else None
+    return Violation(ViolationCode.SCORE_MISMATCH, hand_no, None, seat, text, fatal=False)
+
+
+def item_nets(items: Iterable[RecordedItem], n_seats: int) -> list[int]:
+    """What the items give each of ``n_seats`` seats on balance (received minus paid);
+    raises ``ValueError`` for an item naming a seat outside ``range(n_seats)``."""
+    nets = [0] * n_seats
+    for item in items:
+        for seat in (item.payer, item.payee):
+            if not 0 <= seat < n_seats:
+                raise ValueError(
+                    f"the recorded item {item.payer} -> {item.payee} {item.reason} "
+                    f"{item.amount} names seat {seat}, the record has {n_seats} deltas"
+                )
+        nets[item.payer] -= item.amount
+        nets[item.payee] += item.amount
+    return nets
+
+
+def _item_sum_mismatch(recorded: RecordedResult, hand_no: int) -> Violation | None:
+    if recorded.items is None:
+        return None
+    deltas = recorded.deltas
+    try:
+        nets = item_nets(recorded.items, len(deltas))
+    except ValueError as exc:
+        return Violation(ViolationCode.ITEM_SUM_MISMATCH, hand_no, None, None, str(exc),
+                         fatal=False)
+    seats = [s for s in range(len(deltas)) if nets[s] != deltas[s]]
+    if not seats:
+        return None
+    diffs = [
+        f"seat {s}: items {format_amount(nets[s])}, delta {format_amount(deltas[s])}"
+        for s in seats
+    ]
+    return Violation(
+        ViolationCode.ITEM_SUM_MISMATCH, hand_no, None, seats[0] if len(seats) == 1 else None,
+        "the recorded items do not add up to the recorded deltas: " + "; ".join(diffs),
+        fatal=False,
+    )
 
 

@@ -32,11 +32,18 @@ class ViolationCode(StrEnum):
     SCORE_MISMATCH = "score_mismatch"
     DEALER_MISMATCH = "dealer_mismatch"
     NOT_ZERO_SUM = "not_zero_sum"
+    ITEM_MISMATCH = "item_mismatch"
+    ITEM_SUM_MISMATCH = "item_sum_mismatch"
 
 
-SETTLEMENT_CODES = frozenset(
-    {ViolationCode.SCORE_MISMATCH, ViolationCode.DEALER_MISMATCH, ViolationCode.NOT_ZERO_SUM}
-)
+SETTLEMENT_CODES = frozenset({
+    ViolationCode.SCORE_MISMATCH,
+    ViolationCode.DEALER_MISMATCH,
+    ViolationCode.NOT_ZERO_SUM,
+    ViolationCode.ITEM_MISMATCH,
+    ViolationCode.ITEM_SUM_MISMATCH,
+})
+"""The checks of a hand's recorded result: a hand with any of them is disputed."""
 
 
 @quick_init

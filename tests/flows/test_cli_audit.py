@@ -66,7 +66,9 @@ def test_dispute_wrong_charging_chicken() -> None:
     assert "  score_mismatch (event -, seat -): recorded deltas differ: seat 0: recorded -10, "\
         "recomputed -7 (off by -3); seat 1: recorded 0, recomputed +3 (off by -3); seat 2: "\
         "recorded +6, recomputed +9 (off by -3); seat 3: recorded +4, recomputed -5 "\
-        "(off by +9). Items that differ: seat 0 -> seat 3 charging_chicken 冲锋鸡: recorded 3, "\
+        "(off by +9)" in lines
+    assert "  item_mismatch (event -, seat -): 3 recorded items differ from the recomputed "\
+        "ledger: seat 0 -> seat 3 charging_chicken 冲锋鸡: recorded 3, "\
         "not due (extra in the record); seat 1 -> seat 3 charging_chicken 冲锋鸡: recorded 3, "\
         "not due (extra in the record); seat 2 -> seat 3 charging_chicken 冲锋鸡: recorded 3, "\
         "not due (extra in the record)" in lines
@@ -116,8 +118,10 @@ def test_disputes_as_json_name_the_differing_items() -> None:
     rows = [json.loads(line) for line in out.splitlines()]
     assert [r["game_id"] for r in rows] == ["dispute-0002", "dispute-0003", "dispute-0001"]
     for row in rows:
-        (finding,) = row["violations"]
-        assert finding["code"] == "score_mismatch"
+        score, item = row["violations"]
+        assert score["code"] == "score_mismatch"
+        assert item["code"] == "item_mismatch" and "from the recomputed ledger: seat " in (
+            item["message"])
         assert row["deltas"] != row["recorded_deltas"]
         assert sum(row["deltas"]) == 0
 
@@ -213,4 +217,70 @@ def test_dispute_logs_replay_cleanly(name: str) -> None:
     code, out = _audit("--json", str(DISPUTES / f"{name}.json"))
     assert code == 1
     (row,) = [json.loads(line) for line in out.splitlines()]
-    assert [v["code"] for v in row["violations"]] == ["score_mismatch"]
+    # the records are consistent in themselves (their items add up to their deltas) and
+    # wrong: the deltas and the items differ from the recomputation
+    assert [v["code"] for v in row["violations"]] == ["score_mismatch", "item_mismatch"]
+
+
+# --------------------------------------------------------------------------------------
+# the recorded itemisation: wrong items with the right deltas, items off their deltas
+# --------------------------------------------------------------------------------------
+
+
+def _with_items(record: HandRecord, items: list[RecordedItem],
+                deltas: tuple[int, ...] | None = None) -> HandRecord:
+    assert record.result is not None
+    result = record.result
+    return replace(record, result=RecordedResult(
+        result.deltas if deltas is None else deltas, result.next_dealer, tuple(items)))
+
+
+def test_wrong_items_with_the_right_deltas_are_found(tmp_path: Path) -> None:
+    clean = _clean_hand(1)
+    assert clean.result is not None and clean.result.items
+    items = list(clean.result.items)
+    # the right amount between the right seats, for another reason: the deltas agree
+    first = items[0]
+    items[0] = RecordedItem(first.payer, first.payee, first.amount, "concealed_kong")
+    path = _write(tmp_path / "g.json", [_with_items(clean, items), _clean_hand(2)])
+    code, out = _audit("--json", str(path))
+    assert code == 1
+    bad, good = [json.loads(line) for line in out.splitlines()]
+    assert good["violations"] == []
+    assert bad["deltas"] == bad["recorded_deltas"]
+    (finding,) = bad["violations"]
+    assert finding["code"] == "item_mismatch" and not finding["fatal"]
+    assert f"seat {first.payer} -> seat {first.payee} concealed_kong 闷豆: recorded " \
+        f"{first.amount}, not due (extra in the record)" in finding["message"]
+    # the human view: the finding, and the verdict names the item
+    code, out = _audit("--hand", "1", str(path))
+    assert code == 1
+    lines = out.splitlines()
+    assert any(line.startswith("  item_mismatch (event -, seat -): 2 recorded items differ")
+               for line in lines)
+    verdict = lines[lines.index("what the record has wrong:") + 1:]
+    assert any(f"-> seat {first.payee} ({NAMES[first.payee]}) concealed_kong 闷豆: the record "
+               f"has {first.amount}, the rules give nothing" in line for line in verdict)
+    assert "the recorded deltas differ" not in out
+
+
+def test_items_that_do_not_add_up_to_the_deltas_are_found(tmp_path: Path) -> None:
+    clean = _clean_hand(1)
+    assert clean.result is not None and clean.result.items
+    items = list(clean.result.items)
+    first = items[0]
+    items[0] = RecordedItem(first.payer, first.payee, first.amount + 1, first.reason)
+    path = _write(tmp_path / "g.json", [_with_items(clean, items)])
+    code, out = _audit("--json", str(path))
+    assert code == 1
+    (row,) = [json.loads(line) for line in out.splitlines()]
+    assert [v["code"] for v in row["violations"]] == ["item_mismatch", "item_sum_mismatch"]
+    unbalanced = row["violations"][1]
+    assert unbalanced["message"].startswith(
+        "the recorded items do not add up to the recorded deltas: ")
+    assert f"seat {first.payee}: items " in unbalanced["message"]
+    # the deltas alone do not make it clean; nor does a record that says nothing of items
+    path = _write(tmp_path / "plain.json", [replace(clean, result=RecordedResult(
+        clean.result.deltas, clean.result.next_dealer, None))])
+    code, _ = _audit("--json", str(path))
+    assert code == 0

@@ -27,13 +27,15 @@ from rules.settlement import (
     Settlement,
     audit_result,
     best_waiting_value,
+    format_amount,
+    item_nets,
     next_dealer_of,
     settle,
     with_names,
 )
 from rules.simulate import simulate_game
 from rules.tiles import Tile
-from rules.violations import ViolationCode
+from rules.violations import SETTLEMENT_CODES, ViolationCode
 from tests.rules.builders import Players, make_hand, parse_events, random_hands
 from tests.rules.builders import test_ruleset as family_ruleset
 
@@ -670,24 +672,104 @@ def test_a_matching_record_gives_no_finding() -> None:
     assert audit_result(s, None, 1) == ()
 
 
-def test_score_mismatch_names_seats_differences_and_items() -> None:
+def test_score_mismatch_names_seats_and_differences_item_mismatch_the_items() -> None:
     s = _settled()
     # the record forgot seat 2's self-draw payment and added a kong from seat 3
     items = [i for i in _items(s) if not (i.payer == 2 and i.reason == "self_draw")]
     items.append(RecordedItem(3, 1, 2, "concealed_kong"))
     deltas = (-2, 7, -1, -4)
-    (v,) = audit_result(s, RecordedResult(deltas, 1, tuple(items)), 4)
-    assert v.code is ViolationCode.SCORE_MISMATCH and v.hand_no == 4 and not v.fatal
-    assert "seat 1: recorded +7, recomputed +6 (off by +1)" in v.message
-    assert "seat 2: recorded -1, recomputed -2 (off by +1)" in v.message
-    assert "seat 3: recorded -4, recomputed -2 (off by -2)" in v.message
-    assert "seat 0:" not in v.message
-    assert "seat 2 -> seat 1 self_draw 自摸: recomputed 1, missing from the record" in v.message
+    assert item_nets(items, 4) == list(deltas)  # the record is consistent in itself
+    score, item = audit_result(s, RecordedResult(deltas, 1, tuple(items)), 4)
+    assert score.code is ViolationCode.SCORE_MISMATCH and score.hand_no == 4 and not score.fatal
+    assert "seat 1: recorded +7, recomputed +6 (off by +1)" in score.message
+    assert "seat 2: recorded -1, recomputed -2 (off by +1)" in score.message
+    assert "seat 3: recorded -4, recomputed -2 (off by -2)" in score.message
+    assert "seat 0:" not in score.message
+    assert "seat 2 -> seat 1" not in score.message  # the items are item_mismatch's
+    assert item.code is ViolationCode.ITEM_MISMATCH and item.hand_no == 4 and not item.fatal
+    assert item.message.startswith("2 recorded items differ from the recomputed ledger: ")
+    assert "seat 2 -> seat 1 self_draw 自摸: recomputed 1, missing from the record" in (
+        item.message)
     assert "seat 3 -> seat 1 concealed_kong 闷豆: recorded 2, not due (extra in the record)" in (
-        v.message)
+        item.message)
     # without items only the deltas are compared
     (v,) = audit_result(s, RecordedResult(deltas, 1, None), 4)
-    assert "Items that differ" not in v.message
+    assert v.code is ViolationCode.SCORE_MISMATCH
+
+
+def test_item_mismatch_with_the_right_deltas() -> None:
+    s = _settled()
+    # the right amounts between the right seats, under a wrong reason: the deltas agree
+    items = list(_items(s))
+    first = items[0]
+    items[0] = RecordedItem(first.payer, first.payee, first.amount, "exposed_kong")
+    (v,) = audit_result(s, RecordedResult(s.deltas, s.next_dealer, tuple(items)), 3)
+    assert v.code is ViolationCode.ITEM_MISMATCH and v.seat is None and not v.fatal
+    assert v.message.startswith("2 recorded items differ")
+    assert f"seat {first.payer} -> seat {first.payee} exposed_kong 点豆: recorded " \
+        f"{first.amount}, not due (extra in the record)" in v.message
+    # a reason the project does not know is named as it is
+    items[0] = RecordedItem(first.payer, first.payee, first.amount, "tip")
+    (v,) = audit_result(s, RecordedResult(s.deltas, s.next_dealer, tuple(items)), 3)
+    assert f"seat {first.payer} -> seat {first.payee} tip: recorded {first.amount}" in v.message
+    # split into two items of the same group: the sums agree, nothing to find
+    if first.amount > 1:
+        split = [RecordedItem(first.payer, first.payee, 1, first.reason),
+                 RecordedItem(first.payer, first.payee, first.amount - 1, first.reason)]
+        record = RecordedResult(s.deltas, s.next_dealer, (*split, *_items(s)[1:]))
+        assert audit_result(s, record, 3) == ()
+
+
+def test_item_sum_mismatch_items_against_the_own_deltas() -> None:
+    s = _settled()
+    items = list(_items(s))
+    first = items[0]
+    items[0] = RecordedItem(first.payer, first.payee, first.amount + 2, first.reason)
+    # the deltas are right, the items are not and do not add up to them
+    item, unbalanced = audit_result(s, RecordedResult(s.deltas, s.next_dealer, tuple(items)), 5)
+    assert item.code is ViolationCode.ITEM_MISMATCH
+    assert unbalanced.code is ViolationCode.ITEM_SUM_MISMATCH and not unbalanced.fatal
+    payer, payee = sorted((first.payer, first.payee))
+    assert unbalanced.seat is None  # two seats are off
+    nets = item_nets(items, 4)
+    assert unbalanced.message == (
+        "the recorded items do not add up to the recorded deltas: "
+        f"seat {payer}: items {format_amount(nets[payer])}, delta "
+        f"{format_amount(s.deltas[payer])}; seat {payee}: items "
+        f"{format_amount(nets[payee])}, delta {format_amount(s.deltas[payee])}"
+    )
+    # the record alone is checked even when the hand could not be settled
+    (v,) = audit_result(None, RecordedResult(s.deltas, None, tuple(items)), 5)
+    assert v.code is ViolationCode.ITEM_SUM_MISMATCH
+    # an item naming a seat the record has no delta for
+    bad = (*_items(s), RecordedItem(0, 7, 1, "hand"))
+    codes = [v.code for v in audit_result(s, RecordedResult(s.deltas, None, bad), 5)]
+    assert codes == [ViolationCode.ITEM_MISMATCH, ViolationCode.ITEM_SUM_MISMATCH]
+    (v,) = audit_result(None, RecordedResult(s.deltas, None, bad), 5)
+    assert v.message == "the recorded item 0 -> 7 hand 1 names seat 7, the record has 4 deltas"
+    with pytest.raises(ValueError, match="names seat 7"):
+        item_nets(bad, 4)
+    # an empty breakdown is itemised: nothing paid, so every delta must be 0
+    (v,) = audit_result(None, RecordedResult(s.deltas, None, ()), 5)
+    assert v.code is ViolationCode.ITEM_SUM_MISMATCH
+    assert audit_result(None, RecordedResult((0, 0, 0, 0), None, ()), 5) == ()
+
+
+def test_every_settlement_check_in_order() -> None:
+    s = _settled()
+    items = list(_items(s))
+    first = items[0]
+    items[0] = RecordedItem(first.payer, first.payee, first.amount + 1, first.reason)
+    deltas = (s.deltas[0] + 1, *s.deltas[1:])
+    codes = [v.code for v in audit_result(s, RecordedResult(deltas, 3, tuple(items)), 6)]
+    assert codes == [
+        ViolationCode.NOT_ZERO_SUM,
+        ViolationCode.SCORE_MISMATCH,
+        ViolationCode.ITEM_MISMATCH,
+        ViolationCode.ITEM_SUM_MISMATCH,
+        ViolationCode.DEALER_MISMATCH,
+    ]
+    assert set(codes) == set(SETTLEMENT_CODES)
 
 
 def test_score_mismatch_on_amounts_of_one_item_group() -> None:
@@ -695,8 +777,11 @@ def test_score_mismatch_on_amounts_of_one_item_group() -> None:
     items = list(_items(s))
     items[0] = RecordedItem(items[0].payer, items[0].payee, 3, items[0].reason)
     deltas = (-2, 8, -4, -2)
-    (v,) = audit_result(s, RecordedResult(deltas, 1, tuple(items)), 1)
-    assert "seat 2 -> seat 1 hand 胡牌: recorded 3, recomputed 1" in v.message
+    score, item = audit_result(s, RecordedResult(deltas, 1, tuple(items)), 1)
+    assert score.code is ViolationCode.SCORE_MISMATCH
+    assert item.message == (
+        "1 recorded item differs from the recomputed ledger: "
+        "seat 2 -> seat 1 hand 胡牌: recorded 3, recomputed 1")
 
 
 def test_dealer_mismatch_and_not_zero_sum() -> None:
