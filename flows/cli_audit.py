@@ -304,10 +304,11 @@ def audit_command(
 
     Per hand: the outcome, the winning hands and their value, the ledger grouped by reason,
     the recomputed and recorded deltas, and every finding (illegal moves, not_zero_sum,
-    score_mismatch, item_mismatch, item_sum_mismatch, dealer_mismatch). With --json: one object per hand per line with file,
-    game_id, hand_no, ruleset, violations, winners, next_dealer, deltas (null when the
-    replay stopped on a fatal violation), recorded_deltas and ledger; a malformed file
-    gives one line {"file": ..., "error": {...}}.
+    score_mismatch, item_mismatch, item_sum_mismatch, dealer_mismatch). With --json: one
+    object per hand per line with file, game_id, hand_no, ruleset, violations, winners,
+    next_dealer, deltas (null when the replay stopped on a fatal violation),
+    recorded_deltas and ledger; a malformed file gives one line {"file": ..., "error":
+    {...}}.
 
     Exit status 0 when every hand is clean, 1 when any hand has a finding, 2 when a file
     is malformed or missing or a game's ruleset is unknown.

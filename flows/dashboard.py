@@ -138,6 +138,7 @@ class Labels:
     outcomes: Mapping[str, tuple[str, str]]
     chickens: Mapping[str, tuple[str, str]]
     kongs: Mapping[str, tuple[str, str]]
+    checks: Mapping[str, str]  # settlement code -> what it checks, one English line
 
 
 def _pairs(table: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
@@ -155,6 +156,7 @@ def load_labels() -> Labels:
         outcomes=_pairs(data["outcomes"]),
         chickens=_pairs(data["chickens"]),
         kongs=_pairs(data["kongs"]),
+        checks={str(k): str(v) for k, v in data["checks"].items()},
     )
 
 
@@ -788,6 +790,7 @@ def render_dashboard(
     overview = query(con, "dashboard_overview")[0]
     players = query(con, "dashboard_players")
     disputed = query(con, "dashboard_disputed_list", limit=str(limits.hand_pages))
+    by_check = query(con, "disputed_by_code")
     illegal = query(con, "dashboard_illegal_list", limit=str(limits.hand_pages))
 
     picked: dict[tuple[str, int], None] = {}
@@ -806,7 +809,7 @@ def render_dashboard(
     _leaderboard_page(site, players)
     _patterns_page(site, con)
     _players_pages(site, con, players, averages, limits)
-    _disputed_pages(site, overview, disputed, limits)
+    _disputed_pages(site, overview, disputed, by_check, limits)
     _illegal_pages(site, con, overview, illegal, limits)
     _hand_pages(site, con, sorted(picked), has_tiles="hand_tiles" in tables)
     site.finish()
@@ -1085,9 +1088,15 @@ def player_context(
 
 
 def _disputed_pages(
-    site: Site, overview: Row, disputed: Sequence[Row], limits: DashboardLimits
+    site: Site,
+    overview: Row,
+    disputed: Sequence[Row],
+    by_check: Sequence[Row],
+    limits: DashboardLimits,
 ) -> None:
     total = int(overview["disputed_hands"] or 0)
+    checks = load_labels().checks
+    by_check = [{**r, "what": checks.get(str(r["code"]), "")} for r in by_check]
     pages = list_pages("disputed", len(disputed), limits.list_rows)
     for i, path in enumerate(pages):
         site.write(
@@ -1101,6 +1110,7 @@ def _disputed_pages(
             pages=pages,
             current=i + 1,
             first=i * limits.list_rows,
+            by_check=by_check,
         )
 
 

@@ -191,6 +191,30 @@ def test_disputed_hands(corpus: Corpus, db: Path) -> None:
     assert {(g, h) for g, h, *_ in got} >= {("g016", 2), ("g017", 3)}
 
 
+def test_disputed_by_code(corpus: Corpus, db: Path) -> None:
+    per_code: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    recorded = 0
+    for game in corpus.all_games():
+        for audit in _audits(game):
+            recorded += audit.record.result is not None
+            for f in audit.findings:
+                if f.code in SETTLEMENT_CODES:
+                    per_code[f.code.value].append((game.game_id, audit.record.hand_no))
+    expected = sorted(
+        (
+            (code, len(hands), len(set(hands)), round(len(set(hands)) / recorded, 4))
+            for code, hands in per_code.items()
+        ),
+        key=lambda r: (-r[2], r[0]),
+    )
+    got = [
+        (r["code"], r["findings"], r["hands"], r["share_of_recorded"])
+        for r in _report(db, "disputed_by_code")
+    ]
+    assert got == expected
+    assert {"score_mismatch", "not_zero_sum"} <= {r[0] for r in got}
+
+
 def test_illegal_moves_by_code(corpus: Corpus, db: Path) -> None:
     findings = [
         (game.game_id, audit.record.hand_no, f)
