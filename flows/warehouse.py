@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from flows import catalog
 from flows.rows import DATA_TABLES, FileOutcome, FileStatus, files_table, quarantine_table
 
 SQL_ROOT = Path(__file__).resolve().parent.parent / "sql"
@@ -97,6 +98,7 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> int:
 
     Version 0 creates the ``schema_version`` table itself and is run on every open.
     Each newer file runs in its own transaction together with its ``schema_version`` row.
+    Then the comments and report views are brought up to date (:func:`apply_catalog`).
     """
     files = list(generate_schema_files())
     if not files or files[0].version != 0:
@@ -119,7 +121,50 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> int:
             con.rollback()
             raise
         current = schema_file.version
+    apply_catalog(con, files)
     return current
+
+
+def apply_catalog(con: duckdb.DuckDBPyConnection, files: Sequence[SchemaFile]) -> None:
+    """Comment every table and column from the DDL files' comments and make the report
+    views (``reports.<name>`` for each parameter-free report), in one transaction; only
+    what changed is written (see :mod:`flows.catalog`)."""
+    tables = catalog.schema_comments(f.path for f in files)
+    stored = [
+        (str(t), None if c is None else str(c), None if m is None else str(m))
+        for t, c, m in con.execute(read_sql("load/catalog_comments")).fetchall()
+    ]
+    existing = {
+        str(v): None if c is None else str(c)
+        for v, c in con.execute(
+            read_sql("load/catalog_views"), {"schema": catalog.REPORT_SCHEMA}
+        ).fetchall()
+    }
+    names = report_names()
+    statements = catalog.view_statements(
+        existing,
+        {n: read_report(n) for n in names},
+        {n: report_description(n) for n in names},
+        {n: report_parameters(n) for n in names},
+    )
+    comments = catalog.comment_statements(stored, tables)
+    if not comments and not statements:
+        return
+    con.begin()
+    try:
+        for statement in comments:
+            con.execute(statement)
+        for view in statements:
+            try:
+                con.execute(view.sql)
+            except duckdb.Error as exc:
+                raise WarehouseError(
+                    f"sql/reports/{view.report}.sql: cannot be made a view: {exc}"
+                ) from exc
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
 
 
 def open_writer(path: str | Path, *, threads: int | None = None) -> duckdb.DuckDBPyConnection:
