@@ -176,7 +176,11 @@ def format_verdict(hand: HandAudit, names: Sequence[str]) -> list[str]:
         out.extend("      because " + line for line in
                    with_names(_because(settlement, reason, payer, payee), names))
     if not out and recorded.deltas != settlement.deltas:
-        out.append("  the recorded deltas differ (the record is not itemised): see findings")
+        if recorded.items is None:
+            out.append("  the recorded deltas differ (the record is not itemised): see findings")
+        else:
+            out.append("  the recorded deltas differ, and its items, which are right, do not "
+                       "add up to them: see findings")
     return out
 
 

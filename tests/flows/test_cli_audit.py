@@ -284,3 +284,22 @@ def test_items_that_do_not_add_up_to_the_deltas_are_found(tmp_path: Path) -> Non
         clean.result.deltas, clean.result.next_dealer, None))])
     code, _ = _audit("--json", str(path))
     assert code == 0
+
+
+def test_wrong_deltas_over_right_items(tmp_path: Path) -> None:
+    clean = _clean_hand(1)
+    assert clean.result is not None
+    deltas = list(clean.result.deltas)
+    deltas[0] += 1
+    deltas[2] -= 1
+    path = _write(tmp_path / "g.json", [_with_items(clean, list(clean.result.items or ()),
+                                                    tuple(deltas))])
+    code, out = _audit("--hand", "1", str(path))
+    assert code == 1
+    lines = out.splitlines()
+    codes = [line.split()[0] for line in lines[lines.index("findings:") + 1:]
+             if line.startswith("  ") and "(event" in line]
+    assert codes == ["score_mismatch", "item_sum_mismatch"]
+    verdict = lines[lines.index("what the record has wrong:") + 1:]
+    assert verdict[0] == ("  the recorded deltas differ, and its items, which are right, do "
+                          "not add up to them: see findings")
