@@ -150,3 +150,38 @@ def test_leaderboard_has_one_row_per_player_and_sorts(
     assert browser.evaluate("document.getElementById('shown-count').textContent") == str(shown)
     browser.screenshot(tmp_path / "leaderboard-filtered.png")
     assert (tmp_path / "leaderboard-filtered.png").stat().st_size > 10_000
+
+
+def test_disputed_page_explains_each_settlement_check(
+    db: Path, site: Path, browser: HeadlessChromium, tmp_path: Path
+) -> None:
+    """The sample logs hold records with wrong items and items off their deltas: the
+    disputed page's by-check panel counts them as the warehouse does."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        expected = {
+            str(code): int(hands)
+            for code, hands in con.execute(
+                "SELECT code, count(DISTINCT (game_id, hand_no)) FROM violations "
+                "WHERE settlement GROUP BY code"
+            ).fetchall()
+        }
+    finally:
+        con.close()
+    assert {"item_mismatch", "item_sum_mismatch"} <= set(expected)
+    load = browser.open((site / "disputed.html").as_uri())
+    assert not load.errors
+    shown = browser.evaluate(
+        "Array.from(document.querySelectorAll('#disputed-by-code tbody tr'))"
+        ".map(r => [r.cells[0].textContent.trim().split(' ')[0], r.cells[2].textContent.trim(),"
+        " r.cells[1].textContent.trim()])"
+    )
+    assert {code: int(hands) for code, hands, _ in shown} == expected
+    assert all(what for _, _, what in shown)
+    # the list's badges name the same codes
+    badges = browser.evaluate(
+        "Array.from(new Set(Array.from(document.querySelectorAll('#disputed-list .badge'))"
+        ".map(b => b.textContent.trim().split(' ')[0])))"
+    )
+    assert {"item_mismatch", "item_sum_mismatch"} <= set(badges) <= set(expected)
+    browser.screenshot(tmp_path / "disputed.png")
