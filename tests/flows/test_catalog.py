@@ -113,7 +113,8 @@ def test_parse_schema_comments() -> None:
         "d": "added later",
         "e": "also",
     }
-    # a quoted column name is no comment; a table without a comment is refused, by file and line
+    # (a quoted column name is not read: the test above then finds its comment missing);
+    # a table without a comment is refused, naming the file and line
     with pytest.raises(catalog.CatalogError, match=r"x\.sql, line 2: table u has no comment"):
         catalog.parse_schema_comments("\nCREATE TABLE u (a INTEGER);\n", "x.sql")
 
