@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from flows.app import app
-from flows.cli_errors import EXIT_ERROR, describe_error, fail, is_debug, set_json_errors
-from flows.cli_text import safe
+from flows.cli_errors import describe_error, fail, is_debug, set_json_errors
+from flows.cli_text import make_console, safe
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -28,9 +28,20 @@ _PREFECT_DEFAULTS = {
 }
 
 
+# Without --debug, a failed task or flow run is one error line of ours, not Prefect's
+# log records with their tracebacks.
+_PREFECT_QUIET_RUNS = {
+    "PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL": "CRITICAL",
+    "PREFECT_LOGGING_LOGGERS_PREFECT_TASK_RUNS_LEVEL": "CRITICAL",
+}
+
+
 def quiet_prefect() -> None:
     for key, value in _PREFECT_DEFAULTS.items():
         os.environ.setdefault(key, value)
+    if not is_debug():
+        for key, value in _PREFECT_QUIET_RUNS.items():
+            os.environ.setdefault(key, value)
 
 
 # scheme://host:port (Dask's tcp, tls, ucx, ws, wss, inproc) or host:port
@@ -138,16 +149,15 @@ def ingest_command(
     except Exception as exc:
         if is_debug():
             raise
-        raise fail(explain_run_error(exc, dask_address), EXIT_ERROR) from None
+        raise fail(f"ingest into {db}: {explain_run_error(exc, dask_address)}") from None
     if json_output:
         import orjson
 
         sys.stdout.write(orjson.dumps(summary_json(summary)).decode() + "\n")
         return
-    from rich.console import Console
     from rich.text import Text
 
-    console = Console()
+    console = make_console()
     console.print(render_summary(summary))
     for path, reason in summary.quarantined:
         console.print(

@@ -16,7 +16,7 @@ import typer
 
 from flows.app import app
 from flows.cli_errors import EXIT_ERROR, describe_error, set_json_errors
-from flows.cli_text import safe
+from flows.cli_text import make_console, safe
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -28,9 +28,7 @@ EXIT_MALFORMED = EXIT_ERROR
 
 
 def _console(*, stderr: bool = False) -> Console:
-    from rich.console import Console
-
-    return Console(highlight=False, soft_wrap=True, emoji=False, stderr=stderr)
+    return make_console(highlight=False, soft_wrap=True, emoji=False, stderr=stderr)
 
 
 @app.command("schema")

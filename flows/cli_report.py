@@ -20,7 +20,7 @@ import typer
 
 from flows.app import app
 from flows.cli_errors import EXIT_ERROR, fail
-from flows.cli_text import safe
+from flows.cli_text import make_console, safe
 
 if TYPE_CHECKING:
     from flows.warehouse import QueryResult
@@ -89,7 +89,6 @@ def write_result(result: QueryResult, fmt: OutputFormat) -> None:
             + "\n"
         )
         return
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -105,7 +104,7 @@ def write_result(result: QueryResult, fmt: OutputFormat) -> None:
         table.add_row(*(Text(safe(_cell(v))) for v in row))
     # On a terminal rich fits the table to its width; elsewhere (a pipe, a file) nothing
     # is cut: the table takes the width it needs.
-    console = Console() if sys.stdout.isatty() else Console(width=100_000)
+    console = make_console() if sys.stdout.isatty() else make_console(width=100_000)
     console.print(table)
     console.print(f"{len(result.rows)} rows", style="dim")
 

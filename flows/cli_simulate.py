@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from flows.app import app
+from flows.cli_text import make_console
 
 if TYPE_CHECKING:
     from flows.simulate import FileOutcome
@@ -76,7 +77,6 @@ def simulate(
     Same seed, same bytes. With --faults, that fraction of hands carries one defect, listed
     in OUT/faults.jsonl with the finding the audit must report.
     """
-    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -90,7 +90,7 @@ def simulate(
     from flows.simulate import FAULTS_MANIFEST, SimulationRequest, run_simulation
     from parsers.read import Encoding
 
-    console = Console()
+    console = make_console()
     request = SimulationRequest(
         rulesets=_rulesets(ruleset or ["guiyang"]),
         games=games,

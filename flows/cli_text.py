@@ -12,9 +12,14 @@ Importing this module costs nothing: no Rich, no Typer.
 
 from __future__ import annotations
 
+import os
 import re
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["safe", "safe_lines"]
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = ["make_console", "no_color", "safe", "safe_lines"]
 
 # C0 controls (newline and tab included: one value never spans lines or jumps columns),
 # DEL and the C1 controls (U+009B is a one-character CSI), the line and paragraph
@@ -42,3 +47,18 @@ def safe(text: object) -> str:
 def safe_lines(text: str) -> str:
     """Like :func:`safe`, but the line breaks of a multi-line message stay line breaks."""
     return "\n".join(safe(line) for line in text.split("\n"))
+
+
+def no_color() -> bool:
+    """``NO_COLOR`` set to anything but the empty string (https://no-color.org)."""
+    return bool(os.environ.get("NO_COLOR"))
+
+
+def make_console(**options: Any) -> Console:
+    """A Rich console for a command's human output: with ``NO_COLOR`` it prints no escape
+    at all (Rich alone would still print bold and dim)."""
+    from rich.console import Console
+
+    if no_color():
+        options["color_system"] = None
+    return Console(**options)
