@@ -32,11 +32,34 @@ class WarehouseError(ValueError):
 
 
 class DatabaseBusyError(WarehouseError):
-    def __init__(self, path: str) -> None:
-        super().__init__(
-            f"database {path} is busy: an ingest is writing to it; try again when it finishes"
-        )
+    """Another process holds the database. Opening it to read, that is a writer (an
+    ingest); opening it to write, a writer or a reader (``zhuoji sql``, ``report``,
+    ``dashboard``, ``serve``): DuckDB lets one process write, or any number read."""
+
+    def __init__(self, path: str, *, for_writing: bool = False, pid: int | None = None) -> None:
+        holder = "another process" if pid is None else f"another process (PID {pid})"
+        if for_writing:
+            message = (
+                f"database {path} is busy: {holder} has it open (an ingest, or a reader "
+                "such as zhuoji sql, report, dashboard or serve); try again when it ends"
+            )
+        else:
+            message = (
+                f"database {path} is busy: an ingest is writing to it; try again when it "
+                "finishes"
+            )
+        super().__init__(message)
         self.path = path
+        self.pid = pid
+
+
+_LOCK_PID = re.compile(r"\(PID (\d+)\)")
+
+
+def _busy(path: str | Path, exc: BaseException, *, for_writing: bool) -> DatabaseBusyError:
+    match = _LOCK_PID.search(str(exc))
+    pid = int(match.group(1)) if match else None
+    return DatabaseBusyError(str(path), for_writing=for_writing, pid=pid)
 
 
 class DatabaseMissingError(WarehouseError):
@@ -208,7 +231,7 @@ def open_writer(path: str | Path, *, threads: int | None = None) -> duckdb.DuckD
         con = duckdb.connect(str(path), config=config)
     except (duckdb.Error, OSError) as exc:
         if is_lock_error(exc):
-            raise DatabaseBusyError(str(path)) from None
+            raise _busy(path, exc, for_writing=True) from None
         clear = storage_error(path, exc)
         if clear is not None:
             raise clear from exc
@@ -239,7 +262,7 @@ def check_writable(path: str | Path) -> None:
         duckdb.connect(str(path)).close()
     except (duckdb.Error, OSError) as exc:
         if is_lock_error(exc):
-            raise DatabaseBusyError(str(path)) from None
+            raise _busy(path, exc, for_writing=True) from None
         clear = storage_error(path, exc)
         if clear is not None:
             raise clear from exc
@@ -269,7 +292,7 @@ def open_reader(
         return duckdb.connect(str(path), read_only=True, config=config)
     except (duckdb.Error, OSError) as exc:
         if is_lock_error(exc):
-            raise DatabaseBusyError(str(path)) from None
+            raise _busy(path, exc, for_writing=False) from None
         clear = storage_error(path, exc)
         if clear is not None:
             raise clear from exc
