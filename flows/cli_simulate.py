@@ -59,12 +59,16 @@ def simulate(
     faults: Annotated[
         float, typer.Option("--faults", min=0.0, max=1.0, help="fraction of hands faulted")
     ] = 0.0,
-    hands_per_game: Annotated[int, typer.Option("--hands-per-game", min=1)] = 8,
+    hands_per_game: Annotated[
+        int, typer.Option("--hands-per-game", min=1, help="hands in each game")
+    ] = 8,
     games_per_file: Annotated[
         int, typer.Option("--games-per-file", min=1, help="games per stream file")
     ] = 50,
     gzipped: Annotated[bool, typer.Option("--gzip", help="gzip the log files")] = False,
-    base_stake: Annotated[int, typer.Option("--base-stake", min=1)] = 1,
+    base_stake: Annotated[
+        int, typer.Option("--base-stake", min=1, help="the stake every amount is a multiple of")
+    ] = 1,
     workers: Annotated[int, typer.Option("--workers", min=1, help="worker processes")] = 1,
     file_damage: Annotated[
         bool,

@@ -271,3 +271,12 @@ def test_the_light_defaults_match_the_modules_they_stand_for() -> None:
     assert (DEFAULT_HAND_PAGES, DEFAULT_LIST_ROWS) == (
         DashboardLimits().hand_pages, DashboardLimits().list_rows)
     assert [e.value for e in EncodingChoice] == [e.value for e in Encoding]
+
+
+@pytest.mark.parametrize("command", [[], ["audit"], ["ingest"], ["sql"], ["export"], ["validate"]])
+def test_help_is_wrapped_to_the_terminal(command: list[str]) -> None:
+    result = zhuoji(*command, "--help", env={"COLUMNS": "60"})
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 60, result.stdout
+    assert "Usage: zhuoji" in lines[0] and "\x1b" not in result.stdout
