@@ -7,12 +7,19 @@ runs, not when ``zhuoji --help`` lists it.
 from __future__ import annotations
 
 import sys
+import traceback
 from typing import Annotated, Any
 
 import typer
 
 from flows.app import app
-from flows.cli_errors import EXIT_ERROR, EXIT_FINDINGS, describe_error, set_json_errors
+from flows.cli_errors import (
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    describe_error,
+    is_debug,
+    set_json_errors,
+)
 from flows.cli_text import safe
 
 
@@ -110,6 +117,8 @@ def audit_command(
             raise
         except Exception as exc:  # one file's fault never costs the others
             malformed = True
+            if is_debug():
+                traceback.print_exception(exc, file=sys.stderr)
             message = describe_error(exc)
             if json_lines:
                 emit_json({"file": str(path), "error": {"message": message}})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from flows.app import app
-from flows.cli_errors import EXIT_ERROR, describe_error, set_json_errors
+from flows.cli_errors import EXIT_ERROR, describe_error, is_debug, set_json_errors
 from flows.cli_text import make_console, safe
 
 if TYPE_CHECKING:
@@ -87,6 +88,8 @@ def validate_file(path: Path) -> FileReport:
     except (BrokenPipeError, KeyboardInterrupt):
         raise
     except Exception as exc:  # one file's fault never costs the others
+        if is_debug():
+            traceback.print_exception(exc, file=sys.stderr)
         report.failure = describe_error(exc)
     return report
 

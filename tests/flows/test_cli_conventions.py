@@ -208,20 +208,22 @@ def test_validate_json_gives_a_line_per_file_and_a_summary(tmp_path: Path) -> No
 
 
 def test_audit_json_reports_an_unreadable_file_and_goes_on(tmp_path: Path) -> None:
-    # A directory named like a log, given explicitly: reading it fails with an OSError.
-    folder_like = tmp_path / "folder.json"
-    folder_like.mkdir()
-    (folder_like / "inside.txt").write_text("x", encoding="utf-8")
-    fifo_free = tmp_path / "copy.json"
-    fifo_free.write_bytes(DISPUTE.read_bytes())
-    unreadable = tmp_path / "gone-while-read.json"
-    os.symlink(tmp_path / "nowhere", unreadable)
-    result = zhuoji("audit", "--json", str(unreadable), str(fifo_free))
+    # Reading /proc/self/mem from its start fails with EIO (root reads any file, so
+    # permissions cannot make one unreadable here).
+    unreadable = tmp_path / "unreadable.json"
+    os.symlink("/proc/self/mem", unreadable)
+    good = tmp_path / "copy.json"
+    good.write_bytes(DISPUTE.read_bytes())
+    result = zhuoji("audit", "--json", str(unreadable), str(good))
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     objs = [json.loads(line) for line in result.stdout.splitlines()]
-    assert any(o.get("hand_no") == 1 and o["file"] == str(fifo_free) for o in objs)
-    assert any("error" in o for o in objs)
+    fault = next(o for o in objs if o["file"] == str(unreadable))
+    assert "Input/output error" in fault["error"]["message"]
+    assert any(o.get("hand_no") == 1 and o["file"] == str(good) for o in objs)
+    checked = runner.invoke(app, ["validate", "--json", str(unreadable), str(good)])
+    lines = [json.loads(line) for line in checked.stdout.splitlines()]
+    assert checked.exit_code == 2 and lines[-1]["summary"]["valid"] == 1
 
 
 def test_no_color_is_honoured(tmp_path: Path) -> None:
@@ -268,8 +270,8 @@ def test_the_light_defaults_match_the_modules_they_stand_for() -> None:
     from flows.dashboard import DashboardLimits
     from parsers.read import Encoding
 
-    assert (DEFAULT_HAND_PAGES, DEFAULT_LIST_ROWS) == (
-        DashboardLimits().hand_pages, DashboardLimits().list_rows)
+    limits = DashboardLimits()
+    assert limits.hand_pages == DEFAULT_HAND_PAGES and limits.list_rows == DEFAULT_LIST_ROWS
     assert [e.value for e in EncodingChoice] == [e.value for e in Encoding]
 
 
