@@ -29,7 +29,8 @@ _PREFECT_DEFAULTS = {
 
 
 # Without --debug, a failed task or flow run is one error line of ours, not Prefect's
-# log records with their tracebacks.
+# log records with their tracebacks; unless Prefect's own logs were asked for
+# (PREFECT_LOGGING_LEVEL=INFO or DEBUG).
 _PREFECT_QUIET_RUNS = {
     "PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL": "CRITICAL",
     "PREFECT_LOGGING_LOGGERS_PREFECT_TASK_RUNS_LEVEL": "CRITICAL",
@@ -39,7 +40,8 @@ _PREFECT_QUIET_RUNS = {
 def quiet_prefect() -> None:
     for key, value in _PREFECT_DEFAULTS.items():
         os.environ.setdefault(key, value)
-    if not is_debug():
+    asked = os.environ["PREFECT_LOGGING_LEVEL"].upper() in ("DEBUG", "INFO")
+    if not is_debug() and not asked:
         for key, value in _PREFECT_QUIET_RUNS.items():
             os.environ.setdefault(key, value)
 
