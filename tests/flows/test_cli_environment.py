@@ -7,6 +7,7 @@ Mounting needs root (or CAP_SYS_ADMIN); where it is not permitted the tests skip
 from __future__ import annotations
 
 import errno
+import json
 import os
 import subprocess
 import sys
@@ -137,3 +138,24 @@ def test_a_reader_holding_the_database_makes_ingest_say_busy(tmp_path: Path) -> 
         assert reader.stdin is not None
         reader.stdin.close()
         reader.wait(timeout=30)
+
+
+def test_ingest_json_and_its_human_lines_escape_names(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "good.json").write_bytes(DISPUTE.read_bytes())
+    bad_name = "bad\x1b[2J\x1b]0;owned\x07.jsonl"
+    (logs / bad_name).write_text("{\n", encoding="utf-8")
+    db = tmp_path / "w.duckdb"
+    result = zhuoji("ingest", str(logs), "--db", str(db), "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert (summary["files_seen"], summary["files_loaded"], summary["files_quarantined"]) == (
+        2, 1, 1)
+    assert summary["hands"] == 1 and summary["quarantined"][0]["file"].endswith(bad_name)
+    assert summary["quarantined"][0]["reason"]
+    (logs / "bad2\x1b[31m.jsonl").write_text("not json\n", encoding="utf-8")
+    human = zhuoji("ingest", str(logs), "--db", str(db), "--quiet")
+    assert human.returncode == 0, human.stderr
+    assert "\x1b" not in human.stdout and "bad2\\x1b[31m.jsonl" in human.stdout
+    assert "quarantined" in human.stdout
