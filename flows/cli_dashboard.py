@@ -1,4 +1,7 @@
-"""``zhuoji dashboard`` (a static HTML site over the warehouse) and ``zhuoji serve``."""
+"""``zhuoji dashboard`` (a static HTML site over the warehouse) and ``zhuoji serve``.
+
+The dashboard builder, DuckDB and Polars are imported when a command runs.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +10,18 @@ import shutil
 import signal
 import tempfile
 import time
-from http import HTTPStatus
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import duckdb
 import typer
 
 from flows.app import app
-from flows.dashboard import DashboardError, DashboardLimits, LiveDashboard, build_dashboard
-from flows.warehouse import WarehouseError
+from flows.cli_errors import fail
+
+if TYPE_CHECKING:
+    from http.server import ThreadingHTTPServer
+
+    from flows.dashboard import LiveDashboard
 
 DbOption = Annotated[Path, typer.Option("--db", help="the DuckDB file")]
 HandPagesOption = Annotated[
@@ -35,12 +39,22 @@ WorkersOption = Annotated[
     typer.Option("--workers", min=1, help="processes rendering pages (default: cores, at most 4)"),
 ]
 
-_DEFAULTS = DashboardLimits()
+# DashboardLimits' defaults (a test keeps them equal), so that --help imports no builder.
+DEFAULT_HAND_PAGES = 500
+DEFAULT_LIST_ROWS = 200
+
+
+def _errors() -> tuple[type[Exception], ...]:
+    import duckdb
+
+    from flows.dashboard import DashboardError
+    from flows.warehouse import WarehouseError
+
+    return (WarehouseError, DashboardError, duckdb.Error)
 
 
 def _fail(exc: Exception) -> typer.Exit:
-    typer.echo(f"error: {exc}", err=True)
-    return typer.Exit(1)
+    return fail(str(exc))
 
 
 @app.command("dashboard")
@@ -49,16 +63,18 @@ def dashboard_command(
     out: Annotated[
         Path, typer.Option("--out", help="the folder to write (created, or an earlier build)")
     ] = Path("dashboard"),
-    hand_pages: HandPagesOption = _DEFAULTS.hand_pages,
-    list_rows: ListRowsOption = _DEFAULTS.list_rows,
+    hand_pages: HandPagesOption = DEFAULT_HAND_PAGES,
+    list_rows: ListRowsOption = DEFAULT_LIST_ROWS,
     workers: WorkersOption = None,
 ) -> None:
     """Write the static HTML dashboard of the warehouse (opens offline, from file://)."""
+    from flows.dashboard import DashboardLimits, build_dashboard
+
     started = time.perf_counter()
     try:
         limits = DashboardLimits(hand_pages=hand_pages, list_rows=list_rows)
         summary = build_dashboard(db, out, limits, workers=workers)
-    except (WarehouseError, DashboardError, duckdb.Error) as exc:
+    except _errors() as exc:
         raise _fail(exc) from None
     typer.echo(
         f"wrote {summary.pages:,} pages ({summary.total_bytes / 1e6:.1f} MB; largest "
@@ -69,31 +85,39 @@ def dashboard_command(
     typer.echo(f"open {(out / 'index.html').resolve().as_uri()}")
 
 
-class _Handler(SimpleHTTPRequestHandler):
-    """Serves the dashboard folder, rebuilding it first when the warehouse changed."""
+@functools.cache
+def _handler_class() -> type[Any]:
+    """The request handler (made on first use: ``http.server`` costs --help 90 ms)."""
+    from http import HTTPStatus
+    from http.server import SimpleHTTPRequestHandler
 
-    def __init__(self, *args: Any, live: LiveDashboard, **kwargs: Any) -> None:
-        self.live = live
-        super().__init__(*args, directory=str(live.folder), **kwargs)
+    class _Handler(SimpleHTTPRequestHandler):
+        """Serves the dashboard folder, rebuilding it first when the warehouse changed."""
 
-    def do_GET(self) -> None:
-        if self._refresh():
-            super().do_GET()
+        def __init__(self, *args: Any, live: LiveDashboard, **kwargs: Any) -> None:
+            self.live = live
+            super().__init__(*args, directory=str(live.folder), **kwargs)
 
-    def do_HEAD(self) -> None:
-        if self._refresh():
-            super().do_HEAD()
+        def do_GET(self) -> None:
+            if self._refresh():
+                super().do_GET()
 
-    def _refresh(self) -> bool:
-        try:
-            self.live.refresh()
-        except (WarehouseError, DashboardError, duckdb.Error) as exc:
-            self.send_error(HTTPStatus.SERVICE_UNAVAILABLE, str(exc))
-            return False
-        return True
+        def do_HEAD(self) -> None:
+            if self._refresh():
+                super().do_HEAD()
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+        def _refresh(self) -> bool:
+            try:
+                self.live.refresh()
+            except _errors() as exc:
+                self.send_error(HTTPStatus.SERVICE_UNAVAILABLE, str(exc))
+                return False
+            return True
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return _Handler
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -103,7 +127,9 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def make_server(live: LiveDashboard, host: str, port: int) -> ThreadingHTTPServer:
     """An HTTP server over a live dashboard (port 0 picks a free port)."""
-    return ThreadingHTTPServer((host, port), functools.partial(_Handler, live=live))
+    from http.server import ThreadingHTTPServer
+
+    return ThreadingHTTPServer((host, port), functools.partial(_handler_class(), live=live))
 
 
 @app.command("serve")
@@ -111,19 +137,21 @@ def serve_command(
     db: DbOption = Path("zhuoji.duckdb"),
     host: Annotated[str, typer.Option("--host", help="address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, help="port (0: any free port)")] = 8000,
-    hand_pages: HandPagesOption = _DEFAULTS.hand_pages,
-    list_rows: ListRowsOption = _DEFAULTS.list_rows,
+    hand_pages: HandPagesOption = DEFAULT_HAND_PAGES,
+    list_rows: ListRowsOption = DEFAULT_LIST_ROWS,
     workers: WorkersOption = None,
 ) -> None:
     """Serve the dashboard on a local web server; pages are rebuilt when the warehouse
     changes (the static `zhuoji dashboard` export remains the way to share it)."""
+    from flows.dashboard import DashboardLimits, LiveDashboard
+
     folder = Path(tempfile.mkdtemp(prefix="zhuoji-serve-"))
     try:
         limits = DashboardLimits(hand_pages=hand_pages, list_rows=list_rows)
         live = LiveDashboard(db, folder, limits, workers=workers)
         try:
             live.refresh()
-        except (WarehouseError, DashboardError, duckdb.Error) as exc:
+        except _errors() as exc:
             raise _fail(exc) from None
         server = make_server(live, host, port)
         address = f"http://{host}:{server.server_address[1]}/"

@@ -1,36 +1,42 @@
-"""Commands that only parse: ``zhuoji schema``, ``zhuoji convert``, ``zhuoji validate``."""
+"""Commands that only parse: ``zhuoji schema``, ``zhuoji convert``, ``zhuoji validate``.
+
+The parsers and Rich are imported when a command runs (``zhuoji --help`` needs neither).
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from flows.app import app
-from flows.discover import expand_log_paths
-from parsers.errors import MalformedLogError
-from parsers.models import Game
-from parsers.read import generate_fast_games, generate_games, parse_encoding
-from parsers.schema import format_json_schema
-from parsers.write import write_games
+from flows.cli_errors import EXIT_ERROR, describe_error, is_debug, set_json_errors
+from flows.cli_text import make_console, safe
 
-EXIT_MALFORMED = 2
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from parsers.errors import MalformedLogError
+    from parsers.models import Game
+
+EXIT_MALFORMED = EXIT_ERROR
 
 
-def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True, emoji=False)
+def _console(*, stderr: bool = False) -> Console:
+    return make_console(highlight=False, soft_wrap=True, emoji=False, stderr=stderr)
 
 
 @app.command("schema")
 def schema_command() -> None:
     """Print the JSON Schema of a zhuoji-log/1 game document."""
+    from parsers.schema import format_json_schema
+
     sys.stdout.write(format_json_schema())
 
 
@@ -43,6 +49,8 @@ class _Expanded:
 def expand_paths(paths: list[str]) -> _Expanded:
     """Files named by ``paths`` (:func:`flows.discover.expand_log_paths`) and the
     arguments that name nothing."""
+    from flows.discover import expand_log_paths
+
     files, missing = expand_log_paths(paths)
     return _Expanded(files=files, missing=missing)
 
@@ -52,21 +60,37 @@ class FileReport:
     path: Path
     games: int = 0
     errors: list[MalformedLogError] = field(default_factory=list)
+    failure: str | None = None  # why the file could not be read at all (an OSError ...)
+
+    @property
+    def is_valid(self) -> bool:
+        return not self.errors and self.failure is None
 
 
 def validate_file(path: Path) -> FileReport:
-    """Parse every game of one file; malformed games are collected, not raised."""
+    """Parse every game of one file; malformed games are collected, not raised, and a
+    file that cannot be read (permissions, an I/O error) is reported, not raised."""
+    from parsers.errors import MalformedLogError
+    from parsers.read import generate_fast_games, parse_encoding
+
     report = FileReport(path)
     try:
         parse_encoding(path)
     except ValueError as exc:
         report.errors.append(MalformedLogError(str(exc).split(": ", 1)[-1], path=str(path)))
         return report
-    for item in generate_fast_games(path):  # the same games and errors as the models, faster
-        if isinstance(item, MalformedLogError):
-            report.errors.append(item)
-        else:
-            report.games += 1
+    try:
+        for item in generate_fast_games(path):  # the same games and errors as the models
+            if isinstance(item, MalformedLogError):
+                report.errors.append(item)
+            else:
+                report.games += 1
+    except (BrokenPipeError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # one file's fault never costs the others
+        if is_debug():
+            traceback.print_exception(exc, file=sys.stderr)
+        report.failure = describe_error(exc)
     return report
 
 
@@ -74,52 +98,122 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+def _error_json(error: MalformedLogError) -> dict[str, Any]:
+    out: dict[str, Any] = {"message": error.reason, "sentence": str(error)}
+    for key in ("line", "column", "json_path", "game_id"):
+        value = getattr(error, key)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def report_json(report: FileReport) -> dict[str, Any]:
+    """The ``zhuoji validate --json`` line of one file."""
+    status = "valid" if report.is_valid else "unreadable" if report.failure else "malformed"
+    obj: dict[str, Any] = {
+        "file": str(report.path),
+        "status": status,
+        "games": report.games,
+        "malformed_games": len(report.errors),
+        "errors": [_error_json(e) for e in report.errors],
+    }
+    if report.failure is not None:
+        obj["errors"].append({"message": report.failure})
+    return obj
+
+
 @app.command("validate")
 def validate_command(
     paths: Annotated[
-        list[str], typer.Argument(help="log files, folders (searched recursively) or globs")
+        list[str], typer.Argument(help="Log files, folders (searched recursively) or globs.")
     ],
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="print only errors and the summary")
+        bool, typer.Option("--quiet", "-q", help="Print only the errors and the summary.")
+    ] = False,
+    json_lines: Annotated[
+        bool,
+        typer.Option("--json", help="Print one JSON object per file, then one summary object."),
     ] = False,
 ) -> None:
     """Parse log files (no replay) and report every malformed game or file.
 
-    Exit status 0 when everything parses, 2 when anything is malformed or missing.
+    Each error names the file, the line and the field. A missing path is reported on
+    stderr; the rest of the report goes to stdout.
+
+    With --json: one line per file {"file", "status" (valid, malformed or unreadable),
+    "games", "malformed_games", "errors": [{"message", "line", "column", "json_path",
+    "game_id", "sentence"}]}, one line {"file", "status": "missing"} per path that names
+    nothing, and last {"summary": {"files", "valid", "malformed", "missing", "games",
+    "malformed_games"}}.
+
+    Exit status: 0 when everything parses, 2 when anything is malformed, unreadable or
+    missing.
     """
+    set_json_errors(json_lines)
+    import orjson
+    from rich.text import Text
+
     console = _console()
+    err_console = _console(stderr=True)
+
+    def emit_json(obj: dict[str, Any]) -> None:
+        sys.stdout.write(orjson.dumps(obj).decode() + "\n")
+
     expanded = expand_paths(paths)
     bad_files = 0
     games = 0
     bad_games = 0
     for missing in expanded.missing:
-        console.print(Text.assemble(("error ", "bold red"), f"{missing}: no such file"))
+        if json_lines:
+            emit_json({"file": missing, "status": "missing", "errors": [
+                {"message": "no such file"}]})
+        else:
+            err_console.print(Text.assemble(("error ", "bold red"),
+                                            f"{safe(missing)}: no such file"))
     for path in expanded.files:
         report = validate_file(path)
         games += report.games
         bad_games += len(report.errors)
-        if report.errors:
+        if not report.is_valid:
             bad_files += 1
-            for error in report.errors:
-                console.print(Text.assemble(("error ", "bold red"), str(error)))
-        elif not quiet:
-            console.print(
-                Text.assemble(("ok    ", "green"), f"{path}: {_plural(report.games, 'game')}")
-            )
+        if json_lines:
+            emit_json(report_json(report))
+            continue
+        for error in report.errors:
+            console.print(Text.assemble(("error ", "bold red"), safe(error)))
+        if report.failure is not None:
+            console.print(Text.assemble(("error ", "bold red"),
+                                        f"{safe(path)}: {safe(report.failure)}"))
+        if report.is_valid and not quiet:
+            console.print(Text.assemble(
+                ("ok    ", "green"), f"{safe(path)}: {_plural(report.games, 'game')}"))
     total_files = len(expanded.files)
-    summary = (
-        f"{_plural(total_files, 'file')}: {total_files - bad_files} valid, "
-        f"{bad_files} malformed; {_plural(games, 'game')} parsed, "
-        f"{bad_games} malformed"
-    )
-    if expanded.missing:
-        summary += f"; {len(expanded.missing)} not found"
-    console.print(summary)
+    if json_lines:
+        emit_json({"summary": {
+            "files": total_files,
+            "valid": total_files - bad_files,
+            "malformed": bad_files,
+            "missing": len(expanded.missing),
+            "games": games,
+            "malformed_games": bad_games,
+        }})
+    else:
+        summary = (
+            f"{_plural(total_files, 'file')}: {total_files - bad_files} valid, "
+            f"{bad_files} malformed; {_plural(games, 'game')} parsed, "
+            f"{bad_games} malformed"
+        )
+        if expanded.missing:
+            summary += f"; {len(expanded.missing)} not found"
+        console.print(summary)
     if bad_files or expanded.missing:
         raise typer.Exit(EXIT_MALFORMED)
 
 
 def _generate_or_raise(path: Path) -> Iterator[Game]:
+    from parsers.errors import MalformedLogError
+    from parsers.read import generate_games
+
     for item in generate_games(path):
         if isinstance(item, MalformedLogError):
             raise item
@@ -128,34 +222,49 @@ def _generate_or_raise(path: Path) -> Iterator[Game]:
 
 @app.command("convert")
 def convert_command(
-    source: Annotated[Path, typer.Argument(help="log file to read")],
+    source: Annotated[Path, typer.Argument(help="The log file to read.")],
     target: Annotated[
-        Path, typer.Argument(help="file to write; its name gives the encoding (.json, .jsonl, .gz)")
+        Path,
+        typer.Argument(help="The file to write; its name gives the encoding (.json, .jsonl, .gz)."),
     ],
     indent: Annotated[
-        bool, typer.Option("--indent", help="indent a document with two spaces")
+        bool, typer.Option("--indent", help="Indent a document with two spaces.")
     ] = False,
 ) -> None:
     """Convert a log between the document and stream encodings (losslessly).
 
     The target is written only when every game of the source parses; a document holds
-    exactly one game.
+    exactly one game. Errors go to stderr.
+
+    Exit status: 0 when the target is written, 2 on any error.
     """
+    from parsers.errors import MalformedLogError
+    from parsers.read import parse_encoding
+    from parsers.write import write_games
+
     console = _console()
+
+    def error(message: str) -> typer.Exit:
+        sys.stderr.write(f"error: {safe(message)}\n")
+        return typer.Exit(EXIT_MALFORMED)
+
+    if not source.exists():
+        raise error(f"{source}: no such file")
     try:
         parse_encoding(source)
         parse_encoding(target)
     except ValueError as exc:
-        console.print(Text.assemble(("error ", "bold red"), str(exc)))
-        raise typer.Exit(EXIT_MALFORMED) from None
+        raise error(str(exc)) from None
     # Written under a temporary name that keeps the suffix (it sets the encoding), then
     # moved into place, so a failed conversion leaves no partial target behind.
     partial = target.with_name(f".partial-{os.getpid()}-{target.name}")
     try:
         count = write_games(partial, _generate_or_raise(source), indent=indent)
-    except (MalformedLogError, ValueError, OSError) as exc:
+        os.replace(partial, target)
+    except (MalformedLogError, ValueError) as exc:
         partial.unlink(missing_ok=True)
-        console.print(Text.assemble(("error ", "bold red"), str(exc)))
-        raise typer.Exit(EXIT_MALFORMED) from None
-    os.replace(partial, target)
-    console.print(f"wrote {_plural(count, 'game')} to {target}")
+        raise error(str(exc)) from None
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise error(describe_error(exc)) from None
+    console.print(f"wrote {_plural(count, 'game')} to {safe(target)}", markup=False)

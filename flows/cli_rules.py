@@ -5,20 +5,15 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import typer
 
 from flows.app import app
-from rules.presets import DEFAULT_PRESET, load_preset, parent_of, preset_names, resolve_ruleset
-from rules.ruleset import (
-    SETTING_PATHS,
-    Ruleset,
-    RulesetError,
-    diff_settings,
-    format_setting,
-    setting_description,
-    settings_of,
-)
+from flows.cli_errors import fail
+
+if TYPE_CHECKING:
+    from rules.ruleset import Ruleset, RulesetError
 
 rules_app = typer.Typer(
     help="Rulesets: the presets the project ships and their settings.",
@@ -46,6 +41,8 @@ def format_columns(rows: Sequence[Sequence[str]]) -> list[str]:
 
 def parse_assignment(text: str) -> tuple[str, object]:
     """``KEY=VALUE`` to a key and a value (JSON when it parses, text otherwise)."""
+    from rules.ruleset import RulesetError
+
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
         raise RulesetError(f"expected KEY=VALUE, got {text!r}")
@@ -57,11 +54,13 @@ def parse_assignment(text: str) -> tuple[str, object]:
 
 
 def _fail(exc: RulesetError) -> typer.Exit:
-    typer.echo(f"error: {exc}", err=True)
-    return typer.Exit(code=2)
+    return fail(str(exc))
 
 
 def _load(name: str) -> Ruleset:
+    from rules.presets import load_preset
+    from rules.ruleset import RulesetError
+
     try:
         return load_preset(name)
     except RulesetError as exc:
@@ -75,6 +74,8 @@ def _source(ruleset: Ruleset) -> str:
 @rules_app.command("list")
 def list_presets() -> None:
     """The shipped presets: name, players, seed document and article, title."""
+    from rules.presets import DEFAULT_PRESET, preset_names
+
     rows = [["name", "players", "seed", "title"]]
     for name in preset_names():
         ruleset = _load(name)
@@ -86,6 +87,9 @@ def list_presets() -> None:
 
 def show_lines(ruleset: Ruleset, *, describe: bool = False) -> list[str]:
     """Every setting of a ruleset with its resolved value, grouped by section."""
+    from rules.presets import parent_of, preset_names
+    from rules.ruleset import format_setting, setting_description, settings_of
+
     lines = [f"{ruleset.name}: {ruleset.title}", f"seed: {_source(ruleset)}"]
     parent = parent_of(ruleset.name) if ruleset.name in preset_names() else None
     if parent:
@@ -124,6 +128,9 @@ def show(
     describe: bool = typer.Option(False, "--describe", "-d", help="add each description"),
 ) -> None:
     """Every setting of a preset with its resolved value (extends and --set applied)."""
+    from rules.presets import resolve_ruleset
+    from rules.ruleset import RulesetError
+
     try:
         pairs = dict(parse_assignment(text) for text in overrides)
         ruleset = resolve_ruleset(name, pairs)
@@ -139,6 +146,8 @@ def diff(
     b: str = typer.Argument(..., help="second preset"),
 ) -> None:
     """Only the settings whose values differ between two presets."""
+    from rules.ruleset import diff_settings, format_setting
+
     left, right = _load(a), _load(b)
     differences = diff_settings(left, right)
     if not differences:
@@ -152,6 +161,9 @@ def diff(
 
 def settings_matrix_markdown(names: Sequence[str]) -> str:
     """A markdown table: one row per setting, one column per preset."""
+    from rules.presets import load_preset
+    from rules.ruleset import SETTING_PATHS, format_setting, settings_of
+
     rulesets = [load_preset(n) for n in names]
     values = [settings_of(r) for r in rulesets]
     out = [
@@ -167,4 +179,6 @@ def settings_matrix_markdown(names: Sequence[str]) -> str:
 @rules_app.command("matrix")
 def matrix() -> None:
     """Every setting of every preset as one markdown table (docs/rules/presets.md)."""
+    from rules.presets import preset_names
+
     typer.echo(settings_matrix_markdown(preset_names()), nl=False)

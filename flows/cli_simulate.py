@@ -3,29 +3,31 @@
 from __future__ import annotations
 
 import time
-from typing import Annotated
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Table as RichTable
 
 from flows.app import app
-from flows.simulate import FAULTS_MANIFEST, FileOutcome, SimulationRequest, run_simulation
-from parsers.read import Encoding
-from rules.presets import is_preset, preset_names
+from flows.cli_text import make_console
+
+if TYPE_CHECKING:
+    from flows.simulate import FileOutcome
+
+
+class EncodingChoice(StrEnum):
+    """:class:`parsers.read.Encoding`'s values (a test keeps them equal), so that --help
+    imports no parser."""
+
+    DOCUMENT = "document"
+    STREAM = "stream"
 
 _PROGRESS_FROM = 2000  # hands: smaller runs print only the summary
 
 
 def _rulesets(names: list[str]) -> tuple[str, ...]:
+    from rules.presets import is_preset, preset_names
+
     out: list[str] = []
     for name in names:
         for part in name.split(","):
@@ -52,17 +54,21 @@ def simulate(
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="seed of the run")] = 0,
     encoding: Annotated[
-        Encoding, typer.Option("--encoding", help="one file per game, or stream files")
-    ] = Encoding.DOCUMENT,
+        EncodingChoice, typer.Option("--encoding", help="one file per game, or stream files")
+    ] = EncodingChoice.DOCUMENT,
     faults: Annotated[
         float, typer.Option("--faults", min=0.0, max=1.0, help="fraction of hands faulted")
     ] = 0.0,
-    hands_per_game: Annotated[int, typer.Option("--hands-per-game", min=1)] = 8,
+    hands_per_game: Annotated[
+        int, typer.Option("--hands-per-game", min=1, help="hands in each game")
+    ] = 8,
     games_per_file: Annotated[
         int, typer.Option("--games-per-file", min=1, help="games per stream file")
     ] = 50,
     gzipped: Annotated[bool, typer.Option("--gzip", help="gzip the log files")] = False,
-    base_stake: Annotated[int, typer.Option("--base-stake", min=1)] = 1,
+    base_stake: Annotated[
+        int, typer.Option("--base-stake", min=1, help="the stake every amount is a multiple of")
+    ] = 1,
     workers: Annotated[int, typer.Option("--workers", min=1, help="worker processes")] = 1,
     file_damage: Annotated[
         bool,
@@ -75,13 +81,26 @@ def simulate(
     Same seed, same bytes. With --faults, that fraction of hands carries one defect, listed
     in OUT/faults.jsonl with the finding the audit must report.
     """
-    console = Console()
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.table import Table as RichTable
+
+    from flows.simulate import FAULTS_MANIFEST, SimulationRequest, run_simulation
+    from parsers.read import Encoding
+
+    console = make_console()
     request = SimulationRequest(
         rulesets=_rulesets(ruleset or ["guiyang"]),
         games=games,
         seed=seed,
         hands_per_game=hands_per_game,
-        encoding=encoding,
+        encoding=Encoding(encoding.value),
         gzip=gzipped,
         faults=faults,
         games_per_file=games_per_file,

@@ -7,6 +7,8 @@ SQL lives in ``sql/`` (``schema/`` numbered DDL files, ``load/`` the loader's st
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,17 +33,55 @@ class WarehouseError(ValueError):
 
 
 class DatabaseBusyError(WarehouseError):
-    def __init__(self, path: str) -> None:
-        super().__init__(
-            f"database {path} is busy: an ingest is writing to it; try again when it finishes"
-        )
+    """Another process holds the database. Opening it to read, that is a writer (an
+    ingest); opening it to write, a writer or a reader (``zhuoji sql``, ``report``,
+    ``dashboard``, ``serve``): DuckDB lets one process write, or any number read."""
+
+    def __init__(self, path: str, *, for_writing: bool = False, pid: int | None = None) -> None:
+        holder = "another process" if pid is None else f"another process (PID {pid})"
+        if for_writing:
+            message = (
+                f"database {path} is busy: {holder} has it open (an ingest, or a reader "
+                "such as zhuoji sql, report, dashboard or serve); try again when it ends"
+            )
+        else:
+            message = (
+                f"database {path} is busy: an ingest is writing to it; try again when it "
+                "finishes"
+            )
+        super().__init__(message)
         self.path = path
+        self.pid = pid
+
+
+_LOCK_PID = re.compile(r"\(PID (\d+)\)")
+
+
+def _busy(path: str | Path, exc: BaseException, *, for_writing: bool) -> DatabaseBusyError:
+    match = _LOCK_PID.search(str(exc))
+    pid = int(match.group(1)) if match else None
+    return DatabaseBusyError(str(path), for_writing=for_writing, pid=pid)
 
 
 class DatabaseMissingError(WarehouseError):
     def __init__(self, path: str) -> None:
         super().__init__(f"database {path} does not exist; create it with `zhuoji ingest`")
         self.path = path
+
+
+class DatabaseStorageError(WarehouseError):
+    """The database's disk is full, read-only or refuses access: the message says which
+    (``errno`` is ``ENOSPC``, ``EROFS``, ``EACCES`` ...) and that nothing was half-written."""
+
+    def __init__(self, path: str, code: int, detail: str) -> None:
+        what = _STORAGE_TEXT.get(code, os.strerror(code).lower())
+        super().__init__(f"database {path}: {what} ({detail})")
+        self.path = path
+        self.errno = code
+
+
+class QueryNotAllowedError(WarehouseError):
+    """A query ``zhuoji sql`` does not run: not one statement, or not one that reads."""
 
 
 class UnknownReportError(WarehouseError):
@@ -90,6 +130,63 @@ def is_lock_error(exc: BaseException) -> bool:
     return isinstance(exc, duckdb.IOException) and _LOCK_TEXT in str(exc)
 
 
+_STORAGE_TEXT = {
+    errno.ENOSPC: "no space left on device (the disk is full; free some space and run again)",
+    errno.EROFS: "read-only file system (it cannot be written here)",
+    errno.EACCES: "permission denied",
+    errno.EDQUOT: "disk quota exceeded",
+}
+
+# duckdb's IOException keeps the system's text, not the errno.
+_STORAGE_NEEDLES = (
+    ("no space left on device", errno.ENOSPC),
+    ("read-only file system", errno.EROFS),
+    ("permission denied", errno.EACCES),
+    ("disk quota exceeded", errno.EDQUOT),
+)
+
+
+def storage_errno(exc: BaseException) -> int | None:
+    """``ENOSPC``, ``EROFS``, ``EACCES`` or ``EDQUOT`` when ``exc`` (a duckdb error or an
+    ``OSError``) says the disk refused, else None."""
+    if isinstance(exc, OSError) and exc.errno in _STORAGE_TEXT:
+        return exc.errno
+    if not isinstance(exc, duckdb.Error | OSError):
+        return None
+    text = str(exc).lower()
+    for needle, code in _STORAGE_NEEDLES:
+        if needle in text:
+            return code
+    return None
+
+
+def storage_error(path: str | Path, exc: BaseException) -> DatabaseStorageError | None:
+    """The clear error for a disk that refused, or None when ``exc`` is something else."""
+    code = storage_errno(exc)
+    if code is None:
+        return None
+    return DatabaseStorageError(str(path), code, str(exc).split("\n", 1)[0])
+
+
+def rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back the open transaction, if there still is one.
+
+    When a commit fails (a full disk, a read-only file system), DuckDB has already ended
+    the transaction: a rollback then raises "cannot rollback - no transaction is active",
+    which would hide the error that matters. That one is swallowed here, so the caller's
+    ``raise`` re-raises the original.
+    """
+    try:
+        con.rollback()
+    except duckdb.TransactionException as exc:
+        if "no transaction is active" not in str(exc):
+            raise
+    except duckdb.Error:
+        # A connection invalidated by the failure cannot roll back; the write-ahead log
+        # lets the next open recover the last committed state.
+        pass
+
+
 # --- opening ---------------------------------------------------------------------------------
 
 
@@ -118,7 +215,7 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> int:
             )
             con.commit()
         except BaseException:
-            con.rollback()
+            rollback(con)
             raise
         current = schema_file.version
     apply_catalog(con, files)
@@ -171,40 +268,110 @@ def open_writer(path: str | Path, *, threads: int | None = None) -> duckdb.DuckD
     """Open (or create) the database for writing and bring its schema up to date.
 
     ``threads`` caps DuckDB's threads for this connection (its default: one per core).
+    Raises :class:`DatabaseBusyError` when another process holds it and
+    :class:`DatabaseStorageError` when its disk is full or read-only.
     """
     config: dict[str, Any] = {} if threads is None else {"threads": threads}
     try:
         con = duckdb.connect(str(path), config=config)
-    except duckdb.IOException as exc:
+    except (duckdb.Error, OSError) as exc:
         if is_lock_error(exc):
-            raise DatabaseBusyError(str(path)) from None
+            raise _busy(path, exc, for_writing=True) from None
+        clear = storage_error(path, exc)
+        if clear is not None:
+            raise clear from exc
         raise
-    apply_schema(con)
+    try:
+        apply_schema(con)
+    except (duckdb.Error, OSError) as exc:
+        con.close()
+        clear = storage_error(path, exc)
+        if clear is not None:
+            raise clear from exc
+        raise
     return con
 
 
 def check_writable(path: str | Path) -> None:
-    """Raise :class:`DatabaseBusyError` if another process holds the database now."""
-    if not Path(path).exists():
+    """Raise :class:`DatabaseBusyError` if another process holds the database now, and
+    :class:`DatabaseStorageError` if it (or, for a new one, its folder) cannot be written:
+    a read-only file system, no permission."""
+    target = Path(path)
+    if not target.exists():
+        folder = target.parent if str(target.parent) else Path(".")
+        if folder.is_dir() and not os.access(folder, os.W_OK):
+            code = errno.EROFS if _is_read_only_mount(folder) else errno.EACCES
+            raise DatabaseStorageError(str(path), code, f"cannot create files in {folder}")
         return
     try:
         duckdb.connect(str(path)).close()
-    except duckdb.IOException as exc:
+    except (duckdb.Error, OSError) as exc:
         if is_lock_error(exc):
-            raise DatabaseBusyError(str(path)) from None
+            raise _busy(path, exc, for_writing=True) from None
+        clear = storage_error(path, exc)
+        if clear is not None:
+            raise clear from exc
         raise
 
 
-def open_reader(path: str | Path) -> duckdb.DuckDBPyConnection:
-    """Open an existing database read-only; a clear error when it is missing or busy."""
+def _is_read_only_mount(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def open_reader(
+    path: str | Path, *, sealed: bool = False
+) -> duckdb.DuckDBPyConnection:
+    """Open an existing database read-only; a clear error when it is missing or busy.
+
+    ``sealed``: the connection reaches nothing but this database (no file is read or
+    written, no extension loaded, no setting changed): what ``zhuoji sql`` runs a
+    user's query on.
+    """
     if not Path(path).exists():
         raise DatabaseMissingError(str(path))
+    config: dict[str, Any] = dict(_SEALED) if sealed else {}
     try:
-        return duckdb.connect(str(path), read_only=True)
-    except duckdb.IOException as exc:
+        return duckdb.connect(str(path), read_only=True, config=config)
+    except (duckdb.Error, OSError) as exc:
         if is_lock_error(exc):
-            raise DatabaseBusyError(str(path)) from None
+            raise _busy(path, exc, for_writing=False) from None
+        clear = storage_error(path, exc)
+        if clear is not None:
+            raise clear from exc
         raise
+
+
+_SEALED = {
+    "enable_external_access": False,
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "lock_configuration": True,
+}
+
+# What a query of ``zhuoji sql`` may be (DESCRIBE, SHOW, SUMMARIZE, FROM and VALUES are
+# SELECT statements to DuckDB).
+_READING = frozenset({"SELECT", "EXPLAIN", "PRAGMA", "CALL"})
+
+
+def check_query(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Raise :class:`QueryNotAllowedError` unless ``sql`` is exactly one statement that
+    reads (SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA, CALL)."""
+    statements = con.extract_statements(sql)
+    if not statements:
+        raise QueryNotAllowedError("the query is empty: give one SQL statement")
+    if len(statements) > 1:
+        raise QueryNotAllowedError(
+            f"the query holds {len(statements)} statements; zhuoji sql runs exactly one"
+        )
+    kind = statements[0].type.name
+    if kind not in _READING:
+        raise QueryNotAllowedError(
+            f"zhuoji sql only reads (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, "
+            f"PRAGMA, CALL); this is a {kind} statement"
+        )
 
 
 # --- ingest bookkeeping ----------------------------------------------------------------------
@@ -228,7 +395,7 @@ def begin_run(con: duckdb.DuckDBPyConnection, *, started_at: Any, workers: int, 
         )
         con.commit()
     except BaseException:
-        con.rollback()
+        rollback(con)
         raise
     return run_id
 
@@ -264,7 +431,7 @@ def forget_files(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> None:
         _delete_files(con, sorted(paths))
         con.commit()
     except BaseException:
-        con.rollback()
+        rollback(con)
         raise
 
 
@@ -314,7 +481,7 @@ def load_batch(
             )
         con.commit()
     except BaseException:
-        con.rollback()
+        rollback(con)
         raise
 
 

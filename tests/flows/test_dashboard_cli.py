@@ -43,14 +43,14 @@ def test_dashboard_command_errors(db: Path, tmp_path: Path) -> None:
     missing = CliRunner().invoke(
         app, ["dashboard", "--db", str(tmp_path / "none.duckdb"), "--out", str(tmp_path / "s")]
     )
-    assert missing.exit_code == 1
+    assert missing.exit_code == 2
     assert "does not exist; create it with `zhuoji ingest`" in missing.output
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "a.txt").write_text("keep")
     foreign = CliRunner().invoke(
         app, ["dashboard", "--db", str(db), "--out", str(tmp_path / "mine")]
     )
-    assert foreign.exit_code == 1 and "not written by `zhuoji dashboard`" in foreign.output
+    assert foreign.exit_code == 2 and "not written by `zhuoji dashboard`" in foreign.output
 
 
 @pytest.fixture

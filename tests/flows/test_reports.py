@@ -330,4 +330,4 @@ def test_report_command_formats(db: Path) -> None:
     )
     assert sql.exit_code == 0 and sql.output.splitlines()[0] == "n"
     bad = runner.invoke(app, ["report", "player_history", "--db", str(db)])
-    assert bad.exit_code == 1 and "--param player=VALUE" in bad.output
+    assert bad.exit_code == 2 and "--param player=VALUE" in bad.output

@@ -151,16 +151,16 @@ def test_while_an_ingest_writes_a_report_says_the_database_is_busy(tmp_path: Pat
         assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
         runner = CliRunner()
         result = runner.invoke(app, ["report", "leaderboard", "--db", str(db)])
-        assert result.exit_code == 1
+        assert result.exit_code == 2
         assert (
             f"database {db} is busy: an ingest is writing to it; try again when it finishes"
             in result.output
         )
         assert "Conflicting lock" not in result.output
         result = runner.invoke(app, ["sql", "SELECT 1", "--db", str(db)])
-        assert result.exit_code == 1 and "is busy" in result.output
+        assert result.exit_code == 2 and "is busy" in result.output
         result = runner.invoke(app, ["ingest", str(tmp_path), "--db", str(db), "--quiet"])
-        assert result.exit_code == 1 and "is busy" in result.output
+        assert result.exit_code == 2 and "is busy" in result.output
         assert "Traceback" not in result.output
         with pytest.raises(warehouse.DatabaseBusyError):
             warehouse.open_writer(db)
