@@ -52,8 +52,23 @@ def ingest_command(
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False,
+    full_refresh: Annotated[
+        bool,
+        typer.Option("--full-refresh", help="audit every file found again, changed or not"),
+    ] = False,
+    prune: Annotated[
+        bool,
+        typer.Option(
+            "--prune",
+            help="drop the rows of files under the given folders that no longer exist",
+        ),
+    ] = False,
 ) -> None:
-    """Parse, audit and load logs into DuckDB; files already loaded are skipped."""
+    """Parse, audit and load logs into DuckDB; files already loaded are skipped.
+
+    Changed files replace their rows; unchanged files audited by another engine version
+    or under a ruleset that now resolves differently are audited again; a file found at
+    a new path with the content of one that is gone takes over its rows (renamed)."""
     quiet_prefect()
     if dask_address is None and os.environ.get("PREFECT_API_URL"):
         # No temporary server will start for the fork server's imports to overlap (see
@@ -77,14 +92,35 @@ def ingest_command(
             dask_address=dask_address,
             batch_size=batch_size,
             progress=not quiet,
+            full_refresh=full_refresh,
+            prune=prune,
         )
     except (InputPathError, WarehouseError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2 if isinstance(exc, InputPathError) else 1) from None
     console = Console()
     console.print(render_summary(summary))
+    for old, new in summary.renamed:
+        console.print(f"[cyan]renamed[/] {old} -> {new}", highlight=False, soft_wrap=True)
+    for reason, count in reaudit_reasons(summary):
+        files = "file" if count == 1 else "files"
+        console.print(
+            f"[cyan]re-audited[/] {count:,} {files}: {reason}", highlight=False, soft_wrap=True
+        )
+    for path in summary.pruned:
+        console.print(
+            f"[cyan]pruned[/] {path}: it no longer exists", highlight=False, soft_wrap=True
+        )
     for path, reason in summary.quarantined:
         console.print(f"[yellow]quarantined[/] {path}: {reason}", highlight=False, soft_wrap=True)
+
+
+def reaudit_reasons(summary: RunSummary) -> list[tuple[str, int]]:
+    """Why the run audited unchanged files again: each reason and how many files, in order."""
+    counts: dict[str, int] = {}
+    for _, reason in summary.reaudited:
+        counts[reason] = counts.get(reason, 0) + 1
+    return sorted(counts.items())
 
 
 def render_summary(summary: RunSummary) -> Table:
@@ -98,14 +134,57 @@ def render_summary(summary: RunSummary) -> Table:
         ("files seen", f"{summary.files_seen:,}"),
         ("loaded", f"{summary.files_loaded:,}"),
         ("skipped (unchanged)", f"{summary.files_skipped:,}"),
+        ("re-audited (unchanged, new engine or ruleset)", f"{summary.files_reaudited:,}"),
+        ("renamed (rows moved)", f"{summary.files_renamed:,}"),
+        ("pruned (gone)", f"{summary.files_pruned:,}"),
         ("quarantined", f"{summary.files_quarantined:,}"),
         ("games", f"{summary.games:,}"),
         ("hands", f"{summary.hands:,}"),
         ("violations", f"{summary.violations:,}"),
         ("mismatches (disputed hands)", f"{summary.mismatches:,}"),
         ("runner", f"{summary.runner}, {summary.workers} workers"),
+        ("engine", summary.engine_version),
         ("time", f"{summary.seconds:.1f} s ({summary.hands_per_second:,.0f} hands/s)"),
     ]
     for what, count in rows:
         table.add_row(what, count)
     return table
+
+
+@app.command("forget")
+def forget_command(
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="files (they need not exist any more) or folders: every file under"),
+    ],
+    db: Annotated[Path, typer.Option("--db", help="the DuckDB file")] = Path("zhuoji.duckdb"),
+) -> None:
+    """Drop every row of the named files (loaded or quarantined) from the warehouse.
+
+    Exit code 0 when every path named a file of the database, 1 when one named none."""
+    from rich.console import Console
+
+    from flows.ingest import run_forget
+    from flows.warehouse import WarehouseError
+
+    try:
+        summary = run_forget(paths, db)
+    except WarehouseError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    console = Console()
+    for path in summary.forgotten:
+        console.print(f"[cyan]forgot[/] {path}", highlight=False, soft_wrap=True)
+    for arg in summary.unknown:
+        console.print(
+            f"[yellow]not in the warehouse[/] {arg}", highlight=False, soft_wrap=True
+        )
+    if summary.run_id is not None:
+        files = "file" if len(summary.forgotten) == 1 else "files"
+        console.print(
+            f"forget run {summary.run_id} into {summary.db}: {len(summary.forgotten):,} {files}"
+            f" forgotten ({summary.games:,} games, {summary.hands:,} hands)",
+            highlight=False,
+        )
+    if summary.unknown:
+        raise typer.Exit(1)

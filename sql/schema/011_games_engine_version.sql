@@ -1,0 +1,2 @@
+-- The engine version (rules/version.py) that audited each game; NULL: loaded before versions were recorded.
+ALTER TABLE games ADD COLUMN engine_version VARCHAR

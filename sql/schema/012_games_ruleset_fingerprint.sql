@@ -1,0 +1,2 @@
+-- A digest of the game's resolved ruleset (preset + overrides, canonical JSON); NULL: loaded before it was recorded.
+ALTER TABLE games ADD COLUMN ruleset_fingerprint VARCHAR

@@ -1,0 +1,2 @@
+-- What the run did: 'ingest' (zhuoji ingest) or 'forget' (zhuoji forget).
+ALTER TABLE ingest_runs ADD COLUMN command VARCHAR DEFAULT 'ingest'

@@ -1,0 +1,2 @@
+-- Files whose rows the run dropped: vanished files (ingest --prune) or named ones (zhuoji forget).
+ALTER TABLE ingest_runs ADD COLUMN files_forgotten INTEGER DEFAULT 0

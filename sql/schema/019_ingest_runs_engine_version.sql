@@ -1,0 +1,2 @@
+-- The engine version of the process that ran it (NULL: before versions were recorded).
+ALTER TABLE ingest_runs ADD COLUMN engine_version VARCHAR
