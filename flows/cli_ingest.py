@@ -183,8 +183,9 @@ def forget_command(
         files = "file" if len(summary.forgotten) == 1 else "files"
         console.print(
             f"forget run {summary.run_id} into {summary.db}: {len(summary.forgotten):,} {files}"
-            f" forgotten ({summary.games:,} games, {summary.hands:,} hands)",
+            f" forgotten (their games: {summary.games:,}, hands: {summary.hands:,})",
             highlight=False,
+            soft_wrap=True,
         )
     if summary.unknown:
         raise typer.Exit(1)

@@ -55,6 +55,7 @@ from flows.prefect_server import LocalPrefectServer
 from flows.process import process_files_task, ruleset_use_of
 from flows.rows import FileError, FileOutcome, FileStatus, remove_shards
 from flows.warehouse import KnownFile
+from parsers.read import parse_encoding
 from rules.version import ENGINE_VERSION
 
 
@@ -135,9 +136,11 @@ def plan_files(
     """Discover the files; keep those new, changed or to be audited again.
 
     Only files seen before are hashed (to tell an unchanged file from a changed one),
-    and new files of the size of a file the database holds that is gone (a rename, if
-    the hash is that file's too): any other new file is processed whatever its hash,
-    which the worker computes as it reads it.
+    and new files of the size of a file the database holds that is gone: one with that
+    file's hash and a name read the same way (encoding, compression) is that file
+    renamed, its rows move to the new path (a quarantined one is processed again, since
+    its reasons name its path). Any other new file is processed whatever its hash, which
+    the worker computes as it reads it.
 
     An unchanged file is processed again when ``stale`` gives a reason (``path ->
     reason``: a new engine or ruleset fingerprint, :func:`stale_files`), with
@@ -165,9 +168,11 @@ def plan_files(
         if sizes and os.stat(path).st_size in sizes:
             digest = hasher(path)
             digests[path] = digest
-            olds = by_content.get((digest.size, digest.sha256 or ""))
-            if olds:
-                renamed.append((olds.pop(0), path))
+            olds = by_content.get((digest.size, digest.sha256 or ""), [])
+            match = next((o for o in olds if _reads_alike(o, path)), None)
+            if match is not None:
+                olds.remove(match)
+                renamed.append((match, path))
     moved_to = dict(renamed)
     moved_from = {new_path: old for old, new_path in renamed}
     pruned = _vanished_under(paths, vanished, moved_to) if prune else []
@@ -186,7 +191,10 @@ def plan_files(
             continue
         else:
             digest = hasher(path)
-        if record.sha256 != digest.sha256:
+        if record.sha256 != digest.sha256 or (
+            path in moved_from and record.status is FileStatus.QUARANTINED
+        ):
+            # (a quarantined file's reasons name its path: it is processed again when renamed)
             todo.append(digest)
             continue
         reason = FULL_REFRESH if full_refresh else stale.get(record.path)
@@ -216,6 +224,15 @@ def plan_files(
         reaudited=tuple(sorted(reaudited)),
         pruned=tuple(pruned),
     )
+
+
+def _reads_alike(old: str, new: str) -> bool:
+    """Whether two file names are read the same way (encoding, compression): only then is
+    the same content under the new name the same games."""
+    try:
+        return parse_encoding(old) == parse_encoding(new)
+    except ValueError:
+        return False
 
 
 def _vanished_under(
