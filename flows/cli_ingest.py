@@ -134,7 +134,7 @@ def render_summary(summary: RunSummary) -> Table:
         ("files seen", f"{summary.files_seen:,}"),
         ("loaded", f"{summary.files_loaded:,}"),
         ("skipped (unchanged)", f"{summary.files_skipped:,}"),
-        ("re-audited (unchanged, new engine or ruleset)", f"{summary.files_reaudited:,}"),
+        ("re-audited", f"{summary.files_reaudited:,}"),
         ("renamed (rows moved)", f"{summary.files_renamed:,}"),
         ("pruned (gone)", f"{summary.files_pruned:,}"),
         ("quarantined", f"{summary.files_quarantined:,}"),

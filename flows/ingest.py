@@ -205,8 +205,8 @@ def plan_files(
             retry.append((path, digest, record.clashes_with))
         else:
             skipped += 1
-    # A file quarantined for a clash is retried once the file it clashed with changes
-    # (processed now) or leaves the database (forgotten, pruned, or replaced earlier).
+    # A file quarantined for a clash is retried once the file it clashed with is processed
+    # again (now) or leaves the database (pruned now, or forgotten since).
     released = {d.path for d in todo} | set(pruned)
     for path, digest, owners in retry:
         owners = tuple(moved_to.get(o, o) for o in owners)
