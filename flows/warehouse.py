@@ -198,18 +198,18 @@ LOADER_COLUMNS: dict[str, tuple[str, ...]] = {"games": ("engine_version", "rules
 """Columns the loader adds to a table's shard rows (from the workers' outcomes)."""
 
 
+_STATUS: dict[str, FileStatus] = {status.value: status for status in FileStatus}
+
+
 def known_files(con: duckdb.DuckDBPyConnection) -> dict[str, KnownFile]:
     """Every file the database has loaded or quarantined, by path."""
+    clashes = {
+        str(p): tuple(str(c) for c in owners)
+        for p, owners in con.execute(read_sql("load/known_clashes")).fetchall()
+    }
     return {
-        str(p): KnownFile(
-            path=str(p),
-            sha256=str(h),
-            size=int(n),
-            status=FileStatus(str(status)),
-            engine_version=None if engine is None else str(engine),
-            clashes_with=tuple(str(c) for c in clashes),
-        )
-        for p, h, n, status, engine, clashes in con.execute(
+        path: KnownFile(path, sha256, size, _STATUS[status], engine, clashes.get(path, ()))
+        for path, sha256, size, status, engine in con.execute(
             read_sql("load/known_files")
         ).fetchall()
     }
