@@ -106,8 +106,23 @@ def ingest_command(
         bool,
         typer.Option("--json", help="Print the summary as one JSON object (no progress bar)."),
     ] = False,
+    full_refresh: Annotated[
+        bool,
+        typer.Option("--full-refresh", help="Audit every file found again, changed or not."),
+    ] = False,
+    prune: Annotated[
+        bool,
+        typer.Option(
+            "--prune",
+            help="Drop the rows of files under the given folders that no longer exist.",
+        ),
+    ] = False,
 ) -> None:
     """Parse, audit and load logs into DuckDB; files already loaded are skipped.
+
+    Changed files replace their rows; unchanged files audited by another engine version
+    or under a ruleset that now resolves differently are audited again; a file found at a
+    new path with the content of one that is gone takes over its rows (renamed).
 
     Prints the files seen, loaded, skipped and quarantined (each quarantined file with its
     reason), the games, hands, violations and mismatches. With --json: one object {"run_id",
@@ -143,6 +158,8 @@ def ingest_command(
             dask_address=dask_address,
             batch_size=batch_size,
             progress=not (quiet or json_output),
+            full_refresh=full_refresh,
+            prune=prune,
         )
     except (InputPathError, WarehouseError) as exc:
         raise fail(str(exc)) from None
@@ -161,6 +178,21 @@ def ingest_command(
 
     console = make_console()
     console.print(render_summary(summary))
+    for old, new in summary.renamed:
+        console.print(
+            Text.assemble(("renamed", "cyan"), f" {safe(old)} -> {safe(new)}"), soft_wrap=True
+        )
+    for reason, count in reaudit_reasons(summary):
+        files = "file" if count == 1 else "files"
+        console.print(
+            Text.assemble(("re-audited", "cyan"), f" {count:,} {files}: {safe(reason)}"),
+            soft_wrap=True,
+        )
+    for path in summary.pruned:
+        console.print(
+            Text.assemble(("pruned", "cyan"), f" {safe(path)}: it no longer exists"),
+            soft_wrap=True,
+        )
     for path, reason in summary.quarantined:
         console.print(
             Text.assemble(("quarantined", "yellow"), f" {safe(path)}: {safe(reason)}"),
@@ -183,9 +215,24 @@ def summary_json(summary: RunSummary) -> dict[str, Any]:
         "hands": summary.hands,
         "violations": summary.violations,
         "mismatches": summary.mismatches,
+        "files_reaudited": summary.files_reaudited,
+        "files_renamed": summary.files_renamed,
+        "files_pruned": summary.files_pruned,
+        "engine_version": summary.engine_version,
         "seconds": round(summary.seconds, 3),
         "quarantined": [{"file": p, "reason": r} for p, r in summary.quarantined],
+        "renamed": [{"from": old, "to": new} for old, new in summary.renamed],
+        "reaudited": [{"file": p, "reason": r} for p, r in summary.reaudited],
+        "pruned": list(summary.pruned),
     }
+
+
+def reaudit_reasons(summary: RunSummary) -> list[tuple[str, int]]:
+    """Why the run audited unchanged files again: each reason and how many files, in order."""
+    counts: dict[str, int] = {}
+    for _, reason in summary.reaudited:
+        counts[reason] = counts.get(reason, 0) + 1
+    return sorted(counts.items())
 
 
 def render_summary(summary: RunSummary) -> Table:
@@ -201,14 +248,60 @@ def render_summary(summary: RunSummary) -> Table:
         ("files seen", f"{summary.files_seen:,}"),
         ("loaded", f"{summary.files_loaded:,}"),
         ("skipped (unchanged)", f"{summary.files_skipped:,}"),
+        ("re-audited", f"{summary.files_reaudited:,}"),
+        ("renamed (rows moved)", f"{summary.files_renamed:,}"),
+        ("pruned (gone)", f"{summary.files_pruned:,}"),
         ("quarantined", f"{summary.files_quarantined:,}"),
         ("games", f"{summary.games:,}"),
         ("hands", f"{summary.hands:,}"),
         ("violations", f"{summary.violations:,}"),
         ("mismatches (disputed hands)", f"{summary.mismatches:,}"),
         ("runner", f"{summary.runner}, {summary.workers} workers"),
+        ("engine", summary.engine_version),
         ("time", f"{summary.seconds:.1f} s ({summary.hands_per_second:,.0f} hands/s)"),
     ]
     for what, count in rows:
         table.add_row(what, count)
     return table
+
+
+@app.command("forget")
+def forget_command(
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="Files (they need not exist any more) or folders: every file under."),
+    ],
+    db: Annotated[Path, typer.Option("--db", help="The DuckDB file.")] = Path("zhuoji.duckdb"),
+) -> None:
+    """Drop every row of the named files (loaded or quarantined) from the warehouse.
+
+    The run is recorded in ingest_runs (command 'forget').
+
+    Exit status: 0 when every path named a file of the database, 2 when one named none
+    (the others are still forgotten) or on an error (a busy database, a full or read-only
+    disk).
+    """
+    from rich.text import Text
+
+    from flows.ingest import run_forget
+    from flows.warehouse import WarehouseError
+
+    try:
+        summary = run_forget(paths, db)
+    except WarehouseError as exc:
+        raise fail(str(exc)) from None
+    console = make_console()
+    for path in summary.forgotten:
+        console.print(Text.assemble(("forgot", "cyan"), f" {safe(path)}"), soft_wrap=True)
+    if summary.run_id is not None:
+        files = "file" if len(summary.forgotten) == 1 else "files"
+        console.print(
+            Text(
+                f"forget run {summary.run_id} into {safe(summary.db)}: "
+                f"{len(summary.forgotten):,} {files} forgotten "
+                f"(their games: {summary.games:,}, hands: {summary.hands:,})"
+            ),
+            soft_wrap=True,
+        )
+    if summary.unknown:
+        raise fail(f"not in the warehouse {db}: {', '.join(summary.unknown)}")

@@ -49,20 +49,33 @@ from prefect.task_runners import TaskRunner
 from prefect.utilities.asyncutils import run_coro_as_sync
 
 from flows import warehouse
-from flows.discover import FileDigest, generate_log_paths, hash_file, unhashed_file
+from flows.discover import FileDigest, generate_log_paths, hash_file, is_glob, unhashed_file
 from flows.pool import ForkServerTaskRunner, start_fork_server
 from flows.prefect_server import LocalPrefectServer
-from flows.process import process_files_task
+from flows.process import process_files_task, ruleset_use_of
 from flows.rows import FileError, FileOutcome, FileStatus, remove_shards
+from flows.warehouse import KnownFile
+from parsers.read import parse_encoding
+from rules.version import ENGINE_VERSION
 
 
 @dataclass(frozen=True, slots=True)
 class FilePlan:
-    """The files of a run: what to process (new or changed) and how many were skipped."""
+    """The files of a run: what to process (new, changed or re-audited), what was skipped,
+    what moved and what vanished.
+
+    ``reaudited`` are unchanged files processed again (``(path, reason)``, also in
+    ``to_process``); ``renamed`` are ``(old, new)`` paths of content found at a new path
+    whose old path is gone (its rows move, nothing is processed); ``pruned`` are files
+    under the run's folders that are gone (``--prune``: their rows are dropped).
+    """
 
     seen: int
     to_process: tuple[FileDigest, ...]
     skipped: int
+    renamed: tuple[tuple[str, str], ...] = ()
+    reaudited: tuple[tuple[str, str], ...] = ()
+    pruned: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +94,22 @@ class RunSummary:
     mismatches: int
     seconds: float
     quarantined: tuple[tuple[str, str], ...]  # (path, first reason) per quarantined file
+    renamed: tuple[tuple[str, str], ...] = ()  # (old path, new path): rows moved
+    reaudited: tuple[tuple[str, str], ...] = ()  # (path, reason): unchanged, audited again
+    pruned: tuple[str, ...] = ()  # vanished files whose rows were dropped (--prune)
+    engine_version: str = ""
+
+    @property
+    def files_renamed(self) -> int:
+        return len(self.renamed)
+
+    @property
+    def files_reaudited(self) -> int:
+        return len(self.reaudited)
+
+    @property
+    def files_pruned(self) -> int:
+        return len(self.pruned)
 
     @property
     def hands_per_second(self) -> float:
@@ -90,27 +119,183 @@ class RunSummary:
 # --- plain functions -------------------------------------------------------------------------
 
 
-def plan_files(
-    paths: Sequence[str], known: Mapping[str, str], hasher: Callable[[str], FileDigest] = hash_file
-) -> FilePlan:
-    """Discover the files; keep those new or changed since they were last seen.
+FULL_REFRESH = "--full-refresh"
+"""The re-audit reason of every unchanged file of a ``--full-refresh`` run."""
 
-    Only files seen before are hashed (to tell an unchanged file from a changed one): a
-    new file is processed whatever its hash, which the worker computes as it reads it.
+
+def plan_files(
+    paths: Sequence[str],
+    known: Mapping[str, KnownFile],
+    hasher: Callable[[str], FileDigest] = hash_file,
+    *,
+    stale: Mapping[str, str] | None = None,
+    full_refresh: bool = False,
+    prune: bool = False,
+    exists: Callable[[str], bool] = os.path.exists,
+) -> FilePlan:
+    """Discover the files; keep those new, changed or to be audited again.
+
+    Only files seen before are hashed (to tell an unchanged file from a changed one),
+    and new files of the size of a file the database holds that is gone: one with that
+    file's hash and a name read the same way (encoding, compression) is that file
+    renamed, its rows move to the new path (a quarantined one is processed again, since
+    its reasons name its path). Any other new file is processed whatever its hash, which
+    the worker computes as it reads it.
+
+    An unchanged file is processed again when ``stale`` gives a reason (``path ->
+    reason``: a new engine or ruleset fingerprint, :func:`stale_files`), with
+    ``full_refresh``, or when it was quarantined for clashing with a file that is being
+    processed again or that the database no longer holds. With ``prune``, the files the
+    database holds under the folders of ``paths`` (for a glob, its leading folder) that
+    are gone are listed in ``pruned``.
     """
+    stale = stale or {}
     found = [p.as_posix() for p in generate_log_paths(paths)]
+    found_set = set(found)
+    new = [path for path in found if path not in known]
+    vanished: dict[str, KnownFile] = {}
+    if new or prune:
+        vanished = {
+            p: k for p, k in sorted(known.items()) if p not in found_set and not exists(p)
+        }
+    by_content: dict[tuple[int, str], list[str]] = {}
+    for old, k in vanished.items():
+        by_content.setdefault((k.size, k.sha256), []).append(old)
+    sizes = {size for size, _ in by_content}
+    renamed: list[tuple[str, str]] = []
+    digests: dict[str, FileDigest] = {}
+    for path in new:
+        if sizes and os.stat(path).st_size in sizes:
+            digest = hasher(path)
+            digests[path] = digest
+            olds = by_content.get((digest.size, digest.sha256 or ""), [])
+            match = next((o for o in olds if _reads_alike(o, path)), None)
+            if match is not None:
+                olds.remove(match)
+                renamed.append((match, path))
+    moved_to = dict(renamed)
+    moved_from = {new_path: old for old, new_path in renamed}
+    pruned = _vanished_under(paths, vanished, moved_to) if prune else []
+
     todo: list[FileDigest] = []
+    reaudited: list[tuple[str, str]] = []
+    retry: list[tuple[str, FileDigest, tuple[str, ...]]] = []
     skipped = 0
     for path in found:
-        if path not in known:
-            todo.append(unhashed_file(path))
+        record = known.get(path)
+        if record is None and path in moved_from:
+            record = known[moved_from[path]]
+            digest = digests[path]
+        elif record is None:
+            todo.append(digests.get(path) or unhashed_file(path))
             continue
-        digest = hasher(path)
-        if known[path] == digest.sha256:
-            skipped += 1
         else:
+            digest = hasher(path)
+        if record.sha256 != digest.sha256 or (
+            path in moved_from and record.status is FileStatus.QUARANTINED
+        ):
+            # (a quarantined file's reasons name its path: it is processed again when renamed)
             todo.append(digest)
-    return FilePlan(seen=len(found), to_process=tuple(todo), skipped=skipped)
+            continue
+        reason = FULL_REFRESH if full_refresh else stale.get(record.path)
+        if reason is not None:
+            todo.append(digest)
+            reaudited.append((path, reason))
+        elif record.clashes_with:
+            retry.append((path, digest, record.clashes_with))
+        else:
+            skipped += 1
+    # A file quarantined for a clash is retried once the file it clashed with is processed
+    # again (now) or leaves the database (pruned now, or forgotten since).
+    released = {d.path for d in todo} | set(pruned)
+    for path, digest, owners in retry:
+        owners = tuple(moved_to.get(o, o) for o in owners)
+        if any(o in released or (o not in known and o not in moved_from) for o in owners):
+            todo.append(digest)
+            reaudited.append((path, "the file it clashed with changed or was forgotten"))
+        else:
+            skipped += 1
+    todo.sort(key=lambda d: d.path)
+    return FilePlan(
+        seen=len(found),
+        to_process=tuple(todo),
+        skipped=skipped,
+        renamed=tuple(renamed),
+        reaudited=tuple(sorted(reaudited)),
+        pruned=tuple(pruned),
+    )
+
+
+def _reads_alike(old: str, new: str) -> bool:
+    """Whether two file names are read the same way (encoding, compression): only then is
+    the same content under the new name the same games."""
+    try:
+        return parse_encoding(old) == parse_encoding(new)
+    except ValueError:
+        return False
+
+
+def _vanished_under(
+    paths: Sequence[str], vanished: Mapping[str, KnownFile], moved_to: Mapping[str, str]
+) -> list[str]:
+    """The vanished files (not renamed) under the folders of the run's arguments."""
+    roots: list[str] = []
+    for arg in paths:
+        text = os.fspath(arg)
+        if is_glob(text) and not os.path.exists(text):
+            text = _glob_root(text)
+        if os.path.isdir(text):
+            roots.append(Path(text).resolve().as_posix().rstrip("/") + "/")
+    return [
+        p
+        for p in vanished
+        if p not in moved_to and any(p.startswith(root) for root in roots)
+    ]
+
+
+def _glob_root(pattern: str) -> str:
+    """The folder a glob pattern searches: its parts before the first with a glob character."""
+    parts: list[str] = []
+    for part in Path(pattern).parts:
+        if is_glob(part):
+            break
+        parts.append(part)
+    return os.path.join(*parts) if parts else "."
+
+
+def stale_files(
+    con: duckdb.DuckDBPyConnection,
+    known: Mapping[str, KnownFile],
+    engine_version: str = ENGINE_VERSION,
+) -> dict[str, str]:
+    """``path -> reason`` for the files the database holds whose results this engine would
+    compute differently: processed by another engine version (or by one that recorded
+    none), or holding games whose ruleset now resolves to another fingerprint (a preset's
+    values changed) or no longer resolves. Nothing is parsed: the ``games`` table holds
+    each game's preset name, overrides and fingerprint.
+    """
+    stale: dict[str, str] = {}
+    for path, record in known.items():
+        if record.engine_version != engine_version:
+            before = record.engine_version or "an engine that recorded no version"
+            stale[path] = f"engine changed: {before} -> {engine_version}"
+    changed: list[warehouse.StoredRuleset] = []
+    now: dict[tuple[str, str | None], str] = {}
+    for stored in warehouse.stored_rulesets(con):
+        try:
+            fingerprint = ruleset_use_of(stored.ruleset, stored.rule_overrides).fingerprint
+        except ValueError:
+            fingerprint = "none (it no longer resolves)"
+        if fingerprint != stored.fingerprint:
+            changed.append(stored)
+            now[(stored.ruleset, stored.rule_overrides)] = fingerprint
+    for path, stored in warehouse.files_of_rulesets(con, changed):
+        if path in stale:
+            continue
+        before = stored.fingerprint or "unrecorded"
+        after = now[(stored.ruleset, stored.rule_overrides)]
+        stale[path] = f"ruleset {stored.ruleset} changed: {before} -> {after}"
+    return stale
 
 
 def settle_clashes(
@@ -135,11 +320,17 @@ def settle_clashes(
             owner = owners.get(game_id)
             if owner is not None:
                 reason = f"game id {game_id!r} is already loaded from {owner}"
+                if not os.path.exists(owner):
+                    reason += (
+                        ", which no longer exists (`zhuoji forget` or `zhuoji ingest"
+                        " --prune` drops its rows)"
+                    )
                 clashes.append(
                     FileError(
                         sentence=f"{outcome.path}, game {game_id!r}: {reason}",
                         message=reason,
                         game_id=game_id,
+                        clashes_with=owner,
                     )
                 )
         if clashes:
@@ -244,8 +435,14 @@ def plan_chunks(
 
 
 @task(name="plan-files", retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
-def plan_files_task(paths: list[str], known: dict[str, str]) -> FilePlan:
-    return plan_files(paths, known)
+def plan_files_task(
+    paths: list[str],
+    known: dict[str, KnownFile],
+    stale: dict[str, str],
+    full_refresh: bool,
+    prune: bool,
+) -> FilePlan:
+    return plan_files(paths, known, stale=stale, full_refresh=full_refresh, prune=prune)
 
 
 @task(name="load-batch", retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE)
@@ -342,19 +539,35 @@ def ingest_flow(
     runner_label: str,
     progress: bool = False,
     writer_threads: int | None = None,
+    full_refresh: bool = False,
+    prune: bool = False,
 ) -> RunSummary:
     """Ingest ``paths`` into the database ``db`` (the flow's task runner does the work;
-    ``writer_threads`` caps the loader's DuckDB threads)."""
+    ``writer_threads`` caps the loader's DuckDB threads).
+
+    Before any file is processed, the rows of renamed files move to their new path and,
+    with ``prune``, the rows of vanished files are dropped; then the rows of the files to
+    process again are removed (each step its own transaction, each one safe to repeat)."""
     started = time.perf_counter()
     started_at = datetime.now(UTC).replace(tzinfo=None)
     con = warehouse.open_writer(db, threads=writer_threads)
     display = _Display(progress)
     try:
         known = warehouse.known_files(con)
-        plan = plan_files_task(list(paths), known)
-        warehouse.forget_files(con, [d.path for d in plan.to_process if d.path in known])
+        stale = stale_files(con, known)
+        plan = plan_files_task(list(paths), known, stale, full_refresh, prune)
         run_id = warehouse.begin_run(
-            con, started_at=started_at, workers=workers, runner=runner_label
+            con,
+            started_at=started_at,
+            workers=workers,
+            runner=runner_label,
+            engine_version=ENGINE_VERSION,
+        )
+        warehouse.rename_files(con, plan.renamed)
+        warehouse.forget_files(con, plan.pruned)
+        moved = {new for _, new in plan.renamed}
+        warehouse.forget_files(
+            con, [d.path for d in plan.to_process if d.path in known or d.path in moved]
         )
         staging_root = staging_dir_for(db)
         shutil.rmtree(staging_root, ignore_errors=True)  # shards of a killed run
@@ -397,6 +610,9 @@ def ingest_flow(
                 "files_loaded": totals.loaded,
                 "files_skipped": plan.skipped,
                 "files_quarantined": len(totals.quarantined),
+                "files_renamed": len(plan.renamed),
+                "files_reaudited": len(plan.reaudited),
+                "files_forgotten": len(plan.pruned),
                 "games": totals.games,
                 "hands": totals.hands,
                 "violations": totals.violations,
@@ -422,10 +638,93 @@ def ingest_flow(
         mismatches=totals.mismatches,
         seconds=time.perf_counter() - started,
         quarantined=tuple(totals.quarantined),
+        renamed=plan.renamed,
+        reaudited=plan.reaudited,
+        pruned=plan.pruned,
+        engine_version=ENGINE_VERSION,
     )
 
 
 # --- running it ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetSummary:
+    """What ``zhuoji forget`` dropped: the files (loaded or quarantined) and their games
+    and hands, and the arguments that named no file of the database."""
+
+    run_id: int | None  # None: nothing was forgotten, no run recorded
+    db: str
+    forgotten: tuple[str, ...]
+    games: int
+    hands: int
+    unknown: tuple[str, ...]
+
+
+def match_known_paths(
+    args: Sequence[str], known: Mapping[str, KnownFile]
+) -> tuple[list[str], list[str]]:
+    """The known files ``args`` name (a file's path, or a folder: every known file under
+    it; the path need not exist any more) and the arguments that name none."""
+    matched: set[str] = set()
+    unknown: list[str] = []
+    for arg in args:
+        path = Path(arg).resolve().as_posix()
+        if path in known:
+            matched.add(path)
+            continue
+        prefix = path.rstrip("/") + "/"
+        under = [p for p in known if p.startswith(prefix)]
+        if under:
+            matched.update(under)
+        else:
+            unknown.append(os.fspath(arg))
+    return sorted(matched), unknown
+
+
+def run_forget(paths: Sequence[str], db: str | Path = "zhuoji.duckdb") -> ForgetSummary:
+    """Drop every row of the files ``paths`` name (the command line's ``zhuoji forget``),
+    in one transaction, recorded as a run of its own (``command`` 'forget'). A file
+    quarantined for clashing with a forgotten one is processed again by the next ingest."""
+    if not Path(db).exists():
+        raise warehouse.DatabaseMissingError(os.fspath(db))
+    started_at = datetime.now(UTC).replace(tzinfo=None)
+    con = warehouse.open_writer(db)
+    try:
+        known = warehouse.known_files(con)
+        matched, unknown = match_known_paths(paths, known)
+        if not matched:
+            return ForgetSummary(None, os.fspath(db), (), 0, 0, tuple(unknown))
+        games, hands = warehouse.file_totals(con, matched)
+        run_id = warehouse.begin_run(
+            con,
+            started_at=started_at,
+            workers=0,
+            runner="none",
+            command="forget",
+            engine_version=ENGINE_VERSION,
+        )
+        warehouse.forget_files(con, matched)
+        warehouse.finish_run(
+            con,
+            run_id,
+            {
+                "finished_at": datetime.now(UTC).replace(tzinfo=None),
+                "files_seen": 0,
+                "files_loaded": 0,
+                "files_skipped": 0,
+                "files_quarantined": 0,
+                "files_forgotten": len(matched),
+                "games": 0,
+                "hands": 0,
+                "violations": 0,
+                "mismatches": 0,
+            },
+        )
+    finally:
+        con.close()
+    return ForgetSummary(run_id, os.fspath(db), tuple(matched), games, hands, tuple(unknown))
+
 
 
 @contextmanager
@@ -516,8 +815,13 @@ def run_ingest(
     dask_address: str | None = None,
     batch_size: int | None = None,
     progress: bool = False,
+    full_refresh: bool = False,
+    prune: bool = False,
 ) -> RunSummary:
     """Run the ingest flow (the command line's ``zhuoji ingest``).
+
+    ``full_refresh`` audits every file found again, changed or not; ``prune`` drops the
+    rows of the files the database holds under the given folders that no longer exist.
 
     The arguments and the database are checked before the flow starts, so that a path
     naming nothing (:class:`~flows.discover.InputPathError`) or a database another ingest
@@ -552,5 +856,7 @@ def run_ingest(
             runner_label=_runner_label(dask_address),
             progress=progress,
             writer_threads=None if dask_address else LOCAL_WRITER_THREADS,
+            full_refresh=full_refresh,
+            prune=prune,
         )
     return summary

@@ -25,13 +25,14 @@ from prefect.cache_policies import NO_CACHE
 
 from flows.bridge import hand_records
 from flows.discover import ContentDigest, FileDigest, digest_file
-from flows.rows import FileError, FileOutcome, FileStatus, RowBuffer
+from flows.rows import FileError, FileOutcome, FileStatus, RowBuffer, RulesetUse
 from parsers.errors import MalformedLogError
 from parsers.fast import Game
 from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import audit_game
 from rules.presets import resolve_ruleset
 from rules.ruleset import Ruleset
+from rules.version import ENGINE_VERSION, ruleset_fingerprint
 
 __all__ = [
     "FLUSH_HANDS",
@@ -41,6 +42,7 @@ __all__ = [
     "process_files",
     "process_files_task",
     "rare_collections",
+    "ruleset_use_of",
     "shard_dir_for",
 ]
 
@@ -65,6 +67,25 @@ def _ruleset(name: str, overrides_json: str) -> Ruleset:
 def _game_ruleset(game: Game) -> Ruleset:
     overrides = orjson.dumps(game.rule_overrides or {}, option=orjson.OPT_SORT_KEYS).decode()
     return _ruleset(game.ruleset, overrides)
+
+
+@lru_cache(maxsize=64)
+def ruleset_use_of(name: str, overrides: str | None) -> RulesetUse:
+    """A ruleset as the ``games`` table stores it (preset name, overrides as JSON text or
+    ``None``) and the fingerprint it resolves to; raises ``ValueError`` if it does not."""
+    resolved = _ruleset(name, overrides if overrides is not None else "{}")
+    return RulesetUse(name, overrides, ruleset_fingerprint(resolved))
+
+
+def _ruleset_use(game: Game) -> RulesetUse:
+    """The game's ruleset as the ``games`` table stores it (overrides as the rows do)
+    and its fingerprint (a game whose ruleset resolved)."""
+    overrides = (
+        None
+        if game.rule_overrides is None
+        else orjson.dumps(game.rule_overrides, option=orjson.OPT_SORT_KEYS).decode()
+    )
+    return ruleset_use_of(game.ruleset, overrides)
 
 
 def _file_error(exc: MalformedLogError) -> FileError:
@@ -112,7 +133,11 @@ def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome
     except ValueError as exc:
         digest = digest_file(path)
         base = FileOutcome(
-            path=path, sha256=digest.hexdigest(), size=digest.size, status=FileStatus.LOADED
+            path=path,
+            sha256=digest.hexdigest(),
+            size=digest.size,
+            status=FileStatus.LOADED,
+            engine_version=ENGINE_VERSION,
         )
         error = FileError(sentence=str(exc), message="not a log file name")
         return base.quarantine([error])
@@ -121,6 +146,7 @@ def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome
     errors: list[FileError] = []
     game_ids: list[str] = []
     seen_ids: set[str] = set()
+    uses: set[RulesetUse] = set()
     hands = violations = mismatches = 0
     try:
         for item in generate_fast_games(path, sink=content):
@@ -150,6 +176,7 @@ def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome
                 errors.append(_game_error(path, item, reason))
                 continue
             counts = buffer.add_game(item, path, audits)
+            uses.add(_ruleset_use(item))
             game_ids.append(item.game_id)
             hands += counts.hands
             violations += counts.violations
@@ -166,7 +193,13 @@ def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome
         raise
     if errors:
         buffer.abort()
-        base = FileOutcome(path=path, sha256=actual, size=actual_size, status=FileStatus.LOADED)
+        base = FileOutcome(
+            path=path,
+            sha256=actual,
+            size=actual_size,
+            status=FileStatus.LOADED,
+            engine_version=ENGINE_VERSION,
+        )
         return base.quarantine(errors)
     buffer.close()
     return FileOutcome(
@@ -180,7 +213,13 @@ def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome
         mismatches=mismatches,
         game_ids=tuple(game_ids),
         shard_dir=buffer.shard_dir.as_posix(),
+        engine_version=ENGINE_VERSION,
+        rulesets=tuple(sorted(uses, key=_use_key)),
     )
+
+
+def _use_key(use: RulesetUse) -> tuple[str, str]:
+    return (use.ruleset, use.rule_overrides or "")
 
 
 GC_THRESHOLD = 100_000

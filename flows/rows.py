@@ -159,6 +159,7 @@ FILES_SCHEMA = pa.schema(
         ("games", _I32),
         ("hands", _I32),
         ("run_id", _I32),
+        ("engine_version", _STR),
     ]
 )
 _ERROR_TYPE = pa.struct([("line", _I32), ("json_path", _STR), ("game_id", _STR), ("message", _STR)])
@@ -171,8 +172,21 @@ QUARANTINE_SCHEMA = pa.schema(
         ("reason", _STR),
         ("errors", pa.list_(_ERROR_TYPE)),
         ("run_id", _I32),
+        ("clashes_with", pa.list_(_STR)),
     ]
 )
+RULESETS_SCHEMA = pa.schema(
+    [
+        ("path", _STR),
+        ("ruleset", _STR),
+        ("rule_overrides", _STR),
+        ("ruleset_fingerprint", _STR),
+        ("engine_version", _STR),
+    ]
+)
+"""The rulesets a batch's games were audited under, per file: the loader joins it to the
+games shards for the ``games`` columns the worker's shards leave out."""
+
 
 
 # --- outcomes --------------------------------------------------------------------------------
@@ -192,6 +206,17 @@ class FileError:
     line: int | None = None
     json_path: str | None = None
     game_id: str | None = None
+    clashes_with: str | None = None  # the file already holding ``game_id`` (a clash)
+
+
+@dataclass(frozen=True, slots=True)
+class RulesetUse:
+    """A ruleset some games of a file were audited under: the log's preset name and
+    overrides (as the ``games`` table stores them) and the resolved ruleset's fingerprint."""
+
+    ruleset: str
+    rule_overrides: str | None
+    fingerprint: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +239,8 @@ class FileOutcome:
     game_ids: tuple[str, ...] = ()
     shard_dir: str | None = None
     errors: tuple[FileError, ...] = ()
+    engine_version: str = ""  # rules.version.ENGINE_VERSION of the worker
+    rulesets: tuple[RulesetUse, ...] = ()  # a loaded file's, sorted
 
     def shard(self, table: str) -> str:
         if self.shard_dir is None:
@@ -233,6 +260,7 @@ class FileOutcome:
             game_ids=(),
             shard_dir=None,
             errors=tuple(errors),
+            rulesets=(),
         )
 
 
@@ -253,6 +281,7 @@ def files_table(outcomes: Sequence[FileOutcome], run_id: int) -> pa.Table:
             "games": [o.games for o in ordered],
             "hands": [o.hands for o in ordered],
             "run_id": [run_id] * len(ordered),
+            "engine_version": [o.engine_version for o in ordered],
         },
         schema=FILES_SCHEMA,
     )
@@ -281,8 +310,26 @@ def quarantine_table(outcomes: Sequence[FileOutcome], run_id: int) -> pa.Table:
                 for o in ordered
             ],
             "run_id": [run_id] * len(ordered),
+            "clashes_with": [
+                sorted({e.clashes_with for e in o.errors if e.clashes_with is not None})
+                for o in ordered
+            ],
         },
         schema=QUARANTINE_SCHEMA,
+    )
+
+
+def rulesets_table(outcomes: Sequence[FileOutcome]) -> pa.Table:
+    """The rulesets of a batch's loaded files (:data:`RULESETS_SCHEMA`)."""
+    rows = [
+        (o.path, use.ruleset, use.rule_overrides, use.fingerprint, o.engine_version)
+        for o in sorted(outcomes, key=lambda o: o.path)
+        if o.status is FileStatus.LOADED
+        for use in o.rulesets
+    ]
+    return pa.table(
+        {name: [row[i] for row in rows] for i, name in enumerate(RULESETS_SCHEMA.names)},
+        schema=RULESETS_SCHEMA,
     )
 
 

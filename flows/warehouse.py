@@ -20,7 +20,14 @@ import duckdb
 import pyarrow as pa
 
 from flows import catalog
-from flows.rows import DATA_TABLES, FileOutcome, FileStatus, files_table, quarantine_table
+from flows.rows import (
+    DATA_TABLES,
+    FileOutcome,
+    FileStatus,
+    files_table,
+    quarantine_table,
+    rulesets_table,
+)
 
 SQL_ROOT = Path(__file__).resolve().parent.parent / "sql"
 _SCHEMA_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
@@ -100,6 +107,28 @@ class SchemaFile:
     version: int
     name: str
     path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class KnownFile:
+    """A file the database holds: how it was when loaded or quarantined, and by which
+    engine (``None``: before engine versions were recorded)."""
+
+    path: str
+    sha256: str
+    size: int
+    status: FileStatus
+    engine_version: str | None = None
+    clashes_with: tuple[str, ...] = ()  # a quarantined file: the files its game ids clash with
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRuleset:
+    """A ruleset games were audited under, as the ``games`` table holds it."""
+
+    ruleset: str
+    rule_overrides: str | None
+    fingerprint: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,7 +289,7 @@ def apply_catalog(con: duckdb.DuckDBPyConnection, files: Sequence[SchemaFile]) -
                 ) from exc
         con.commit()
     except BaseException:
-        con.rollback()
+        rollback(con)
         raise
 
 
@@ -377,12 +406,70 @@ def check_query(con: duckdb.DuckDBPyConnection, sql: str) -> None:
 # --- ingest bookkeeping ----------------------------------------------------------------------
 
 
-def known_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """``path -> sha256`` of every file the database has loaded or quarantined."""
-    return {str(p): str(h) for p, h in con.execute(read_sql("load/known_files")).fetchall()}
+LOADER_COLUMNS: dict[str, tuple[str, ...]] = {"games": ("engine_version", "ruleset_fingerprint")}
+"""Columns the loader adds to a table's shard rows (from the workers' outcomes)."""
 
 
-def begin_run(con: duckdb.DuckDBPyConnection, *, started_at: Any, workers: int, runner: str) -> int:
+_STATUS: dict[str, FileStatus] = {status.value: status for status in FileStatus}
+
+
+def known_files(con: duckdb.DuckDBPyConnection) -> dict[str, KnownFile]:
+    """Every file the database has loaded or quarantined, by path."""
+    clashes = {
+        str(p): tuple(str(c) for c in owners)
+        for p, owners in con.execute(read_sql("load/known_clashes")).fetchall()
+    }
+    return {
+        path: KnownFile(path, sha256, size, _STATUS[status], engine, clashes.get(path, ()))
+        for path, sha256, size, status, engine in con.execute(
+            read_sql("load/known_files")
+        ).fetchall()
+    }
+
+
+def stored_rulesets(con: duckdb.DuckDBPyConnection) -> list[StoredRuleset]:
+    """Each ruleset the loaded games were audited under, with its fingerprint then."""
+    return [
+        StoredRuleset(str(r), None if o is None else str(o), None if f is None else str(f))
+        for r, o, f in con.execute(read_sql("load/ruleset_fingerprints")).fetchall()
+    ]
+
+
+def files_of_rulesets(
+    con: duckdb.DuckDBPyConnection, rulesets: Sequence[StoredRuleset]
+) -> list[tuple[str, StoredRuleset]]:
+    """``(path, ruleset)`` for each file holding games audited under these rulesets."""
+    if not rulesets:
+        return []
+    table = pa.table(
+        {
+            "ruleset": [r.ruleset for r in rulesets],
+            "rule_overrides": [r.rule_overrides for r in rulesets],
+            "ruleset_fingerprint": [r.fingerprint for r in rulesets],
+        },
+        schema=pa.schema([(n, pa.string()) for n in RULESET_KEY_COLUMNS]),
+    )
+    by_key = {(r.ruleset, r.rule_overrides): r for r in rulesets}
+    con.register("stale_rulesets", table)
+    try:
+        rows = con.execute(read_sql("load/ruleset_files")).fetchall()
+    finally:
+        con.unregister("stale_rulesets")
+    return [(str(p), by_key[(str(r), None if o is None else str(o))]) for p, r, o in rows]
+
+
+RULESET_KEY_COLUMNS = ("ruleset", "rule_overrides", "ruleset_fingerprint")
+
+
+def begin_run(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    started_at: Any,
+    workers: int,
+    runner: str,
+    command: str = "ingest",
+    engine_version: str | None = None,
+) -> int:
     """Mark runs left 'running' by a killed process as interrupted, record a new run."""
     con.begin()
     try:
@@ -391,7 +478,14 @@ def begin_run(con: duckdb.DuckDBPyConnection, *, started_at: Any, workers: int, 
         run_id = int(row[0]) if row is not None else 1
         con.execute(
             read_sql("load/insert_run"),
-            {"run_id": run_id, "started_at": started_at, "workers": workers, "runner": runner},
+            {
+                "run_id": run_id,
+                "started_at": started_at,
+                "workers": workers,
+                "runner": runner,
+                "command": command,
+                "engine_version": engine_version,
+            },
         )
         con.commit()
     except BaseException:
@@ -400,9 +494,19 @@ def begin_run(con: duckdb.DuckDBPyConnection, *, started_at: Any, workers: int, 
     return run_id
 
 
+RUN_COUNTS_DEFAULTS: dict[str, int] = {
+    "files_renamed": 0,
+    "files_reaudited": 0,
+    "files_forgotten": 0,
+}
+"""Counts of ``load/finish_run`` a caller may leave out (runs that renamed, re-audited
+or forgot nothing)."""
+
+
 def finish_run(con: duckdb.DuckDBPyConnection, run_id: int, counts: Mapping[str, Any]) -> None:
-    """Store a run's final counts (keys: the ``load/finish_run`` parameters but run_id)."""
-    con.execute(read_sql("load/finish_run"), {"run_id": run_id, **counts})
+    """Store a run's final counts (keys: the ``load/finish_run`` parameters but run_id;
+    those of :data:`RUN_COUNTS_DEFAULTS` may be left out)."""
+    con.execute(read_sql("load/finish_run"), {**RUN_COUNTS_DEFAULTS, "run_id": run_id, **counts})
 
 
 def find_game_owners(
@@ -420,15 +524,40 @@ def find_game_owners(
 def forget_files(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> None:
     """Remove every row of these files, bookkeeping included, in one transaction.
 
-    An ingest does this first for the files whose content changed: until their new
-    content is loaded they are simply absent (and a killed run processes them again),
-    and a game moving from one changed file to another is not taken for a clash.
+    An ingest does this first for the files it processes again (changed, re-audited):
+    until their new content is loaded they are simply absent (and a killed run processes
+    them again), and a game moving from one changed file to another is not taken for a
+    clash. ``ingest --prune`` and ``zhuoji forget`` do it for files that are gone.
     """
     if not paths:
         return
     con.begin()
     try:
         _delete_files(con, sorted(paths))
+        con.commit()
+    except BaseException:
+        rollback(con)
+        raise
+
+
+def file_totals(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> tuple[int, int]:
+    """The games and hands the database holds from these files."""
+    row = con.execute(read_sql("load/file_totals"), {"paths": list(paths)}).fetchone()
+    return (int(row[0]), int(row[1])) if row is not None else (0, 0)
+
+
+def rename_files(con: duckdb.DuckDBPyConnection, moves: Sequence[tuple[str, str]]) -> None:
+    """Move the rows of files found at a new path (``(old, new)`` pairs; the new paths
+    unknown to the database), in one transaction: their bookkeeping rows and games take
+    the new path, and files quarantined for clashing with them name it."""
+    if not moves:
+        return
+    con.begin()
+    try:
+        for old, new in sorted(moves):
+            params = {"old": old, "new": new}
+            for statement in ("files", "games", "quarantine", "clashes"):
+                con.execute(read_sql(f"load/rename_{statement}"), params)
         con.commit()
     except BaseException:
         rollback(con)
@@ -468,9 +597,13 @@ def load_batch(
         if present:
             _delete_files(con, present)
         if loaded:
-            for table in DATA_TABLES:
-                shards = [o.shard(table) for o in loaded]
-                con.execute(read_sql(f"load/insert_{table}"), {"files": shards})
+            con.register("batch_rulesets", rulesets_table(loaded))
+            try:
+                for table in DATA_TABLES:
+                    shards = [o.shard(table) for o in loaded]
+                    con.execute(read_sql(f"load/insert_{table}"), {"files": shards})
+            finally:
+                con.unregister("batch_rulesets")
         _insert_arrow(con, "batch_files", files_table(outcomes, run_id), "load/insert_files")
         if quarantined:
             _insert_arrow(

@@ -1,2 +1,2 @@
--- Forget the bookkeeping rows of files about to be loaded or quarantined again.
+-- Forget the bookkeeping rows of files processed again, forgotten or pruned.
 DELETE FROM files WHERE path IN (SELECT unnest($paths))

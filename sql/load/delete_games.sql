@@ -1,2 +1,2 @@
--- Remove the games of files about to be replaced (their other rows are removed first).
+-- Remove the games of files processed again, forgotten or pruned (their other rows are removed first).
 DELETE FROM games WHERE path IN (SELECT unnest($paths))

@@ -1,2 +1,2 @@
--- Forget the quarantine rows of files about to be loaded or quarantined again.
+-- Forget the quarantine rows of files processed again, forgotten or pruned.
 DELETE FROM quarantine WHERE path IN (SELECT unnest($paths))

@@ -1,2 +1,10 @@
--- Bulk-load the games of a batch from the workers' Parquet shards.
-INSERT INTO games BY NAME SELECT * FROM read_parquet($files) ORDER BY game_id
+-- Bulk-load the games of a batch from the workers' Parquet shards, with the engine version
+-- and ruleset fingerprint each file's worker reported (registered as batch_rulesets).
+INSERT INTO games BY NAME
+SELECT g.*, r.engine_version, r.ruleset_fingerprint
+FROM read_parquet($files) g
+LEFT JOIN batch_rulesets r
+    ON r.path = g.path
+    AND r.ruleset = g.ruleset
+    AND r.rule_overrides IS NOT DISTINCT FROM g.rule_overrides
+ORDER BY g.game_id

@@ -1,2 +1,3 @@
--- Every file already loaded or quarantined, with the content hash it had then.
-SELECT path, sha256 FROM files ORDER BY path
+-- Every file already loaded or quarantined: its content hash, size, status and the engine
+-- that processed it.
+SELECT path, sha256, size, status, engine_version FROM files ORDER BY path

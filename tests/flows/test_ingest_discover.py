@@ -13,6 +13,9 @@ import flows.cli_ingest  # noqa: F401  (registers ingest on the app)
 from flows.app import app
 from flows.discover import FileDigest, InputPathError, generate_log_paths, hash_file
 from flows.ingest import plan_files
+from flows.rows import FileStatus
+from flows.warehouse import KnownFile
+from rules.version import ENGINE_VERSION
 
 
 def _touch(path: Path, data: bytes = b"{}") -> Path:
@@ -89,7 +92,10 @@ def test_plan_skips_only_files_seen_with_the_same_hash(tree: Path) -> None:
     assert everything.seen == 7 and everything.skipped == 0 and len(everything.to_process) == 7
     a = hash_file(tree / "a.json")
     b = hash_file(tree / "b.jsonl")
-    known = {a.path: a.sha256, b.path: "0" * 64}  # b changed since it was loaded
+    known = {  # b changed since it was loaded
+        d.path: KnownFile(d.path, sha, d.size, FileStatus.LOADED, ENGINE_VERSION)
+        for d, sha in ((a, a.sha256 or ""), (b, "0" * 64))
+    }
     hashed: list[str] = []
 
     def hasher(path: str) -> FileDigest:
