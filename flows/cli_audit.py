@@ -18,7 +18,7 @@ from flows.audit import (
     generate_file_audits,
     hand_json,
 )
-from flows.cli_parse import expand_paths
+from flows.cli_parse import check_limits, expand_paths
 from rules.audit import HandAudit
 from rules.facts import DiscardFact, Outcome, SeatFacts
 from rules.melds import Meld
@@ -312,6 +312,7 @@ def audit_command(
     Exit status 0 when every hand is clean, 1 when any hand has a finding, 2 when a file
     is malformed or missing or a game's ruleset is unknown.
     """
+    check_limits()
     expanded = expand_paths(paths)
     malformed = bool(expanded.missing)
     findings = False
@@ -322,10 +323,16 @@ def audit_command(
         out.write(line + "\n")
 
     for missing in expanded.missing:
+        why = expanded.why(missing)
         if json_lines:
-            emit(format_json_line({"file": missing, "error": {"message": "no such file"}}))
+            emit(format_json_line({"file": missing, "error": {"message": why}}))
         else:
-            emit(f"error: {missing}: no such file")
+            emit(f"error: {missing}: {why}")
+    for skip in expanded.skipped:
+        if json_lines:
+            emit(format_json_line({"file": skip.path, "skipped": skip.reason}))
+        else:
+            emit(f"skipped: {skip.path}: {skip.reason}")
     for path in expanded.files:
         for item in generate_file_audits(path, game_id=game_id, hand_no=hand_no):
             if isinstance(item, FileFault):

@@ -65,10 +65,13 @@ def ingest_command(
         start_fork_server()
     from rich.console import Console
 
-    from flows.discover import InputPathError
+    from flows.cli_parse import check_limits
+    from flows.discover import InputPathError, find_log_paths
     from flows.ingest import run_ingest
     from flows.warehouse import WarehouseError
 
+    check_limits()  # before the workers start: they read the same variables
+    skipped = find_log_paths(paths).skipped
     try:
         summary = run_ingest(
             paths,
@@ -85,6 +88,10 @@ def ingest_command(
     console.print(render_summary(summary))
     for path, reason in summary.quarantined:
         console.print(f"[yellow]quarantined[/] {path}: {reason}", highlight=False, soft_wrap=True)
+    for skip in skipped:
+        console.print(
+            f"[yellow]skipped[/] {skip.path}: {skip.reason}", highlight=False, soft_wrap=True
+        )
 
 
 def render_summary(summary: RunSummary) -> Table:

@@ -14,8 +14,9 @@ from rich.console import Console
 from rich.text import Text
 
 from flows.app import app
-from flows.discover import expand_log_paths
+from flows.discover import LogPaths, find_log_paths
 from parsers.errors import MalformedLogError
+from parsers.limits import current_limits
 from parsers.models import Game
 from parsers.read import generate_fast_games, generate_games, parse_encoding
 from parsers.schema import format_json_schema
@@ -34,17 +35,19 @@ def schema_command() -> None:
     sys.stdout.write(format_json_schema())
 
 
-@dataclass(slots=True)
-class _Expanded:
-    files: list[Path] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
+def expand_paths(paths: list[str]) -> LogPaths:
+    """Files named by ``paths``, the arguments that name nothing readable and the paths
+    skipped (:func:`flows.discover.find_log_paths`)."""
+    return find_log_paths(paths)
 
 
-def expand_paths(paths: list[str]) -> _Expanded:
-    """Files named by ``paths`` (:func:`flows.discover.expand_log_paths`) and the
-    arguments that name nothing."""
-    files, missing = expand_log_paths(paths)
-    return _Expanded(files=files, missing=missing)
+def check_limits() -> None:
+    """Stop with exit status 2 when a ``ZHUOJI_MAX_…`` variable holds no size."""
+    try:
+        current_limits()
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(EXIT_MALFORMED) from None
 
 
 @dataclass(slots=True)
@@ -88,12 +91,15 @@ def validate_command(
     Exit status 0 when everything parses, 2 when anything is malformed or missing.
     """
     console = _console()
+    check_limits()
     expanded = expand_paths(paths)
     bad_files = 0
     games = 0
     bad_games = 0
     for missing in expanded.missing:
-        console.print(Text.assemble(("error ", "bold red"), f"{missing}: no such file"))
+        console.print(Text.assemble(("error ", "bold red"), f"{missing}: {expanded.why(missing)}"))
+    for skip in expanded.skipped:
+        console.print(Text.assemble(("skip  ", "yellow"), f"{skip.path}: {skip.reason}"))
     for path in expanded.files:
         report = validate_file(path)
         games += report.games
@@ -113,7 +119,9 @@ def validate_command(
         f"{bad_games} malformed"
     )
     if expanded.missing:
-        summary += f"; {len(expanded.missing)} not found"
+        summary += f"; {len(expanded.missing)} not found or not readable"
+    if expanded.skipped:
+        summary += f"; {len(expanded.skipped)} skipped"
     console.print(summary)
     if bad_files or expanded.missing:
         raise typer.Exit(EXIT_MALFORMED)
