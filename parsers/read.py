@@ -950,7 +950,8 @@ def _generate_stream_games(
                 yield item
                 game = None
     except _FileTooLargeError:
-        yield fault(_file_too_large(limits), _next_line(text, line))
+        # Checked at each read, before the read's lines are looked at: no line to name.
+        yield MalformedLogError(_file_too_large(limits), path=path)
         return
     except EOFError:
         at = _next_line(text, line)
