@@ -341,6 +341,9 @@ _BOM = b"\xef\xbb\xbf"
 anywhere else."""
 
 
+_INNER_BOM = "a byte order mark (U+FEFF) inside the file: only the first bytes may hold one"
+
+
 class _FileTooLargeError(Exception):
     """A stream decompresses to more than :attr:`Limits.max_file_bytes`."""
 
@@ -655,6 +658,8 @@ def _decode_control(kind: str, text: bytes) -> tuple[dict[str, Any], bytes] | No
 
     Raises ``ValueError`` with a reason when the line is not JSON.
     """
+    if _BOM in text[:8]:  # the standard library would skip it at the start of a line
+        raise ValueError(_INNER_BOM)
     try:
         # orjson turns integers beyond 64 bits into floats; the game header (one line a
         # game, with free-form rule_overrides) is decoded exactly by the standard library.
