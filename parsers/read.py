@@ -23,7 +23,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeVar
 
 import orjson
 from pydantic import ValidationError
@@ -279,33 +279,81 @@ def _read_document_bytes(
     with a :class:`MalformedLogError`, so a small file that expands enormously (a gzip
     bomb) costs no more than the limit."""
     limit = min(limits.max_game_bytes, limits.max_file_bytes)
-    reader = source
-    if gzipped:
-        reader = gzip.GzipFile(fileobj=cast("io.BufferedIOBase", source), mode="rb")
     parts: list[bytes] = []
     total = 0
+
+    def too_large() -> MalformedLogError:
+        if limit < limits.max_game_bytes:
+            return MalformedLogError(_file_too_large(limits), path=path)
+        what = "the document (decompressed)" if gzipped else "the document"
+        return MalformedLogError(_game_too_large(limits, what), path=path)
+
     try:
-        while data := reader.read1(BLOCK_SIZE):
-            total += len(data)
-            if total > limit:
-                what = "the document (decompressed)" if gzipped else "the document"
-                if limit < limits.max_game_bytes:
-                    raise MalformedLogError(_file_too_large(limits), path=path)
-                raise MalformedLogError(_game_too_large(limits, what), path=path)
-            parts.append(data)
-    except gzip.BadGzipFile as exc:
-        raise MalformedLogError(f"not gzip data ({exc})", path=path) from None
-    except EOFError:
-        raise MalformedLogError(
-            "the compressed data ends early: the file is truncated", path=path
-        ) from None
-    except zlib.error as exc:
-        raise MalformedLogError(f"corrupt gzip data ({exc})", path=path) from None
+        if not gzipped:
+            while data := source.read1(BLOCK_SIZE):
+                total += len(data)
+                if total > limit:
+                    raise too_large()
+                parts.append(data)
+            return b"".join(parts)
+        gunzip = _BoundedGunzip(limit)
+        while data := source.read1(BLOCK_SIZE):
+            if not gunzip.feed(data, parts):
+                raise too_large()
+        gunzip.finish()
     except OSError as exc:
         raise MalformedLogError(
             f"cannot read the file ({exc.strerror or exc})", path=path
         ) from None
+    except _GzipFault as exc:
+        raise MalformedLogError(str(exc), path=path) from None
     return b"".join(parts)
+
+
+class _GzipFault(Exception):
+    """Why bytes are not (whole, sound) gzip data: the message is the reason."""
+
+
+class _BoundedGunzip:
+    """Gzip data decompressed as it comes, every member of it, never past ``limit``
+    bytes in all (zlib's ``max_length``: nothing beyond the limit is ever produced)."""
+
+    __slots__ = ("_fed", "_inflate", "_left", "_started")
+
+    def __init__(self, limit: int) -> None:
+        self._inflate = zlib.decompressobj(31)
+        self._left = limit
+        self._fed = False  # the current member has been given data
+        self._started = False  # the first member's header was checked
+
+    def feed(self, data: bytes, out: list[bytes]) -> bool:
+        """Decompress ``data`` into ``out``; ``False`` once the limit is passed."""
+        if not self._started:
+            self._started = True
+            if not data.startswith(b"\x1f\x8b"):
+                raise _GzipFault(f"not gzip data (Not a gzipped file ({data[:2]!r}))")
+        while data:
+            if not self._fed and not data.strip(b"\x00"):
+                return True  # zero padding after the last member, as gzip allows
+            self._fed = True
+            try:
+                chunk = self._inflate.decompress(data, self._left + 1)
+            except zlib.error as exc:
+                raise _GzipFault(f"corrupt gzip data ({exc})") from None
+            self._left -= len(chunk)
+            if self._left < 0:
+                return False
+            out.append(chunk)
+            if not self._inflate.eof:
+                return True  # all of data taken in (max_length was not reached)
+            data = self._inflate.unused_data
+            self._inflate = zlib.decompressobj(31)
+            self._fed = False
+        return True
+
+    def finish(self) -> None:
+        if self._fed:
+            raise _GzipFault("the compressed data ends early: the file is truncated")
 
 
 # --- stream encoding -------------------------------------------------------------------------
