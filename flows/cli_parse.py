@@ -6,15 +6,18 @@ import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Annotated
 
+import orjson
 import typer
 from rich.console import Console
 from rich.text import Text
 
 from flows.app import app
 from flows.discover import LogPaths, find_log_paths
+from parsers import fast
 from parsers.errors import MalformedLogError
 from parsers.limits import current_limits
 from parsers.models import Game
@@ -57,8 +60,30 @@ class FileReport:
     errors: list[MalformedLogError] = field(default_factory=list)
 
 
+@lru_cache(maxsize=64)
+def _ruleset_fault(name: str, overrides_json: str) -> str | None:
+    from rules.presets import resolve_ruleset
+
+    try:
+        resolve_ruleset(name, orjson.loads(overrides_json) or None)
+    except ValueError as exc:
+        return f"no usable ruleset: {exc}"
+    return None
+
+
+def ruleset_error(game: fast.Game, path: str) -> MalformedLogError | None:
+    """The error ``zhuoji ingest`` quarantines a game with when its ruleset (the preset
+    and the ``rule_overrides``) cannot be used, ``None`` when it can."""
+    overrides = orjson.dumps(game.rule_overrides or {}, option=orjson.OPT_SORT_KEYS).decode()
+    reason = _ruleset_fault(game.ruleset, overrides)
+    if reason is None:
+        return None
+    return MalformedLogError(reason, path=path, json_path="ruleset", game_id=game.game_id)
+
+
 def validate_file(path: Path) -> FileReport:
-    """Parse every game of one file; malformed games are collected, not raised."""
+    """Parse every game of one file; malformed games are collected, not raised. A game
+    whose ruleset cannot be used counts as malformed, as the ingest quarantines it."""
     report = FileReport(path)
     try:
         parse_encoding(path)
@@ -66,10 +91,13 @@ def validate_file(path: Path) -> FileReport:
         report.errors.append(MalformedLogError(str(exc).split(": ", 1)[-1], path=str(path)))
         return report
     for item in generate_fast_games(path):  # the same games and errors as the models, faster
-        if isinstance(item, MalformedLogError):
-            report.errors.append(item)
-        else:
-            report.games += 1
+        if not isinstance(item, MalformedLogError):
+            fault = ruleset_error(item, str(path))
+            if fault is None:
+                report.games += 1
+                continue
+            item = fault
+        report.errors.append(item)
     return report
 
 

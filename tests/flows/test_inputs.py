@@ -248,6 +248,9 @@ def _verdict_folder(root: Path) -> tuple[Path, dict[str, str | None]]:
     huge["players"][0]["id"] = "p" * 20_000_000
     (folder / "huge-id.json").write_bytes(doc_bytes(huge))
     _gzip_of_repeats(folder / "bomb.json.gz", b" " * (16 << 20), 6)  # 96 MiB
+    unknown = game_dict(game_id="x-7")
+    unknown["ruleset"] = "no-such-preset"
+    (folder / "unknown-ruleset.json").write_bytes(doc_bytes(unknown))
     os.mkfifo(folder / "pipe.jsonl")
     expected: dict[str, str | None] = {
         "good.json": None,
@@ -264,6 +267,7 @@ def _verdict_folder(root: Path) -> tuple[Path, dict[str, str | None]]:
         "may hold one",
         "huge-id.json": "the player id is 20,000,000 characters long, more than the limit of "
         "256 (ZHUOJI_MAX_TEXT_LENGTH)",
+        "unknown-ruleset.json": "game 'x-7', field ruleset: no usable ruleset: ",
         "bomb.json.gz": "the document (decompressed) holds more than 64 MiB, the limit for one "
         "game (ZHUOJI_MAX_GAME_BYTES)",
     }
