@@ -90,24 +90,6 @@ Seat = Annotated[StrictInt, Field(ge=0, le=MAX_PLAYERS - 1)]
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 Int64 = Annotated[StrictInt, Field(ge=INT64_MIN, le=INT64_MAX)]
-
-_NUMBER_TEXT = re.compile(r"\s*[-+]?\d+(?:\.\d*)?\s*")
-
-
-def _check_started_at(value: object) -> object:
-    """``started_at`` is a date-time in text: a JSON number, or a text holding only one,
-    is refused, not read as a Unix time (seconds or milliseconds would be a guess)."""
-    if value is None or (isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value)):
-        return value
-    raise PydanticCustomError(
-        "started_at_text",
-        "a date-time text such as '2026-11-01T20:00:00+08:00' is expected, "
-        "not a number (no Unix time is read)",
-    )
-
-
-StartedAt = Annotated[datetime, BeforeValidator(_check_started_at)]
-"""The game's start: ISO 8601 text (as pydantic reads a ``datetime``), never a number."""
 """Every count and amount of a log fits a signed 64-bit integer (what JSON tools keep exact)."""
 
 Millis = Annotated[
@@ -282,6 +264,26 @@ class Hand(_Frozen):
     deal: tuple[tuple[TileText, ...], ...] = Field(description="starting hands by seat")
     events: tuple[Event, ...]
     result: Result | None = None
+
+
+_NUMBER_TEXT = re.compile(r"\s*[-+]?\d+(?:\.\d*)?\s*")
+
+
+def _check_started_at(value: object) -> object:
+    """``started_at`` is a date-time in text: a JSON number, or a text holding only one,
+    is refused, not read as a Unix time (seconds or milliseconds would be a guess)."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number and not (isinstance(value, str) and _NUMBER_TEXT.fullmatch(value)):
+        return value  # a date-time text, or what pydantic's own check refuses
+    raise PydanticCustomError(
+        "started_at_text",
+        "a date-time text such as '2026-11-01T20:00:00+08:00' is expected, "
+        "not a number (no Unix time is read)",
+    )
+
+
+StartedAt = Annotated[datetime, BeforeValidator(_check_started_at)]
+"""The game's start: ISO 8601 text (as pydantic reads a ``datetime``), never a number."""
 
 
 class Game(_Frozen):
