@@ -207,12 +207,20 @@ def test_a_line_of_256_mib_costs_no_more_than_the_line_limit(
     assert peak < baseline_mib + 100, (peak, baseline_mib)
 
 
-def test_a_bad_limit_setting_stops_every_command_at_once(tmp_path: Path) -> None:
-    env = {"ZHUOJI_MAX_LINE_BYTES": "a lot"}
-    for command in (["validate", str(DOCUMENT)], ["audit", str(DOCUMENT)]):
-        done, _ = _zhuoji(command, env=env)
-        assert done.returncode == 2
-        assert "error: ZHUOJI_MAX_LINE_BYTES: not a size: 'a lot'" in done.stderr
+def test_a_bad_limit_setting_stops_every_command_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ZHUOJI_MAX_LINE_BYTES", "a lot")
+    db = tmp_path / "w.duckdb"
+    for command in (
+        ["validate", str(DOCUMENT)],
+        ["audit", str(DOCUMENT)],
+        ["ingest", str(DOCUMENT), "--db", str(db)],
+    ):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 2, command
+        assert "error: ZHUOJI_MAX_LINE_BYTES: not a size: 'a lot'" in result.output
+    assert not db.exists()
 
 
 # --- one verdict for one file ----------------------------------------------------------------
