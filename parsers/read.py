@@ -8,6 +8,11 @@ raw bytes and spliced into one document per game, which pydantic-core validates 
 pass. When a game fails, the faulty line is found afterwards (the slow path runs only for
 bad games), one :class:`~parsers.errors.MalformedLogError` is yielded for it, and reading
 resumes at the next ``start_game`` line.
+
+Every reader holds every file to the same checks (:func:`find_game_fault`, a game id once
+per file) and to the limits of :class:`~parsers.limits.Limits` (bytes per file, game and
+line; length of ids and names), so that one file gets one verdict wherever it is read;
+only regular files are opened (:func:`open_regular_file`).
 """
 
 from __future__ import annotations
