@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from functools import lru_cache
 
 __all__ = ["ENV_PREFIX", "Limits", "current_limits", "format_size", "parse_size"]
 
@@ -86,7 +87,15 @@ class Limits:
         ]
 
 
+_NAMES: tuple[str, ...] = tuple(ENV_PREFIX + f.name.upper() for f in fields(Limits))
+
+
+@lru_cache(maxsize=8)
+def _limits_of(values: tuple[str | None, ...]) -> Limits:
+    return Limits.from_env({k: v for k, v in zip(_NAMES, values, strict=True) if v is not None})
+
+
 def current_limits() -> Limits:
-    """:meth:`Limits.from_env` of this process's environment (``ValueError`` when a
-    variable holds no size)."""
-    return Limits.from_env()
+    """:meth:`Limits.from_env` of this process's environment as it is now (``ValueError``
+    when a variable holds no size); the same values give the same limits from a cache."""
+    return _limits_of(tuple(os.environ.get(name) for name in _NAMES))
