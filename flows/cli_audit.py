@@ -67,8 +67,9 @@ def audit_command(
         hand_json,
     )
     from flows.cli_audit_text import format_hand
-    from flows.cli_parse import expand_paths
+    from flows.cli_parse import check_limits, expand_paths
 
+    check_limits()
     expanded = expand_paths(paths)
     malformed = bool(expanded.missing)
     findings = False
@@ -82,10 +83,16 @@ def audit_command(
         out.write(format_json_line(obj) + "\n")
 
     for missing in expanded.missing:
+        why = expanded.why(missing)
         if json_lines:
-            emit_json({"file": missing, "error": {"message": "no such file"}})
+            emit_json({"file": missing, "error": {"message": why}})
         else:
-            sys.stderr.write(f"error: {safe(missing)}: no such file\n")
+            sys.stderr.write(f"error: {safe(missing)}: {safe(why)}\n")
+    for skip in expanded.skipped:
+        if json_lines:
+            emit_json({"file": str(skip.path), "skipped": skip.reason})
+        else:
+            emit(f"skipped: {safe(skip.path)}: {safe(skip.reason)}")
     for path in expanded.files:
         try:
             for item in generate_file_audits(path, game_id=game_id, hand_no=hand_no):

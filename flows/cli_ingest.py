@@ -15,8 +15,11 @@ from flows.cli_errors import describe_error, fail, is_debug, set_json_errors
 from flows.cli_text import make_console, safe
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rich.table import Table
 
+    from flows.discover import SkippedPath
     from flows.ingest import RunSummary
 
 # Prefect reads these when it is first imported: quiet its console logging, no telemetry,
@@ -146,10 +149,13 @@ def ingest_command(
         from flows.fork_server import start_fork_server
 
         start_fork_server()
-    from flows.discover import InputPathError
+    from flows.cli_parse import check_limits
+    from flows.discover import InputPathError, find_log_paths
     from flows.ingest import run_ingest
     from flows.warehouse import WarehouseError
 
+    check_limits()  # before the workers start: they read the same variables
+    skipped = find_log_paths(paths).skipped
     try:
         summary = run_ingest(
             paths,
@@ -172,7 +178,7 @@ def ingest_command(
     if json_output:
         import orjson
 
-        sys.stdout.write(orjson.dumps(summary_json(summary)).decode() + "\n")
+        sys.stdout.write(orjson.dumps(summary_json(summary, skipped)).decode() + "\n")
         return
     from rich.text import Text
 
@@ -198,9 +204,14 @@ def ingest_command(
             Text.assemble(("quarantined", "yellow"), f" {safe(path)}: {safe(reason)}"),
             soft_wrap=True,
         )
+    for skip in skipped:
+        console.print(
+            Text.assemble(("skipped", "yellow"), f" {safe(skip.path)}: {safe(skip.reason)}"),
+            soft_wrap=True,
+        )
 
 
-def summary_json(summary: RunSummary) -> dict[str, Any]:
+def summary_json(summary: RunSummary, skipped: Sequence[SkippedPath] = ()) -> dict[str, Any]:
     """The ``zhuoji ingest --json`` object."""
     return {
         "run_id": summary.run_id,
@@ -224,6 +235,7 @@ def summary_json(summary: RunSummary) -> dict[str, Any]:
         "renamed": [{"from": old, "to": new} for old, new in summary.renamed],
         "reaudited": [{"file": p, "reason": r} for p, r in summary.reaudited],
         "pruned": list(summary.pruned),
+        "skipped": [{"file": str(s.path), "reason": s.reason} for s in skipped],
     }
 
 

@@ -10,18 +10,22 @@ import sys
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import orjson
 import typer
 
 from flows.app import app
-from flows.cli_errors import EXIT_ERROR, describe_error, is_debug, set_json_errors
+from flows.cli_errors import EXIT_ERROR, describe_error, fail, is_debug, set_json_errors
 from flows.cli_text import make_console, safe
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from flows.discover import LogPaths
+    from parsers import fast
     from parsers.errors import MalformedLogError
     from parsers.models import Game
 
@@ -40,19 +44,22 @@ def schema_command() -> None:
     sys.stdout.write(format_json_schema())
 
 
-@dataclass(slots=True)
-class _Expanded:
-    files: list[Path] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
+def expand_paths(paths: list[str]) -> LogPaths:
+    """Files named by ``paths``, the arguments that name nothing readable and the paths
+    skipped (:func:`flows.discover.find_log_paths`)."""
+    from flows.discover import find_log_paths
+
+    return find_log_paths(paths)
 
 
-def expand_paths(paths: list[str]) -> _Expanded:
-    """Files named by ``paths`` (:func:`flows.discover.expand_log_paths`) and the
-    arguments that name nothing."""
-    from flows.discover import expand_log_paths
+def check_limits() -> None:
+    """Stop with exit status 2 when a ``ZHUOJI_MAX_…`` variable holds no size."""
+    from parsers.limits import current_limits
 
-    files, missing = expand_log_paths(paths)
-    return _Expanded(files=files, missing=missing)
+    try:
+        current_limits()
+    except ValueError as exc:
+        raise fail(str(exc)) from None
 
 
 @dataclass(slots=True)
@@ -67,9 +74,33 @@ class FileReport:
         return not self.errors and self.failure is None
 
 
+@lru_cache(maxsize=64)
+def _ruleset_fault(name: str, overrides_json: str) -> str | None:
+    from rules.presets import resolve_ruleset
+
+    try:
+        resolve_ruleset(name, orjson.loads(overrides_json) or None)
+    except ValueError as exc:
+        return f"no usable ruleset: {exc}"
+    return None
+
+
+def ruleset_error(game: fast.Game, path: str) -> MalformedLogError | None:
+    """The error ``zhuoji ingest`` quarantines a game with when its ruleset (the preset
+    and the ``rule_overrides``) cannot be used, ``None`` when it can."""
+    from parsers.errors import MalformedLogError
+
+    overrides = orjson.dumps(game.rule_overrides or {}, option=orjson.OPT_SORT_KEYS).decode()
+    reason = _ruleset_fault(game.ruleset, overrides)
+    if reason is None:
+        return None
+    return MalformedLogError(reason, path=path, json_path="ruleset", game_id=game.game_id)
+
+
 def validate_file(path: Path) -> FileReport:
     """Parse every game of one file; malformed games are collected, not raised, and a
-    file that cannot be read (permissions, an I/O error) is reported, not raised."""
+    file that cannot be read (permissions, an I/O error) is reported, not raised. A game
+    whose ruleset cannot be used counts as malformed, as the ingest quarantines it."""
     from parsers.errors import MalformedLogError
     from parsers.read import generate_fast_games, parse_encoding
 
@@ -81,10 +112,13 @@ def validate_file(path: Path) -> FileReport:
         return report
     try:
         for item in generate_fast_games(path):  # the same games and errors as the models
-            if isinstance(item, MalformedLogError):
-                report.errors.append(item)
-            else:
-                report.games += 1
+            if not isinstance(item, MalformedLogError):
+                fault = ruleset_error(item, str(path))
+                if fault is None:
+                    report.games += 1
+                    continue
+                item = fault
+            report.errors.append(item)
     except (BrokenPipeError, KeyboardInterrupt):
         raise
     except Exception as exc:  # one file's fault never costs the others
@@ -159,6 +193,7 @@ def validate_command(
     def emit_json(obj: dict[str, Any]) -> None:
         sys.stdout.write(orjson.dumps(obj).decode() + "\n")
 
+    check_limits()
     expanded = expand_paths(paths)
     bad_files = 0
     games = 0
@@ -166,10 +201,16 @@ def validate_command(
     for missing in expanded.missing:
         if json_lines:
             emit_json({"file": missing, "status": "missing", "errors": [
-                {"message": "no such file"}]})
+                {"message": expanded.why(missing)}]})
         else:
             err_console.print(Text.assemble(("error ", "bold red"),
-                                            f"{safe(missing)}: no such file"))
+                                            f"{safe(missing)}: {safe(expanded.why(missing))}"))
+    for skip in expanded.skipped:
+        if json_lines:
+            emit_json({"file": str(skip.path), "status": "skipped", "reason": skip.reason})
+        else:
+            console.print(Text.assemble(("skip  ", "yellow"),
+                                        f"{safe(skip.path)}: {safe(skip.reason)}"))
     for path in expanded.files:
         report = validate_file(path)
         games += report.games
@@ -194,6 +235,7 @@ def validate_command(
             "valid": total_files - bad_files,
             "malformed": bad_files,
             "missing": len(expanded.missing),
+            "skipped": len(expanded.skipped),
             "games": games,
             "malformed_games": bad_games,
         }})
@@ -204,7 +246,9 @@ def validate_command(
             f"{bad_games} malformed"
         )
         if expanded.missing:
-            summary += f"; {len(expanded.missing)} not found"
+            summary += f"; {len(expanded.missing)} not found or not readable"
+        if expanded.skipped:
+            summary += f"; {len(expanded.skipped)} skipped"
         console.print(summary)
     if bad_files or expanded.missing:
         raise typer.Exit(EXIT_MALFORMED)

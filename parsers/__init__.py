@@ -1,6 +1,7 @@
 """Reading and writing ``zhuoji-log/1`` game logs (no game rules here)."""
 
 from parsers.errors import MalformedLogError, TileNotationError
+from parsers.limits import Limits
 from parsers.models import (
     SCHEMA_ID,
     ChowEvent,
@@ -47,6 +48,7 @@ __all__ = [
     "Game",
     "Hand",
     "KongEvent",
+    "Limits",
     "MalformedLogError",
     "Player",
     "PongEvent",

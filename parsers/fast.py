@@ -205,7 +205,7 @@ class _WireGame(
 
 
 _DECODER: Final = msgspec.json.Decoder(_WireGame)
-_DATETIME: Final = TypeAdapter(datetime)
+_DATETIME: Final = TypeAdapter(models.StartedAt)
 
 
 def _plain_json(value: Any) -> bool:

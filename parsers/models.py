@@ -11,12 +11,14 @@ fifth copy of a tile are left to the rules layer.
 from __future__ import annotations
 
 import gc
+import re
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
@@ -264,6 +266,26 @@ class Hand(_Frozen):
     result: Result | None = None
 
 
+_NUMBER_TEXT = re.compile(r"\s*[-+]?\d+(?:\.\d*)?\s*")
+
+
+def _check_started_at(value: object) -> object:
+    """``started_at`` is a date-time in text: a JSON number, or a text holding only one,
+    is refused, not read as a Unix time (seconds or milliseconds would be a guess)."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number and not (isinstance(value, str) and _NUMBER_TEXT.fullmatch(value)):
+        return value  # a date-time text, or what pydantic's own check refuses
+    raise PydanticCustomError(
+        "started_at_text",
+        "a date-time text such as '2026-11-01T20:00:00+08:00' is expected, "
+        "not a number (no Unix time is read)",
+    )
+
+
+StartedAt = Annotated[datetime, BeforeValidator(_check_started_at)]
+"""The game's start: ISO 8601 text (as pydantic reads a ``datetime``), never a number."""
+
+
 class Game(_Frozen):
     model_config = ConfigDict(title="zhuoji-log/1 game")
 
@@ -274,7 +296,7 @@ class Game(_Frozen):
         None, description="single settings replacing the preset's"
     )
     base_stake: StrictInt = Field(1, ge=1, le=INT64_MAX)
-    started_at: datetime | None = None
+    started_at: StartedAt | None = None
     players: tuple[Player, ...] = Field(min_length=MIN_PLAYERS, max_length=MAX_PLAYERS)
     hands: tuple[Hand, ...]
 

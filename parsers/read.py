@@ -8,6 +8,11 @@ raw bytes and spliced into one document per game, which pydantic-core validates 
 pass. When a game fails, the faulty line is found afterwards (the slow path runs only for
 bad games), one :class:`~parsers.errors.MalformedLogError` is yielded for it, and reading
 resumes at the next ``start_game`` line.
+
+Every reader holds every file to the same checks (:func:`find_game_fault`, a game id once
+per file) and to the limits of :class:`~parsers.limits.Limits` (bytes per file, game and
+line; length of ids and names), so that one file gets one verdict wherever it is read;
+only regular files are opened (:func:`open_regular_file`).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import json
 import math
 import os
 import re
+import stat
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -29,6 +35,7 @@ from pydantic import ValidationError
 
 from parsers import fast
 from parsers.errors import MalformedLogError
+from parsers.limits import Limits, current_limits, format_size
 from parsers.models import EVENT_TYPES, Game, validate_game_json
 
 G = TypeVar("G", Game, fast.Game)
@@ -222,38 +229,136 @@ def _is_json_error(exc: ValidationError) -> bool:
 # --- document encoding -----------------------------------------------------------------------
 
 
-def parse_document(data: bytes | str, *, path: str | None = None) -> Game:
-    """One game from the bytes of a document; raises :class:`MalformedLogError`."""
-    return _parse_document(data, path, validate_game_json)
+def parse_document(
+    data: bytes | str, *, path: str | None = None, limits: Limits | None = None
+) -> Game:
+    """One game from the bytes of a document; raises :class:`MalformedLogError`.
+
+    A UTF-8 byte order mark at the start is skipped; the game gets the checks of
+    :func:`find_game_fault` (``limits`` default to :func:`~parsers.limits.current_limits`).
+    """
+    return _parse_document(data, path, validate_game_json, limits)
 
 
-def parse_fast_document(data: bytes | str, *, path: str | None = None) -> fast.Game:
+def parse_fast_document(
+    data: bytes | str, *, path: str | None = None, limits: Limits | None = None
+) -> fast.Game:
     """Like :func:`parse_document`, the game in the fast form (:mod:`parsers.fast`)."""
-    return _parse_document(data, path, fast.parse_game)
+    return _parse_document(data, path, fast.parse_game, limits)
 
 
-def _parse_document(data: bytes | str, path: str | None, validate: Validate[G]) -> G:
+def _parse_document(
+    data: bytes | str, path: str | None, validate: Validate[G], limits: Limits | None = None
+) -> G:
+    limits = current_limits() if limits is None else limits
+    if isinstance(data, bytes):
+        if data.startswith(_BOM):
+            data = data[len(_BOM) :]
+    elif data.startswith("\ufeff"):
+        data = data[1:]
     try:
-        return validate(data)
+        game = validate(data)
     except ValidationError as exc:
         raw = data.encode() if isinstance(data, str) else data
         if _is_json_error(exc):
             reason, line, column = _diagnose_json(raw)
             raise MalformedLogError(reason, path=path, line=line, column=column) from None
         raise _from_validation_error(exc, path=path, game_id=_peek_game_id(raw)) from None
-
-
-def _decompress(data: bytes, *, path: str | None) -> bytes:
-    try:
-        return gzip.decompress(data)
-    except gzip.BadGzipFile as exc:
-        raise MalformedLogError(f"not gzip data ({exc})", path=path) from None
-    except EOFError:
+    fault = find_game_fault(game, limits)
+    if fault is not None:
+        reason, loc = fault
         raise MalformedLogError(
-            "the compressed data ends early: the file is truncated", path=path
+            reason,
+            path=path,
+            json_path=format_loc(loc),
+            game_id=None if loc == ("game_id",) else game.game_id,
+        )
+    return game
+
+
+def _read_document_bytes(
+    source: Readable, gzipped: bool, limits: Limits, path: str | None
+) -> bytes:
+    """A document's bytes, decompressed, read in blocks: past the smaller of
+    :attr:`Limits.max_game_bytes` and :attr:`Limits.max_file_bytes` the reading stops
+    with a :class:`MalformedLogError`, so a small file that expands enormously (a gzip
+    bomb) costs no more than the limit."""
+    limit = min(limits.max_game_bytes, limits.max_file_bytes)
+    parts: list[bytes] = []
+    total = 0
+
+    def too_large() -> MalformedLogError:
+        if limit < limits.max_game_bytes:
+            return MalformedLogError(_file_too_large(limits), path=path)
+        what = "the document (decompressed)" if gzipped else "the document"
+        return MalformedLogError(_game_too_large(limits, what), path=path)
+
+    try:
+        if not gzipped:
+            while data := source.read1(BLOCK_SIZE):
+                total += len(data)
+                if total > limit:
+                    raise too_large()
+                parts.append(data)
+            return b"".join(parts)
+        gunzip = _BoundedGunzip(limit)
+        while data := source.read1(BLOCK_SIZE):
+            if not gunzip.feed(data, parts):
+                raise too_large()
+        gunzip.finish()
+    except OSError as exc:
+        raise MalformedLogError(
+            f"cannot read the file ({exc.strerror or exc})", path=path
         ) from None
-    except zlib.error as exc:
-        raise MalformedLogError(f"corrupt gzip data ({exc})", path=path) from None
+    except _GzipFault as exc:
+        raise MalformedLogError(str(exc), path=path) from None
+    return b"".join(parts)
+
+
+class _GzipFault(Exception):
+    """Why bytes are not (whole, sound) gzip data: the message is the reason."""
+
+
+class _BoundedGunzip:
+    """Gzip data decompressed as it comes, every member of it, never past ``limit``
+    bytes in all (zlib's ``max_length``: nothing beyond the limit is ever produced)."""
+
+    __slots__ = ("_fed", "_inflate", "_left", "_started")
+
+    def __init__(self, limit: int) -> None:
+        self._inflate = zlib.decompressobj(31)
+        self._left = limit
+        self._fed = False  # the current member has been given data
+        self._started = False  # the first member's header was checked
+
+    def feed(self, data: bytes, out: list[bytes]) -> bool:
+        """Decompress ``data`` into ``out``; ``False`` once the limit is passed."""
+        if not self._started:
+            self._started = True
+            if not data.startswith(b"\x1f\x8b"):
+                raise _GzipFault(f"not gzip data (Not a gzipped file ({data[:2]!r}))")
+        while data:
+            if not self._fed and not data.strip(b"\x00"):
+                return True  # zero padding after the last member, as gzip allows
+            self._fed = True
+            try:
+                chunk = self._inflate.decompress(data, self._left + 1)
+            except zlib.error as exc:
+                raise _GzipFault(f"corrupt gzip data ({exc})") from None
+            self._left -= len(chunk)
+            if self._left < 0:
+                return False
+            out.append(chunk)
+            if not self._inflate.eof:
+                return True  # all of data taken in (max_length was not reached)
+            data = self._inflate.unused_data
+            self._inflate = zlib.decompressobj(31)
+            self._fed = False
+        return True
+
+    def finish(self) -> None:
+        if self._fed:
+            raise _GzipFault("the compressed data ends early: the file is truncated")
 
 
 # --- stream encoding -------------------------------------------------------------------------
@@ -279,32 +384,148 @@ end. It begins with a literal, which the regular expression engine scans for qui
 while ``"type"`` is on every event line."""
 _HINT_LENGTH = len(b'_hand"')
 _EVENTS = ""  # the kind of a run of event lines in :func:`_generate_parts`
+_LONG = "long"  # the kind of a line too long in :func:`_generate_parts`
 
 
-def _generate_blocks(source: Readable) -> Iterator[bytes]:
-    """Blocks of whole lines; only the last may lack its newline."""
-    carry = b""
-    while True:
-        chunk = source.read1(BLOCK_SIZE)
-        if not chunk:
-            if carry:
-                yield carry
-            return
-        data = carry + chunk if carry else chunk
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            carry = data
+_BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte order mark: skipped at the start of a file (either encoding), a fault
+anywhere else."""
+
+
+_INNER_BOM = "a byte order mark (U+FEFF) inside the file: only the first bytes may hold one"
+
+
+class _FileTooLargeError(Exception):
+    """A stream decompresses to more than :attr:`Limits.max_file_bytes`."""
+
+
+def _file_too_large(limits: Limits) -> str:
+    return (
+        f"the file holds more than {format_size(limits.max_file_bytes)} (decompressed), "
+        "the limit for one file (ZHUOJI_MAX_FILE_BYTES)"
+    )
+
+
+def _line_too_long(limits: Limits) -> str:
+    return (
+        f"the line is longer than {format_size(limits.max_line_bytes)}, "
+        "the limit for one line (ZHUOJI_MAX_LINE_BYTES)"
+    )
+
+
+def _game_too_large(limits: Limits, what: str = "the game") -> str:
+    return (
+        f"{what} holds more than {format_size(limits.max_game_bytes)}, "
+        "the limit for one game (ZHUOJI_MAX_GAME_BYTES)"
+    )
+
+
+def _read_head(source: Readable) -> bytes:
+    """The first read of a source, without a UTF-8 byte order mark it starts with."""
+    chunk = source.read1(BLOCK_SIZE)
+    while chunk and len(chunk) < len(_BOM) and _BOM.startswith(chunk):
+        more = source.read1(BLOCK_SIZE)
+        if not more:
+            break
+        chunk += more
+    return chunk[len(_BOM) :] if chunk.startswith(_BOM) else chunk
+
+
+def _split_long_lines(block: bytes, max_line: int) -> Iterator[bytes | None]:
+    """``block`` (whole lines), with ``None`` in place of each line longer than
+    ``max_line`` bytes (its newline not counted).
+
+    Each step looks at most ``max_line + 1`` bytes ahead of a line start for the last
+    newline there, and moves to the line after it: a line too long is one with no
+    newline in that window. Steps are about ``max_line`` bytes apart, so a block of
+    short lines costs one or two searches.
+    """
+    n = len(block)
+    if n <= max_line:
+        yield block
+        return
+    start = at = 0  # the first byte not yet yielded, the line start looked at
+    while n - at > max_line:
+        newline = block.rfind(b"\n", at, at + max_line + 1)
+        if newline >= 0:
+            at = newline + 1
             continue
-        if cut == len(data):
-            carry = b""
-            yield data
-        else:
-            carry = data[cut:]
-            yield data[:cut]
+        if at > start:
+            yield block[start:at]
+        yield None
+        end = block.find(b"\n", at + max_line + 1)
+        at = start = n if end < 0 else end + 1
+    if start < n:
+        yield block[start:]
 
 
-def _generate_parts(source: Readable) -> Iterator[tuple[str, bytes, int]]:
-    """``(kind, text, first line)``: a control line (kind is its type) or a run of others.
+def _generate_blocks(source: Readable, limits: Limits) -> Iterator[bytes | None]:
+    """Blocks of whole lines (only the last may lack its newline), ``None`` for each line
+    longer than :attr:`Limits.max_line_bytes` (dropped, its newline with it).
+
+    The bytes of a line not yet ended are kept as a list of reads and joined once, when
+    its newline comes, so a long line costs time in proportion to its length, and never
+    more memory than the limit and one read. Raises :class:`_FileTooLargeError` past
+    :attr:`Limits.max_file_bytes`.
+    """
+    max_line = limits.max_line_bytes
+    max_file = limits.max_file_bytes
+    pending: list[bytes] = []  # the line not yet ended
+    pending_size = 0
+    dropping = False  # inside a line too long, until its newline
+    total = 0
+    chunk = _read_head(source)
+    while chunk:
+        total += len(chunk)
+        if total > max_file:
+            raise _FileTooLargeError
+        if dropping:
+            newline = chunk.find(b"\n")
+            if newline < 0:
+                chunk = source.read1(BLOCK_SIZE)
+                continue
+            dropping = False
+            chunk = chunk[newline + 1 :]
+        cut = chunk.rfind(b"\n") + 1
+        if cut == 0:
+            if chunk:
+                pending.append(chunk)
+                pending_size += len(chunk)
+                if pending_size > max_line:
+                    yield None
+                    pending.clear()
+                    pending_size = 0
+                    dropping = True
+            chunk = source.read1(BLOCK_SIZE)
+            continue
+        head = chunk if cut == len(chunk) else chunk[:cut]
+        if pending:
+            if pending_size + chunk.find(b"\n") > max_line:
+                yield None
+                head = head[chunk.find(b"\n") + 1 :]
+            else:
+                pending.append(head)
+                head = b"".join(pending)
+            pending.clear()
+            pending_size = 0
+        if head:
+            yield from _split_long_lines(head, max_line)
+        if cut < len(chunk):
+            pending.append(chunk[cut:])
+            pending_size = len(chunk) - cut
+            if pending_size > max_line:
+                yield None
+                pending.clear()
+                pending_size = 0
+                dropping = True
+        chunk = source.read1(BLOCK_SIZE)
+    if pending:
+        yield from _split_long_lines(b"".join(pending), max_line)
+
+
+def _generate_parts(source: Readable, limits: Limits) -> Iterator[tuple[str, bytes, int]]:
+    """``(kind, text, first line)``: a control line (kind is its type), a run of others,
+    or a line too long (kind :data:`_LONG`, no text).
 
     Control lines are found by a regular expression over whole blocks, so the lines in
     between (the events) are never split or decoded here. A control line is one line:
@@ -312,7 +533,11 @@ def _generate_parts(source: Readable) -> Iterator[tuple[str, bytes, int]]:
     """
     line = 1
     search = _CONTROL_RE.search
-    for block in _generate_blocks(source):
+    for block in _generate_blocks(source, limits):
+        if block is None:
+            yield _LONG, b"", line
+            line += 1
+            continue
         pos = 0
         for hint in _CONTROL_HINT_RE.finditer(block):
             at = hint.start()
@@ -368,6 +593,7 @@ class _GameParts:
     opened: bytes  # the header as :func:`_open_object` writes it (exactly)
     line: int
     hands: list[_HandParts] = field(default_factory=list)
+    size: int = 0  # bytes of the game's lines so far
 
     @property
     def game_id(self) -> str | None:
@@ -483,6 +709,8 @@ def _decode_control(kind: str, text: bytes) -> tuple[dict[str, Any], bytes] | No
 
     Raises ``ValueError`` with a reason when the line is not JSON.
     """
+    if _BOM in text[:8]:  # the standard library would skip it at the start of a line
+        raise ValueError(_INNER_BOM)
     try:
         # orjson turns integers beyond 64 bits into floats; the game header (one line a
         # game, with free-form rule_overrides) is decoded exactly by the standard library.
@@ -527,7 +755,80 @@ def _control_fault(kind: str, fields: dict[str, Any]) -> str | None:
     return None
 
 
-def _finish(game: _GameParts, path: str | None, validate: Validate[G]) -> G | MalformedLogError:
+# --- checks every reader applies to a parsed game --------------------------------------------
+
+
+def _text_fault(what: str, text: str | None, limit: int) -> str | None:
+    if text is not None and len(text) > limit:
+        return (
+            f"{what} is {len(text):,} characters long, more than the limit of {limit} "
+            "(ZHUOJI_MAX_TEXT_LENGTH)"
+        )
+    return None
+
+
+def find_game_fault(game: G, limits: Limits) -> tuple[str, tuple[int | str, ...]] | None:
+    """The first fault of a parsed game that its model cannot see, as ``(reason, loc)``:
+    a text longer than :attr:`Limits.max_text_length`, a ``hand_no`` twice.
+
+    Every reader runs it on every game it yields, so that ``validate``, ``audit`` and
+    ``ingest`` give one file one verdict.
+    """
+    limit = limits.max_text_length
+    reason = _text_fault("the game id", game.game_id, limit)
+    if reason is not None:
+        return reason, ("game_id",)
+    reason = _text_fault("the ruleset name", game.ruleset, limit)
+    if reason is not None:
+        return reason, ("ruleset",)
+    for i, player in enumerate(game.players):
+        reason = _text_fault("the player id", player.id, limit)
+        if reason is not None:
+            return reason, ("players", i, "id")
+        reason = _text_fault("the player name", player.name, limit)
+        if reason is not None:
+            return reason, ("players", i, "name")
+    seen: set[int] = set()
+    for i, hand in enumerate(game.hands):
+        if hand.hand_no in seen:
+            return f"hand_no {hand.hand_no} appears twice in the game", ("hands", i, "hand_no")
+        seen.add(hand.hand_no)
+        result = hand.result
+        if result is not None and result.items is not None:
+            for j, item in enumerate(result.items):
+                reason = _text_fault("the reason", item.reason, limit)
+                if reason is not None:
+                    return reason, ("hands", i, "result", "items", j, "reason")
+    return None
+
+
+def _duplicate_game(game_id: str, first: int | None) -> str:
+    where = f" (first at line {first})" if first is not None else ""
+    return f"the game id {game_id!r} appears twice in the file{where}"
+
+
+def _finish(
+    game: _GameParts, path: str | None, validate: Validate[G], limits: Limits
+) -> G | MalformedLogError:
+    result = _validate_parts(game, path, validate)
+    if isinstance(result, MalformedLogError):
+        return result
+    fault = find_game_fault(result, limits)
+    if fault is None:
+        return result
+    reason, loc = fault
+    return MalformedLogError(
+        reason,
+        path=path,
+        line=game.line_of(loc),
+        json_path=format_loc(loc),
+        game_id=None if loc == ("game_id",) else result.game_id,
+    )
+
+
+def _validate_parts(
+    game: _GameParts, path: str | None, validate: Validate[G]
+) -> G | MalformedLogError:
     try:
         return validate(game.to_document(fast=True))
     except ValidationError as exc:
@@ -550,50 +851,80 @@ def _next_line(text: bytes, line: int) -> int:
 
 
 def _first_content_line(text: bytes, first_line: int) -> int | None:
-    for _, line in _generate_lines(text, first_line):
-        return line
-    return None
+    """The number of the first non-blank line of a run, ``None`` when all are blank
+    (``bytes.lstrip`` and a count, in C: a run of blank lines costs no Python work per
+    line)."""
+    start = len(text) - len(text.lstrip())
+    if start == len(text):
+        return None
+    return first_line + text.count(b"\n", 0, start)
 
 
 def generate_stream_games(
-    source: Readable, *, path: str | None = None
+    source: Readable, *, path: str | None = None, limits: Limits | None = None
 ) -> Iterator[Game | MalformedLogError]:
     """Games of a stream, one per ``start_game`` ... ``end_game`` run of lines.
 
     ``source`` is read in blocks of :data:`BLOCK_SIZE`, never whole. A game with any fault
     yields one :class:`MalformedLogError` naming its line, and reading resumes at the next
-    ``start_game`` line. A read or decompression error ends the stream with one error.
+    ``start_game`` line. A read or decompression error ends the stream with one error, as
+    does a stream past :attr:`Limits.max_file_bytes`. ``limits`` default to
+    :func:`~parsers.limits.current_limits`.
     """
-    return _generate_stream_games(source, path, validate_game_json)
+    return _generate_stream_games(source, path, validate_game_json, limits)
 
 
 def generate_fast_stream_games(
-    source: Readable, *, path: str | None = None
+    source: Readable, *, path: str | None = None, limits: Limits | None = None
 ) -> Iterator[fast.Game | MalformedLogError]:
     """Like :func:`generate_stream_games`, the games in the fast form."""
-    return _generate_stream_games(source, path, fast.parse_game)
+    return _generate_stream_games(source, path, fast.parse_game, limits)
 
 
 def _generate_stream_games(
-    source: Readable, path: str | None, validate: Validate[G]
+    source: Readable, path: str | None, validate: Validate[G], limits: Limits | None = None
 ) -> Iterator[G | MalformedLogError]:
+    limits = current_limits() if limits is None else limits
+    max_game = limits.max_game_bytes
     game: _GameParts | None = None
     hand: _HandParts | None = None
     skipping = False  # after a fault, until the next start_game
+    games_seen = 0  # start_game lines
+    faults = 0
+    first_lines: dict[str, int] = {}  # each game id yielded, the line its game starts on
     line = 1
     text = b""
 
     def fault(reason: str, at: int) -> MalformedLogError:
+        nonlocal faults
+        faults += 1
         game_id = game.game_id if game is not None else None
+        if game_id is not None and len(game_id) > limits.max_text_length:
+            game_id = None
         return MalformedLogError(reason, path=path, line=at, game_id=game_id)
 
     try:
-        for kind, text, line in _generate_parts(source):
+        for kind, text, line in _generate_parts(source, limits):
+            if kind == _LONG:
+                if not skipping:
+                    yield fault(_line_too_long(limits), line)
+                    game = hand = None
+                    skipping = True
+                continue
+            if game is not None and kind != "start_game":
+                game.size += len(text)
+                if game.size > max_game:
+                    yield fault(_game_too_large(limits), line)
+                    game = hand = None
+                    skipping = True
+                    continue
             control: tuple[dict[str, Any], bytes] | None = None
             if kind:
                 try:
                     control = _decode_control(kind, text)
                 except ValueError as exc:
+                    if kind == "start_game":
+                        games_seen += 1
                     if not skipping:
                         yield fault(str(exc), line)
                         game = hand = None
@@ -615,6 +946,7 @@ def _generate_stream_games(
                 continue
             fields, opened = control
             if kind == "start_game":
+                games_seen += 1
                 if game is not None:
                     yield fault(
                         f"the game started at line {game.line} has no end_game before the "
@@ -622,7 +954,7 @@ def _generate_stream_games(
                         line,
                     )
                 skipping = False
-                game = _GameParts(fields, opened, line)
+                game = _GameParts(fields, opened, line, size=len(text))
                 hand = None
                 reason = _control_fault(kind, fields)
                 if reason is not None:
@@ -657,8 +989,27 @@ def _generate_stream_games(
                 hand.end_line = line
                 hand = None
             else:  # end_game
-                yield _finish(game, path, validate)
+                item = _finish(game, path, validate, limits)
+                if not isinstance(item, MalformedLogError):
+                    first = first_lines.get(item.game_id)
+                    if first is not None:
+                        item = MalformedLogError(
+                            _duplicate_game(item.game_id, first),
+                            path=path,
+                            line=game.line,
+                            json_path="game_id",
+                            game_id=item.game_id,
+                        )
+                    else:
+                        first_lines[item.game_id] = game.line
+                if isinstance(item, MalformedLogError):
+                    faults += 1
+                yield item
                 game = None
+    except _FileTooLargeError:
+        # Checked at each read, before the read's lines are looked at: no line to name.
+        yield MalformedLogError(_file_too_large(limits), path=path)
+        return
     except EOFError:
         at = _next_line(text, line)
         yield fault("the compressed data ends early: the file is truncated", at)
@@ -674,25 +1025,79 @@ def _generate_stream_games(
             f"the file ends inside the game started at line {game.line}: it is truncated",
             _next_line(text, line) - 1,
         )
+    elif not games_seen and not faults:
+        yield MalformedLogError("the file holds no game (a log holds at least one)", path=path)
 
 
 def generate_stream_games_from_bytes(
-    data: bytes, *, path: str | None = None
+    data: bytes, *, path: str | None = None, limits: Limits | None = None
 ) -> Iterator[Game | MalformedLogError]:
     """Games of a stream held in memory (tests, small inputs)."""
-    return generate_stream_games(io.BytesIO(data), path=path)
+    return generate_stream_games(io.BytesIO(data), path=path, limits=limits)
 
 
 # --- files -----------------------------------------------------------------------------------
 
 
-def generate_games(path: str | os.PathLike[str]) -> Iterator[Game | MalformedLogError]:
+class NotRegularFileError(OSError):
+    """A path that is no regular file (a named pipe, a device, a socket, a folder):
+    reading it could block or never end, so it is refused."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        super().__init__(f"{path}: not a regular file ({kind})")
+        self.path = path
+        self.kind = kind
+        self.reason = f"not a regular file ({kind})"
+
+
+def describe_file_type(mode: int) -> str | None:
+    """What an ``st_mode`` that is no regular file is (``"a named pipe (FIFO)"``), or
+    ``None`` for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a file"
+
+
+def open_regular_file(path: str | os.PathLike[str]) -> io.BufferedReader:
+    """``path`` opened for reading in binary, when it is a regular file (after symbolic
+    links); raises :class:`NotRegularFileError` for anything else, at once: a named pipe
+    is opened without waiting for a writer, and a device is never read. Other failures
+    raise ``OSError`` as ``open`` does."""
+    name = os.fspath(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(name, flags)
+    try:
+        kind = describe_file_type(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise NotRegularFileError(name, kind)
+        os.set_blocking(fd, True)
+        return open(fd, "rb", closefd=True)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def generate_games(
+    path: str | os.PathLike[str], *, limits: Limits | None = None
+) -> Iterator[Game | MalformedLogError]:
     """Every game of a log file, or one error per game (or file) that cannot be read.
 
     The encoding follows the file name (:data:`LOG_SUFFIXES`). Stream files are read
-    line by line and never held whole.
+    line by line and never held whole. What is no regular file is refused, unread.
+    ``limits`` (:class:`~parsers.limits.Limits`) default to
+    :func:`~parsers.limits.current_limits`.
     """
-    return _generate_games(path, validate_game_json)
+    return _generate_games(path, validate_game_json, None, limits)
 
 
 class ByteSink(Protocol):
@@ -733,7 +1138,7 @@ class _TeeReader:
 
 
 def generate_fast_games(
-    path: str | os.PathLike[str], *, sink: ByteSink | None = None
+    path: str | os.PathLike[str], *, sink: ByteSink | None = None, limits: Limits | None = None
 ) -> Iterator[fast.Game | MalformedLogError]:
     """Like :func:`generate_games`, the games in the fast form (:mod:`parsers.fast`):
     the same games and errors, decoded at about the speed of plain JSON decoding.
@@ -743,16 +1148,23 @@ def generate_fast_games(
     ``end`` once the last game or error is out. A file that cannot be opened sends
     nothing and never ends.
     """
-    return _generate_games(path, fast.parse_game, sink)
+    return _generate_games(path, fast.parse_game, sink, limits)
 
 
 def _generate_games(
-    path: str | os.PathLike[str], validate: Validate[G], sink: ByteSink | None = None
+    path: str | os.PathLike[str],
+    validate: Validate[G],
+    sink: ByteSink | None = None,
+    limits: Limits | None = None,
 ) -> Iterator[G | MalformedLogError]:
     name = os.fspath(path)
     encoding, gzipped = parse_encoding(name)
+    limits = current_limits() if limits is None else limits
     try:
-        handle = open(name, "rb")  # noqa: SIM115  (closed below)
+        handle = open_regular_file(name)
+    except NotRegularFileError as exc:
+        yield MalformedLogError(exc.reason, path=name)
+        return
     except OSError as exc:
         yield MalformedLogError(f"cannot read the file ({exc.strerror})", path=name)
         return
@@ -760,58 +1172,58 @@ def _generate_games(
         raw: io.BufferedReader | _TeeReader = handle if sink is None else _TeeReader(handle, sink)
         if encoding is Encoding.DOCUMENT:
             try:
-                yield _read_document(raw, name, gzipped, validate)
+                data = _read_document_bytes(raw, gzipped, limits, name)
+                yield _parse_document(data, name, validate, limits)
             except MalformedLogError as exc:
                 yield exc
         else:
             source: Readable = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw
-            yield from _generate_stream_games(source, name, validate)
+            yield from _generate_stream_games(source, name, validate, limits)
         if isinstance(raw, _TeeReader):
             raw.drain()
 
 
-def _read_document(source: Readable, name: str, gzipped: bool, validate: Validate[G]) -> G:
-    try:
-        data = _read_all(source)
-    except OSError as exc:
-        raise MalformedLogError(f"cannot read the file ({exc.strerror})", path=name) from None
-    if gzipped:
-        data = _decompress(data, path=name)
-    return _parse_document(data, name, validate)
-
-
-def _read_all(source: Readable) -> bytes:
-    parts: list[bytes] = []
-    while data := source.read1(BLOCK_SIZE):
-        parts.append(data)
-    return b"".join(parts)
-
-
 def generate_games_from_bytes(
-    data: bytes, encoding: Encoding, *, gzipped: bool = False, path: str | None = None
+    data: bytes,
+    encoding: Encoding,
+    *,
+    gzipped: bool = False,
+    path: str | None = None,
+    limits: Limits | None = None,
 ) -> Iterator[Game | MalformedLogError]:
     """Like :func:`generate_games` for bytes held in memory."""
-    return _generate_games_from_bytes(data, encoding, gzipped, path, validate_game_json)
+    return _generate_games_from_bytes(data, encoding, gzipped, path, validate_game_json, limits)
 
 
 def generate_fast_games_from_bytes(
-    data: bytes, encoding: Encoding, *, gzipped: bool = False, path: str | None = None
+    data: bytes,
+    encoding: Encoding,
+    *,
+    gzipped: bool = False,
+    path: str | None = None,
+    limits: Limits | None = None,
 ) -> Iterator[fast.Game | MalformedLogError]:
     """Like :func:`generate_games_from_bytes`, the games in the fast form."""
-    return _generate_games_from_bytes(data, encoding, gzipped, path, fast.parse_game)
+    return _generate_games_from_bytes(data, encoding, gzipped, path, fast.parse_game, limits)
 
 
 def _generate_games_from_bytes(
-    data: bytes, encoding: Encoding, gzipped: bool, path: str | None, validate: Validate[G]
+    data: bytes,
+    encoding: Encoding,
+    gzipped: bool,
+    path: str | None,
+    validate: Validate[G],
+    limits: Limits | None,
 ) -> Iterator[G | MalformedLogError]:
+    limits = current_limits() if limits is None else limits
     if encoding is Encoding.DOCUMENT:
         try:
-            raw = _decompress(data, path=path) if gzipped else data
-            yield _parse_document(raw, path, validate)
+            raw = _read_document_bytes(io.BytesIO(data), gzipped, limits, path)
+            yield _parse_document(raw, path, validate, limits)
         except MalformedLogError as exc:
             yield exc
         return
     source: Readable = io.BytesIO(data)
     if gzipped:
         source = gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb")
-    yield from _generate_stream_games(source, path, validate)
+    yield from _generate_stream_games(source, path, validate, limits)

@@ -202,7 +202,7 @@ def test_validate_json_gives_a_line_per_file_and_a_summary(tmp_path: Path) -> No
     assert by_file[str(bad)]["errors"][0]["line"] == 1
     assert by_file["gone.json"]["status"] == "missing"
     assert lines[-1] == {"summary": {"files": 2, "valid": 1, "malformed": 1, "missing": 1,
-                                     "games": 1, "malformed_games": 1}}
+                                     "skipped": 0, "games": 1, "malformed_games": 1}}
     ok = runner.invoke(app, ["validate", "--json", str(DISPUTE)])
     assert ok.exit_code == 0
 

@@ -54,11 +54,11 @@ def test_validate_takes_files_globs_and_reports_missing_paths(tmp_path: Path) ->
         app, ["validate", "-q", str(SAMPLE / "*"), str(tmp_path / "nothing-*.jsonl")]
     )
     assert result.exit_code == 2
-    assert f"error {tmp_path / 'nothing-*.jsonl'}: no such file" in result.output
+    assert f"error {tmp_path / 'nothing-*.jsonl'}: no file matches this pattern" in result.output
     files, games = _sample_counts()
     assert (
         f"{files} files: {files} valid, 0 malformed; {games} games parsed, 0 malformed; "
-        "1 not found"
+        "1 not found or not readable"
     ) in result.output
     assert "ok " not in result.output
 
