@@ -231,10 +231,14 @@ def _delete_files(con: duckdb.DuckDBPyConnection, paths: list[str]) -> None:
 
 
 def load_batch(
-    con: duckdb.DuckDBPyConnection, outcomes: Sequence[FileOutcome], run_id: int
+    con: duckdb.DuckDBPyConnection,
+    outcomes: Sequence[FileOutcome],
+    run_id: int,
+    run_counts: Mapping[str, int] | None = None,
 ) -> None:
     """Load one batch in one transaction: the loaded files' rows from their Parquet shards,
-    the ``files`` rows of every file of the batch and the ``quarantine`` rows.
+    the ``files`` rows of every file of the batch and the ``quarantine`` rows; and, given
+    ``run_counts``, the run's counts so far in its ``ingest_runs`` row.
 
     Every file of the batch is new or changed: its earlier rows (if any) are deleted
     first, so a changed file replaces its rows and a file now quarantined leaves none.
@@ -267,6 +271,8 @@ def load_batch(
                 quarantine_table(quarantined, run_id),
                 "load/insert_quarantine",
             )
+        if run_counts is not None:
+            con.execute(read_sql("load/update_run_counts"), {**run_counts, "run_id": run_id})
         con.commit()
     except BaseException:
         con.rollback()
