@@ -164,22 +164,24 @@ def load_outcomes(
     """Load one batch (one transaction); returns the outcomes as loaded (clashes settled).
 
     ``counts`` (the run's counts before this batch, :data:`RUN_COUNTS`) are stored with
-    the batch, plus its own, in the run's ``ingest_runs`` row. Should the batch fail to
-    load (a shard the warehouse refuses), its files are loaded one by one instead and
-    each one that fails is quarantined with the loader's error: one file never costs the
-    batch.
+    the batch, plus its own, in the run's ``ingest_runs`` row. Should the warehouse refuse
+    a row of the batch (a value its column cannot hold, a broken constraint), its files
+    are loaded one by one instead and each one refused is quarantined with the loader's
+    error: one file never costs the batch. Any other failure (a shard gone missing, a
+    full disk) leaves the database as it was and is raised (the task retries).
     """
     final = settle_clashes(con, outcomes)
     try:
         warehouse.load_batch(con, final, run_id, add_counts(counts, final))
-    except duckdb.Error:
-        if len(final) == 1 and final[0].status is FileStatus.QUARANTINED:
-            raise
+    except _REFUSED:
         final = _load_one_by_one(con, final, run_id, counts)
     for outcome in final:
         remove_shards(outcome)
     return final
 
+
+_REFUSED = (duckdb.DataError, duckdb.IntegrityError)
+"""What the warehouse raises for a row it refuses (a conversion, a range, a constraint)."""
 
 RUN_COUNTS: tuple[str, ...] = (
     "files_seen",
@@ -223,7 +225,7 @@ def _load_one_by_one(
     for outcome in outcomes:
         try:
             warehouse.load_batch(con, [outcome], run_id, add_counts(counts, [outcome]))
-        except duckdb.Error as exc:
+        except _REFUSED as exc:
             if outcome.status is FileStatus.QUARANTINED:
                 raise
             remove_shards(outcome)

@@ -21,21 +21,26 @@ import time
 import uuid
 import zlib
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+from flows import warehouse
 from flows.discover import hash_file
-from flows.ingest import staging_dir_for
-from flows.process import KILL_WORKER_ON, shard_dir_for
+from flows.ingest import load_outcomes, staging_dir_for
+from flows.process import KILL_WORKER_ON, process_file, shard_dir_for
 from tests.flows.conftest import Corpus, build_corpus
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "data" / "sample" / "t7-20261101-0001.json"
 MARK = "ZHUOJI_TEST_RUN_MARK"
+_NOW = datetime(2026, 12, 1)
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="Linux process facts")
 
@@ -324,3 +329,31 @@ def test_sigkill_of_the_ingest_leaves_no_process_and_the_committed_counts(
     assert counted[0][1] == len(corpus.files)
     assert counted[0][2:] == actual
     assert actual[0] >= 1
+
+
+def test_a_file_whose_rows_the_warehouse_refuses_is_quarantined_alone(tmp_path: Path) -> None:
+    files = _good_files(tmp_path, 3)
+    staging = tmp_path / "staging"
+    outcomes = [process_file(p.resolve().as_posix(), None, staging.as_posix()) for p in files]
+    shard = Path(outcomes[1].shard("hands"))
+    hands = pq.read_table(shard)
+    wide = hands.set_column(
+        hands.schema.get_field_index("hand_no"),
+        pa.field("hand_no", pa.int64()),
+        pa.array([2**40 + i for i in range(hands.num_rows)], pa.int64()),
+    )
+    pq.write_table(wide, shard)  # a shard with a value beyond the INTEGER column
+    db = tmp_path / "w.duckdb"
+    con = warehouse.open_writer(db)
+    run_id = warehouse.begin_run(con, started_at=_NOW, workers=1, runner="test")
+    final = load_outcomes(con, outcomes, run_id, {"files_seen": 3})
+    status = dict(con.execute("SELECT path, status FROM files").fetchall())
+    reason = con.execute("SELECT reason FROM quarantine").fetchall()
+    counts = con.execute(
+        "SELECT files_seen, files_loaded, files_quarantined, games FROM ingest_runs"
+    ).fetchall()
+    con.close()
+    assert [o.status.value for o in final] == ["loaded", "quarantined", "loaded"]
+    assert status == {o.path: o.status.value for o in final}
+    assert "the warehouse refused its rows" in reason[0][0]
+    assert counts == [(3, 2, 1, 2)]
