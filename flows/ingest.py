@@ -489,7 +489,9 @@ def ingest_flow(
         for index in range(len(batches)):
             current = pending
             pending = submit(batches[index + 1]) if index + 1 < len(batches) else ([], [])
-            outcomes = collect_chunks(*current, resubmit=submit_chunk, repair=repair)
+            outcomes = collect_chunks(
+                *current, resubmit=submit_chunk, repair=repair, in_flight=pending[1]
+            )
             for outcome in outcomes:
                 display.advance(outcome)
             for outcome in load_batch_task(con, outcomes, run_id, totals.counts(plan)):

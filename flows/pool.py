@@ -178,14 +178,17 @@ def collect_chunks(
     futures: Sequence[PrefectFuture[list[FileOutcome]]],
     resubmit: ChunkTask,
     repair: Callable[[], object],
+    in_flight: Sequence[PrefectFuture[list[FileOutcome]]] = (),
 ) -> list[FileOutcome]:
     """The outcomes of a batch's chunks, in chunk order, whatever became of their tasks.
 
     A chunk whose task failed (its worker was killed, the pool it ran in broke, a Dask
     worker was lost) is submitted again, alone, once the pool is repaired (``repair``):
-    a chunk that only shared a broken pool with another then succeeds. A chunk that
-    fails a second time has each of its files quarantined with the reason
-    (:func:`lost_chunk_outcomes`), and the run goes on.
+    a chunk that only shared a broken pool with another then succeeds. Alone means after
+    the tasks still ``in_flight`` (the next batch's, already submitted) have ended, so
+    that a fault of theirs cannot fail the retry. A chunk that fails a second time has
+    each of its files quarantined with the reason (:func:`lost_chunk_outcomes`), and the
+    run goes on.
     """
     results: list[list[FileOutcome] | None] = []
     failed: list[int] = []
@@ -195,6 +198,9 @@ def collect_chunks(
         except Exception:
             results.append(None)
             failed.append(index)
+    if failed:
+        for future in in_flight:
+            future.wait()  # (a failed one is retried when its batch is collected)
     for index in failed:
         repair()
         chunk = chunks[index]
