@@ -19,6 +19,8 @@ __all__ = [
     "die_with_parent",
     "fork_server_available",
     "fork_server_pid",
+    "in_pool_worker",
+    "init_pool_worker",
     "start_fork_server",
 ]
 
@@ -106,6 +108,20 @@ def fork_server_pid() -> int | None:
 
 
 _PR_SET_PDEATHSIG = 1
+_IN_POOL_WORKER = False
+
+
+def init_pool_worker(parent: int | None) -> None:
+    """The pool's initializer in each worker: it dies with ``parent`` (the fork server,
+    :func:`die_with_parent`) and knows itself a worker (:func:`in_pool_worker`)."""
+    global _IN_POOL_WORKER
+    _IN_POOL_WORKER = True
+    die_with_parent(parent)
+
+
+def in_pool_worker() -> bool:
+    """Whether this process is a worker of the ingest's pool (see :func:`init_pool_worker`)."""
+    return _IN_POOL_WORKER
 
 
 def die_with_parent(parent: int | None) -> None:

@@ -31,7 +31,9 @@ A worker that dies mid-task (the kernel's out-of-memory killer, a ``kill -9``) b
 replaces a broken pool with a fresh one, and :func:`collect_chunks` retries each failed
 chunk once, alone, then quarantines its files: the run goes on. Each worker dies with the
 fork server, and the fork server with the process that started it
-(:func:`flows.fork_server.die_with_parent`), so killing ``zhuoji ingest`` leaves none.
+(:func:`flows.fork_server.die_with_parent`), so killing ``zhuoji ingest`` leaves none. The
+copy of the runner Prefect enters in a worker for each task's context starts no pool
+there.
 """
 
 from __future__ import annotations
@@ -44,19 +46,21 @@ import types
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
 from typing import Any
 
 import prefect.task_runners
 from prefect.futures import PrefectFuture
-from prefect.task_runners import ProcessPoolTaskRunner
+from prefect.task_runners import ProcessPoolTaskRunner, TaskRunner
 
 from flows.discover import FileDigest, hash_file
 from flows.fork_server import (
     METHOD,
     WORKER_PRELOAD,
-    die_with_parent,
     fork_server_available,
     fork_server_pid,
+    in_pool_worker,
+    init_pool_worker,
     start_fork_server,
 )
 from flows.rows import FileError, FileOutcome, FileStatus
@@ -99,12 +103,18 @@ class ForkServerTaskRunner(ProcessPoolTaskRunner):
     """
 
     def __enter__(self) -> ForkServerTaskRunner:
+        if in_pool_worker():
+            # Prefect enters a copy of the flow's runner in the worker for each task's
+            # context; the ingest's tasks submit none, so it needs no pool (nor the
+            # queues and thread Prefect's pool would make, per task, in every worker).
+            TaskRunner.__enter__(self)
+            return self
         real = getattr(prefect.task_runners, "multiprocessing", None)
         if not fork_server_available() or real is not sys.modules["multiprocessing"]:
             super().__enter__()  # Prefect's pool as it is
         else:
             # each worker dies with the fork server (its parent), which dies with this process
-            self._initializer = die_with_parent
+            self._initializer = init_pool_worker
             self._initargs = (fork_server_pid(),)
             # (for the few lines of Prefect's __enter__; a runner is entered by the thread
             # running its flow, and no other one starts a pool meanwhile)
@@ -149,7 +159,7 @@ class ForkServerTaskRunner(ProcessPoolTaskRunner):
         old_queue = self._subprocess_message_queue
         if old_queue is not None:
             old_queue.cancel_join_thread()
-        fork_server = fork_server_available() and self._initializer is die_with_parent
+        fork_server = fork_server_available() and self._initializer is init_pool_worker
         context = multiprocessing.get_context(METHOD if fork_server else "spawn")
         if fork_server:
             start_fork_server()  # (it runs on; it is started again only if it died)
@@ -200,7 +210,8 @@ def collect_chunks(
             failed.append(index)
     if failed:
         for future in in_flight:
-            future.wait()  # (a failed one is retried when its batch is collected)
+            with suppress(Exception):  # a failed one is retried when its batch is collected
+                future.wait()
     for index in failed:
         repair()
         chunk = chunks[index]

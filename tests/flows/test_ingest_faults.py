@@ -257,6 +257,7 @@ def test_a_worker_killed_mid_task_costs_only_its_chunk(
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
+    assert "leaked semaphore" not in proc.stderr  # the dead worker held none
     status = dict(_query(db, "SELECT path, status FROM files"))
     assert len(status) == 7
     killed = (root / "kill.json").resolve().as_posix()
