@@ -932,7 +932,7 @@ def edit_result(game: Json, rng: random.Random, ctx: Context) -> str | None:
         if variant == "zero":
             deltas[:] = [0] * len(deltas)
         elif variant == "huge":
-            deltas[i] = rng.choice((2**63 - 1, -(2**63), 2**62))
+            deltas[i] = rng.choice((2**31 - 1, -(2**31), 2**30))  # the bounds of a recorded delta
         elif not isinstance(deltas[i], int):
             return None
         else:

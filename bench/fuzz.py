@@ -1,8 +1,17 @@
 """Robustness fuzzing: mutated logs through parse -> bridge -> ruleset -> audit.
 
     .venv/bin/python bench/fuzz.py [--inputs 1000000] [--seed 1] [--workers 2]
-                                   [--out bench/out] [--timeout 20]
+                                   [--out bench/out] [--timeout 20] [--target audit]
+    .venv/bin/python bench/fuzz.py --target worker --inputs 100000 --workers 1
     .venv/bin/python bench/fuzz.py --seed 1 --only 123456 [--write case.json]
+
+``--target audit`` (the default) runs each input through the parsers and the engine in
+memory (``bench/_mutate.py``'s ``run_input``). ``--target worker`` runs the whole worker
+path of ``zhuoji ingest`` instead (``bench/_worker_target.py``): the input as a file
+through ``flows.process.process_file`` (parse, bridge, audit, Parquet shards), then a
+hundred at a time through the loader into a DuckDB warehouse; every input must end
+``loaded`` or ``quarantined`` (a ``crash``: an exception escaped the worker; ``lost``: the
+batch holding it failed to load, or the warehouse's ``files`` row disagrees).
 
 Input ``i`` of a run is drawn by ``bench/_mutate.py`` from
 ``random.Random(f"zhuoji-fuzz/{seed}/{i}")``: a seed game (sample and dispute logs, and
@@ -53,6 +62,8 @@ from _mutate import (  # bench/ is the script's folder, first on sys.path
 
 from parsers.read import Encoding
 from rules.violations import ViolationCode
+
+AUDIT, WORKER = "audit", "worker"
 
 HANG = "hang"
 HARNESS = "harness_error"
@@ -129,13 +140,18 @@ class Tally:
 _SEEDS: list[SeedGame] = []
 _CTX: Context | None = None
 _TIMEOUT = 20.0
+_TARGET = AUDIT
+_WORKER_ROOT: Path | None = None
 
 
-def _init_worker(timeout: float) -> None:
-    global _SEEDS, _CTX, _TIMEOUT
+def _init_worker(timeout: float, target: str = AUDIT, out: Path | None = None) -> None:
+    global _SEEDS, _CTX, _TIMEOUT, _TARGET, _WORKER_ROOT
     _SEEDS = generate_seed_games()
     _CTX = Context.from_seeds(_SEEDS)
     _TIMEOUT = timeout
+    _TARGET = target
+    if out is not None:
+        _WORKER_ROOT = out / "worker-target" / str(os.getpid())
     signal.signal(signal.SIGALRM, _on_alarm)
 
 
@@ -150,8 +166,57 @@ def _record(kind: str, index: int, inp: FuzzInput, failure: Failure) -> FailureR
     )
 
 
+def run_worker_chunk(seed: int, start: int, stop: int) -> Tally:
+    """The inputs ``start .. stop`` through the whole worker path (``--target worker``)."""
+    from _worker_target import WorkerTarget, WorkerVerdict
+
+    assert _WORKER_ROOT is not None
+    tally = Tally()
+    target = WorkerTarget(_WORKER_ROOT)
+    inputs: dict[int, FuzzInput] = {}
+
+    def settle(verdicts: list[WorkerVerdict]) -> None:
+        for v in verdicts:
+            inp = inputs.pop(v.index)
+            tally.outcomes[v.outcome] += 1
+            tally.by_level[(inp.level.value, v.outcome)] += 1
+            if v.failure is not None:
+                key = f"{v.outcome}: {v.failure.key}"
+                tally.add_failure(key, _record(v.outcome, v.index, inp, v.failure))
+
+    try:
+        for index in range(start, stop):
+            inp = input_at(seed, index)
+            inputs[index] = inp
+            began = time.perf_counter()
+            signal.setitimer(signal.ITIMER_REAL, _TIMEOUT)
+            try:
+                verdicts = target.run(index, inp)
+            except _Timeout:
+                inputs.pop(index)
+                key = f"hang: over {_TIMEOUT:g} s"
+                tally.outcomes[HANG] += 1
+                tally.by_level[(inp.level.value, HANG)] += 1
+                tally.add_failure(key, _record(HANG, index, inp, Failure(key, key)))
+                verdicts = []
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            spent = time.perf_counter() - began
+            tally.busy += spent
+            tally.inputs += 1
+            if len(tally.slowest) < SLOWEST or spent > tally.slowest[-1][0]:
+                tally.slowest = sorted([*tally.slowest, (spent, index)], reverse=True)[:SLOWEST]
+            settle(verdicts)
+        settle(target.flush())
+    finally:
+        target.close()
+    return tally
+
+
 def run_chunk(task: tuple[int, int, int]) -> Tally:
     seed, start, stop = task
+    if _TARGET == WORKER:
+        return run_worker_chunk(seed, start, stop)
     tally = Tally()
     for index in range(start, stop):
         try:
@@ -233,6 +298,7 @@ def _report(tally: Tally, seed: int, workers: int, wall: float, out: Path) -> di
     codes = [c.value for c in ViolationCode]
     reached = [c for c in codes if tally.codes[c]]
     classes = [o.value for o in Outcome] + [HANG, HARNESS]
+    classes += sorted(set(tally.outcomes) - set(classes))  # the worker target's classes
     print(f"inputs      {tally.inputs:,} (seed {seed}, {workers} workers)")
     print(f"time        {wall:,.1f} s wall clock, {tally.busy:,.1f} s in inputs")
     print(f"rate        {rate:,.0f} inputs/s")
@@ -286,13 +352,16 @@ def _report(tally: Tally, seed: int, workers: int, wall: float, out: Path) -> di
     return summary
 
 
-def run(inputs: int, seed: int, workers: int, timeout: float, out: Path) -> Tally:
+def run(
+    inputs: int, seed: int, workers: int, timeout: float, out: Path, target: str = AUDIT
+) -> Tally:
     tasks = [(seed, start, min(inputs, start + CHUNK)) for start in range(0, inputs, CHUNK)]
     total = Tally()
     began = time.perf_counter()
     step = max(1, len(tasks) // 20)
+    out.mkdir(parents=True, exist_ok=True)
     with multiprocessing.get_context("fork").Pool(
-        workers, initializer=_init_worker, initargs=(timeout,)
+        workers, initializer=_init_worker, initargs=(timeout, target, out.resolve())
     ) as pool:
         for done, tally in enumerate(pool.imap_unordered(run_chunk, tasks), 1):
             total.merge(tally)
@@ -304,6 +373,7 @@ def run(inputs: int, seed: int, workers: int, timeout: float, out: Path) -> Tall
                     f"{total.inputs / spent:>6,.0f}/s  failures {bad}",
                     file=sys.stderr, flush=True,
                 )
+    shutil.rmtree(out / "worker-target", ignore_errors=True)
     _report(total, seed, workers, time.perf_counter() - began, out)
     return total
 
@@ -339,10 +409,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
     parser.add_argument("--only", type=int, help="regenerate and run this one input")
     parser.add_argument("--write", type=Path, help="with --only: save the input here")
+    parser.add_argument("--target", choices=(AUDIT, WORKER), default=AUDIT,
+                        help="audit: parse and replay in memory; worker: the ingest's "
+                        "whole worker path, files to shards to the warehouse")
     args = parser.parse_args()
     if args.only is not None:
         sys.exit(run_one(args.seed, args.only, args.write))
-    total = run(args.inputs, args.seed, args.workers, args.timeout, args.out)
+    total = run(args.inputs, args.seed, args.workers, args.timeout, args.out, args.target)
     sys.exit(1 if total.failures else 0)
 
 

@@ -50,7 +50,7 @@ from prefect.utilities.asyncutils import run_coro_as_sync
 
 from flows import warehouse
 from flows.discover import FileDigest, generate_log_paths, hash_file, is_glob, unhashed_file
-from flows.pool import ForkServerTaskRunner, start_fork_server
+from flows.pool import ForkServerTaskRunner, collect_chunks, start_fork_server
 from flows.prefect_server import LocalPrefectServer
 from flows.process import process_files_task, ruleset_use_of
 from flows.rows import FileError, FileOutcome, FileStatus, remove_shards
@@ -166,7 +166,10 @@ def plan_files(
     digests: dict[str, FileDigest] = {}
     for path in new:
         if sizes and os.stat(path).st_size in sizes:
-            digest = hasher(path)
+            try:
+                digest = hasher(path)
+            except OSError:  # unreadable: processed as a new file (and quarantined)
+                continue
             digests[path] = digest
             olds = by_content.get((digest.size, digest.sha256 or ""), [])
             match = next((o for o in olds if _reads_alike(o, path)), None)
@@ -190,7 +193,11 @@ def plan_files(
             todo.append(digests.get(path) or unhashed_file(path))
             continue
         else:
-            digest = hasher(path)
+            try:
+                digest = hasher(path)
+            except OSError:  # unreadable now: processed again, and quarantined with the reason
+                todo.append(unhashed_file(path))
+                continue
         if record.sha256 != digest.sha256 or (
             path in moved_from and record.status is FileStatus.QUARANTINED
         ):
@@ -343,13 +350,86 @@ def settle_clashes(
 
 
 def load_outcomes(
-    con: duckdb.DuckDBPyConnection, outcomes: Sequence[FileOutcome], run_id: int
+    con: duckdb.DuckDBPyConnection,
+    outcomes: Sequence[FileOutcome],
+    run_id: int,
+    counts: Mapping[str, int] | None = None,
 ) -> list[FileOutcome]:
-    """Load one batch (one transaction); returns the outcomes as loaded (clashes settled)."""
+    """Load one batch (one transaction); returns the outcomes as loaded (clashes settled).
+
+    ``counts`` (the run's counts before this batch, :data:`RUN_COUNTS`) are stored with
+    the batch, plus its own, in the run's ``ingest_runs`` row. Should the warehouse refuse
+    a row of the batch (a value its column cannot hold, a broken constraint), its files
+    are loaded one by one instead and each one refused is quarantined with the loader's
+    error: one file never costs the batch. Any other failure (a shard gone missing, a
+    full disk) leaves the database as it was and is raised (the task retries).
+    """
     final = settle_clashes(con, outcomes)
-    warehouse.load_batch(con, final, run_id)
+    try:
+        warehouse.load_batch(con, final, run_id, add_counts(counts, final))
+    except _REFUSED:
+        final = _load_one_by_one(con, final, run_id, counts)
     for outcome in final:
         remove_shards(outcome)
+    return final
+
+
+_REFUSED = (duckdb.DataError, duckdb.IntegrityError)
+"""What the warehouse raises for a row it refuses (a conversion, a range, a constraint)."""
+
+RUN_COUNTS: tuple[str, ...] = (
+    "files_seen",
+    "files_loaded",
+    "files_skipped",
+    "files_quarantined",
+    "games",
+    "hands",
+    "violations",
+    "mismatches",
+)
+"""The counts of an ``ingest_runs`` row."""
+
+
+def add_counts(
+    counts: Mapping[str, int] | None, outcomes: Sequence[FileOutcome]
+) -> dict[str, int] | None:
+    """``counts`` (:data:`RUN_COUNTS`) with the files of ``outcomes`` added."""
+    if counts is None:
+        return None
+    total = {name: counts.get(name, 0) for name in RUN_COUNTS}
+    for o in outcomes:
+        if o.status is FileStatus.QUARANTINED:
+            total["files_quarantined"] += 1
+            continue
+        total["files_loaded"] += 1
+        total["games"] += o.games
+        total["hands"] += o.hands
+        total["violations"] += o.violations
+        total["mismatches"] += o.mismatches
+    return total
+
+
+def _load_one_by_one(
+    con: duckdb.DuckDBPyConnection,
+    outcomes: Sequence[FileOutcome],
+    run_id: int,
+    counts: Mapping[str, int] | None,
+) -> list[FileOutcome]:
+    final: list[FileOutcome] = []
+    for outcome in outcomes:
+        try:
+            warehouse.load_batch(con, [outcome], run_id, add_counts(counts, [outcome]))
+        except _REFUSED as exc:
+            if outcome.status is FileStatus.QUARANTINED:
+                raise
+            remove_shards(outcome)
+            reason = f"the warehouse refused its rows: {type(exc).__name__}: {exc}"
+            outcome = outcome.quarantine(
+                [FileError(sentence=f"{outcome.path}: {reason}", message=reason)]
+            )
+            warehouse.load_batch(con, [outcome], run_id, add_counts(counts, [outcome]))
+        counts = add_counts(counts, [outcome])
+        final.append(outcome)
     return final
 
 
@@ -447,9 +527,12 @@ def plan_files_task(
 
 @task(name="load-batch", retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE)
 def load_batch_task(
-    con: duckdb.DuckDBPyConnection, outcomes: list[FileOutcome], run_id: int
+    con: duckdb.DuckDBPyConnection,
+    outcomes: list[FileOutcome],
+    run_id: int,
+    counts: dict[str, int] | None = None,
 ) -> list[FileOutcome]:
-    return load_outcomes(con, outcomes, run_id)
+    return load_outcomes(con, outcomes, run_id, counts)
 
 
 # --- the flow --------------------------------------------------------------------------------
@@ -515,6 +598,19 @@ class _Totals:
     mismatches: int = 0
     quarantined: list[tuple[str, str]] = field(default_factory=list)
 
+    def counts(self, plan: FilePlan) -> dict[str, int]:
+        """The run's counts so far (:data:`RUN_COUNTS`)."""
+        return {
+            "files_seen": plan.seen,
+            "files_loaded": self.loaded,
+            "files_skipped": plan.skipped,
+            "files_quarantined": len(self.quarantined),
+            "games": self.games,
+            "hands": self.hands,
+            "violations": self.violations,
+            "mismatches": self.mismatches,
+        }
+
     def add(self, outcome: FileOutcome) -> None:
         if outcome.status is FileStatus.QUARANTINED:
             self.quarantined.append((outcome.path, outcome.errors[0].sentence))
@@ -524,6 +620,19 @@ class _Totals:
         self.hands += outcome.hands
         self.violations += outcome.violations
         self.mismatches += outcome.mismatches
+
+
+def _pool_repair() -> Callable[[], object]:
+    """What repairs the flow's task runner after a task failed: a local pool broken by a
+    dead worker is replaced (:meth:`ForkServerTaskRunner.repair`); Dask replaces lost
+    workers itself."""
+    from prefect.context import FlowRunContext
+
+    context = FlowRunContext.get()
+    runner = None if context is None else context.task_runner
+    if isinstance(runner, ForkServerTaskRunner):
+        return runner.repair
+    return lambda: None
 
 
 def _runner_label(dask_address: str | None) -> str:
@@ -582,22 +691,26 @@ def ingest_flow(
         display.start(len(files))
         totals = _Totals()
 
-        def submit(batch: Sequence[FileDigest]) -> list[PrefectFuture[list[FileOutcome]]]:
-            return [
-                process_files_task.submit(chunk, staging.as_posix())
-                for chunk in plan_chunks(batch, workers)
-            ]
+        Submitted = tuple[list[list[FileDigest]], list[PrefectFuture[list[FileOutcome]]]]
 
-        pending = submit(batches[0]) if batches else []
+        def submit_chunk(chunk: list[FileDigest]) -> PrefectFuture[list[FileOutcome]]:
+            return process_files_task.submit(chunk, staging.as_posix())
+
+        def submit(batch: Sequence[FileDigest]) -> Submitted:
+            chunks = plan_chunks(batch, workers)
+            return chunks, [submit_chunk(chunk) for chunk in chunks]
+
+        repair = _pool_repair()
+        pending: Submitted = submit(batches[0]) if batches else ([], [])
         for index in range(len(batches)):
             current = pending
-            pending = submit(batches[index + 1]) if index + 1 < len(batches) else []
-            outcomes: list[FileOutcome] = []
-            for future in current:
-                for outcome in future.result():
-                    display.advance(outcome)
-                    outcomes.append(outcome)
-            for outcome in load_batch_task(con, outcomes, run_id):
+            pending = submit(batches[index + 1]) if index + 1 < len(batches) else ([], [])
+            outcomes = collect_chunks(
+                *current, resubmit=submit_chunk, repair=repair, in_flight=pending[1]
+            )
+            for outcome in outcomes:
+                display.advance(outcome)
+            for outcome in load_batch_task(con, outcomes, run_id, totals.counts(plan)):
                 totals.add(outcome)
         display.close()
         finished_at = datetime.now(UTC).replace(tzinfo=None)

@@ -24,21 +24,55 @@ in either order, and one batch's chunk overtaking another's delays that batch's 
 
 Where ``multiprocessing`` has no fork server (Windows), or where Prefect no longer takes
 its start method as this module expects, the workers are spawned as Prefect does.
+
+A worker that dies mid-task (the kernel's out-of-memory killer, a ``kill -9``) breaks a
+``concurrent.futures`` process pool for good: every task in it fails with
+``BrokenProcessPool`` and so does every later submission. :meth:`ForkServerTaskRunner.repair`
+replaces a broken pool with a fresh one, and :func:`collect_chunks` retries each failed
+chunk once, alone, then quarantines its files: the run goes on. Each worker dies with the
+fork server, and the fork server with the process that started it
+(:func:`flows.fork_server.die_with_parent`), so killing ``zhuoji ingest`` leaves none. The
+copy of the runner Prefect enters in a worker for each task's context starts no pool
+there.
 """
 
 from __future__ import annotations
 
+import hashlib
+import multiprocessing
 import sys
+import threading
 import types
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
 from typing import Any
 
 import prefect.task_runners
-from prefect.task_runners import ProcessPoolTaskRunner
+from prefect.futures import PrefectFuture
+from prefect.task_runners import ProcessPoolTaskRunner, TaskRunner
 
-from flows.fork_server import METHOD, WORKER_PRELOAD, fork_server_available, start_fork_server
+from flows.discover import FileDigest, hash_file
+from flows.fork_server import (
+    METHOD,
+    WORKER_PRELOAD,
+    fork_server_available,
+    fork_server_pid,
+    in_pool_worker,
+    init_pool_worker,
+    start_fork_server,
+)
+from flows.rows import FileError, FileOutcome, FileStatus
 
-__all__ = ["WORKER_PRELOAD", "ForkServerTaskRunner", "fork_server_available", "start_fork_server"]
+__all__ = [
+    "WORKER_PRELOAD",
+    "ForkServerTaskRunner",
+    "collect_chunks",
+    "fork_server_available",
+    "lost_chunk_outcomes",
+    "start_fork_server",
+]
 
 
 class _StartMethod(types.ModuleType):
@@ -69,10 +103,19 @@ class ForkServerTaskRunner(ProcessPoolTaskRunner):
     """
 
     def __enter__(self) -> ForkServerTaskRunner:
+        if in_pool_worker():
+            # Prefect enters a copy of the flow's runner in the worker for each task's
+            # context; the ingest's tasks submit none, so it needs no pool (nor the
+            # queues and thread Prefect's pool would make, per task, in every worker).
+            TaskRunner.__enter__(self)
+            return self
         real = getattr(prefect.task_runners, "multiprocessing", None)
         if not fork_server_available() or real is not sys.modules["multiprocessing"]:
             super().__enter__()  # Prefect's pool as it is
         else:
+            # each worker dies with the fork server (its parent), which dies with this process
+            self._initializer = init_pool_worker
+            self._initargs = (fork_server_pid(),)
             # (for the few lines of Prefect's __enter__; a runner is entered by the thread
             # running its flow, and no other one starts a pool meanwhile)
             prefect.task_runners.multiprocessing = _StartMethod(real)  # type: ignore[attr-defined]
@@ -100,3 +143,107 @@ class ForkServerTaskRunner(ProcessPoolTaskRunner):
             self._resolver_executor = ThreadPoolExecutor(
                 max_workers=1, thread_name_prefix="zhuoji-task-dispatch"
             )
+
+    def repair(self) -> bool:
+        """Replace the process pool with a fresh one if a dead worker broke it; True if so.
+
+        The broken pool's other workers are ended and its queues closed by
+        ``concurrent.futures``; its tasks have failed with ``BrokenProcessPool``. The
+        queue the workers send their logs and events on is replaced too: a worker killed
+        while writing to it may have left it locked.
+        """
+        executor = self._executor
+        if executor is None or not getattr(executor, "_broken", False):
+            return False
+        executor.shutdown(wait=True, cancel_futures=True)
+        old_queue = self._subprocess_message_queue
+        if old_queue is not None:
+            old_queue.cancel_join_thread()
+        fork_server = fork_server_available() and self._initializer is init_pool_worker
+        context = multiprocessing.get_context(METHOD if fork_server else "spawn")
+        if fork_server:
+            start_fork_server()  # (it runs on; it is started again only if it died)
+            self._initargs = (fork_server_pid(),)
+        self._subprocess_message_queue = context.Queue()
+        self._message_forwarding_thread = threading.Thread(
+            target=self._forward_subprocess_messages,
+            name="ProcessPoolTaskRunnerMessageForwarder",
+            daemon=True,
+        )
+        self._message_forwarding_thread.start()
+        self._executor = ProcessPoolExecutor(
+            max_workers=self._max_workers,
+            mp_context=context,
+            initializer=prefect.task_runners._initialize_process_pool_worker,
+            initargs=(self._subprocess_message_queue, self._initializer, self._initargs),
+        )
+        return True
+
+
+ChunkTask = Callable[[list[FileDigest]], PrefectFuture[list[FileOutcome]]]
+
+
+def collect_chunks(
+    chunks: Sequence[list[FileDigest]],
+    futures: Sequence[PrefectFuture[list[FileOutcome]]],
+    resubmit: ChunkTask,
+    repair: Callable[[], object],
+    in_flight: Sequence[PrefectFuture[list[FileOutcome]]] = (),
+) -> list[FileOutcome]:
+    """The outcomes of a batch's chunks, in chunk order, whatever became of their tasks.
+
+    A chunk whose task failed (its worker was killed, the pool it ran in broke, a Dask
+    worker was lost) is submitted again, alone, once the pool is repaired (``repair``):
+    a chunk that only shared a broken pool with another then succeeds. Alone means after
+    the tasks still ``in_flight`` (the next batch's, already submitted) have ended, so
+    that a fault of theirs cannot fail the retry. A chunk that fails a second time has
+    each of its files quarantined with the reason (:func:`lost_chunk_outcomes`), and the
+    run goes on.
+    """
+    results: list[list[FileOutcome] | None] = []
+    failed: list[int] = []
+    for index, future in enumerate(futures):
+        try:
+            results.append(future.result())
+        except Exception:
+            results.append(None)
+            failed.append(index)
+    if failed:
+        for future in in_flight:
+            with suppress(Exception):  # a failed one is retried when its batch is collected
+                future.wait()
+    for index in failed:
+        repair()
+        chunk = chunks[index]
+        try:
+            results[index] = resubmit(chunk).result()
+        except Exception as exc:
+            repair()
+            results[index] = lost_chunk_outcomes(chunk, exc)
+    return [outcome for result in results if result is not None for outcome in result]
+
+
+def lost_chunk_outcomes(chunk: Sequence[FileDigest], exc: BaseException) -> list[FileOutcome]:
+    """Each file of a chunk whose task failed twice, quarantined with the reason."""
+    if isinstance(exc, BrokenProcessPool):
+        cause = "the worker processing it died (killed, or out of memory)"
+    else:
+        cause = f"its task failed ({type(exc).__name__}: {exc})"
+    reason = f"{cause}, twice; the {len(chunk)} file(s) of its task are quarantined"
+    outcomes: list[FileOutcome] = []
+    for d in chunk:
+        try:  # the hash of the file as it is: a later run skips it until it changes
+            digest = hash_file(d.path)
+            sha256, size = digest.sha256 or "", digest.size
+        except OSError:  # unreadable: the hash of no bytes (a later run tries again)
+            sha256, size = hashlib.sha256().hexdigest(), d.size
+        outcomes.append(
+            FileOutcome(
+                path=d.path,
+                sha256=sha256,
+                size=size,
+                status=FileStatus.QUARANTINED,
+                errors=(FileError(sentence=f"{d.path}: {reason}", message=reason),),
+            )
+        )
+    return outcomes

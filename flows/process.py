@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import os
+import signal
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -28,16 +30,20 @@ from flows.discover import ContentDigest, FileDigest, digest_file
 from flows.rows import FileError, FileOutcome, FileStatus, RowBuffer, RulesetUse
 from parsers.errors import MalformedLogError
 from parsers.fast import Game
+from parsers.models import INT32_MAX, INT32_MIN
 from parsers.read import generate_fast_games, parse_encoding
-from rules.audit import audit_game
+from rules.audit import HandAudit, audit_game
 from rules.presets import resolve_ruleset
 from rules.ruleset import Ruleset
 from rules.version import ENGINE_VERSION, ruleset_fingerprint
 
 __all__ = [
+    "CHANGED_TRIES",
     "FLUSH_HANDS",
     "GC_THRESHOLD",
+    "KILL_WORKER_ON",
     "FileChangedError",
+    "failed_outcome",
     "process_file",
     "process_files",
     "process_files_task",
@@ -116,6 +122,27 @@ def _hand_no_error(path: str, game: Game) -> FileError | None:
     return None
 
 
+def _range_error(path: str, game: Game, audits: Sequence[HandAudit]) -> FileError | None:
+    """The first recomputed amount of the game beyond the warehouse's 32-bit columns
+    (``delta``, ``amount``, ``win_value``): huge stakes or ``rule_overrides`` multipliers
+    can push a settlement past them although every value of the log is in range."""
+    for i, audit in enumerate(audits):
+        settlement = audit.settlement
+        if settlement is None:
+            continue
+        values: list[tuple[str, int]] = [("delta", d) for d in settlement.deltas]
+        values.extend(("amount", item[2]) for item in settlement.items)
+        values.extend(("win_value", w.value) for w in settlement.wins)
+        for column, value in values:
+            if not INT32_MIN <= value <= INT32_MAX:
+                reason = (
+                    f"hand {audit.record.hand_no}: the recomputed settlement has a {column} of "
+                    f"{value}, beyond the warehouse's 32-bit range ({INT32_MIN} .. {INT32_MAX})"
+                )
+                return _game_error(path, game, reason, f"hands[{i}]")
+    return None
+
+
 def shard_dir_for(staging_dir: str | Path, path: str) -> Path:
     """Where a file's shards go in a run's staging folder (a run processes a path once)."""
     return Path(staging_dir) / hashlib.sha256(path.encode("utf-8")).hexdigest()[:32]
@@ -127,7 +154,54 @@ def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome
     Runs in a worker: it never opens the database and returns only a small outcome. The
     outcome's hash and size are those of the bytes parsed. A file the plan hashed
     (``sha256`` given) must still have that hash (else :class:`FileChangedError`).
+
+    Any other exception while the file is processed (an unreadable file, ``MemoryError``
+    on a file that expands beyond memory, a defect anywhere on the way) quarantines the
+    file with the exception as its reason (:func:`failed_outcome`): one file's fault
+    never costs the others of its chunk or run.
     """
+    try:
+        return _process_file(path, sha256, staging_dir)
+    except FileChangedError:
+        raise
+    except Exception as exc:
+        return failed_outcome(path, exc)
+
+
+def failed_outcome(path: str, exc: BaseException, size: int | None = None) -> FileOutcome:
+    """``path`` quarantined because processing it raised ``exc``.
+
+    The outcome's hash and size are those of the file's bytes when they can still be
+    read; when not (the file is unreadable), the hash of no bytes and the size on disk
+    (or ``size``, or 0): a later run then sees a changed file and tries it again.
+    """
+    gc.collect()  # after a MemoryError: free what the failed attempt still held
+    if isinstance(exc, MemoryError):
+        reason = "ran out of memory while processing the file (MemoryError)"
+    elif isinstance(exc, OSError):
+        reason = f"the file could not be read: {exc.strerror or exc}"
+    else:
+        reason = f"processing the file failed: {type(exc).__name__}: {exc}"
+    try:
+        digest = digest_file(path)
+        sha256, actual_size = digest.hexdigest(), digest.size
+    except Exception:
+        sha256 = hashlib.sha256().hexdigest()
+        try:
+            actual_size = os.stat(path).st_size
+        except OSError:
+            actual_size = size or 0
+    error = FileError(sentence=f"{path}: {reason}", message=reason)
+    return FileOutcome(
+        path=path,
+        sha256=sha256,
+        size=actual_size,
+        status=FileStatus.QUARANTINED,
+        errors=(error,),
+    )
+
+
+def _process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome:
     try:
         parse_encoding(path)
     except ValueError as exc:
@@ -174,6 +248,10 @@ def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome
             except Exception as exc:  # a defect in the engine: report it, keep the run going
                 reason = f"the audit failed: {type(exc).__name__}: {exc}"
                 errors.append(_game_error(path, item, reason))
+                continue
+            fault = _range_error(path, item, audits)
+            if fault is not None:
+                errors.append(fault)
                 continue
             counts = buffer.add_game(item, path, audits)
             uses.add(_ruleset_use(item))
@@ -244,10 +322,37 @@ def rare_collections(threshold: int = GC_THRESHOLD) -> Iterator[None]:
         gc.set_threshold(*old)
 
 
+CHANGED_TRIES = 3
+"""How many times a file whose content changes while it is read is tried before it is
+quarantined (a log still being written settles between tries, or waits for the next run)."""
+
+KILL_WORKER_ON = "ZHUOJI_TEST_KILL_WORKER_ON"
+"""Fault injection for the tests: a worker SIGKILLs itself when it is about to process a
+file whose name (last path component) is this environment variable's value, as the
+kernel's out-of-memory killer would kill it. Unset, nothing happens."""
+
+
+def _kill_if_asked(path: str) -> None:
+    name = os.environ.get(KILL_WORKER_ON)
+    if name and os.path.basename(path) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def process_files(files: Sequence[FileDigest], staging_dir: str) -> list[FileOutcome]:
-    """:func:`process_file` for each file of a chunk, in order."""
+    """:func:`process_file` for each file of a chunk, in order; a file that keeps changing
+    while it is read (:data:`CHANGED_TRIES` times) is quarantined with that reason."""
+    outcomes: list[FileOutcome] = []
     with rare_collections():
-        return [process_file(d.path, d.sha256, staging_dir) for d in files]
+        for d in files:
+            _kill_if_asked(d.path)
+            for attempt in range(CHANGED_TRIES):
+                try:
+                    outcomes.append(process_file(d.path, d.sha256, staging_dir))
+                    break
+                except FileChangedError as exc:
+                    if attempt + 1 == CHANGED_TRIES:
+                        outcomes.append(failed_outcome(d.path, exc, d.size))
+    return outcomes
 
 
 @task(name="process-files", retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)

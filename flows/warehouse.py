@@ -7,6 +7,7 @@ SQL lives in ``sql/`` (``schema/`` numbered DDL files, ``load/`` the loader's st
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
@@ -572,10 +573,14 @@ def _delete_files(con: duckdb.DuckDBPyConnection, paths: list[str]) -> None:
 
 
 def load_batch(
-    con: duckdb.DuckDBPyConnection, outcomes: Sequence[FileOutcome], run_id: int
+    con: duckdb.DuckDBPyConnection,
+    outcomes: Sequence[FileOutcome],
+    run_id: int,
+    run_counts: Mapping[str, int] | None = None,
 ) -> None:
     """Load one batch in one transaction: the loaded files' rows from their Parquet shards,
-    the ``files`` rows of every file of the batch and the ``quarantine`` rows.
+    the ``files`` rows of every file of the batch and the ``quarantine`` rows; and, given
+    ``run_counts``, the run's counts so far in its ``ingest_runs`` row.
 
     Every file of the batch is new or changed: its earlier rows (if any) are deleted
     first, so a changed file replaces its rows and a file now quarantined leaves none.
@@ -603,7 +608,7 @@ def load_batch(
                     shards = [o.shard(table) for o in loaded]
                     con.execute(read_sql(f"load/insert_{table}"), {"files": shards})
             finally:
-                con.unregister("batch_rulesets")
+                _unregister(con, "batch_rulesets")
         _insert_arrow(con, "batch_files", files_table(outcomes, run_id), "load/insert_files")
         if quarantined:
             _insert_arrow(
@@ -612,6 +617,8 @@ def load_batch(
                 quarantine_table(quarantined, run_id),
                 "load/insert_quarantine",
             )
+        if run_counts is not None:
+            con.execute(read_sql("load/update_run_counts"), {**run_counts, "run_id": run_id})
         con.commit()
     except BaseException:
         rollback(con)
@@ -629,6 +636,14 @@ def _insert_arrow(
     try:
         con.execute(read_sql(statement))
     finally:
+        _unregister(con, view)
+
+
+def _unregister(con: duckdb.DuckDBPyConnection, view: str) -> None:
+    """Drop a registered view; in a transaction a failed statement aborted, DuckDB refuses
+    even that, and the error that matters is the one on its way up (the rollback that
+    follows drops the view with the transaction)."""
+    with contextlib.suppress(duckdb.TransactionException):
         con.unregister(view)
 
 

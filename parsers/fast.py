@@ -28,7 +28,7 @@ from msgspec import Meta, Struct
 from pydantic import TypeAdapter, ValidationError
 
 from parsers import models
-from parsers.models import INT64_MAX, INT64_MIN, MAX_PLAYERS, MIN_PLAYERS
+from parsers.models import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, MAX_PLAYERS, MIN_PLAYERS
 
 TileText = Literal[
     "1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m",
@@ -40,6 +40,8 @@ TileText = Literal[
 
 Seat = Annotated[int, Meta(ge=0, le=MAX_PLAYERS - 1)]
 Int64 = Annotated[int, Meta(ge=INT64_MIN, le=INT64_MAX)]
+Int32 = Annotated[int, Meta(ge=INT32_MIN, le=INT32_MAX)]
+Count32 = Annotated[int, Meta(ge=0, le=INT32_MAX)]
 Count = Annotated[int, Meta(ge=0, le=INT64_MAX)]
 Die = Annotated[int, Meta(ge=1, le=6)]
 KongKindText = Literal["exposed", "added", "concealed"]
@@ -158,15 +160,15 @@ class ResultItem(_Value, frozen=True, kw_only=True):
 
 
 class Result(_Value, frozen=True, kw_only=True):
-    deltas: tuple[Int64, ...]
+    deltas: tuple[Int32, ...]
     next_dealer: Seat | None = None
     items: tuple[ResultItem, ...] | None = None
 
 
 class Hand(_Value, frozen=True, kw_only=True):
-    hand_no: Count
+    hand_no: Count32
     dealer: Seat
-    dealer_streak: Count = 0
+    dealer_streak: Count32 = 0
     dice: tuple[Die, ...] | None = None
     wall: tuple[TileText, ...] | None = None
     deal: tuple[tuple[TileText, ...], ...]
@@ -183,7 +185,7 @@ class Game(
     game_id: Annotated[str, Meta(min_length=1)]
     ruleset: Annotated[str, Meta(min_length=1)] = "guiyang"
     rule_overrides: dict[str, Any] | None = None
-    base_stake: Annotated[int, Meta(ge=1, le=INT64_MAX)] = 1
+    base_stake: Annotated[int, Meta(ge=1, le=INT32_MAX)] = 1
     started_at: datetime | None = None
     players: Annotated[tuple[Player, ...], Meta(min_length=MIN_PLAYERS, max_length=MAX_PLAYERS)]
     hands: tuple[Hand, ...]
@@ -198,7 +200,7 @@ class _WireGame(
     game_id: Annotated[str, Meta(min_length=1)]
     ruleset: Annotated[str, Meta(min_length=1)] = "guiyang"
     rule_overrides: dict[str, Any] | None = None
-    base_stake: Annotated[int, Meta(ge=1, le=INT64_MAX)] = 1
+    base_stake: Annotated[int, Meta(ge=1, le=INT32_MAX)] = 1
     started_at: str | None = None
     players: Annotated[tuple[Player, ...], Meta(min_length=MIN_PLAYERS, max_length=MAX_PLAYERS)]
     hands: tuple[Hand, ...]
@@ -243,7 +245,8 @@ def decode_game(document: bytes | str) -> Game | None:
     if wire.started_at is not None:
         try:
             started_at = _DATETIME.validate_python(wire.started_at)
-        except ValidationError:
+            models.check_started_at(started_at)
+        except (ValidationError, ValueError):
             return None
     game = Game(
         game_id=wire.game_id,

@@ -92,6 +92,17 @@ INT64_MAX = 2**63 - 1
 Int64 = Annotated[StrictInt, Field(ge=INT64_MIN, le=INT64_MAX)]
 """Every count and amount of a log fits a signed 64-bit integer (what JSON tools keep exact)."""
 
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+Int32 = Annotated[StrictInt, Field(ge=INT32_MIN, le=INT32_MAX)]
+"""The values the warehouse stores in 32-bit columns (``base_stake``, ``hand_no``,
+``dealer_streak``, the recorded ``deltas``) are bounded at parse to what those columns hold."""
+
+STARTED_AT_MIN = datetime(1, 1, 2)
+STARTED_AT_MAX = datetime(9999, 12, 31)
+"""``started_at`` lies between these (naive, or as its own clock shows): far enough inside
+Python's years 1 to 9999 that the warehouse's conversion to UTC cannot leave them."""
+
 Millis = Annotated[
     StrictInt, Field(ge=0, le=INT64_MAX, description="milliseconds since the hand started")
 ]
@@ -246,16 +257,16 @@ class ResultItem(_Frozen):
 
 
 class Result(_Frozen):
-    deltas: tuple[Int64, ...] = Field(description="per seat; they sum to zero")
+    deltas: tuple[Int32, ...] = Field(description="per seat; they sum to zero")
     next_dealer: Seat | None = None
     items: tuple[ResultItem, ...] | None = None
 
 
 class Hand(_Frozen):
-    hand_no: StrictInt = Field(ge=0, le=INT64_MAX)
+    hand_no: StrictInt = Field(ge=0, le=INT32_MAX)
     dealer: Seat
     dealer_streak: StrictInt = Field(
-        0, ge=0, le=INT64_MAX, description="连庄 count, 0 for a fresh dealer"
+        0, ge=0, le=INT32_MAX, description="连庄 count, 0 for a fresh dealer"
     )
     dice: tuple[Annotated[StrictInt, Field(ge=1, le=6)], ...] | None = None
     wall: tuple[TileText, ...] | None = Field(
@@ -295,10 +306,17 @@ class Game(_Frozen):
     rule_overrides: dict[str, JsonValue] | None = Field(
         None, description="single settings replacing the preset's"
     )
-    base_stake: StrictInt = Field(1, ge=1, le=INT64_MAX)
+    base_stake: StrictInt = Field(1, ge=1, le=INT32_MAX)
     started_at: StartedAt | None = None
     players: tuple[Player, ...] = Field(min_length=MIN_PLAYERS, max_length=MAX_PLAYERS)
     hands: tuple[Hand, ...]
+
+    @field_validator("started_at")
+    @classmethod
+    def _check_started_at_range(cls, value: datetime | None) -> datetime | None:
+        if value is not None:
+            check_started_at(value)
+        return value
 
     @field_validator("rule_overrides")
     @classmethod
@@ -380,6 +398,16 @@ def generate_seat_faults(game: Game | fast.Game) -> Iterator[tuple[Loc, str]]:
                 yield ("hands", h, "result", "items", i, "payer"), _out_of_range(item.payer, n)
             if item.payee >= n:
                 yield ("hands", h, "result", "items", i, "payee"), _out_of_range(item.payee, n)
+
+
+def check_started_at(value: datetime) -> None:
+    """Raise ``ValueError`` unless ``value`` lies within the format's dates
+    (:data:`STARTED_AT_MIN` to :data:`STARTED_AT_MAX`, read on its own clock)."""
+    if not STARTED_AT_MIN <= value.replace(tzinfo=None) <= STARTED_AT_MAX:
+        raise ValueError(
+            f"{value.isoformat()} is not between {STARTED_AT_MIN.isoformat()} and "
+            f"{STARTED_AT_MAX.isoformat()}"
+        )
 
 
 def _check_json_integers(value: JsonValue) -> None:

@@ -2,9 +2,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 from pydantic import ValidationError
 
+from parsers import fast
 from parsers.models import (
     ChowEvent,
     DiscardEvent,
@@ -251,3 +253,46 @@ def test_generate_seat_faults_lists_every_fault() -> None:
     assert (("hands", 0, "deal"), "3 starting hands for 2 players") in faults
     assert (("hands", 0, "events", 4, "seat"), "seat 1 out of range for 2 players") not in faults
     assert any(loc[-1] == "deltas" for loc, _ in faults)
+
+
+_WAREHOUSE_BOUNDS: list[tuple[Any, Any, str]] = [
+    (lambda g: g.update(base_stake=2**31), ("base_stake",), "less_than_equal"),
+    (lambda g: g["hands"][0].update(hand_no=2**31), ("hands", 0, "hand_no"), "less_than_equal"),
+    (
+        lambda g: g["hands"][0].update(dealer_streak=2**31),
+        ("hands", 0, "dealer_streak"),
+        "less_than_equal",
+    ),
+    (
+        lambda g: g["hands"][0].update(result={"deltas": [-(2**31) - 1, 2**31 + 1, 0, 0]}),
+        ("hands", 0, "result", "deltas", 0),
+        "greater_than_equal",
+    ),
+    (lambda g: g.update(started_at="0001-01-01T00:00:00+08:00"), ("started_at",), "value_error"),
+    (lambda g: g.update(started_at="9999-12-31T23:00:00-08:00"), ("started_at",), "value_error"),
+    (lambda g: g.update(started_at="0001-01-01T12:00:00"), ("started_at",), "value_error"),
+]
+
+
+@pytest.mark.parametrize(("edit", "loc", "kind"), _WAREHOUSE_BOUNDS)
+def test_values_beyond_the_warehouse_columns_are_rejected_by_both_forms(
+    edit: Any, loc: Any, kind: str
+) -> None:
+    game = changed(game_dict(), edit)
+    with pytest.raises(ValidationError) as info:
+        Game.model_validate(game)
+    assert (loc, kind) in _error_types(info.value)
+    assert fast.decode_game(orjson.dumps(game)) is None  # left to the models, which reject it
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda g: g.update(base_stake=2**31 - 1),
+        lambda g: g["hands"][0].update(hand_no=2**31 - 1, dealer_streak=2**31 - 1),
+        lambda g: g.update(started_at="0001-01-02T00:00:00+14:00"),
+        lambda g: g.update(started_at="9999-12-30T23:59:59-12:00"),
+    ],
+)
+def test_the_largest_values_the_warehouse_holds_parse(edit: Any) -> None:
+    Game.model_validate(changed(game_dict(), edit))
