@@ -18,15 +18,23 @@ if TYPE_CHECKING:
 # Prefect reads these when it is first imported: quiet its console logging, no telemetry,
 # and room for a slow first start of the temporary server. A user's own values win.
 _PREFECT_DEFAULTS = {
-    "PREFECT_LOGGING_LEVEL": "WARNING",
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
+}
+_PREFECT_QUIET_CONSOLE = {
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+    # the flow's own log lines (INFO) still reach the Prefect API, not the console
+    "PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL": "INFO",
+    "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "WARNING",
 }
 
 
 def quiet_prefect() -> None:
     for key, value in _PREFECT_DEFAULTS.items():
         os.environ.setdefault(key, value)
+    if "PREFECT_LOGGING_LEVEL" not in os.environ:
+        for key, value in _PREFECT_QUIET_CONSOLE.items():
+            os.environ.setdefault(key, value)
 
 
 @app.command("ingest")
@@ -51,6 +59,15 @@ def ingest_command(
             help="files per batch, one transaction each (default: about 64 MB of logs per worker)",
         ),
     ] = None,
+    wait: Annotated[
+        float,
+        typer.Option(
+            "--wait",
+            min=0,
+            metavar="SECONDS",
+            help="wait up to SECONDS for another ingest or a reader to let go of the database",
+        ),
+    ] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False,
 ) -> None:
     """Parse, audit and load logs into DuckDB; files already loaded are skipped."""
@@ -65,6 +82,7 @@ def ingest_command(
         start_fork_server()
     from rich.console import Console
 
+    from flows.dask_cluster import DaskClusterError
     from flows.discover import InputPathError
     from flows.ingest import run_ingest
     from flows.warehouse import WarehouseError
@@ -77,10 +95,11 @@ def ingest_command(
             dask_address=dask_address,
             batch_size=batch_size,
             progress=not quiet,
+            wait=wait,
         )
-    except (InputPathError, WarehouseError) as exc:
+    except (InputPathError, WarehouseError, DaskClusterError) as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2 if isinstance(exc, InputPathError) else 1) from None
+        raise typer.Exit(1 if isinstance(exc, WarehouseError) else 2) from None
     console = Console()
     console.print(render_summary(summary))
     for path, reason in summary.quarantined:

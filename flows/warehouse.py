@@ -8,6 +8,7 @@ SQL lives in ``sql/`` (``schema/`` numbered DDL files, ``load/`` the loader's st
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -23,6 +24,9 @@ SQL_ROOT = Path(__file__).resolve().parent.parent / "sql"
 _SCHEMA_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _LOCK_TEXT = "Could not set lock on file"
+_LOCK_PID = re.compile(r"\(PID (\d+)\)")
+LOCK_POLL_SECONDS = 0.2
+"""How often a waiting writer tries the database's lock again."""
 
 
 class WarehouseError(ValueError):
@@ -30,11 +34,34 @@ class WarehouseError(ValueError):
 
 
 class DatabaseBusyError(WarehouseError):
-    def __init__(self, path: str) -> None:
-        super().__init__(
-            f"database {path} is busy: an ingest is writing to it; try again when it finishes"
-        )
+    """Another process holds the database: an ingest writing to it (``holder`` is
+    ``"writer"``), or read-only readers (``"reader"``: a report, the dashboard, a
+    ``duckdb -readonly`` shell) that keep any writer out while they are open."""
+
+    def __init__(
+        self,
+        path: str,
+        holder: str = "writer",
+        pid: int | None = None,
+        waited: float = 0,
+        *,
+        can_wait: bool = True,
+    ) -> None:
+        who = f" (PID {pid})" if pid is not None else ""
+        after = f" after waiting {waited:g} s" if waited > 0 else ""
+        if holder == "reader":
+            what = f"a reader{who} holds it open read-only, which keeps any writer out"
+            todo = "try again when it is closed"
+        else:
+            what = f"an ingest{who} is writing to it"
+            todo = "try again when it finishes"
+        if can_wait:
+            todo += ", or pass --wait SECONDS to wait for it"
+        super().__init__(f"database {path} is busy{after}: {what}; {todo}")
         self.path = path
+        self.holder = holder
+        self.pid = pid
+        self.waited = waited
 
 
 class DatabaseMissingError(WarehouseError):
@@ -122,32 +149,55 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> int:
     return current
 
 
-def open_writer(path: str | Path, *, threads: int | None = None) -> duckdb.DuckDBPyConnection:
+def open_writer(
+    path: str | Path, *, threads: int | None = None, wait: float = 0
+) -> duckdb.DuckDBPyConnection:
     """Open (or create) the database for writing and bring its schema up to date.
 
     ``threads`` caps DuckDB's threads for this connection (its default: one per core).
+    While another process holds the database, try again for up to ``wait`` seconds,
+    then raise :class:`DatabaseBusyError` (which says whether a writer or readers hold it).
     """
     config: dict[str, Any] = {} if threads is None else {"threads": threads}
-    try:
-        con = duckdb.connect(str(path), config=config)
-    except duckdb.IOException as exc:
-        if is_lock_error(exc):
-            raise DatabaseBusyError(str(path)) from None
-        raise
+    con = _connect_waiting(path, config, wait)
     apply_schema(con)
     return con
 
 
-def check_writable(path: str | Path) -> None:
-    """Raise :class:`DatabaseBusyError` if another process holds the database now."""
+def check_writable(path: str | Path, *, wait: float = 0) -> None:
+    """Raise :class:`DatabaseBusyError` if another process holds the database now, or
+    still holds it after ``wait`` seconds."""
     if not Path(path).exists():
         return
+    _connect_waiting(path, {}, wait).close()
+
+
+def _connect_waiting(
+    path: str | Path, config: dict[str, Any], wait: float
+) -> duckdb.DuckDBPyConnection:
+    start = time.monotonic()
+    while True:
+        try:
+            return duckdb.connect(str(path), config=config)
+        except duckdb.IOException as exc:
+            if not is_lock_error(exc):
+                raise
+            waited = time.monotonic() - start
+            if waited >= wait:
+                raise lock_holder_error(path, exc, waited if wait > 0 else 0) from None
+        time.sleep(min(LOCK_POLL_SECONDS, max(wait - waited, 0.01)))
+
+
+def lock_holder_error(path: str | Path, exc: BaseException, waited: float = 0) -> DatabaseBusyError:
+    """The error for a write lock that ``exc`` says another process holds: readers hold it
+    when this process can still open it read-only (a writer's lock keeps readers out too)."""
+    match = _LOCK_PID.search(str(exc))
+    pid = int(match.group(1)) if match else None
     try:
-        duckdb.connect(str(path)).close()
-    except duckdb.IOException as exc:
-        if is_lock_error(exc):
-            raise DatabaseBusyError(str(path)) from None
-        raise
+        duckdb.connect(str(path), read_only=True).close()
+    except duckdb.IOException:
+        return DatabaseBusyError(str(path), "writer", pid, waited)
+    return DatabaseBusyError(str(path), "reader", pid, waited)
 
 
 def open_reader(path: str | Path) -> duckdb.DuckDBPyConnection:
@@ -158,7 +208,9 @@ def open_reader(path: str | Path) -> duckdb.DuckDBPyConnection:
         return duckdb.connect(str(path), read_only=True)
     except duckdb.IOException as exc:
         if is_lock_error(exc):
-            raise DatabaseBusyError(str(path)) from None
+            match = _LOCK_PID.search(str(exc))
+            pid = int(match.group(1)) if match else None
+            raise DatabaseBusyError(str(path), "writer", pid, can_wait=False) from None
         raise
 
 

@@ -1,0 +1,231 @@
+"""The ingest on a Dask cluster: checking the cluster before a run, and waiting on it.
+
+Before a run submits anything, :func:`check_dask_cluster` makes sure that the scheduler
+answers, that it has workers, and that every worker imports the same zhuoji as this
+process (within seconds, as one :class:`DaskClusterError`). Without that check a worker
+that lacks the code dies unpickling its first task, the scheduler hands the task to the
+next worker, and the run waits for ever.
+
+While the run waits for its tasks, :class:`DaskWatch` keeps it from hanging: a chunk whose
+task killed the workers that ran it (Dask gives up after
+``distributed.scheduler.allowed-failures`` tries, raising ``KilledWorker``) is quarantined
+file by file, as the local pool quarantines the chunk of a killed worker; a cluster left
+with no worker for :data:`NO_WORKER_SECONDS` fails the run with a clear error. A task
+that raises fails the run as it does locally.
+
+The probe a worker runs is sent as text (:data:`_PROBE`) for :func:`eval`, a built-in
+that every worker has: a function of this package would itself fail to unpickle on a
+worker without the code, which is what the probe is there to find.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from flows.discover import FileDigest, hash_file
+from flows.rows import FileError, FileOutcome, FileStatus
+
+CONNECT_SECONDS = 10.0
+"""How long to wait for the scheduler to answer."""
+
+WORKER_WAIT_SECONDS = 5.0
+"""How long a scheduler with no workers is given for one to join before the run starts."""
+
+NO_WORKER_SECONDS = 60.0
+"""How long a running ingest waits for a worker when the cluster has none left."""
+
+POLL_SECONDS = 1.0
+"""How often a run waiting for a task looks at the cluster."""
+
+_PROBE = (
+    "(__import__('flows.process'), "
+    "__import__('importlib.metadata').metadata.version('zhuoji'))[1]"
+)
+"""What each worker evaluates: import the workers' module, return zhuoji's version."""
+
+
+class DaskClusterError(RuntimeError):
+    """A Dask cluster the ingest cannot run on; the one-line message says why and what to do."""
+
+    def __init__(self, address: str, reason: str) -> None:
+        super().__init__(f"Dask cluster {address}: {reason}")
+        self.address = address
+        self.reason = reason
+
+
+def local_version() -> str | None:
+    """This process's zhuoji version (``None`` when it runs from a source tree not installed)."""
+    try:
+        return importlib.metadata.version("zhuoji")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def connect(address: str, timeout: float = CONNECT_SECONDS) -> Any:
+    """A ``distributed.Client`` of the scheduler at ``address``, or :class:`DaskClusterError`."""
+    from distributed import Client
+
+    try:
+        return Client(address, timeout=f"{timeout}s", set_as_default=False)  # type: ignore[no-untyped-call]
+    except Exception as exc:
+        raise DaskClusterError(
+            address,
+            f"the scheduler does not answer within {timeout:g} s ({_first_line(exc)}); "
+            "check the address (tcp://host:8786) and that `dask scheduler` runs there",
+        ) from None
+
+
+def check_dask_cluster(
+    address: str,
+    *,
+    connect_seconds: float = CONNECT_SECONDS,
+    worker_wait_seconds: float = WORKER_WAIT_SECONDS,
+) -> int:
+    """Check the cluster before a run; returns its number of workers.
+
+    Raises :class:`DaskClusterError` when the scheduler does not answer, has no worker
+    after ``worker_wait_seconds``, or has a worker that cannot import zhuoji or imports
+    another version of it than this process.
+    """
+    client = connect(address, connect_seconds)
+    try:
+        workers = _wait_for_workers(client, worker_wait_seconds)
+        if not workers:
+            raise DaskClusterError(
+                address,
+                f"the scheduler has no workers (none joined within {worker_wait_seconds:g} s); "
+                f"start them with `dask worker {address}` where zhuoji is installed",
+            )
+        try:
+            answers: dict[str, Any] = client.run(eval, _PROBE, on_error="return")
+        except Exception as exc:
+            raise DaskClusterError(
+                address, f"the workers did not answer ({_first_line(exc)})"
+            ) from None
+        _check_answers(address, answers)
+        return len(answers)
+    finally:
+        client.close()
+
+
+def _wait_for_workers(client: Any, seconds: float) -> list[str]:
+    deadline = time.monotonic() + seconds
+    while True:
+        workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+        if workers or time.monotonic() >= deadline:
+            return workers
+        time.sleep(0.2)
+
+
+def _check_answers(address: str, answers: dict[str, Any]) -> None:
+    """A :class:`DaskClusterError` naming the first worker (in address order) that fails."""
+    mine = local_version()
+    wanted = f"zhuoji {mine}" if mine else "zhuoji"
+    install = f"install the same zhuoji wheel ({wanted}) on every worker (see docs/pipeline.md)"
+    bad: list[str] = []
+    for worker in sorted(answers):
+        answer = answers[worker]
+        if isinstance(answer, BaseException):
+            bad.append(f"worker {worker} cannot import zhuoji ({_first_line(answer)})")
+        elif mine is not None and answer != mine:
+            bad.append(f"worker {worker} runs zhuoji {answer}, this process {mine}")
+    if bad:
+        others = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        raise DaskClusterError(address, f"{bad[0]}{others}; {install}")
+
+
+class DaskWatch:
+    """Waits for the ingest's tasks on a Dask cluster without hanging (see the module)."""
+
+    def __init__(
+        self,
+        address: str,
+        *,
+        no_worker_seconds: float = NO_WORKER_SECONDS,
+        poll_seconds: float = POLL_SECONDS,
+    ) -> None:
+        self.address = address
+        self.no_worker_seconds = no_worker_seconds
+        self.poll_seconds = poll_seconds
+        self._client: Any = None
+        self._workerless_since: float | None = None
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def result(self, future: Any, chunk: Sequence[FileDigest]) -> list[FileOutcome]:
+        """The outcomes of one chunk's task (a ``PrefectDaskFuture``)."""
+        from distributed import KilledWorker
+
+        while True:
+            try:
+                outcomes: list[FileOutcome] = future.result(timeout=self.poll_seconds)
+            except TimeoutError:
+                self._check_workers(len(chunk))
+                continue
+            except KilledWorker as exc:
+                return [killed_outcome(d, exc) for d in chunk]
+            self._workerless_since = None
+            return outcomes
+
+    def _check_workers(self, files: int) -> None:
+        if self._client is None:
+            self._client = connect(self.address)
+        try:
+            workers = len(self._client.scheduler_info(n_workers=-1)["workers"])
+        except Exception as exc:
+            raise DaskClusterError(
+                self.address, f"the scheduler stopped answering ({_first_line(exc)})"
+            ) from None
+        now = time.monotonic()
+        if workers:
+            self._workerless_since = None
+            return
+        if self._workerless_since is None:
+            self._workerless_since = now
+        elif now - self._workerless_since >= self.no_worker_seconds:
+            raise DaskClusterError(
+                self.address,
+                f"no worker left for {self.no_worker_seconds:g} s with a task of {files} "
+                "file(s) waiting; the run stops here (what it loaded stays loaded, the next "
+                "run does the rest)",
+            )
+
+
+def killed_outcome(digest: FileDigest, exc: BaseException) -> FileOutcome:
+    """A file of a chunk whose task killed its workers, quarantined with the reason."""
+    reason = (
+        "the Dask workers processing this file's task died "
+        f"({_tries()} tries: {_first_line(exc)})"
+    )
+    return FileOutcome(
+        path=digest.path,
+        sha256=digest.sha256 if digest.sha256 is not None else _hash_or_empty(digest.path),
+        size=digest.size,
+        status=FileStatus.QUARANTINED,
+        errors=(FileError(sentence=f"{digest.path}: {reason}", message=reason),),
+    )
+
+
+def _hash_or_empty(path: str) -> str:
+    try:
+        return hash_file(path).sha256 or ""
+    except OSError:
+        return ""
+
+
+def _tries() -> str:
+    import dask.config
+
+    allowed = dask.config.get("distributed.scheduler.allowed-failures", default=None)
+    return str(int(allowed) + 1) if allowed is not None else "several"
