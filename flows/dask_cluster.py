@@ -47,6 +47,37 @@ _PROBE = (
 """What each worker evaluates: import the workers' module, return zhuoji's version."""
 
 
+_API_PROBE = (
+    "__import__('urllib.request').request.build_opener("
+    "__import__('urllib.request').request.ProxyHandler({{}})"
+    ").open({url!r}, timeout=5).status"
+)
+"""What each worker evaluates to reach the Prefect API's health check (no proxy)."""
+
+_DRAIN = """\
+import inspect
+from prefect.events.worker import EventsWorker
+from prefect.logging.handlers import APILogWorker
+from prefect.utilities.asyncutils import run_coro_as_sync
+
+async def _drain():
+    try:
+        drained = APILogWorker.instance().drain()
+    except RuntimeError:
+        drained = None
+    if inspect.isawaitable(drained):
+        await drained
+    events = EventsWorker.drain_all()
+    if inspect.isawaitable(events):
+        await events
+
+run_coro_as_sync(_drain())
+"""
+"""What each worker runs at the end of a run (as a task, in a worker thread): send the
+logs and events of its task runs that Prefect still holds, before a temporary server
+stops."""
+
+
 class DaskClusterError(RuntimeError):
     """A Dask cluster the ingest cannot run on; the one-line message says why and what to do."""
 
@@ -112,6 +143,41 @@ def check_dask_cluster(
             ) from None
         _check_answers(address, answers)
         return len(answers)
+    finally:
+        client.close()
+
+
+def check_workers_reach_api(address: str, api_url: str) -> None:
+    """Raise :class:`DaskClusterError` unless every worker answers the Prefect API's health
+    check at ``api_url`` (the task runs report their states there)."""
+    client = connect(address)
+    try:
+        probe = _API_PROBE.format(url=f"{api_url.rstrip('/')}/health")
+        answers: dict[str, Any] = client.run(eval, probe, on_error="return")
+    finally:
+        client.close()
+    bad = sorted(w for w, a in answers.items() if a != 200)
+    if bad:
+        answer = answers[bad[0]]
+        why = _first_line(answer) if isinstance(answer, BaseException) else f"status {answer}"
+        others = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        raise DaskClusterError(
+            address,
+            f"worker {bad[0]}{others} cannot reach the Prefect API at {api_url} ({why}); "
+            "run a Prefect server the workers can reach (`prefect server start --host "
+            "0.0.0.0`) and set PREFECT_API_URL to its address",
+        )
+
+
+def drain_workers(address: str) -> None:
+    """Have every worker send the logs and events Prefect holds (see :data:`_DRAIN`)."""
+    client = connect(address)
+    try:
+        futures = [
+            client.submit(exec, _DRAIN, {}, workers=[w], allow_other_workers=False, pure=False)
+            for w in client.scheduler_info(n_workers=-1)["workers"]
+        ]
+        client.gather(futures, errors="skip")
     finally:
         client.close()
 

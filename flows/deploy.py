@@ -88,8 +88,8 @@ def serve_inbox(
     wait: float = DEFAULT_WAIT_SECONDS,
 ) -> None:
     """Serve the inbox deployment until stopped (see the module); needs a Prefect server."""
-    from prefect.types.entrypoint import EntrypointType
     from prefect.settings import PREFECT_API_URL
+    from prefect.types.entrypoint import EntrypointType
 
     if not PREFECT_API_URL.value():
         raise DeployError(

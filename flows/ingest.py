@@ -53,7 +53,12 @@ from prefect.task_runners import TaskRunner
 from prefect.utilities.asyncutils import run_coro_as_sync
 
 from flows import warehouse
-from flows.dask_cluster import DaskWatch, check_dask_cluster
+from flows.dask_cluster import (
+    DaskWatch,
+    check_dask_cluster,
+    check_workers_reach_api,
+    drain_workers,
+)
 from flows.discover import FileDigest, generate_log_paths, hash_file, unhashed_file
 from flows.pool import ForkServerTaskRunner, start_fork_server
 from flows.prefect_server import LocalPrefectServer
@@ -722,7 +727,11 @@ def run_ingest(
         # API address from its environment: Prefect sends each task its settings.
         start_fork_server()
     with ExitStack() as stack:
-        stack.enter_context(prefect_api())
+        api_url = stack.enter_context(prefect_api())
+        if dask_address:
+            check_workers_reach_api(dask_address, api_url)
+            # runs before the temporary server (if any) stops
+            stack.callback(drain_workers, dask_address)
         stack.enter_context(temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}))
         name = run_name(db, datetime.now(UTC))
         stack.enter_context(tags(*run_tags(db)))

@@ -15,7 +15,7 @@ from typing import Any
 import dask.config
 import pytest
 
-from flows.dask_cluster import DaskClusterError, DaskWatch
+from flows.dask_cluster import DaskClusterError, DaskWatch, check_workers_reach_api
 from flows.discover import FileDigest, hash_file
 from flows.ingest import run_ingest
 from flows.rows import FileStatus
@@ -233,3 +233,21 @@ def test_a_cluster_left_without_workers_fails_the_wait(tmp_path: Path) -> None:
         finally:
             watch.close()
         assert time.monotonic() - start < 30
+
+
+def test_workers_that_cannot_reach_the_prefect_api_are_named() -> None:
+    from distributed import LocalCluster
+
+    from flows.prefect_server import free_port
+
+    url = f"http://127.0.0.1:{free_port()}/api"  # nothing listens there
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        with pytest.raises(DaskClusterError) as caught:
+            check_workers_reach_api(cluster.scheduler_address, url)
+        (worker,) = cluster.scheduler.workers
+    message = str(caught.value)
+    assert message.startswith(f"Dask cluster {cluster.scheduler_address}: worker {worker} ")
+    assert f"cannot reach the Prefect API at {url} (" in message
+    assert "\n" not in message
