@@ -371,7 +371,11 @@ def ingest_flow(
     try:
         staging_root = staging_dir_for(db)
         # This process holds the database: a run that left its marker is gone.
-        crashed = mark_crashed_run(staging_root)
+        try:
+            crashed = mark_crashed_run(staging_root)
+        except Exception as exc:  # the API's fault must not cost the ingest
+            crashed = None
+            logger.warning("could not mark the flow run of a killed ingest crashed: %s", exc)
         if crashed:
             logger.warning("flow run %s of a killed ingest of %s marked crashed", crashed, db)
         known = warehouse.known_files(con)

@@ -4,6 +4,7 @@ reader holding it; the inbox deployment served by ``zhuoji deploy``."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import signal
@@ -275,3 +276,36 @@ def test_zhuoji_deploy_serves_a_deployment_that_ingests_the_inbox(
     subflows = [r for r in ingests if r.parent_task_run_id is not None]
     assert len(subflows) == 2
     assert all(r.name.startswith("inbox.duckdb-") for r in subflows)
+
+
+def test_summary_markdown_escapes_cells_and_caps_the_list() -> None:
+    from flows.ingest import ARTIFACT_QUARANTINE_ROWS, RunSummary, summary_markdown
+
+    quarantined = tuple(
+        (f"/logs/a|{i}.json", f"line 1, field x: bad | value\nnext {i}")
+        for i in range(ARTIFACT_QUARANTINE_ROWS + 2)
+    )
+    summary = RunSummary(
+        run_id=3, db="w.duckdb", runner="process-pool", workers=2, files_seen=1010,
+        files_loaded=8, files_skipped=0, files_quarantined=len(quarantined), games=9,
+        hands=1234, violations=1, mismatches=2, seconds=2.0, quarantined=quarantined,
+    )
+    text = summary_markdown(summary)
+    assert text.startswith("# zhuoji ingest run 3 into `w.duckdb`\n")
+    assert "| hands | 1,234 |" in text
+    assert "| `/logs/a\\|0.json` | line 1, field x: bad \\| value next 0 |" in text
+    assert text.count("| `/logs/") == ARTIFACT_QUARANTINE_ROWS
+    assert text.endswith("... and 2 more (the `quarantine` table holds them all).\n")
+    assert summary_markdown(summary) == text
+    empty = summary_markdown(dataclasses.replace(summary, files_quarantined=0, quarantined=()))
+    assert empty.endswith("No file was quarantined.\n")
+
+
+def test_artifact_keys_and_run_names() -> None:
+    from datetime import datetime
+
+    from flows.ingest import run_name
+
+    assert artifact_key("/srv/Warehouse 2026.duckdb") == "zhuoji-ingest-warehouse-2026-duckdb"
+    assert artifact_key("/srv/库.duckdb") == "zhuoji-ingest-duckdb"
+    assert run_name("/srv/w.duckdb", datetime(2026, 12, 2, 1, 30, 5)) == "w.duckdb-20261202-013005"
