@@ -37,6 +37,10 @@ WORKER_WAIT_SECONDS = 5.0
 NO_WORKER_SECONDS = 60.0
 """How long a running ingest waits for a worker when the cluster has none left."""
 
+DRAIN_SECONDS = 5.0
+"""How long the end of a run tries to reach the scheduler to have the workers send their
+logs and events."""
+
 POLL_SECONDS = 1.0
 """How often a run waiting for a task looks at the cluster."""
 
@@ -170,14 +174,22 @@ def check_workers_reach_api(address: str, api_url: str) -> None:
 
 
 def drain_workers(address: str) -> None:
-    """Have every worker send the logs and events Prefect holds (see :data:`_DRAIN`)."""
-    client = connect(address)
+    """Have every worker send the logs and events Prefect holds (see :data:`_DRAIN`).
+
+    Best effort: it runs as a run ends, also when the run failed (a cluster gone, say),
+    and must not put its own error in the place of the run's."""
+    try:
+        client = connect(address, timeout=DRAIN_SECONDS)
+    except DaskClusterError:
+        return
     try:
         futures = [
             client.submit(exec, _DRAIN, {}, workers=[w], allow_other_workers=False, pure=False)
             for w in client.scheduler_info(n_workers=-1)["workers"]
         ]
         client.gather(futures, errors="skip")
+    except Exception:  # the workers' logs are lost, the run's result is not
+        pass
     finally:
         client.close()
 
