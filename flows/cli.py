@@ -6,6 +6,7 @@ from __future__ import annotations
 from flows import (
     cli_audit,  # noqa: F401  (audit)
     cli_dashboard,  # noqa: F401  (dashboard, serve)
+    cli_deploy,  # noqa: F401  (deploy)
     cli_ingest,  # noqa: F401  (ingest)
     cli_parse,  # noqa: F401  (schema, convert, validate)
     cli_report,  # noqa: F401  (report, sql)

@@ -25,27 +25,34 @@ if TYPE_CHECKING:
 # Prefect reads these when it is first imported: quiet its console logging, no telemetry,
 # and room for a slow first start of the temporary server. A user's own values win.
 _PREFECT_DEFAULTS = {
-    "PREFECT_LOGGING_LEVEL": "WARNING",
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
 }
+_PREFECT_QUIET_CONSOLE = {
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+    # the flow's own log lines (INFO) still reach the Prefect API, not the console
+    "PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL": "INFO",
+    "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "WARNING",
+}
 
 
-# Without --debug, a failed task or flow run is one error line of ours, not Prefect's
-# log records with their tracebacks; unless Prefect's own logs were asked for
-# (PREFECT_LOGGING_LEVEL=INFO or DEBUG).
+# Without --debug, a failed task or flow run is one error line of ours on the console, not
+# Prefect's log records with their tracebacks (they still reach the Prefect API); unless
+# Prefect's own logs were asked for (PREFECT_LOGGING_LEVEL=INFO or DEBUG).
 _PREFECT_QUIET_RUNS = {
-    "PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL": "CRITICAL",
-    "PREFECT_LOGGING_LOGGERS_PREFECT_TASK_RUNS_LEVEL": "CRITICAL",
+    "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "CRITICAL",
 }
 
 
 def quiet_prefect() -> None:
     for key, value in _PREFECT_DEFAULTS.items():
         os.environ.setdefault(key, value)
-    asked = os.environ["PREFECT_LOGGING_LEVEL"].upper() in ("DEBUG", "INFO")
+    asked = os.environ.get("PREFECT_LOGGING_LEVEL", "").upper() in ("DEBUG", "INFO")
     if not is_debug() and not asked:
         for key, value in _PREFECT_QUIET_RUNS.items():
+            os.environ.setdefault(key, value)
+    if "PREFECT_LOGGING_LEVEL" not in os.environ:
+        for key, value in _PREFECT_QUIET_CONSOLE.items():
             os.environ.setdefault(key, value)
 
 
@@ -104,6 +111,15 @@ def ingest_command(
             "worker).",
         ),
     ] = None,
+    wait: Annotated[
+        float,
+        typer.Option(
+            "--wait",
+            min=0,
+            metavar="SECONDS",
+            help="Wait up to SECONDS for another ingest or a reader to let go of the database.",
+        ),
+    ] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     json_output: Annotated[
         bool,
@@ -150,6 +166,7 @@ def ingest_command(
 
         start_fork_server()
     from flows.cli_parse import check_limits
+    from flows.dask_cluster import DaskClusterError
     from flows.discover import InputPathError, find_log_paths
     from flows.ingest import run_ingest
     from flows.warehouse import WarehouseError
@@ -166,8 +183,9 @@ def ingest_command(
             progress=not (quiet or json_output),
             full_refresh=full_refresh,
             prune=prune,
+            wait=wait,
         )
-    except (InputPathError, WarehouseError) as exc:
+    except (InputPathError, WarehouseError, DaskClusterError) as exc:
         raise fail(str(exc)) from None
     except (KeyboardInterrupt, BrokenPipeError):
         raise

@@ -24,9 +24,12 @@ batch; the next run skips what that batch loaded and redoes the rest.
 from __future__ import annotations
 
 import inspect
+import json
 import os
+import re
 import shutil
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
@@ -35,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-from prefect import flow, task
+from prefect import flow, get_run_logger, tags, task
+from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.context import refresh_global_settings_context
 from prefect.futures import PrefectFuture
@@ -49,6 +53,12 @@ from prefect.task_runners import TaskRunner
 from prefect.utilities.asyncutils import run_coro_as_sync
 
 from flows import warehouse
+from flows.dask_cluster import (
+    DaskWatch,
+    check_dask_cluster,
+    check_workers_reach_api,
+    drain_workers,
+)
 from flows.discover import FileDigest, generate_log_paths, hash_file, is_glob, unhashed_file
 from flows.pool import ForkServerTaskRunner, collect_chunks, start_fork_server
 from flows.prefect_server import LocalPrefectServer
@@ -650,21 +660,49 @@ def ingest_flow(
     writer_threads: int | None = None,
     full_refresh: bool = False,
     prune: bool = False,
+    dask_address: str | None = None,
+    wait: float = 0,
 ) -> RunSummary:
     """Ingest ``paths`` into the database ``db`` (the flow's task runner does the work;
-    ``writer_threads`` caps the loader's DuckDB threads).
+    ``writer_threads`` caps the loader's DuckDB threads; ``dask_address``: the runner's
+    Dask cluster, watched while the run waits for it; ``wait``: how long to wait for
+    another process to let go of the database).
 
     Before any file is processed, the rows of renamed files move to their new path and,
     with ``prune``, the rows of vanished files are dropped; then the rows of the files to
-    process again are removed (each step its own transaction, each one safe to repeat)."""
+    process again are removed (each step its own transaction, each one safe to repeat).
+
+    What it does is logged through Prefect's run logger, and the summary with the
+    quarantined files is published as a markdown artifact (:func:`summary_markdown`)."""
     started = time.perf_counter()
     started_at = datetime.now(UTC).replace(tzinfo=None)
-    con = warehouse.open_writer(db, threads=writer_threads)
+    logger = get_run_logger()
+    con = warehouse.open_writer(db, threads=writer_threads, wait=wait)
     display = _Display(progress)
+    watch = DaskWatch(dask_address) if dask_address else None
     try:
+        staging_root = staging_dir_for(db)
+        # This process holds the database: a run that left its marker is gone.
+        try:
+            crashed = mark_crashed_run(staging_root)
+        except Exception as exc:  # the API's fault must not cost the ingest
+            crashed = None
+            logger.warning("could not mark the flow run of a killed ingest crashed: %s", exc)
+        if crashed:
+            logger.warning("flow run %s of a killed ingest of %s marked crashed", crashed, db)
         known = warehouse.known_files(con)
         stale = stale_files(con, known)
         plan = plan_files_task(list(paths), known, stale, full_refresh, prune)
+        logger.info(
+            "%d files seen: %d to process (%d audited again), %d unchanged (skipped), "
+            "%d renamed, %d pruned",
+            plan.seen,
+            len(plan.to_process),
+            len(plan.reaudited),
+            plan.skipped,
+            len(plan.renamed),
+            len(plan.pruned),
+        )
         run_id = warehouse.begin_run(
             con,
             started_at=started_at,
@@ -678,10 +716,10 @@ def ingest_flow(
         warehouse.forget_files(
             con, [d.path for d in plan.to_process if d.path in known or d.path in moved]
         )
-        staging_root = staging_dir_for(db)
         shutil.rmtree(staging_root, ignore_errors=True)  # shards of a killed run
         staging = staging_root / f"run-{run_id}"
         staging.mkdir(parents=True, exist_ok=True)
+        write_run_marker(staging_root)
         files = plan.to_process
         batches = (
             plan_batches(files, workers)
@@ -705,13 +743,30 @@ def ingest_flow(
         for index in range(len(batches)):
             current = pending
             pending = submit(batches[index + 1]) if index + 1 < len(batches) else ([], [])
-            outcomes = collect_chunks(
-                *current, resubmit=submit_chunk, repair=repair, in_flight=pending[1]
-            )
+            if watch is None:
+                outcomes = collect_chunks(
+                    *current, resubmit=submit_chunk, repair=repair, in_flight=pending[1]
+                )
+            else:  # Dask: a lost worker's chunk is quarantined; no worker left fails the run
+                outcomes = [
+                    outcome
+                    for chunk, future in zip(*current, strict=True)
+                    for outcome in watch.result(future, chunk)
+                ]
             for outcome in outcomes:
                 display.advance(outcome)
-            for outcome in load_batch_task(con, outcomes, run_id, totals.counts(plan)):
+            loaded = load_batch_task(con, outcomes, run_id, totals.counts(plan))
+            for outcome in loaded:
                 totals.add(outcome)
+                if outcome.status is FileStatus.QUARANTINED:
+                    logger.warning("quarantined %s", outcome.errors[0].sentence)
+            logger.info(
+                "batch %d of %d loaded: %d files, %d quarantined",
+                index + 1,
+                len(batches),
+                len(loaded),
+                sum(o.status is FileStatus.QUARANTINED for o in loaded),
+            )
         display.close()
         finished_at = datetime.now(UTC).replace(tzinfo=None)
         warehouse.finish_run(
@@ -736,7 +791,9 @@ def ingest_flow(
     finally:
         display.close()
         con.close()
-    return RunSummary(
+        if watch is not None:
+            watch.close()
+    summary = RunSummary(
         run_id=run_id,
         db=db,
         runner=runner_label,
@@ -756,6 +813,136 @@ def ingest_flow(
         pruned=plan.pruned,
         engine_version=ENGINE_VERSION,
     )
+    logger.info(
+        "run %d into %s: %d files seen, %d loaded, %d skipped, %d quarantined; "
+        "%d games, %d hands, %d violations, %d mismatches",
+        summary.run_id,
+        db,
+        summary.files_seen,
+        summary.files_loaded,
+        summary.files_skipped,
+        summary.files_quarantined,
+        summary.games,
+        summary.hands,
+        summary.violations,
+        summary.mismatches,
+    )
+    create_markdown_artifact(
+        key=artifact_key(db),
+        markdown=summary_markdown(summary),
+        description=f"zhuoji ingest run {summary.run_id} into {db}",
+    )
+    return summary
+
+
+# --- Prefect run bookkeeping -----------------------------------------------------------------
+
+RUN_MARKER = "flow-run.json"
+"""The file in a database's staging folder naming the Prefect flow run that is writing it.
+A run that finishes removes the folder; one killed leaves it for the next run to find."""
+
+ARTIFACT_QUARANTINE_ROWS = 1000
+"""The most quarantined files an artifact lists one by one."""
+
+
+def run_tags(db: str | Path) -> list[str]:
+    """The tags of an ingest's flow run: ``zhuoji`` and ``db:`` the database's absolute path."""
+    return ["zhuoji", f"db:{Path(db).resolve().as_posix()}"]
+
+
+def run_name(db: str | Path, moment: datetime) -> str:
+    """A flow run's name: the database file's name and the start time (UTC)."""
+    return f"{Path(db).name}-{moment:%Y%m%d-%H%M%S}"
+
+
+def artifact_key(db: str | Path) -> str:
+    """The key of a database's run artifacts (Prefect keeps every run's under it):
+    ``zhuoji-ingest-`` and the file name in lower case, other characters as dashes."""
+    slug = re.sub(r"[^a-z0-9]+", "-", Path(db).name.lower()).strip("-")
+    return f"zhuoji-ingest-{slug or 'db'}"
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def summary_markdown(summary: RunSummary) -> str:
+    """A run's summary as markdown: the counts, then every quarantined file and its reason."""
+    rows = [
+        ("files seen", summary.files_seen),
+        ("loaded", summary.files_loaded),
+        ("skipped (unchanged)", summary.files_skipped),
+        ("quarantined", summary.files_quarantined),
+        ("games", summary.games),
+        ("hands", summary.hands),
+        ("violations", summary.violations),
+        ("mismatches (disputed hands)", summary.mismatches),
+    ]
+    lines = [
+        f"# zhuoji ingest run {summary.run_id} into `{summary.db}`",
+        "",
+        "| what | count |",
+        "|---|---:|",
+        *(f"| {what} | {count:,} |" for what, count in rows),
+        "",
+        f"Runner: {summary.runner}, {summary.workers} workers; "
+        f"{summary.seconds:.1f} s ({summary.hands_per_second:,.0f} hands/s).",
+        "",
+    ]
+    if summary.quarantined:
+        lines += ["## Quarantined files", "", "| file | reason |", "|---|---|"]
+        shown = summary.quarantined[:ARTIFACT_QUARANTINE_ROWS]
+        lines += [f"| `{_cell(path)}` | {_cell(reason)} |" for path, reason in shown]
+        if len(summary.quarantined) > len(shown):
+            rest = len(summary.quarantined) - len(shown)
+            lines += ["", f"... and {rest:,} more (the `quarantine` table holds them all)."]
+    else:
+        lines.append("No file was quarantined.")
+    return "\n".join(lines) + "\n"
+
+
+def write_run_marker(staging_root: Path) -> None:
+    """Name the current flow run in the staging folder (see :data:`RUN_MARKER`)."""
+    from prefect.runtime import flow_run
+
+    marker = {"flow_run_id": str(flow_run.id), "pid": os.getpid()}
+    (staging_root / RUN_MARKER).write_text(json.dumps(marker), encoding="utf-8")
+
+
+def mark_crashed_run(staging_root: Path) -> str | None:
+    """Mark the flow run a killed ingest left in its marker as crashed; its id, if it was
+    not already in a final state. Call it only while holding the database."""
+    try:
+        marker = json.loads((staging_root / RUN_MARKER).read_text(encoding="utf-8"))
+        run_id = uuid.UUID(str(marker["flow_run_id"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    from prefect.client.orchestration import get_client
+    from prefect.exceptions import ObjectNotFound
+    from prefect.runtime import flow_run
+    from prefect.states import Crashed
+
+    if str(run_id) == str(flow_run.id):
+        return None
+    with get_client(sync_client=True) as client:
+        try:
+            run = client.read_flow_run(run_id)
+        except ObjectNotFound:  # a run of another Prefect server
+            return None
+        if run.state is not None and run.state.is_final():
+            return None
+        client.set_flow_run_state(
+            run_id,
+            Crashed(
+                message=(
+                    f"the ingest process (PID {marker.get('pid')}) ended without finishing; "
+                    f"marked crashed by the next ingest into the same database "
+                    f"(flow run {flow_run.name})"
+                )
+            ),
+            force=True,
+        )
+    return str(run_id)
 
 
 # --- running it ------------------------------------------------------------------------------
@@ -914,10 +1101,10 @@ def make_task_runner(workers: int, dask_address: str | None) -> TaskRunner[Any]:
 
 
 def dask_worker_count(dask_address: str) -> int:
-    from distributed import Client
-
-    with Client(dask_address, timeout="30s") as client:  # type: ignore[no-untyped-call]
-        return len(client.scheduler_info(n_workers=-1)["workers"])
+    """The cluster's workers, once :func:`flows.dask_cluster.check_dask_cluster` has found
+    the scheduler answering and every worker importing this zhuoji (or raised
+    :class:`~flows.dask_cluster.DaskClusterError`)."""
+    return check_dask_cluster(dask_address)
 
 
 def run_ingest(
@@ -930,20 +1117,27 @@ def run_ingest(
     progress: bool = False,
     full_refresh: bool = False,
     prune: bool = False,
+    wait: float = 0,
 ) -> RunSummary:
     """Run the ingest flow (the command line's ``zhuoji ingest``).
 
     ``full_refresh`` audits every file found again, changed or not; ``prune`` drops the
     rows of the files the database holds under the given folders that no longer exist.
 
-    The arguments and the database are checked before the flow starts, so that a path
-    naming nothing (:class:`~flows.discover.InputPathError`) or a database another ingest
-    holds (:class:`~flows.warehouse.DatabaseBusyError`) is one clear error, not a failed
-    flow run.
+    The arguments, the database and the Dask cluster are checked before the flow starts,
+    so that a path naming nothing (:class:`~flows.discover.InputPathError`), a database
+    another process holds (:class:`~flows.warehouse.DatabaseBusyError`, after waiting up
+    to ``wait`` seconds for it) or a cluster that cannot run the tasks
+    (:class:`~flows.dask_cluster.DaskClusterError`) is one clear error, not a failed
+    flow run. The flow run is named and tagged after the database (:func:`run_name`,
+    :func:`run_tags`).
     """
     for _ in generate_log_paths(paths):
         pass
-    warehouse.check_writable(db)
+    if wait < 0:
+        raise ValueError("the wait must be 0 seconds or more")
+    deadline = time.monotonic() + wait
+    warehouse.check_writable(db, wait=wait)
     if dask_address:
         n_workers = dask_worker_count(dask_address)
     else:
@@ -958,9 +1152,15 @@ def run_ingest(
         # API address from its environment: Prefect sends each task its settings.
         start_fork_server()
     with ExitStack() as stack:
-        stack.enter_context(prefect_api())
+        api_url = stack.enter_context(prefect_api())
+        if dask_address:
+            check_workers_reach_api(dask_address, api_url)
+            # runs before the temporary server (if any) stops
+            stack.callback(drain_workers, dask_address)
         stack.enter_context(temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}))
-        configured = ingest_flow.with_options(task_runner=runner)
+        name = run_name(db, datetime.now(UTC))
+        stack.enter_context(tags(*run_tags(db)))
+        configured = ingest_flow.with_options(task_runner=runner, flow_run_name=lambda: name)
         summary: RunSummary = configured(
             paths=[os.fspath(p) for p in paths],
             db=os.fspath(db),
@@ -971,5 +1171,8 @@ def run_ingest(
             writer_threads=None if dask_address else LOCAL_WRITER_THREADS,
             full_refresh=full_refresh,
             prune=prune,
+            dask_address=dask_address,
+            # another ingest may take the database between the check and the flow's open
+            wait=max(deadline - time.monotonic(), 0.0),
         )
     return summary

@@ -11,6 +11,7 @@ import contextlib
 import errno
 import os
 import re
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -34,6 +35,9 @@ SQL_ROOT = Path(__file__).resolve().parent.parent / "sql"
 _SCHEMA_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _LOCK_TEXT = "Could not set lock on file"
+_LOCK_PID = re.compile(r"\(PID (\d+)\)")
+LOCK_POLL_SECONDS = 0.2
+"""How often a waiting writer tries the database's lock again."""
 
 
 class WarehouseError(ValueError):
@@ -41,34 +45,34 @@ class WarehouseError(ValueError):
 
 
 class DatabaseBusyError(WarehouseError):
-    """Another process holds the database. Opening it to read, that is a writer (an
-    ingest); opening it to write, a writer or a reader (``zhuoji sql``, ``report``,
-    ``dashboard``, ``serve``): DuckDB lets one process write, or any number read."""
+    """Another process holds the database: an ingest writing to it (``holder`` is
+    ``"writer"``), or read-only readers (``"reader"``: a report, the dashboard, a
+    ``duckdb -readonly`` shell) that keep any writer out while they are open."""
 
-    def __init__(self, path: str, *, for_writing: bool = False, pid: int | None = None) -> None:
-        holder = "another process" if pid is None else f"another process (PID {pid})"
-        if for_writing:
-            message = (
-                f"database {path} is busy: {holder} has it open (an ingest, or a reader "
-                "such as zhuoji sql, report, dashboard or serve); try again when it ends"
-            )
+    def __init__(
+        self,
+        path: str,
+        holder: str = "writer",
+        pid: int | None = None,
+        waited: float = 0,
+        *,
+        can_wait: bool = True,
+    ) -> None:
+        who = f" (PID {pid})" if pid is not None else ""
+        after = f" after waiting {waited:g} s" if waited > 0 else ""
+        if holder == "reader":
+            what = f"a reader{who} holds it open read-only, which keeps any writer out"
+            todo = "try again when it is closed"
         else:
-            message = (
-                f"database {path} is busy: an ingest is writing to it; try again when it "
-                "finishes"
-            )
-        super().__init__(message)
+            what = f"an ingest{who} is writing to it"
+            todo = "try again when it finishes"
+        if can_wait:
+            todo += ", or pass --wait SECONDS to wait for it"
+        super().__init__(f"database {path} is busy{after}: {what}; {todo}")
         self.path = path
+        self.holder = holder
         self.pid = pid
-
-
-_LOCK_PID = re.compile(r"\(PID (\d+)\)")
-
-
-def _busy(path: str | Path, exc: BaseException, *, for_writing: bool) -> DatabaseBusyError:
-    match = _LOCK_PID.search(str(exc))
-    pid = int(match.group(1)) if match else None
-    return DatabaseBusyError(str(path), for_writing=for_writing, pid=pid)
+        self.waited = waited
 
 
 class DatabaseMissingError(WarehouseError):
@@ -294,23 +298,18 @@ def apply_catalog(con: duckdb.DuckDBPyConnection, files: Sequence[SchemaFile]) -
         raise
 
 
-def open_writer(path: str | Path, *, threads: int | None = None) -> duckdb.DuckDBPyConnection:
+def open_writer(
+    path: str | Path, *, threads: int | None = None, wait: float = 0
+) -> duckdb.DuckDBPyConnection:
     """Open (or create) the database for writing and bring its schema up to date.
 
     ``threads`` caps DuckDB's threads for this connection (its default: one per core).
-    Raises :class:`DatabaseBusyError` when another process holds it and
-    :class:`DatabaseStorageError` when its disk is full or read-only.
+    While another process holds the database, try again for up to ``wait`` seconds,
+    then raise :class:`DatabaseBusyError` (which says whether a writer or readers hold
+    it). Raises :class:`DatabaseStorageError` when its disk is full or read-only.
     """
     config: dict[str, Any] = {} if threads is None else {"threads": threads}
-    try:
-        con = duckdb.connect(str(path), config=config)
-    except (duckdb.Error, OSError) as exc:
-        if is_lock_error(exc):
-            raise _busy(path, exc, for_writing=True) from None
-        clear = storage_error(path, exc)
-        if clear is not None:
-            raise clear from exc
-        raise
+    con = _connect_waiting(path, config, wait)
     try:
         apply_schema(con)
     except (duckdb.Error, OSError) as exc:
@@ -322,10 +321,10 @@ def open_writer(path: str | Path, *, threads: int | None = None) -> duckdb.DuckD
     return con
 
 
-def check_writable(path: str | Path) -> None:
-    """Raise :class:`DatabaseBusyError` if another process holds the database now, and
-    :class:`DatabaseStorageError` if it (or, for a new one, its folder) cannot be written:
-    a read-only file system, no permission."""
+def check_writable(path: str | Path, *, wait: float = 0) -> None:
+    """Raise :class:`DatabaseBusyError` if another process holds the database now, or
+    still holds it after ``wait`` seconds, and :class:`DatabaseStorageError` if it (or,
+    for a new one, its folder) cannot be written: a read-only file system, no permission."""
     target = Path(path)
     if not target.exists():
         folder = target.parent if str(target.parent) else Path(".")
@@ -333,15 +332,38 @@ def check_writable(path: str | Path) -> None:
             code = errno.EROFS if _is_read_only_mount(folder) else errno.EACCES
             raise DatabaseStorageError(str(path), code, f"cannot create files in {folder}")
         return
+    _connect_waiting(path, {}, wait).close()
+
+
+def _connect_waiting(
+    path: str | Path, config: dict[str, Any], wait: float
+) -> duckdb.DuckDBPyConnection:
+    start = time.monotonic()
+    while True:
+        try:
+            return duckdb.connect(str(path), config=config)
+        except (duckdb.Error, OSError) as exc:
+            if not is_lock_error(exc):
+                clear = storage_error(path, exc)
+                if clear is not None:
+                    raise clear from exc
+                raise
+            waited = time.monotonic() - start
+            if waited >= wait:
+                raise lock_holder_error(path, exc, waited if wait > 0 else 0) from None
+        time.sleep(min(LOCK_POLL_SECONDS, max(wait - waited, 0.01)))
+
+
+def lock_holder_error(path: str | Path, exc: BaseException, waited: float = 0) -> DatabaseBusyError:
+    """The error for a write lock that ``exc`` says another process holds: readers hold it
+    when this process can still open it read-only (a writer's lock keeps readers out too)."""
+    match = _LOCK_PID.search(str(exc))
+    pid = int(match.group(1)) if match else None
     try:
-        duckdb.connect(str(path)).close()
-    except (duckdb.Error, OSError) as exc:
-        if is_lock_error(exc):
-            raise _busy(path, exc, for_writing=True) from None
-        clear = storage_error(path, exc)
-        if clear is not None:
-            raise clear from exc
-        raise
+        duckdb.connect(str(path), read_only=True).close()
+    except duckdb.IOException:
+        return DatabaseBusyError(str(path), "writer", pid, waited)
+    return DatabaseBusyError(str(path), "reader", pid, waited)
 
 
 def _is_read_only_mount(folder: Path) -> bool:
@@ -367,7 +389,9 @@ def open_reader(
         return duckdb.connect(str(path), read_only=True, config=config)
     except (duckdb.Error, OSError) as exc:
         if is_lock_error(exc):
-            raise _busy(path, exc, for_writing=False) from None
+            match = _LOCK_PID.search(str(exc))
+            pid = int(match.group(1)) if match else None
+            raise DatabaseBusyError(str(path), "writer", pid, can_wait=False) from None
         clear = storage_error(path, exc)
         if clear is not None:
             raise clear from exc

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -240,3 +241,31 @@ def snapshot(
         return out
     finally:
         con.close()
+
+
+def flow_runs_of(db: Path) -> list[Any]:
+    """The Prefect flow runs tagged with the database (newest first), with the API the
+    current settings point at."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags
+    from prefect.client.schemas.sorting import FlowRunSort
+
+    from flows.ingest import run_tags
+
+    with get_client(sync_client=True) as client:
+        runs: list[Any] = client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=run_tags(db))),
+            sort=FlowRunSort.START_TIME_DESC,
+        )
+    return runs
+
+
+def task_runs_of(flow_run_id: Any) -> list[Any]:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    with get_client(sync_client=True) as client:
+        runs: list[Any] = client.read_task_runs(
+            flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id]))
+        )
+    return runs

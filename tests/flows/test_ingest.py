@@ -220,7 +220,7 @@ def test_beside_a_local_pool_the_loader_keeps_to_one_duckdb_thread(
     seen: list[object] = []
     real = warehouse.open_writer
 
-    def spy(path: str | Path, *, threads: int | None = None) -> object:
+    def spy(path: str | Path, *, threads: int | None = None, wait: float = 0) -> object:
         con = real(path, threads=threads)
         row = con.execute("SELECT current_setting('threads')").fetchone()
         seen.append(None if row is None else row[0])

@@ -2,22 +2,33 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from flows.discover import hash_file
-from flows.ingest import run_ingest, staging_dir_for
+from flows.ingest import RUN_MARKER, run_ingest, staging_dir_for
 from flows.process import shard_dir_for
 from tests.flows.conftest import Corpus, snapshot
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def _flow_run_state(flow_run_id: str) -> str:
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        run = client.read_flow_run(uuid.UUID(flow_run_id))
+    assert run.state is not None
+    return str(run.state.type.value)
 
 
 def _kill_marker(corpus: Corpus, db: Path) -> tuple[Path, int]:
@@ -82,7 +93,14 @@ def test_sigkill_mid_run_then_rerun_gives_the_clean_database(
     assert committed <= n_files < len(corpus.files), "killed after one batch, before the last"
     assert n_games > 0
 
+    # the killed run's flow run is left running, until the next run on the database starts
+    killed_run = json.loads((staging_dir_for(db) / RUN_MARKER).read_text())["flow_run_id"]
+    assert _flow_run_state(killed_run) == "RUNNING"
+
     summary = run_ingest([str(corpus.root)], db, workers=1, batch_size=2)
+    state = _flow_run_state(killed_run)
+    assert state == "CRASHED"
+    assert not staging_dir_for(db).exists()
     assert summary.files_skipped == n_files
     assert summary.files_loaded + summary.files_quarantined == len(corpus.files) - n_files
     assert snapshot(db) == snapshot(clean_db)

@@ -132,6 +132,8 @@ def test_the_fork_server_is_started_by_a_local_run_only(
     calls: list[str] = []
     monkeypatch.setattr(flows.ingest, "start_fork_server", lambda: calls.append("start"))
     monkeypatch.setattr(flows.ingest, "dask_worker_count", lambda address: 2)
+    monkeypatch.setattr(flows.ingest, "check_workers_reach_api", lambda address, url: None)
+    monkeypatch.setattr(flows.ingest, "drain_workers", lambda address: None)
 
     class Stop(Exception):
         pass

@@ -154,14 +154,15 @@ def test_while_an_ingest_writes_a_report_says_the_database_is_busy(tmp_path: Pat
         result = runner.invoke(app, ["report", "leaderboard", "--db", str(db)])
         assert result.exit_code == 2
         assert (
-            f"database {db} is busy: an ingest is writing to it; try again when it finishes"
-            in result.output
+            f"database {db} is busy: an ingest (PID {holder.pid}) is writing to it; "
+            "try again when it finishes\n" in result.output
         )
         assert "Conflicting lock" not in result.output
         result = runner.invoke(app, ["sql", "SELECT 1", "--db", str(db)])
         assert result.exit_code == 2 and "is busy" in result.output
         result = runner.invoke(app, ["ingest", str(tmp_path), "--db", str(db), "--quiet"])
         assert result.exit_code == 2 and "is busy" in result.output
+        assert "or pass --wait SECONDS to wait for it" in result.output
         assert "Traceback" not in result.output
         with pytest.raises(warehouse.DatabaseBusyError):
             warehouse.open_writer(db)
