@@ -157,8 +157,7 @@ def load_outcomes(
     """Load one batch (one transaction); returns the outcomes as loaded (clashes settled)."""
     final = settle_clashes(con, outcomes)
     warehouse.load_batch(con, final, run_id)
-    for outcome in final:
-        remove_shards(outcome)
+    remove_shards(outcomes)  # as the workers sent them: clashes keep no shard folder
     return final
 
 

@@ -1,9 +1,11 @@
 """The workers' side of the ingest: one file (or a chunk of files) to rows and shards.
 
-:func:`process_file` parses a log file, bridges and audits every hand and writes the rows
-as Parquet shards in the run's staging folder; it returns a small
-:class:`~flows.rows.FileOutcome` and never opens the database. :data:`process_files_task`
-is the Prefect task over a chunk of files that :mod:`flows.ingest` submits.
+:func:`audit_file` parses a log file, bridges and audits every hand and adds the rows to
+a :class:`~flows.rows.RowBuffer`; :func:`process_files` does so for a chunk of files into
+one set of Parquet shards in the run's staging folder, and returns a small
+:class:`~flows.rows.FileOutcome` per file; it never opens the database.
+:data:`process_files_task` is the Prefect task over a chunk that :mod:`flows.ingest`
+submits.
 
 This module is what a worker imports to run that task (a process of the local pool, or
 a Dask worker), so it imports only what the work needs: Prefect's task machinery, the
@@ -16,6 +18,7 @@ import gc
 import hashlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -37,6 +40,7 @@ __all__ = [
     "FLUSH_HANDS",
     "GC_THRESHOLD",
     "FileChangedError",
+    "audit_file",
     "process_file",
     "process_files",
     "process_files_task",
@@ -96,16 +100,26 @@ def _hand_no_error(path: str, game: Game) -> FileError | None:
 
 
 def shard_dir_for(staging_dir: str | Path, path: str) -> Path:
-    """Where a file's shards go in a run's staging folder (a run processes a path once)."""
+    """Where the shards of a task go in a run's staging folder: named after the first
+    file of its chunk (a run processes a path once, in one task)."""
     return Path(staging_dir) / hashlib.sha256(path.encode("utf-8")).hexdigest()[:32]
 
 
 def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome:
-    """Parse, audit and write the rows of one file; or say why it is quarantined.
+    """:func:`process_files` for one file: its own shards, or its quarantine."""
+    (outcome,) = process_files([FileDigest(path, sha256, 0)], staging_dir)
+    return outcome
 
-    Runs in a worker: it never opens the database and returns only a small outcome. The
-    outcome's hash and size are those of the bytes parsed. A file the plan hashed
-    (``sha256`` given) must still have that hash (else :class:`FileChangedError`).
+
+def audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome:
+    """Parse and audit one file, adding its rows to ``buffer``; or say why it is
+    quarantined (its rows are then taken back from the buffer).
+
+    Runs in a worker: it never opens the database and returns only a small outcome
+    (without ``shard_dir``: the buffer's shards are not written yet). The outcome's hash
+    and size are those of the bytes parsed. A file the plan hashed (``sha256`` given)
+    must still have that hash (else :class:`FileChangedError`). When this raises, the
+    file's rows still buffered are taken back too.
     """
     try:
         parse_encoding(path)
@@ -117,7 +131,6 @@ def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome
         error = FileError(sentence=str(exc), message="not a log file name")
         return base.quarantine([error])
     content = ContentDigest()
-    buffer = RowBuffer(shard_dir_for(staging_dir, path))
     errors: list[FileError] = []
     game_ids: list[str] = []
     seen_ids: set[str] = set()
@@ -162,13 +175,12 @@ def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome
         if sha256 is not None and actual != sha256:
             raise FileChangedError(path)
     except BaseException:
-        buffer.abort()
+        buffer.drop_file(path)
         raise
     if errors:
-        buffer.abort()
+        buffer.drop_file(path)  # rows already written stay, and the loader leaves them out
         base = FileOutcome(path=path, sha256=actual, size=actual_size, status=FileStatus.LOADED)
         return base.quarantine(errors)
-    buffer.close()
     return FileOutcome(
         path=path,
         sha256=actual,
@@ -179,7 +191,6 @@ def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome
         violations=violations,
         mismatches=mismatches,
         game_ids=tuple(game_ids),
-        shard_dir=buffer.shard_dir.as_posix(),
     )
 
 
@@ -206,9 +217,30 @@ def rare_collections(threshold: int = GC_THRESHOLD) -> Iterator[None]:
 
 
 def process_files(files: Sequence[FileDigest], staging_dir: str) -> list[FileOutcome]:
-    """:func:`process_file` for each file of a chunk, in order."""
-    with rare_collections():
-        return [process_file(d.path, d.sha256, staging_dir) for d in files]
+    """Process a chunk of files in order, into one set of shards for the whole chunk
+    (:func:`shard_dir_for` its first file; none when no file of it is loaded), and
+    return each file's outcome.
+
+    What costs per file is reading, hashing and auditing it: the Parquet writers, the
+    shard folder and the task's set-up are paid once per chunk."""
+    if not files:
+        return []
+    buffer = RowBuffer(shard_dir_for(staging_dir, files[0].path))
+    try:
+        with rare_collections():
+            outcomes = [audit_file(d.path, d.sha256, buffer) for d in files]
+        if not any(o.status is FileStatus.LOADED for o in outcomes):
+            buffer.abort()
+            return outcomes
+        buffer.close()
+    except BaseException:
+        buffer.abort()
+        raise
+    shard_dir = buffer.shard_dir.as_posix()
+    return [
+        replace(o, shard_dir=shard_dir) if o.status is FileStatus.LOADED else o
+        for o in outcomes
+    ]
 
 
 @task(name="process-files", retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)

@@ -233,8 +233,9 @@ def _delete_files(con: duckdb.DuckDBPyConnection, paths: list[str]) -> None:
 def load_batch(
     con: duckdb.DuckDBPyConnection, outcomes: Sequence[FileOutcome], run_id: int
 ) -> None:
-    """Load one batch in one transaction: the loaded files' rows from their Parquet shards,
-    the ``files`` rows of every file of the batch and the ``quarantine`` rows.
+    """Load one batch in one transaction: the loaded files' rows from their tasks' Parquet
+    shards (picked by each row's file, :data:`flows.rows.SOURCE_COLUMN`), the ``files``
+    rows of every file of the batch and the ``quarantine`` rows.
 
     Every file of the batch is new or changed: its earlier rows (if any) are deleted
     first, so a changed file replaces its rows and a file now quarantined leaves none.
@@ -256,9 +257,12 @@ def load_batch(
         if present:
             _delete_files(con, present)
         if loaded:
+            # A task's shards hold the rows of all its files: only the loaded files'
+            # rows are taken (a file of the task may be quarantined).
+            kept = [o.path for o in loaded]
             for table in DATA_TABLES:
-                shards = [o.shard(table) for o in loaded]
-                con.execute(read_sql(f"load/insert_{table}"), {"files": shards})
+                shards = sorted({o.shard(table) for o in loaded})
+                con.execute(read_sql(f"load/insert_{table}"), {"files": shards, "paths": kept})
         _insert_arrow(con, "batch_files", files_table(outcomes, run_id), "load/insert_files")
         if quarantined:
             _insert_arrow(

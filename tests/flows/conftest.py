@@ -23,7 +23,7 @@ import flows.cli  # noqa: F401  (every command on the app, as the console script
 from flows import warehouse
 from flows.bridge import game_from_records
 from flows.ingest import load_outcomes, plan_files
-from flows.process import process_file
+from flows.process import process_file, process_files
 from parsers.models import Game, Player
 from parsers.write import generate_stream_lines, write_games
 from rules.events import Chow, Discard, HandRecord, RecordedResult
@@ -181,8 +181,11 @@ def clean_db(
     return db
 
 
-def ingest_plain(paths: list[str], db: Path, staging: Path, batch: int = 4) -> dict[str, int]:
-    """The flow's steps without Prefect: plan, process, load in batches."""
+def ingest_plain(
+    paths: list[str], db: Path, staging: Path, batch: int = 4, *, one_task: bool = False
+) -> dict[str, int]:
+    """The flow's steps without Prefect: plan, process, load in batches (each file a task
+    of its own, or with ``one_task`` each batch one task, as the flow's chunks)."""
     con = warehouse.open_writer(db)
     try:
         known = warehouse.known_files(con)
@@ -192,10 +195,11 @@ def ingest_plain(paths: list[str], db: Path, staging: Path, batch: int = 4) -> d
         counts = {"seen": plan.seen, "skipped": plan.skipped, "loaded": 0, "quarantined": 0}
         todo = list(plan.to_process)
         for i in range(0, len(todo), batch):
-            outcomes = [
-                process_file(d.path, d.sha256, staging.as_posix())
-                for d in todo[i : i + batch]
-            ]
+            chunk = todo[i : i + batch]
+            if one_task:
+                outcomes = process_files(chunk, staging.as_posix())
+            else:
+                outcomes = [process_file(d.path, d.sha256, staging.as_posix()) for d in chunk]
             for o in load_outcomes(con, outcomes, run_id):
                 counts[o.status.value] += 1
         return counts
