@@ -66,7 +66,7 @@ def ingest_command(
     from rich.console import Console
 
     from flows.discover import InputPathError
-    from flows.ingest import run_ingest
+    from flows.ingest import command_started, run_ingest
     from flows.warehouse import WarehouseError
 
     try:
@@ -77,6 +77,7 @@ def ingest_command(
             dask_address=dask_address,
             batch_size=batch_size,
             progress=not quiet,
+            started=command_started(),  # the time the summary shows counts from there
         )
     except (InputPathError, WarehouseError) as exc:
         typer.echo(f"error: {exc}", err=True)
