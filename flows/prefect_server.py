@@ -269,7 +269,7 @@ def watch():
     born = time.monotonic()
     seen = False
     while True:
-        time.sleep(min(max(idle / 4, 0.2), 5.0))
+        time.sleep(min(max(idle / 4, 0.2), 1.0))
         if recorded_pid() == os.getpid():
             seen = True
         elif seen or time.monotonic() - born > grace:
