@@ -41,12 +41,15 @@ def status_command() -> None:
 
 @server_app.command("stop")
 def stop_command() -> None:
-    """Stop the local server now (a run using it fails; the next run starts a new one)."""
+    """Stop the local server, once the ingest runs using it end (the next run starts a
+    new one)."""
     quiet_prefect()
     from flows.prefect_server import ReusedPrefectServer, idle_seconds
 
     server = ReusedPrefectServer(timeout=0, idle=idle_seconds())
-    record = server.stop_running()
+    record = server.stop_running(
+        on_wait=lambda: typer.echo("waiting for the ingest runs using the server to end")
+    )
     if record is None:
         typer.echo(f"no local server runs for {server.home}")
         return

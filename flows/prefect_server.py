@@ -26,8 +26,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -439,13 +439,15 @@ _SHARED, _EXCLUSIVE = "shared", "exclusive"
 
 
 @contextmanager
-def _flock(path: Path, mode: str) -> Iterator[int]:
-    """``path`` (created if need be) locked ``shared`` or ``exclusive`` for the block."""
+def _flock(path: Path, mode: str, *, wait: bool = True) -> Iterator[int]:
+    """``path`` (created if need be) locked ``shared`` or ``exclusive`` for the block;
+    without ``wait``, :class:`BlockingIOError` if another process holds it."""
     import fcntl  # POSIX: where there is none, no server is reused (reuse_available)
 
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH if mode == _SHARED else fcntl.LOCK_EX)
+        flags = fcntl.LOCK_SH if mode == _SHARED else fcntl.LOCK_EX
+        fcntl.flock(fd, flags if wait else flags | fcntl.LOCK_NB)
         yield fd
     finally:
         os.close(fd)  # releases the lock
@@ -562,9 +564,22 @@ class ReusedPrefectServer(LocalPrefectServer):
             finally:
                 os.utime(fd)
 
-    def stop_running(self) -> ServerRecord | None:
-        """Stop the recorded server (if it runs) and remove its record; what was stopped."""
+    def stop_running(self, on_wait: Callable[[], None] | None = None) -> ServerRecord | None:
+        """Stop the recorded server (if it runs) and remove its record; what was stopped.
+
+        Runs using it are waited for first (``on_wait`` is called if there are any);
+        runs that come later start a new server."""
         self.home.mkdir(parents=True, exist_ok=True)
+        with ExitStack() as stack:
+            try:
+                stack.enter_context(_flock(self.home / LEASE_NAME, _EXCLUSIVE, wait=False))
+            except BlockingIOError:
+                if on_wait is not None:
+                    on_wait()
+                stack.enter_context(_flock(self.home / LEASE_NAME, _EXCLUSIVE))
+            return self._stop_recorded()
+
+    def _stop_recorded(self) -> ServerRecord | None:
         with _flock(self.home / LOCK_NAME, _EXCLUSIVE):
             record = ServerRecord.read(self.record_path)
             self.record_path.unlink(missing_ok=True)

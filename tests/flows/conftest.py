@@ -12,6 +12,7 @@ import dataclasses
 import os
 import shutil
 from collections.abc import Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -152,6 +153,35 @@ def build_corpus(root: Path, *, clean_files: int = 8, games_per_file: int = 2) -
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     return build_corpus(tmp_path_factory.mktemp("corpus"))
+
+
+os.environ.setdefault("ZHUOJI_SERVER_IDLE_SECONDS", "60")
+"""A local Prefect server an ingest of the tests starts and keeps stops a minute after
+its last use (and at the end of the session, below)."""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_server_left() -> Iterator[None]:
+    """At the end of the session, stop the reused local servers this process started
+    (each once the runs using it have ended)."""
+    yield
+    from flows.prefect_server import _DETACHED, ReusedPrefectServer
+
+    homes: set[str] = set()
+    for process in _DETACHED:
+        if process.poll() is None:
+            with suppress(OSError):
+                environ = Path(f"/proc/{process.pid}/environ").read_bytes().split(b"\0")
+                homes.update(
+                    e.split(b"=", 1)[1].decode() for e in environ
+                    if e.startswith(b"ZHUOJI_SERVER_HOME=")
+                )
+    for home in sorted(homes):
+        ReusedPrefectServer(timeout=0, idle=1, home=Path(home)).stop_running()
+    for process in _DETACHED:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
 
 
 @pytest.fixture(scope="session")

@@ -269,8 +269,13 @@ def test_ingest_with_no_server_configured_starts_one_and_leaves_nothing_running(
             "--quiet",
         ],
         cwd=REPO,
-        # INFO: Prefect then sends the run's logs to the server, some after the run ends
-        env={**_env_without_server(server_home), "PREFECT_LOGGING_LEVEL": "INFO"},
+        # INFO: Prefect then sends the run's logs to the server, some after the run ends;
+        # an idle timeout of 0: a temporary server for the run, none kept for later runs
+        env={
+            **_env_without_server(server_home),
+            "PREFECT_LOGGING_LEVEL": "INFO",
+            "ZHUOJI_SERVER_IDLE_SECONDS": "0",
+        },
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -8,13 +8,13 @@ no server configured against the real one.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -176,7 +176,9 @@ def test_two_runs_at_once_start_one_server(home: Path, fake_uvicorn: Path) -> No
         """
     )
     runs = [
-        subprocess.Popen([sys.executable, "-c", driver], cwd=REPO, stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", driver], cwd=REPO, stdout=subprocess.PIPE, text=True
+        )
         for _ in range(2)
     ]
     urls = [run.communicate(timeout=120)[0].strip() for run in runs]
@@ -254,6 +256,24 @@ def test_a_server_whose_record_is_removed_stops_itself(home: Path, fake_uvicorn:
     time.sleep(1.5)  # its idle watch has seen the record (it looks every second)
     (home / RECORD_NAME).unlink()
     assert _wait_gone(record.pid, 15)
+
+
+def test_stop_waits_for_the_run_using_the_server(home: Path, fake_uvicorn: Path) -> None:
+    waited = threading.Event()
+    stopped: list[ServerRecord | None] = []
+    server = _stand_in(home, fake_uvicorn)
+    with server.use():
+        record = ServerRecord.read(home / RECORD_NAME)
+        stopper = threading.Thread(
+            target=lambda: stopped.append(server.stop_running(on_wait=waited.set))
+        )
+        stopper.start()
+        assert waited.wait(10), "stop saw the run"
+        time.sleep(0.5)
+        assert not stopped and record is not None and _servers_of(home) == [record.pid]
+    stopper.join(30)
+    assert stopped == [record]
+    assert _wait_gone(record.pid, 10)
 
 
 def test_the_idle_timeout_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
