@@ -1,7 +1,7 @@
 """Ingest speed as users meet it: two shapes of the same hands, the start-up, floors.
 
     .venv/bin/python bench/ingest.py [--hands 200000] [--small 50000] [--out bench/out]
-                                     [--runs 3] [--only startup|floors|ingest ...]
+                                     [--runs 3] [--only startup|floors|ingest ...] [--no-one-worker]
 
 Corpus (built once, deterministically, under ``--out``, which git ignores): a pool of
 simulated games of 8 hands (:mod:`rules.simulate`, preset guiyang: legal hands with
@@ -501,6 +501,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
     parser.add_argument("--runs", type=int, default=3, help="runs of each start-up figure")
     parser.add_argument(
+        "--no-one-worker", action="store_true", help="leave out the 1-worker run of the streams"
+    )
+    parser.add_argument(
         "--only", choices=("startup", "floors", "ingest"), action="append",
         help="run only these parts (repeatable; default: all)",
     )
@@ -578,7 +581,7 @@ def main() -> None:
             (streams, 2, "streams"),
             (documents[:n_small_docs], 2, "documents"),
             (small, 2, "streams"),
-            (streams, 1, "streams"),
+            *(() if args.no_one_worker else ((streams, 1, "streams"),)),
         )
         rates: dict[tuple[str, int, int], float] = {}
         peaks: dict[tuple[str, int, int], float] = {}
