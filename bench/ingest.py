@@ -1,7 +1,8 @@
 """Ingest speed as users meet it: two shapes of the same hands, the start-up, floors.
 
     .venv/bin/python bench/ingest.py [--hands 200000] [--small 50000] [--out bench/out]
-                                     [--runs 3] [--only startup|floors|ingest ...] [--no-one-worker]
+                                     [--runs 3] [--only startup|floors|ingest ...]
+                                     [--no-one-worker]
 
 Corpus (built once, deterministically, under ``--out``, which git ignores): a pool of
 simulated games of 8 hands (:mod:`rules.simulate`, preset guiyang: legal hands with

@@ -1,7 +1,7 @@
 """Where an ingest's CPU time goes: one ``zhuoji ingest`` run, its CPU time per process.
 
-    .venv/bin/python bench/ingest_cpu.py [--hands 100000] [--workers 2] [--writer-threads N] [--shape documents]
-                                         [--spawn]
+    .venv/bin/python bench/ingest_cpu.py [--hands 100000] [--workers 2] [--writer-threads N]
+                                         [--shape documents] [--spawn]
 
 Runs :func:`flows.ingest.run_ingest` on the first ``--hands`` hands of the
 ``bench/ingest.py`` corpus (built there, under ``--out``) into a new database, against one
