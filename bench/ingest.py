@@ -576,12 +576,16 @@ def main() -> None:
     with prefect_api() as url:
         print(f"Prefect API {url} ready in {time.perf_counter() - started:.1f} s (not timed below)")
         print(f"worker fork server ready in {ready_fork_server():.1f} s (not timed below)")
-        n_small_docs = small_hands // HANDS_PER_GAME
+        # The runs are given folders, as a user would: a flow run's parameters must stay
+        # under 512 kB (Prefect's limit), which 25,000 paths pass. The smaller corpus is
+        # a folder of its own, built the same way (its games are the first ones).
+        small_docs = build_corpus(args.out, small_hands, "documents")
+        small_streams = build_corpus(args.out, small_hands, "streams")
         runs = (  # the two shapes in turns
             (documents, 2, "documents"),
             (streams, 2, "streams"),
-            (documents[:n_small_docs], 2, "documents"),
-            (small, 2, "streams"),
+            (small_docs, 2, "documents"),
+            (small_streams, 2, "streams"),
             *(() if args.no_one_worker else ((streams, 1, "streams"),)),
         )
         rates: dict[tuple[str, int, int], float] = {}
@@ -594,7 +598,7 @@ def main() -> None:
             with TreeMeter(_server_pids) as meter:
                 ticks = cpu_ticks()
                 started = time.perf_counter()
-                summary = run_ingest([str(f) for f in subset], db, workers=workers)
+                summary = run_ingest([str(subset[0].parent)], db, workers=workers)
                 seconds = time.perf_counter() - started
                 machine = machine_text(ticks, cpu_ticks())
             assert summary.files_loaded == len(subset), summary
