@@ -1,34 +1,46 @@
-"""End-to-end ingest speed (parse to DuckDB) with 1 and 2 workers, peak memory, floors.
+"""Ingest speed as users meet it: two shapes of the same hands, the start-up, floors.
 
     .venv/bin/python bench/ingest.py [--hands 200000] [--small 50000] [--out bench/out]
+                                     [--runs 3] [--only startup|floors|ingest ...]
+                                     [--no-one-worker]
 
 Corpus (built once, deterministically, under ``--out``, which git ignores): a pool of
-simulated games (:mod:`rules.simulate`, preset guiyang: legal hands with recorded results)
-is replicated under fresh game and player ids into stream files of 1,000 hands each until
-``--hands`` hands; every fourth file is gzipped. Replicas cost the pipeline exactly what
-new games cost (every hand is parsed, replayed, settled and loaded).
+simulated games of 8 hands (:mod:`rules.simulate`, preset guiyang: legal hands with
+recorded results) is replicated under fresh game and player ids until ``--hands`` hands,
+in two shapes holding the same games: **streams**, files of 125 games (1,000 hands) each,
+and **documents**, one document file per game (8 hands: the platform of issue 19 that
+exports one file per game); every fourth file of each is gzipped. Replicas cost the
+pipeline exactly what new games cost (every hand is parsed, replayed, settled and
+loaded).
 
-Then, in one run, against one Prefect API (the temporary server, started once and not
-timed, unless ``PREFECT_API_URL`` names a server) and one worker fork server
-(:mod:`flows.pool`, started once and not timed either: ``zhuoji ingest`` starts it while
-the temporary server starts):
+Then:
 
-* floors on the first ``--small`` hands, one process: ``orjson.loads`` of every line;
-  validated parsing (``parsers.generate_fast_games``, what the ingest reads); parse +
-  bridge + audit (no rows, no database); a worker's whole work without Prefect (that,
-  plus rows and Parquet shards: ``flows.process.process_files``); and validated parsing on
-  2 processes;
-* ``zhuoji ingest`` (:func:`flows.ingest.run_ingest`) into a new database, on the first
-  ``--small`` hands with 2 workers, then on all hands with 1 and with 2 workers: wall time
-  of the whole flow run (the workers' start included: their fork, their first imports
-  after it, their first task's set-up), hands/s, and the peak resident memory of the
-  process tree (the ingest process and its workers; the Prefect server and the fork
-  server left out), sampled every 0.2 s. Memory at ``--small`` vs ``--hands`` hands shows
-  whether it grows with the corpus.
+* **start-up** (:func:`startup`): ``zhuoji ingest`` of one 8-hand document file as a user
+  runs it (a new process, no ``PREFECT_API_URL``), beside ``zhuoji audit`` of the same
+  file: the first run on a new ``PREFECT_HOME`` (the local Prefect server starts and
+  creates its database), then ``--runs`` rounds, in turns, of an ingest into a new
+  database (the local server reused), a rerun that skips the file, and an audit; the
+  best of each, and the time the ingest summary shows beside the wall time;
+* **floors** on the first ``--small`` hands of the streams, one process: ``orjson.loads``
+  of every line; validated parsing (``parsers.generate_fast_games``, what the ingest
+  reads); parse + bridge + audit (no rows, no database); a worker's whole work without
+  Prefect (that, plus rows and Parquet shards: ``flows.process.process_files``); and
+  validated parsing on 2 processes;
+* **ingest** (:func:`flows.ingest.run_ingest`) into a new database, against one Prefect
+  API (the local server, started once and not timed, unless ``PREFECT_API_URL`` names a
+  server) and one worker fork server (:mod:`flows.pool`, started once and not timed
+  either): all hands as documents and as streams with 2 workers, the first ``--small``
+  hands of each shape with 2 workers, all the streams with 1 worker, the shapes in
+  turns. Wall time of the whole flow run (the workers' start included), hands/s, CPU
+  ms per hand, and the peak resident memory of the process tree (the ingest process and
+  its workers; the Prefect server and the fork server left out), sampled every 0.2 s.
+  The summary gives documents / streams, and memory at ``--small`` vs ``--hands``
+  hands: whether it grows with the corpus.
 
 Figures are wall-clock on a shared machine: the load average is printed beside them, and
 the steal and idle shares of the machine's CPU time during that run (:func:`machine_text`,
-from ``/proc/stat`` on Linux: steal is the time the host gave to other guests).
+from ``/proc/stat`` on Linux: steal is the time the host gave to other guests). Dated
+runs are kept in ``bench/RESULTS.md``.
 """
 
 from __future__ import annotations
@@ -43,14 +55,16 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
-HANDS_PER_GAME = 25
-GAMES_PER_FILE = 40  # 1,000 hands per file
-POOL_GAMES = 40
+HANDS_PER_GAME = 8  # the one-game files of the issue's platform: 8 hands a game
+GAMES_PER_FILE = 125  # 1,000 hands per stream file
+POOL_GAMES = 125
+SHAPES = ("streams", "documents")
 PLAYERS = 120
 SEED = 20261101
 
@@ -105,31 +119,72 @@ def _relabelled(lines: list[bytes], game_id: str, first_player: int) -> Iterator
     yield from lines[1:]
 
 
-def build_corpus(out: Path, hands: int) -> list[Path]:
-    """The corpus files in ingest order (a prefix of them is a smaller corpus)."""
-    folder = out / f"ingest-{SEED}-{hands}"
-    per_file = HANDS_PER_GAME * GAMES_PER_FILE
+def _pool_documents(out: Path) -> list[dict[str, Any]]:
+    """The pool's games as document objects (``parsers.write``'s form of a game)."""
+    from parsers.read import generate_games
+    from parsers.write import _game_dict
+
+    _pool(out)
+    path = out / f"pool-{SEED}-{POOL_GAMES}x{HANDS_PER_GAME}.jsonl"
+    games = []
+    for game in generate_games(path):
+        assert not isinstance(game, Exception), game
+        games.append(_game_dict(game))
+    return games
+
+
+def _relabelled_document(doc: dict[str, Any], game_id: str, first_player: int) -> bytes:
+    """A pool game as a document file's bytes, under a new id and new players (as
+    :func:`_relabelled` does to its stream lines)."""
+    import orjson
+
+    players = [
+        {**p, "id": f"p{(first_player + p['seat']) % PLAYERS:03d}"} for p in doc["players"]
+    ]
+    return orjson.dumps({**doc, "game_id": game_id, "players": players}) + b"\n"
+
+
+def build_corpus(out: Path, hands: int, shape: str = "streams") -> list[Path]:
+    """The corpus files in ingest order (a prefix of them is a smaller corpus).
+
+    ``streams``: stream files of :data:`GAMES_PER_FILE` games; ``documents``: one
+    document file per game (:data:`HANDS_PER_GAME` hands). Both shapes hold the same
+    games, under the same ids; every fourth file is gzipped."""
+    folder = out / f"ingest-{SEED}-{hands}-{shape}"
+    per_file = HANDS_PER_GAME * (GAMES_PER_FILE if shape == "streams" else 1)
     n_files = -(-hands // per_file)
-    names = [f"f{i:04d}.jsonl" + (".gz" if i % 4 == 3 else "") for i in range(n_files)]
+    suffix = ".jsonl" if shape == "streams" else ".json"
+    names = [f"f{i:05d}{suffix}" + (".gz" if i % 4 == 3 else "") for i in range(n_files)]
     files = [folder / name for name in names]
     if all(f.exists() for f in files):
         return files
-    pool = _pool(out)
     folder.mkdir(parents=True, exist_ok=True)
-    game = 0
-    for path in files:
-        data = b"".join(
-            line
-            for k in range(GAMES_PER_FILE)
-            for line in _relabelled(pool[(game + k) % len(pool)], f"b{game + k:06d}", game + k)
-        )
-        game += GAMES_PER_FILE
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(
-            gzip.compress(data, compresslevel=6, mtime=0) if path.suffix == ".gz" else data
-        )
-        tmp.replace(path)
+    if shape == "streams":
+        pool = _pool(out)
+        game = 0
+        for path in files:
+            data = b"".join(
+                line
+                for k in range(GAMES_PER_FILE)
+                for line in _relabelled(
+                    pool[(game + k) % len(pool)], f"b{game + k:06d}", game + k
+                )
+            )
+            game += GAMES_PER_FILE
+            _write(path, data)
+    else:
+        docs = _pool_documents(out)
+        for game, path in enumerate(files):
+            _write(path, _relabelled_document(docs[game % len(docs)], f"b{game:06d}", game))
     return files
+
+
+def _write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(
+        gzip.compress(data, compresslevel=6, mtime=0) if path.suffix == ".gz" else data
+    )
+    tmp.replace(path)
 
 
 # --- measuring -------------------------------------------------------------------------
@@ -358,25 +413,117 @@ def machine_text(before: list[int] | None, after: list[int] | None) -> str:
     return f"steal {100 * spent[7] / total:.0f} %, idle {100 * (spent[3] + spent[4]) / total:.0f} %"
 
 
+def _zhuoji(args: Sequence[str], env: dict[str, str]) -> tuple[float, str]:
+    """Wall seconds of one ``zhuoji`` command (a new process, as a user runs it) and its
+    output; exit codes other than 0 and 1 (1: violations found) are an error."""
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).with_name("zhuoji")
+    started = time.perf_counter()
+    done = subprocess.run([str(exe), *args], env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"zhuoji {' '.join(args)}: exit {done.returncode}\n{done.stderr}")
+    return seconds, done.stdout
+
+
+def _shown_time(stdout: str) -> str:
+    """The time the ingest summary shows."""
+    import re
+
+    found = re.findall(r"time\s+│\s+([\d.]+ s)", stdout)
+    return found[-1] if found else "?"
+
+
+def startup(out: Path, log: Path, runs: int, row: Callable[[str, str, str], None]) -> None:
+    """``zhuoji ingest`` of one small file against ``zhuoji audit`` of it, with no Prefect
+    server configured: the first run on a new ``PREFECT_HOME`` (what a fresh machine
+    sees: the local server starts and creates its database), ``runs`` runs each into a
+    new database (the local server reused), ``runs`` reruns that skip the file, and
+    ``runs`` audits; best of each. The local server is stopped at the end."""
+    home = out / f"startup-home-{os.getpid()}"
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update(PREFECT_HOME=str(home), COLUMNS="200")
+    try:
+        ticks = cpu_ticks()
+        db = home / "first.duckdb"
+        first, first_out = _zhuoji(["ingest", str(log), "--db", str(db), "--quiet"], env)
+        machine = machine_text(ticks, cpu_ticks())
+        row(
+            "first ingest on a new PREFECT_HOME",
+            f"{first:.2f} s",
+            f"summary shows {_shown_time(first_out)}, {_load()}, {machine}",
+        )
+        figures: dict[str, list[float]] = {"ingest": [], "rerun": [], "audit": []}
+        shown: dict[str, list[str]] = {"ingest": [], "rerun": []}
+        ticks = cpu_ticks()
+        for k in range(runs):  # in turns, so that the machine's pace moves them alike
+            db = home / f"run-{k}.duckdb"
+            seconds, text = _zhuoji(["ingest", str(log), "--db", str(db), "--quiet"], env)
+            figures["ingest"].append(seconds)
+            shown["ingest"].append(_shown_time(text))
+            seconds, text = _zhuoji(["ingest", str(log), "--db", str(db), "--quiet"], env)
+            figures["rerun"].append(seconds)
+            shown["rerun"].append(_shown_time(text))
+            figures["audit"].append(_zhuoji(["audit", str(log)], env)[0])
+        machine = machine_text(ticks, cpu_ticks())
+        audit = min(figures["audit"])
+        row(
+            "zhuoji audit of the file, best",
+            f"{audit:.2f} s",
+            "runs " + ", ".join(f"{s:.2f}" for s in figures["audit"]),
+        )
+        for key, label in (
+            ("ingest", "ingest of the file (server reused), best"),
+            ("rerun", "rerun that skips it, best"),
+        ):
+            best = min(figures[key])
+            row(
+                label,
+                f"{best:.2f} s",
+                f"{best / audit:.1f}x the audit; runs "
+                + ", ".join(f"{s:.2f}" for s in figures[key])
+                + "; summary shows "
+                + ", ".join(shown[key]),
+            )
+        print(f"  ({_load()}, {machine})")
+    finally:
+        _zhuoji(["server", "stop"], env)
+        shutil.rmtree(home, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hands", type=int, default=200_000)
     parser.add_argument("--small", type=int, default=50_000)
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each start-up figure")
+    parser.add_argument(
+        "--no-one-worker", action="store_true", help="leave out the 1-worker run of the streams"
+    )
+    parser.add_argument(
+        "--only", choices=("startup", "floors", "ingest"), action="append",
+        help="run only these parts (repeatable; default: all)",
+    )
     args = parser.parse_args()
+    parts = set(args.only or ("startup", "floors", "ingest"))
     args.out.mkdir(parents=True, exist_ok=True)
 
-    files = build_corpus(args.out, args.hands)
-    per_file = HANDS_PER_GAME * GAMES_PER_FILE
-    small = files[: max(1, args.small // per_file)]
-    total_hands = len(files) * per_file
-    small_hands = len(small) * per_file
-    assert _count_hands(files[:1]) == per_file
-    size = sum(f.stat().st_size for f in files)
-    print(
-        f"corpus: {len(files)} files, {total_hands:,} hands, {size / 1e6:,.0f} MB on disk "
-        f"({sum(1 for f in files if f.suffix == '.gz')} gzipped); cores: {os.cpu_count()}"
-    )
+    corpora = {shape: build_corpus(args.out, args.hands, shape) for shape in SHAPES}
+    for shape, files in corpora.items():
+        size = sum(f.stat().st_size for f in files)
+        print(
+            f"corpus {shape}: {len(files):,} files, {args.hands:,} hands, {size / 1e6:,.0f} MB "
+            f"on disk ({sum(1 for f in files if f.suffix == '.gz'):,} gzipped); "
+            f"cores: {os.cpu_count()}"
+        )
+    streams, documents = corpora["streams"], corpora["documents"]
+    stream_hands = HANDS_PER_GAME * GAMES_PER_FILE
+    assert _count_hands(streams[:1]) == stream_hands
+    assert _count_hands(documents[:1]) == HANDS_PER_GAME
 
     rows: list[tuple[str, str, str]] = []
 
@@ -384,7 +531,15 @@ def main() -> None:
         rows.append((label, value, note))
         print(f"  {label:52} {value:>16}  {note}", flush=True)
 
-    print(f"floors on {small_hands:,} hands:")
+    if "startup" in parts:
+        print(f"start-up, one {HANDS_PER_GAME}-hand document file ({documents[0].name}), "
+              "no Prefect server configured:")
+        startup(args.out, documents[0], args.runs, row)
+
+    small = streams[: max(1, args.small // stream_hands)]
+    small_hands = len(small) * stream_hands
+    if "floors" in parts:
+        print(f"floors on {small_hands:,} hands:")
     for label, fn, subset in (
         ("orjson.loads per line, 1 process", floor_orjson, small),
         ("validated parse (generate_fast_games), 1 process", floor_parse, small),
@@ -400,7 +555,9 @@ def main() -> None:
             small[: max(1, len(small) // 5)],
         ),
     ):
-        n = len(subset) * per_file
+        if "floors" not in parts:
+            break
+        n = len(subset) * stream_hands
         _import_floor_modules()  # no floor times a first import (Prefect's takes 1-2 s)
         ticks = cpu_ticks()
         seconds, cpu = _timed(lambda fn=fn, subset=subset: fn(subset))  # type: ignore[misc]
@@ -410,6 +567,8 @@ def main() -> None:
             f"{n:,} hands, {seconds:.1f} s, {1000 * cpu / n:.2f} CPU ms/hand, {_load()}, "
             f"{machine_text(ticks, cpu_ticks())}",
         )
+    if "ingest" not in parts:
+        return
 
     from flows.ingest import prefect_api, run_ingest
 
@@ -417,33 +576,60 @@ def main() -> None:
     with prefect_api() as url:
         print(f"Prefect API {url} ready in {time.perf_counter() - started:.1f} s (not timed below)")
         print(f"worker fork server ready in {ready_fork_server():.1f} s (not timed below)")
-        runs = ((small, 2, "small"), (files, 1, "all"), (files, 2, "all"))
-        for subset, workers, tag in runs:
-            db = args.out / f"bench-{tag}-{workers}.duckdb"
+        # The runs are given folders, as a user would: a flow run's parameters must stay
+        # under 512 kB (Prefect's limit), which 25,000 paths pass. The smaller corpus is
+        # a folder of its own, built the same way (its games are the first ones).
+        small_docs = build_corpus(args.out, small_hands, "documents")
+        small_streams = build_corpus(args.out, small_hands, "streams")
+        runs = (  # the two shapes in turns
+            (documents, 2, "documents"),
+            (streams, 2, "streams"),
+            (small_docs, 2, "documents"),
+            (small_streams, 2, "streams"),
+            *(() if args.no_one_worker else ((streams, 1, "streams"),)),
+        )
+        rates: dict[tuple[str, int, int], float] = {}
+        peaks: dict[tuple[str, int, int], float] = {}
+        for subset, workers, shape in runs:
+            db = args.out / f"bench-{shape}-{len(subset)}-{workers}.duckdb"
             for stale in (db, db.with_name(db.name + ".wal")):
                 stale.unlink(missing_ok=True)
             shutil.rmtree(db.with_name(db.name + ".staging"), ignore_errors=True)
             with TreeMeter(_server_pids) as meter:
                 ticks = cpu_ticks()
                 started = time.perf_counter()
-                summary = run_ingest([str(f) for f in subset], db, workers=workers)
+                summary = run_ingest([str(subset[0].parent)], db, workers=workers)
                 seconds = time.perf_counter() - started
                 machine = machine_text(ticks, cpu_ticks())
             assert summary.files_loaded == len(subset), summary
             n = summary.hands
-            print(f"ingest {n:,} hands, {workers} worker(s):")
+            rates[shape, n, workers] = n / seconds
+            peaks[shape, n, workers] = meter.peak / 2**20
+            print(f"ingest {n:,} hands, {shape}, {len(subset):,} files, {workers} worker(s):")
             row(
-                f"end to end, {workers} worker(s), {n:,} hands",
+                f"end to end, {shape}, {workers} worker(s), {n:,} hands",
                 f"{n / seconds:,.0f} hands/s",
                 f"{seconds:.1f} s, {1000 * meter.cpu_seconds / n:.2f} CPU ms/hand, {_load()}, "
                 f"{machine}",
             )
             row(
-                f"peak RSS, {workers} worker(s), {n:,} hands",
+                f"peak RSS, {shape}, {workers} worker(s), {n:,} hands",
                 f"{meter.peak / 2**20:,.0f} MiB",
                 "ingest process + workers",
             )
             db.unlink(missing_ok=True)
+    total = len(streams) * stream_hands
+    print("summary:")
+    row(
+        f"documents / streams, 2 workers, {total:,} hands",
+        f"{rates['documents', total, 2] / rates['streams', total, 2]:.2f}x",
+        f"{rates['documents', total, 2]:,.0f} against {rates['streams', total, 2]:,.0f} hands/s",
+    )
+    for shape in SHAPES:
+        row(
+            f"peak RSS {small_hands:,} -> {total:,} hands, {shape}",
+            f"{peaks[shape, small_hands, 2]:,.0f} -> {peaks[shape, total, 2]:,.0f} MiB",
+        )
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Where an ingest's CPU time goes: one ``zhuoji ingest`` run, its CPU time per process.
 
     .venv/bin/python bench/ingest_cpu.py [--hands 100000] [--workers 2] [--writer-threads N]
-                                         [--spawn]
+                                         [--shape documents] [--spawn]
 
 Runs :func:`flows.ingest.run_ingest` on the first ``--hands`` hands of the
 ``bench/ingest.py`` corpus (built there, under ``--out``) into a new database, against one
@@ -54,6 +54,12 @@ def main() -> None:
     parser.add_argument("--writer-threads", type=int, default=None)
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
     parser.add_argument(
+        "--shape",
+        choices=("streams", "documents"),
+        default="streams",
+        help="stream files of 1,000 hands, or one 8-hand document file per game",
+    )
+    parser.add_argument(
         "--spawn",
         action="store_true",
         help="Prefect's own process pool (spawned workers, Prefect's dispatch order), to compare",
@@ -75,8 +81,8 @@ def main() -> None:
     if args.writer_threads is not None:
         flow_module.LOCAL_WRITER_THREADS = args.writer_threads or None
     args.out.mkdir(parents=True, exist_ok=True)
-    files = corpus.build_corpus(args.out, max(args.hands, 200_000))
-    per_file = corpus.HANDS_PER_GAME * corpus.GAMES_PER_FILE
+    files = corpus.build_corpus(args.out, max(args.hands, 200_000), args.shape)
+    per_file = corpus.HANDS_PER_GAME * (corpus.GAMES_PER_FILE if args.shape == "streams" else 1)
     files = files[: max(1, args.hands // per_file)]
     db = args.out / "bench-cpu.duckdb"
     with flow_module.prefect_api():

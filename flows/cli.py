@@ -11,6 +11,7 @@ from flows import (
     cli_parse,  # noqa: F401  (schema, convert, validate)
     cli_report,  # noqa: F401  (report, sql)
     cli_rules,  # noqa: F401  (rules list, show, diff, matrix)
+    cli_server,  # noqa: F401  (server status, stop)
     cli_simulate,  # noqa: F401  (simulate)
 )
 from flows.app import app

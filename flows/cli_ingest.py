@@ -168,7 +168,7 @@ def ingest_command(
     from flows.cli_parse import check_limits
     from flows.dask_cluster import DaskClusterError
     from flows.discover import InputPathError, find_log_paths
-    from flows.ingest import run_ingest
+    from flows.ingest import command_started, run_ingest
     from flows.warehouse import WarehouseError
 
     check_limits()  # before the workers start: they read the same variables
@@ -184,6 +184,7 @@ def ingest_command(
             full_refresh=full_refresh,
             prune=prune,
             wait=wait,
+            started=command_started(),  # the time the summary shows counts from there
         )
     except (InputPathError, WarehouseError, DaskClusterError) as exc:
         raise fail(str(exc)) from None

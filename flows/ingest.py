@@ -32,7 +32,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -49,7 +49,7 @@ from prefect.settings import (
     PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS,
     temporary_settings,
 )
-from prefect.task_runners import TaskRunner
+from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 from prefect.utilities.asyncutils import run_coro_as_sync
 
 from flows import warehouse
@@ -61,7 +61,12 @@ from flows.dask_cluster import (
 )
 from flows.discover import FileDigest, generate_log_paths, hash_file, is_glob, unhashed_file
 from flows.pool import ForkServerTaskRunner, collect_chunks, start_fork_server
-from flows.prefect_server import LocalPrefectServer
+from flows.prefect_server import (
+    LocalPrefectServer,
+    ReusedPrefectServer,
+    idle_seconds,
+    reuse_available,
+)
 from flows.process import process_files_task, ruleset_use_of
 from flows.rows import FileError, FileOutcome, FileStatus, remove_shards
 from flows.warehouse import KnownFile
@@ -379,8 +384,7 @@ def load_outcomes(
         warehouse.load_batch(con, final, run_id, add_counts(counts, final))
     except _REFUSED:
         final = _load_one_by_one(con, final, run_id, counts)
-    for outcome in final:
-        remove_shards(outcome)
+    remove_shards(outcomes)  # as the workers sent them: clashes keep no shard folder
     return final
 
 
@@ -432,7 +436,7 @@ def _load_one_by_one(
         except _REFUSED as exc:
             if outcome.status is FileStatus.QUARANTINED:
                 raise
-            remove_shards(outcome)
+            # (its task's shards stay until the batch is loaded: they hold other files' rows)
             reason = f"the warehouse refused its rows: {type(exc).__name__}: {exc}"
             outcome = outcome.quarantine(
                 [FileError(sentence=f"{outcome.path}: {reason}", message=reason)]
@@ -643,6 +647,29 @@ def _pool_repair() -> Callable[[], object]:
     if isinstance(runner, ForkServerTaskRunner):
         return runner.repair
     return lambda: None
+
+
+IN_PROCESS = "in-process"
+"""The runner of a small run (:data:`SMALL_RUN_BYTES`): its task runs in a thread of the
+ingest process."""
+
+SMALL_RUN_BYTES = 2**20
+"""At most this many bytes of logs (about 600 hands of plain JSON), and no ``--workers``
+given: the run's task runs in the ingest process. Starting the worker pool (the fork
+server's imports, a worker's fork and first task) costs 1.5 to 2.5 s of CPU on this
+project's 2-core machine, more than a second worker saves on such a run."""
+
+
+def command_started() -> float:
+    """When this process started, as a :func:`time.perf_counter` reading (Linux:
+    ``/proc/self/stat``); elsewhere, now."""
+    try:
+        stat = Path("/proc/self/stat").read_text(encoding="ascii")
+        ticks = int(stat[stat.rindex(")") + 2 :].split()[19])  # field 22: starttime
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return time.perf_counter()
+    return time.perf_counter() - max(age, 0.0)
 
 
 def _runner_label(dask_address: str | None) -> str:
@@ -1031,19 +1058,27 @@ def run_forget(paths: Sequence[str], db: str | Path = "zhuoji.duckdb") -> Forget
 def prefect_api() -> Iterator[str]:
     """Make sure a Prefect API is configured for this process and its workers.
 
-    With ``PREFECT_API_URL`` set, that server is used. Otherwise one temporary local
-    server is started here (Prefect's ephemeral mode, :mod:`flows.prefect_server`) and
-    its address is set as ``PREFECT_API_URL`` for the whole process while it runs: in
-    the environment and Prefect's process-wide settings, which Prefect's own threads
-    read, and in the current settings context. The pool's worker processes inherit it
-    and talk to this server; nothing starts a server of its own.
+    With ``PREFECT_API_URL`` set, that server is used. Otherwise the machine's reused
+    local server (:class:`~flows.prefect_server.ReusedPrefectServer`: started by the
+    first run, kept until idle for ``ZHUOJI_SERVER_IDLE_SECONDS``), or with that set to
+    0 a temporary local server started here for this run (Prefect's ephemeral mode,
+    :mod:`flows.prefect_server`); its address is set as ``PREFECT_API_URL`` for the
+    whole process meanwhile: in the environment and Prefect's process-wide settings,
+    which Prefect's own threads read, and in the current settings context. The pool's
+    worker processes inherit it and talk to this server; nothing starts a server of its
+    own.
     """
     url = PREFECT_API_URL.value()
     if url:
         yield url
         return
-    server = LocalPrefectServer(timeout=PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value())
-    with server as address, _process_api_url(address):
+    timeout = PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()
+    idle = idle_seconds()
+    if idle > 0 and reuse_available():
+        with ReusedPrefectServer(timeout, idle).use() as address, _process_api_url(address):
+            yield address
+        return
+    with LocalPrefectServer(timeout) as address, _process_api_url(address):
         yield address
 
 
@@ -1118,11 +1153,21 @@ def run_ingest(
     full_refresh: bool = False,
     prune: bool = False,
     wait: float = 0,
+    started: float | None = None,
 ) -> RunSummary:
     """Run the ingest flow (the command line's ``zhuoji ingest``).
 
     ``full_refresh`` audits every file found again, changed or not; ``prune`` drops the
     rows of the files the database holds under the given folders that no longer exist.
+
+    The summary's ``seconds`` is the wall time from ``started`` (a
+    :func:`time.perf_counter` reading: the command's start, :func:`command_started`)
+    or from this call, to the end of the run: what the user waited for, the Prefect
+    server's start and the imports included.
+
+    With no ``workers`` given and at most :data:`SMALL_RUN_BYTES` of logs, the task
+    runs in this process (the runner ``in-process``): a worker pool's start costs more
+    than their work.
 
     The arguments, the database and the Dask cluster are checked before the flow starts,
     so that a path naming nothing (:class:`~flows.discover.InputPathError`), a database
@@ -1132,8 +1177,14 @@ def run_ingest(
     flow run. The flow run is named and tagged after the database (:func:`run_name`,
     :func:`run_tags`).
     """
-    for _ in generate_log_paths(paths):
-        pass
+    origin = time.perf_counter() if started is None else started
+    small = workers is None and dask_address is None
+    size = 0
+    for found in generate_log_paths(paths):
+        if small:
+            with suppress(OSError):  # the plan reports a file it cannot read
+                size += found.stat().st_size
+            small = size <= SMALL_RUN_BYTES
     if wait < 0:
         raise ValueError("the wait must be 0 seconds or more")
     deadline = time.monotonic() + wait
@@ -1146,10 +1197,16 @@ def run_ingest(
         raise ValueError("at least one worker is needed")
     if batch_size is not None and batch_size < 1:
         raise ValueError("the batch size must be at least 1")
-    runner = make_task_runner(n_workers, dask_address)
-    if not dask_address:
-        # Its imports run while a temporary Prefect server starts. The workers need no
-        # API address from its environment: Prefect sends each task its settings.
+    if small:
+        n_workers = 1
+        runner: TaskRunner[Any] = ThreadPoolTaskRunner(max_workers=1)
+        label = IN_PROCESS
+    else:
+        runner = make_task_runner(n_workers, dask_address)
+        label = _runner_label(dask_address)
+    if not dask_address and not small:
+        # Its imports run while a Prefect server starts. The workers need no API
+        # address from its environment: Prefect sends each task its settings.
         start_fork_server()
     with ExitStack() as stack:
         api_url = stack.enter_context(prefect_api())
@@ -1166,7 +1223,7 @@ def run_ingest(
             db=os.fspath(db),
             workers=n_workers,
             batch_size=batch_size,
-            runner_label=_runner_label(dask_address),
+            runner_label=label,
             progress=progress,
             writer_threads=None if dask_address else LOCAL_WRITER_THREADS,
             full_refresh=full_refresh,
@@ -1175,4 +1232,4 @@ def run_ingest(
             # another ingest may take the database between the check and the flow's open
             wait=max(deadline - time.monotonic(), 0.0),
         )
-    return summary
+    return replace(summary, seconds=time.perf_counter() - origin)

@@ -17,13 +17,19 @@ it instead of leaving it running.
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 
 import prefect
@@ -91,6 +97,8 @@ class LocalPrefectServer:
     Start it from a thread that outlives it (on Linux the server ends with that thread).
     """
 
+    kind = "temporary"
+
     def __init__(self, timeout: float) -> None:
         self.timeout = timeout
         self.port: int | None = None
@@ -138,6 +146,12 @@ class LocalPrefectServer:
             "ZHUOJI_SERVER_PARENT": str(os.getpid()),
         }
 
+    def spawn(self, command: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+        """Start the server process (its output goes to this process's)."""
+        return subprocess.Popen(command, env=env)
+
+    errors_shown = "its errors are printed above"
+
     def start(self) -> str:
         """Start the server and wait until it answers; its API address.
 
@@ -150,7 +164,7 @@ class LocalPrefectServer:
         env = self.environment()
         for _ in range(_START_ATTEMPTS):
             self.port = self.pick_port()
-            self.process = subprocess.Popen(self.command(self.port), env=env)
+            self.process = self.spawn(self.command(self.port), env)
             try:
                 code = self._wait_healthy(deadline)
             except BaseException:
@@ -161,11 +175,11 @@ class LocalPrefectServer:
             self.process = None
             if code != _STARTUP_FAILURE or port_is_free(self.port):
                 raise ServerStartError(
-                    f"the temporary Prefect server exited with code {code} before it "
-                    "answered (its errors are printed above)"
+                    f"the {self.kind} Prefect server exited with code {code} before it "
+                    f"answered ({self.errors_shown})"
                 )
         raise ServerStartError(
-            f"the temporary Prefect server found no free port in {_START_ATTEMPTS} attempts"
+            f"the {self.kind} Prefect server found no free port in {_START_ATTEMPTS} attempts"
         )
 
     def _wait_healthy(self, deadline: float) -> int | None:
@@ -185,7 +199,7 @@ class LocalPrefectServer:
                 pass
             if time.monotonic() >= deadline:
                 raise ServerStartError(
-                    f"the temporary Prefect server did not answer within {self.timeout:g} s "
+                    f"the {self.kind} Prefect server did not answer within {self.timeout:g} s "
                     "(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS sets how long to "
                     "wait; PREFECT_API_URL points at a running server instead)"
                 )
@@ -212,3 +226,364 @@ class LocalPrefectServer:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+# --- the reused local server -----------------------------------------------------------------
+
+IDLE_ENV = "ZHUOJI_SERVER_IDLE_SECONDS"
+"""The environment variable that sets :data:`DEFAULT_IDLE_SECONDS`; ``0``: no server is
+kept, each run starts a temporary one of its own."""
+
+DEFAULT_IDLE_SECONDS = 600.0
+"""How long the reused local server waits without a run before it stops (10 minutes)."""
+
+RECORD_NAME = "zhuoji-server.json"
+LOCK_NAME = "zhuoji-server.lock"
+LEASE_NAME = "zhuoji-server.lease"
+LOG_NAME = "zhuoji-server.log"
+
+HUNG_SECONDS = 15.0
+"""How long a recorded server that runs but does not answer is waited for before it is
+taken for hung, stopped and replaced."""
+
+_MARKER = "zhuoji reused prefect server"
+"""In the reused server's command line: how a recorded pid is told to be one of them."""
+
+_REUSED_BOOTSTRAP = f"""\
+# {_MARKER}
+import fcntl, json, os, runpy, signal, sys, threading, time
+home = os.environ["ZHUOJI_SERVER_HOME"]
+idle = float(os.environ["{IDLE_ENV}"])
+grace = float(os.environ["ZHUOJI_SERVER_GRACE"])
+record = os.path.join(home, "{RECORD_NAME}")
+lease = os.path.join(home, "{LEASE_NAME}")
+
+def recorded_pid():
+    try:
+        with open(record, encoding="utf-8") as handle:
+            return json.load(handle).get("pid")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+def watch():
+    born = time.monotonic()
+    seen = False
+    while True:
+        time.sleep(min(max(idle / 4, 0.2), 1.0))
+        if recorded_pid() == os.getpid():
+            seen = True
+        elif seen or time.monotonic() - born > grace:
+            break  # stopped, or replaced by another server: no run will come here
+        else:
+            continue  # the record is written once this server answers
+        fd = os.open(lease, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)  # a run holds the lease: in use
+            continue
+        if time.time() - os.fstat(fd).st_mtime >= idle:
+            # idle: the lease stays locked until this process ends, so a run that comes
+            # now waits, then finds no record and starts a new server
+            if recorded_pid() == os.getpid():
+                os.unlink(record)
+            break
+        os.close(fd)
+    os.kill(os.getpid(), signal.SIGTERM)  # uvicorn's clean shutdown
+    time.sleep(30)
+    os._exit(0)
+
+threading.Thread(target=watch, name="zhuoji-idle-watch", daemon=True).start()
+sys.argv[0] = "uvicorn"
+runpy.run_module("uvicorn", run_name="__main__", alter_sys=True)
+"""
+"""The reused server's main: an idle watch (the thread above), then uvicorn's command line."""
+
+
+_DETACHED: list[subprocess.Popen[bytes]] = []
+"""The reused servers this process started (kept: they run on after it)."""
+
+
+def reuse_available() -> bool:
+    """Whether this system has the file locks the reused server relies on (POSIX)."""
+    return os.name == "posix"
+
+
+def idle_seconds() -> float:
+    """The idle timeout of the reused server (:data:`IDLE_ENV`, else the default)."""
+    text = os.environ.get(IDLE_ENV, "").strip()
+    if not text:
+        return DEFAULT_IDLE_SECONDS
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{IDLE_ENV}={text!r}: expected a number of seconds") from None
+    if value < 0 or value != value:
+        raise ValueError(f"{IDLE_ENV}={text!r}: expected a number of seconds, 0 or more")
+    return value
+
+
+def server_home() -> Path:
+    """Where the reused server keeps its record, locks and log: Prefect's home
+    (``PREFECT_HOME``), which holds its database too."""
+    home: Path = get_current_settings().home
+    return Path(home).expanduser().resolve()
+
+
+@dataclass(frozen=True, slots=True)
+class ServerRecord:
+    """What the reused server's record file holds."""
+
+    pid: int
+    port: int
+    url: str
+    version: str
+    started_at: float
+
+    @classmethod
+    def read(cls, path: Path) -> ServerRecord | None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls(
+                pid=int(data["pid"]),
+                port=int(data["port"]),
+                url=str(data["url"]),
+                version=str(data["version"]),
+                started_at=float(data["started_at"]),
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def write(self, path: Path) -> None:
+        """Write it whole or not at all (a reader sees the old record or this one)."""
+        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(
+            json.dumps(
+                {
+                    "pid": self.pid,
+                    "port": self.port,
+                    "url": self.url,
+                    "version": self.version,
+                    "started_at": self.started_at,
+                },
+                sort_keys=True,
+            ),
+            encoding="utf-8",
+        )
+        os.replace(temporary, path)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, another user's
+    return True
+
+
+def _is_reused_server(pid: int) -> bool:
+    """Whether ``pid`` is a live reused server (by its command line, where the system
+    shows it; elsewhere, by being alive)."""
+    if not _pid_alive(pid):
+        return False
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if not Path("/proc/self/cmdline").exists():
+        return True
+    try:
+        return _MARKER in cmdline.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return False
+
+
+def _prefect_version(url: str, timeout: float = 2.0) -> str | None:
+    """The Prefect version the API at ``url`` reports; ``""`` when something answers
+    there that is not a healthy Prefect API; None when nothing answers."""
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with direct.open(f"{url}/health", timeout=timeout) as response:
+            healthy = response.status == 200
+        with direct.open(f"{url}/admin/version", timeout=timeout) as response:
+            version = json.loads(response.read())
+    except urllib.error.HTTPError:
+        return ""  # an answer, not Prefect's
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return None
+    except ValueError:
+        return ""
+    return version if healthy and isinstance(version, str) else ""
+
+
+def _terminate(pid: int, wait: float = 10.0) -> None:
+    """End a reused server: SIGTERM, then SIGKILL if it is still there after ``wait``."""
+    with suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + wait
+    while _pid_alive(pid) and time.monotonic() < deadline:
+        _reap(pid)
+        time.sleep(0.05)
+    if _pid_alive(pid):
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        _reap(pid)
+
+
+def _reap(pid: int) -> None:
+    """Collect ``pid``'s exit status if it is this process's child (else nothing)."""
+    with suppress(ChildProcessError, OSError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+_SHARED, _EXCLUSIVE = "shared", "exclusive"
+
+
+@contextmanager
+def _flock(path: Path, mode: str, *, wait: bool = True) -> Iterator[int]:
+    """``path`` (created if need be) locked ``shared`` or ``exclusive`` for the block;
+    without ``wait``, :class:`BlockingIOError` if another process holds it."""
+    import fcntl  # POSIX: where there is none, no server is reused (reuse_available)
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        flags = fcntl.LOCK_SH if mode == _SHARED else fcntl.LOCK_EX
+        fcntl.flock(fd, flags if wait else flags | fcntl.LOCK_NB)
+        yield fd
+    finally:
+        os.close(fd)  # releases the lock
+
+
+class ReusedPrefectServer(LocalPrefectServer):
+    """The local Prefect server that ``zhuoji ingest`` starts on first use and later
+    runs reuse, until it has been idle for :func:`idle_seconds`.
+
+    Its files live in :func:`server_home` (Prefect's home, where its SQLite database is):
+    ``zhuoji-server.json`` records the server (pid, port, address, Prefect version);
+    ``zhuoji-server.lock`` is held while a run checks the record and starts a server, so
+    two runs at once end with one server; every run holds ``zhuoji-server.lease``
+    shared while it uses the server and touches it when done. The server's idle watch
+    stops it once nobody holds the lease and it was last touched ``idle`` seconds ago,
+    or once its record is gone or names another server. A record whose process is gone,
+    is not such a server, or whose port does not answer as this Prefect is stale: a new
+    server replaces it. The server runs in a session of its own (a Ctrl-C of the run
+    that started it does not reach it) and writes its output to ``zhuoji-server.log``.
+    """
+
+    kind = "local"
+
+    def __init__(self, timeout: float, idle: float, home: Path | None = None) -> None:
+        super().__init__(timeout)
+        self.idle = idle
+        self.home = home if home is not None else server_home()
+        self.errors_shown = f"its errors are in {self.home / LOG_NAME}"
+
+    @property
+    def record_path(self) -> Path:
+        return self.home / RECORD_NAME
+
+    def command(self, port: int) -> list[str]:
+        command = super().command(port)
+        command[command.index(_BOOTSTRAP)] = _REUSED_BOOTSTRAP
+        return command
+
+    def environment(self) -> dict[str, str]:
+        env = super().environment()
+        del env["ZHUOJI_SERVER_PARENT"]
+        env.update(
+            ZHUOJI_SERVER_HOME=str(self.home),
+            ZHUOJI_SERVER_GRACE=str(self.timeout + 60),
+            **{IDLE_ENV: repr(self.idle)},
+        )
+        return env
+
+    def spawn(self, command: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+        with open(self.home / LOG_NAME, "ab") as log:
+            return subprocess.Popen(
+                command,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+                cwd=self.home,
+            )
+
+    def running(self, patience: float = 0.0) -> ServerRecord | None:
+        """The record of a live, answering reused server (stale records are not).
+
+        A live server that does not answer (a busy machine) is asked again for up to
+        ``patience`` seconds before it counts as hung."""
+        record = ServerRecord.read(self.record_path)
+        if record is None:
+            return None
+        deadline = time.monotonic() + patience
+        while _is_reused_server(record.pid):
+            version = _prefect_version(record.url)
+            if version == prefect.__version__:
+                return record
+            if version is not None or time.monotonic() >= deadline:
+                break  # another program, or another Prefect, answers there; or none
+            time.sleep(0.5)
+        return None
+
+    def acquire(self) -> str:
+        """The address of the running server, started now if there is none (call with
+        the lease held). Holds the start lock meanwhile."""
+        self.home.mkdir(parents=True, exist_ok=True)
+        with _flock(self.home / LOCK_NAME, _EXCLUSIVE):
+            record = self.running(patience=HUNG_SECONDS)
+            if record is not None:
+                return record.url
+            stale = ServerRecord.read(self.record_path)
+            if stale is not None and _is_reused_server(stale.pid):
+                _terminate(stale.pid)  # ours, but it does not answer: hung
+            self.record_path.unlink(missing_ok=True)
+            url = self.start()
+            assert self.process is not None and self.port is not None
+            ServerRecord(
+                pid=self.process.pid,
+                port=self.port,
+                url=url,
+                version=prefect.__version__,
+                started_at=time.time(),
+            ).write(self.record_path)
+            _DETACHED.append(self.process)  # it outlives this object
+            self.process = None
+            return url
+
+    @contextmanager
+    def use(self) -> Iterator[str]:
+        """The server's address for the block; the lease is held meanwhile, and touched
+        at the end (the idle time counts from there)."""
+        self.home.mkdir(parents=True, exist_ok=True)
+        lease = self.home / LEASE_NAME
+        with _flock(lease, _SHARED) as fd:
+            os.utime(fd)
+            try:
+                yield self.acquire()
+            finally:
+                os.utime(fd)
+
+    def stop_running(self, on_wait: Callable[[], None] | None = None) -> ServerRecord | None:
+        """Stop the recorded server (if it runs) and remove its record; what was stopped.
+
+        Runs using it are waited for first (``on_wait`` is called if there are any);
+        runs that come later start a new server."""
+        self.home.mkdir(parents=True, exist_ok=True)
+        with ExitStack() as stack:
+            try:
+                stack.enter_context(_flock(self.home / LEASE_NAME, _EXCLUSIVE, wait=False))
+            except BlockingIOError:
+                if on_wait is not None:
+                    on_wait()
+                stack.enter_context(_flock(self.home / LEASE_NAME, _EXCLUSIVE))
+            return self._stop_recorded()
+
+    def _stop_recorded(self) -> ServerRecord | None:
+        with _flock(self.home / LOCK_NAME, _EXCLUSIVE):
+            record = ServerRecord.read(self.record_path)
+            self.record_path.unlink(missing_ok=True)
+            if record is None or not _is_reused_server(record.pid):
+                return None
+            _terminate(record.pid)
+            return record

@@ -1,9 +1,11 @@
 """The workers' side of the ingest: one file (or a chunk of files) to rows and shards.
 
-:func:`process_file` parses a log file, bridges and audits every hand and writes the rows
-as Parquet shards in the run's staging folder; it returns a small
-:class:`~flows.rows.FileOutcome` and never opens the database. :data:`process_files_task`
-is the Prefect task over a chunk of files that :mod:`flows.ingest` submits.
+:func:`audit_file` parses a log file, bridges and audits every hand and adds the rows to
+a :class:`~flows.rows.RowBuffer`; :func:`process_files` does so for a chunk of files into
+one set of Parquet shards in the run's staging folder, and returns a small
+:class:`~flows.rows.FileOutcome` per file; it never opens the database.
+:data:`process_files_task` is the Prefect task over a chunk that :mod:`flows.ingest`
+submits.
 
 This module is what a worker imports to run that task (a process of the local pool, or
 a Dask worker), so it imports only what the work needs: Prefect's task machinery, the
@@ -18,6 +20,7 @@ import os
 import signal
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -43,6 +46,7 @@ __all__ = [
     "GC_THRESHOLD",
     "KILL_WORKER_ON",
     "FileChangedError",
+    "audit_file",
     "failed_outcome",
     "process_file",
     "process_files",
@@ -144,24 +148,33 @@ def _range_error(path: str, game: Game, audits: Sequence[HandAudit]) -> FileErro
 
 
 def shard_dir_for(staging_dir: str | Path, path: str) -> Path:
-    """Where a file's shards go in a run's staging folder (a run processes a path once)."""
+    """Where the shards of a task go in a run's staging folder: named after the first
+    file of its chunk (a run processes a path once, in one task)."""
     return Path(staging_dir) / hashlib.sha256(path.encode("utf-8")).hexdigest()[:32]
 
 
 def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome:
-    """Parse, audit and write the rows of one file; or say why it is quarantined.
+    """:func:`process_files` for one file: its own shards, or its quarantine."""
+    (outcome,) = process_files([FileDigest(path, sha256, 0)], staging_dir)
+    return outcome
 
-    Runs in a worker: it never opens the database and returns only a small outcome. The
-    outcome's hash and size are those of the bytes parsed. A file the plan hashed
-    (``sha256`` given) must still have that hash (else :class:`FileChangedError`).
+
+def audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome:
+    """Parse and audit one file, adding its rows to ``buffer``; or say why it is
+    quarantined (its rows are then taken back from the buffer).
+
+    Runs in a worker: it never opens the database and returns only a small outcome
+    (without ``shard_dir``: the buffer's shards are not written yet). The outcome's hash
+    and size are those of the bytes parsed. A file the plan hashed (``sha256`` given)
+    must still have that hash (else :class:`FileChangedError`).
 
     Any other exception while the file is processed (an unreadable file, ``MemoryError``
     on a file that expands beyond memory, a defect anywhere on the way) quarantines the
-    file with the exception as its reason (:func:`failed_outcome`): one file's fault
-    never costs the others of its chunk or run.
+    file with the exception as its reason (:func:`failed_outcome`), its buffered rows
+    taken back: one file's fault never costs the others of its chunk or run.
     """
     try:
-        return _process_file(path, sha256, staging_dir)
+        return _audit_file(path, sha256, buffer)
     except FileChangedError:
         raise
     except Exception as exc:
@@ -198,10 +211,11 @@ def failed_outcome(path: str, exc: BaseException, size: int | None = None) -> Fi
         size=actual_size,
         status=FileStatus.QUARANTINED,
         errors=(error,),
+        engine_version=ENGINE_VERSION,
     )
 
 
-def _process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome:
+def _audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome:
     try:
         parse_encoding(path)
     except ValueError as exc:
@@ -216,7 +230,6 @@ def _process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcom
         error = FileError(sentence=str(exc), message="not a log file name")
         return base.quarantine([error])
     content = ContentDigest()
-    buffer = RowBuffer(shard_dir_for(staging_dir, path))
     errors: list[FileError] = []
     game_ids: list[str] = []
     seen_ids: set[str] = set()
@@ -267,10 +280,10 @@ def _process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcom
         if sha256 is not None and actual != sha256:
             raise FileChangedError(path)
     except BaseException:
-        buffer.abort()
+        buffer.drop_file(path)
         raise
     if errors:
-        buffer.abort()
+        buffer.drop_file(path)  # rows already written stay, and the loader leaves them out
         base = FileOutcome(
             path=path,
             sha256=actual,
@@ -279,7 +292,6 @@ def _process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcom
             engine_version=ENGINE_VERSION,
         )
         return base.quarantine(errors)
-    buffer.close()
     return FileOutcome(
         path=path,
         sha256=actual,
@@ -290,7 +302,6 @@ def _process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcom
         violations=violations,
         mismatches=mismatches,
         game_ids=tuple(game_ids),
-        shard_dir=buffer.shard_dir.as_posix(),
         engine_version=ENGINE_VERSION,
         rulesets=tuple(sorted(uses, key=_use_key)),
     )
@@ -339,20 +350,42 @@ def _kill_if_asked(path: str) -> None:
 
 
 def process_files(files: Sequence[FileDigest], staging_dir: str) -> list[FileOutcome]:
-    """:func:`process_file` for each file of a chunk, in order; a file that keeps changing
-    while it is read (:data:`CHANGED_TRIES` times) is quarantined with that reason."""
-    outcomes: list[FileOutcome] = []
-    with rare_collections():
-        for d in files:
-            _kill_if_asked(d.path)
-            for attempt in range(CHANGED_TRIES):
-                try:
-                    outcomes.append(process_file(d.path, d.sha256, staging_dir))
-                    break
-                except FileChangedError as exc:
-                    if attempt + 1 == CHANGED_TRIES:
-                        outcomes.append(failed_outcome(d.path, exc, d.size))
-    return outcomes
+    """Process a chunk of files in order, into one set of shards for the whole chunk
+    (:func:`shard_dir_for` its first file; none when no file of it is loaded), and
+    return each file's outcome. A file that keeps changing while it is read
+    (:data:`CHANGED_TRIES` times) is quarantined with that reason.
+
+    What costs per file is reading, hashing and auditing it: the Parquet writers, the
+    shard folder and the task's set-up are paid once per chunk."""
+    if not files:
+        return []
+    buffer = RowBuffer(shard_dir_for(staging_dir, files[0].path))
+    try:
+        with rare_collections():
+            outcomes = [_audit_tries(d, buffer) for d in files]
+        if not any(o.status is FileStatus.LOADED for o in outcomes):
+            buffer.abort()
+            return outcomes
+        buffer.close()
+    except BaseException:
+        buffer.abort()
+        raise
+    shard_dir = buffer.shard_dir.as_posix()
+    return [
+        replace(o, shard_dir=shard_dir) if o.status is FileStatus.LOADED else o
+        for o in outcomes
+    ]
+
+
+def _audit_tries(d: FileDigest, buffer: RowBuffer) -> FileOutcome:
+    _kill_if_asked(d.path)
+    for attempt in range(1, CHANGED_TRIES + 1):
+        try:
+            return audit_file(d.path, d.sha256, buffer)
+        except FileChangedError as exc:
+            if attempt == CHANGED_TRIES:
+                return failed_outcome(d.path, exc, d.size)
+    raise AssertionError("unreachable")
 
 
 @task(name="process-files", retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)

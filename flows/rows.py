@@ -9,6 +9,7 @@ are, or the reasons the file is quarantined.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -224,7 +225,9 @@ class FileOutcome:
     """Where one file ended, as a worker reports it (small; pickles cheaply).
 
     A loaded file's rows wait in ``shard_dir`` (one ``<table>.parquet`` per table of
-    :data:`DATA_TABLES`) for the loader; a quarantined file has ``errors`` and no shards.
+    :data:`DATA_TABLES`) for the loader: the shards of the task that processed it, which
+    hold the rows of the task's other files too, each row with its file's path
+    (:data:`SOURCE_COLUMN`). A quarantined file has ``errors`` and no ``shard_dir``.
     ``violations`` counts illegal-move findings, ``mismatches`` the disputed hands.
     """
 
@@ -248,8 +251,9 @@ class FileOutcome:
         return (Path(self.shard_dir) / f"{table}.parquet").as_posix()
 
     def quarantine(self, errors: Sequence[FileError]) -> FileOutcome:
-        """This outcome turned into a quarantine (its shards are removed)."""
-        remove_shards(self)
+        """This outcome turned into a quarantine. The shards stay (other files of its
+        task may be loaded from them): the loader leaves out rows of files it does not
+        load, and the ingest removes the shards after the batch."""
         return replace(
             self,
             status=FileStatus.QUARANTINED,
@@ -264,9 +268,10 @@ class FileOutcome:
         )
 
 
-def remove_shards(outcome: FileOutcome) -> None:
-    if outcome.shard_dir is not None:
-        shutil.rmtree(outcome.shard_dir, ignore_errors=True)
+def remove_shards(outcomes: Sequence[FileOutcome]) -> None:
+    """Remove the shard folders of these outcomes (a folder may serve several)."""
+    for shard_dir in sorted({o.shard_dir for o in outcomes if o.shard_dir is not None}):
+        shutil.rmtree(shard_dir, ignore_errors=True)
 
 
 def files_table(outcomes: Sequence[FileOutcome], run_id: int) -> pa.Table:
@@ -384,31 +389,83 @@ _TEXT: dict[StrEnum, str] = {
 """Each enum member the rows hold, as its plain text value."""
 
 
+SOURCE_COLUMN = "source_file"
+"""The column a shard has beyond its table's: the path of the file each row comes from.
+
+A worker's task writes one set of shards for all the files it processes, so the loader
+keeps a file's rows by this column: those of the batch's loaded files, never those of a
+file quarantined after its rows were buffered or written (``sql/load/insert_*``)."""
+
+
+def shard_schema(table: str) -> pa.Schema:
+    """The schema of ``table``'s shards: the table's columns and :data:`SOURCE_COLUMN`."""
+    return SCHEMAS[table].append(pa.field(SOURCE_COLUMN, _STR))
+
+
+SHARD_SCHEMAS: dict[str, pa.Schema] = {table: shard_schema(table) for table in SCHEMAS}
+
+
 class RowBuffer:
     """Row buffers for every data table, flushed to one Parquet shard per table.
 
-    ``add_game`` appends a game's rows; ``flush`` writes the buffered rows as a row group
-    (call it when :attr:`pending_hands` grows large); ``close`` flushes and closes the
-    shards. Rows go out in the order added; the loader orders them by key. Each row is
-    held as a tuple of its table's columns in schema order (one append per row), and
-    turned into columns when written; the ledger, about ten rows a hand, is held as
-    columns, extended hand by hand. List columns hold tuples: a row of immutable values
-    is left alone by the garbage collector while it waits for the flush."""
+    One buffer takes the rows of any number of files, one file after another (a task's
+    chunk): every row keeps its file's path (:data:`SOURCE_COLUMN`), and
+    :meth:`drop_file` takes back the rows of the file added last that are not yet
+    written. ``add_game`` appends a game's rows; ``flush`` writes the buffered rows as a
+    row group (call it when :attr:`pending_hands` grows large); ``close`` flushes,
+    closes the shards and moves them to ``shard_dir`` (until then they are written in a
+    folder beside it, so a folder named ``shard_dir`` always holds complete shards).
+    Rows go out in the order added; the loader orders them by key. Each row is held as a
+    tuple of its table's columns in schema order (one append per row), and turned into
+    columns when written; the ledger, about ten rows a hand, is held as columns, extended
+    hand by hand. List columns hold tuples: a row of immutable values is left alone by
+    the garbage collector while it waits for the flush."""
 
     def __init__(self, shard_dir: Path) -> None:
         self.shard_dir = shard_dir
+        self._work_dir = shard_dir.with_name(f"{shard_dir.name}.partial-{os.getpid()}")
         self._rows: dict[str, list[tuple[Any, ...]]] = {
             table: [] for table in SCHEMAS if table != "ledger"
         }
         self._ledger: list[list[Any]] = [[] for _ in SCHEMAS["ledger"].names]
         self._writers: dict[str, pq.ParquetWriter] = {}
+        # the buffered files in order: (path, each table's row count before its rows,
+        # pending_hands before its rows)
+        self._segments: list[tuple[str, dict[str, int], int]] = []
+        self.written_files: set[str] = set()
+        """Files with rows in the shards already written (:meth:`flush`)."""
         self.pending_hands = 0
+
+    def _lengths(self) -> dict[str, int]:
+        lengths = {table: len(rows) for table, rows in self._rows.items()}
+        lengths["ledger"] = len(self._ledger[0])
+        return lengths
+
+    def _begin(self, path: str) -> None:
+        if not self._segments or self._segments[-1][0] != path:
+            self._segments.append((path, self._lengths(), self.pending_hands))
+
+    def drop_file(self, path: str) -> bool:
+        """Take back the buffered rows of ``path`` (the file added last: it is
+        quarantined). False when some of its rows are already written to the shards
+        (the loader leaves those out, by :data:`SOURCE_COLUMN`)."""
+        if self._segments and self._segments[-1][0] == path:
+            _, marks, hands = self._segments.pop()
+            for table, rows in self._rows.items():
+                del rows[marks[table] :]
+            for column in self._ledger:
+                del column[marks["ledger"] :]
+            self.pending_hands = hands
+        elif any(segment[0] == path for segment in self._segments):
+            raise ValueError(f"{path}: only the file added last can be dropped")
+        return path not in self.written_files
 
     def add_game(
         self, game: Game | fast.Game, path: str, audits: Sequence[HandAudit]
     ) -> GameCounts:
         """Append the rows of one audited game (either form of the log's game); returns
         its counts."""
+        self._begin(path)
         rows = self._rows
         game_id = game.game_id
         n = len(game.players)
@@ -585,6 +642,22 @@ class RowBuffer:
             columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema.names]
         return pa.table(dict(zip(schema.names, columns, strict=True)), schema=schema)
 
+    def shard_arrow(self, table: str) -> pa.Table:
+        """:meth:`arrow` with each row's file path (:data:`SOURCE_COLUMN`): what the
+        table's shard holds."""
+        data = self.arrow(table)
+        total = data.num_rows
+        pieces: list[pa.Array] = []
+        segments = self._segments
+        for i, (path, marks, _) in enumerate(segments):
+            end = segments[i + 1][1][table] if i + 1 < len(segments) else total
+            if end > marks[table]:
+                pieces.append(pa.repeat(pa.scalar(path, _STR), end - marks[table]))
+        column = pa.chunked_array(pieces, type=_STR) if pieces else pa.chunked_array([], _STR)
+        if len(column) != total:
+            raise RuntimeError(f"{table}: rows without a file")
+        return data.append_column(pa.field(SOURCE_COLUMN, _STR), column)
+
     def _clear(self, table: str) -> None:
         if table == "ledger":
             for column in self._ledger:
@@ -594,26 +667,33 @@ class RowBuffer:
 
     def flush(self) -> None:
         """Write the buffered rows of every table as a row group and clear the buffers."""
-        self.shard_dir.mkdir(parents=True, exist_ok=True)
-        for table, schema in SCHEMAS.items():
+        self._work_dir.mkdir(parents=True, exist_ok=True)
+        for table, schema in SHARD_SCHEMAS.items():
             writer = self._writers.get(table)
             if writer is None:
-                writer = pq.ParquetWriter(self.shard_dir / f"{table}.parquet", schema)
+                writer = pq.ParquetWriter(self._work_dir / f"{table}.parquet", schema)
                 self._writers[table] = writer
-            writer.write_table(self.arrow(table))
+            writer.write_table(self.shard_arrow(table))
+        for table in SCHEMAS:
             self._clear(table)
+        self.written_files.update(path for path, _, _ in self._segments)
+        self._segments.clear()
         self.pending_hands = 0
 
     def close(self) -> None:
-        """Flush what is left and close every shard (each table gets a shard, maybe empty)."""
+        """Flush what is left, close every shard (each table gets a shard, maybe empty)
+        and move them to :attr:`shard_dir`, replacing what a failed attempt left there."""
         self.flush()
         for writer in self._writers.values():
             writer.close()
         self._writers.clear()
+        shutil.rmtree(self.shard_dir, ignore_errors=True)
+        os.replace(self._work_dir, self.shard_dir)
 
     def abort(self) -> None:
-        """Close the shards and delete them (the file is quarantined)."""
+        """Close the shards and delete them (no file of the buffer is loaded)."""
         for writer in self._writers.values():
             writer.close()
         self._writers.clear()
+        shutil.rmtree(self._work_dir, ignore_errors=True)
         shutil.rmtree(self.shard_dir, ignore_errors=True)

@@ -602,8 +602,9 @@ def load_batch(
     run_id: int,
     run_counts: Mapping[str, int] | None = None,
 ) -> None:
-    """Load one batch in one transaction: the loaded files' rows from their Parquet shards,
-    the ``files`` rows of every file of the batch and the ``quarantine`` rows; and, given
+    """Load one batch in one transaction: the loaded files' rows from their tasks' Parquet
+    shards (picked by each row's file, :data:`flows.rows.SOURCE_COLUMN`), the ``files``
+    rows of every file of the batch and the ``quarantine`` rows; and, given
     ``run_counts``, the run's counts so far in its ``ingest_runs`` row.
 
     Every file of the batch is new or changed: its earlier rows (if any) are deleted
@@ -626,11 +627,16 @@ def load_batch(
         if present:
             _delete_files(con, present)
         if loaded:
+            # A task's shards hold the rows of all its files: only the loaded files'
+            # rows are taken (a file of the task may be quarantined).
+            kept = [o.path for o in loaded]
             con.register("batch_rulesets", rulesets_table(loaded))
             try:
                 for table in DATA_TABLES:
-                    shards = [o.shard(table) for o in loaded]
-                    con.execute(read_sql(f"load/insert_{table}"), {"files": shards})
+                    shards = sorted({o.shard(table) for o in loaded})
+                    con.execute(
+                        read_sql(f"load/insert_{table}"), {"files": shards, "paths": kept}
+                    )
             finally:
                 _unregister(con, "batch_rulesets")
         _insert_arrow(con, "batch_files", files_table(outcomes, run_id), "load/insert_files")

@@ -1,2 +1,4 @@
--- Bulk-load the ledger rows of a batch from the workers' Parquet shards.
-INSERT INTO ledger BY NAME SELECT * FROM read_parquet($files) ORDER BY game_id, hand_no, item_no
+-- Bulk-load the ledger rows of a batch from the workers' Parquet shards:
+-- the rows of the batch's loaded files ($paths), each row's file in source_file.
+INSERT INTO ledger BY NAME SELECT * EXCLUDE (source_file) FROM read_parquet($files)
+WHERE source_file IN (SELECT unnest($paths)) ORDER BY game_id, hand_no, item_no

@@ -12,6 +12,7 @@ import dataclasses
 import os
 import shutil
 from collections.abc import Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -24,7 +25,7 @@ import flows.cli  # noqa: F401  (every command on the app, as the console script
 from flows import warehouse
 from flows.bridge import game_from_records
 from flows.ingest import load_outcomes, plan_files
-from flows.process import process_file
+from flows.process import process_file, process_files
 from parsers.models import Game, Player
 from parsers.write import generate_stream_lines, write_games
 from rules.events import Chow, Discard, HandRecord, RecordedResult
@@ -155,6 +156,35 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     return build_corpus(tmp_path_factory.mktemp("corpus"))
 
 
+os.environ.setdefault("ZHUOJI_SERVER_IDLE_SECONDS", "60")
+"""A local Prefect server an ingest of the tests starts and keeps stops a minute after
+its last use (and at the end of the session, below)."""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_server_left() -> Iterator[None]:
+    """At the end of the session, stop the reused local servers this process started
+    (each once the runs using it have ended)."""
+    yield
+    from flows.prefect_server import _DETACHED, ReusedPrefectServer
+
+    homes: set[str] = set()
+    for process in _DETACHED:
+        if process.poll() is None:
+            with suppress(OSError):
+                environ = Path(f"/proc/{process.pid}/environ").read_bytes().split(b"\0")
+                homes.update(
+                    e.split(b"=", 1)[1].decode() for e in environ
+                    if e.startswith(b"ZHUOJI_SERVER_HOME=")
+                )
+    for home in sorted(homes):
+        ReusedPrefectServer(timeout=0, idle=1, home=Path(home)).stop_running()
+    for process in _DETACHED:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+
+
 @pytest.fixture(scope="session")
 def prefect_harness() -> Iterator[str]:
     """One Prefect test server for the session; yields its API URL."""
@@ -182,8 +212,11 @@ def clean_db(
     return db
 
 
-def ingest_plain(paths: list[str], db: Path, staging: Path, batch: int = 4) -> dict[str, int]:
-    """The flow's steps without Prefect: plan, process, load in batches."""
+def ingest_plain(
+    paths: list[str], db: Path, staging: Path, batch: int = 4, *, one_task: bool = False
+) -> dict[str, int]:
+    """The flow's steps without Prefect: plan, process, load in batches (each file a task
+    of its own, or with ``one_task`` each batch one task, as the flow's chunks)."""
     con = warehouse.open_writer(db)
     try:
         known = warehouse.known_files(con)
@@ -193,10 +226,11 @@ def ingest_plain(paths: list[str], db: Path, staging: Path, batch: int = 4) -> d
         counts = {"seen": plan.seen, "skipped": plan.skipped, "loaded": 0, "quarantined": 0}
         todo = list(plan.to_process)
         for i in range(0, len(todo), batch):
-            outcomes = [
-                process_file(d.path, d.sha256, staging.as_posix())
-                for d in todo[i : i + batch]
-            ]
+            chunk = todo[i : i + batch]
+            if one_task:
+                outcomes = process_files(chunk, staging.as_posix())
+            else:
+                outcomes = [process_file(d.path, d.sha256, staging.as_posix()) for d in chunk]
             for o in load_outcomes(con, outcomes, run_id):
                 counts[o.status.value] += 1
         return counts

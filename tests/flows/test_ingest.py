@@ -13,8 +13,8 @@ import pytest
 from flows import warehouse
 from flows.discover import hash_file
 from flows.ingest import LOCAL_WRITER_THREADS, load_outcomes, run_ingest
-from flows.process import FileChangedError, process_file
-from flows.rows import DATA_TABLES, FileStatus
+from flows.process import FileChangedError, audit_file, process_file
+from flows.rows import DATA_TABLES, FileStatus, RowBuffer
 from parsers.write import write_games
 from tests.flows.conftest import Corpus, build_corpus, copy_db, ingest_plain, snapshot
 
@@ -84,7 +84,11 @@ def test_a_file_changed_after_hashing_is_refused(corpus: Corpus, tmp_path: Path)
     with open(path, "ab") as handle:
         handle.write(b"\n")
     with pytest.raises(FileChangedError):
-        process_file(d.path, d.sha256, (tmp_path / "stage").as_posix())
+        audit_file(d.path, d.sha256, RowBuffer(tmp_path / "stage" / "one"))
+    # through the task's function: tried CHANGED_TRIES times, then quarantined, no shards
+    outcome = process_file(d.path, d.sha256, (tmp_path / "stage").as_posix())
+    assert outcome.status is FileStatus.QUARANTINED
+    assert "the file changed while it was being read" in outcome.errors[0].message
     assert not (tmp_path / "stage").exists() or not any((tmp_path / "stage").iterdir())
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from flows.rows import DATA_TABLES, SCHEMAS, RowBuffer
+from flows.rows import DATA_TABLES, SCHEMAS, SOURCE_COLUMN, RowBuffer
 from flows.rows_tiles import format_discards, format_melds
 from flows.simulate import build_game, fault_game
 from parsers.models import Game
@@ -168,4 +168,75 @@ def test_shards_hold_the_rows_in_order_one_row_group_per_flush(
     for table in DATA_TABLES:
         shard = pq.ParquetFile(tmp_path / "shards" / f"{table}.parquet")
         assert shard.metadata.num_row_groups == 2
-        assert shard.read().to_pylist() == expected[table], table
+        rows = [{**row, SOURCE_COLUMN: PATH} for row in expected[table]]
+        assert shard.read().to_pylist() == rows, table
+    assert [p.name for p in tmp_path.iterdir()] == ["shards"], "no partial folder is left"
+
+
+def _file_rows(games: Audited, path: str) -> dict[str, list[dict[str, Any]]]:
+    out = {
+        table: [{**row, SOURCE_COLUMN: path} for row in rows]
+        for table, rows in plain_rows(games).items()
+    }
+    out["games"] = [{**row, "path": path} for row in out["games"]]
+    return out
+
+
+def test_one_buffer_holds_several_files_each_row_with_its_file(
+    games: Audited, tmp_path: Path
+) -> None:
+    buffer = RowBuffer(tmp_path / "shards")
+    first, second, third = games[:3], games[3:5], games[5:]
+    for game, audits in first:
+        buffer.add_game(game, "a.jsonl", audits)
+    buffer.flush()  # a's rows are written: a flush between files
+    for game, audits in second:
+        buffer.add_game(game, "b.jsonl", audits)
+    for game, audits in third:
+        buffer.add_game(game, "c.jsonl", audits)
+    buffer.close()
+    want = [_file_rows(first, "a.jsonl"), _file_rows(second, "b.jsonl"),
+            _file_rows(third, "c.jsonl")]
+    for table in DATA_TABLES:
+        got = pq.read_table(tmp_path / "shards" / f"{table}.parquet").to_pylist()
+        assert got == [row for rows in want for row in rows[table]], table
+
+
+def test_dropping_the_last_file_takes_back_its_rows_and_only_its(
+    games: Audited, tmp_path: Path
+) -> None:
+    buffer = RowBuffer(tmp_path / "shards")
+    kept, dropped = games[:4], games[4:]
+    for game, audits in kept:
+        buffer.add_game(game, "a.jsonl", audits)
+    hands = buffer.pending_hands
+    for game, audits in dropped:
+        buffer.add_game(game, "b.jsonl", audits)
+    assert buffer.drop_file("b.jsonl") is True  # nothing of it was written
+    assert buffer.pending_hands == hands
+    buffer.close()
+    want = _file_rows(kept, "a.jsonl")
+    for table in DATA_TABLES:
+        got = pq.read_table(tmp_path / "shards" / f"{table}.parquet").to_pylist()
+        assert got == want[table], table
+
+
+def test_a_file_partly_written_cannot_be_taken_back_whole(
+    games: Audited, tmp_path: Path
+) -> None:
+    buffer = RowBuffer(tmp_path / "shards")
+    for game, audits in games[:2]:
+        buffer.add_game(game, "a.jsonl", audits)
+    buffer.flush()
+    for game, audits in games[2:4]:
+        buffer.add_game(game, "a.jsonl", audits)
+    assert buffer.drop_file("a.jsonl") is False  # its first rows are in the shards
+    assert all(buffer.arrow(table).num_rows == 0 for table in DATA_TABLES)
+    for game, audits in games[4:5]:
+        buffer.add_game(game, "a.jsonl", audits)
+    for game, audits in games[5:6]:
+        buffer.add_game(game, "b.jsonl", audits)
+    with pytest.raises(ValueError, match=r"a\.jsonl: only the file added last"):
+        buffer.drop_file("a.jsonl")
+    buffer.abort()
+    assert not any(tmp_path.iterdir())

@@ -1,0 +1,56 @@
+"""``zhuoji server``: the local Prefect server that ``zhuoji ingest`` keeps for later runs."""
+
+from __future__ import annotations
+
+import time
+
+import typer
+
+from flows.app import app
+from flows.cli_ingest import quiet_prefect
+
+server_app = typer.Typer(
+    help="The local Prefect server that ingest runs reuse (with no PREFECT_API_URL set).",
+    no_args_is_help=True,
+)
+app.add_typer(server_app, name="server")
+
+
+@server_app.command("status")
+def status_command() -> None:
+    """Whether the local server runs: its address, process, Prefect home and idle timeout.
+    Exit code 0 when it runs, 1 when it does not."""
+    quiet_prefect()
+    from flows.prefect_server import LEASE_NAME, ReusedPrefectServer, idle_seconds
+
+    idle = idle_seconds()
+    server = ReusedPrefectServer(timeout=0, idle=idle)
+    record = server.running()
+    typer.echo(f"prefect home  {server.home}")
+    if record is None:
+        typer.echo("server        not running (the next `zhuoji ingest` starts one)")
+        raise typer.Exit(1)
+    lease = server.home / LEASE_NAME
+    used = time.time() - lease.stat().st_mtime if lease.exists() else None
+    typer.echo(f"server        {record.url} (pid {record.pid}, Prefect {record.version})")
+    typer.echo(f"up            {time.time() - record.started_at:,.0f} s")
+    if used is not None:
+        typer.echo(f"last used     {used:,.0f} s ago")
+    typer.echo(f"idle timeout  {idle:g} s (ZHUOJI_SERVER_IDLE_SECONDS)")
+
+
+@server_app.command("stop")
+def stop_command() -> None:
+    """Stop the local server, once the ingest runs using it end (the next run starts a
+    new one)."""
+    quiet_prefect()
+    from flows.prefect_server import ReusedPrefectServer, idle_seconds
+
+    server = ReusedPrefectServer(timeout=0, idle=idle_seconds())
+    record = server.stop_running(
+        on_wait=lambda: typer.echo("waiting for the ingest runs using the server to end")
+    )
+    if record is None:
+        typer.echo(f"no local server runs for {server.home}")
+        return
+    typer.echo(f"stopped the local server {record.url} (pid {record.pid})")
