@@ -3,6 +3,7 @@ its file, and quarantining or replacing one file of a chunk leaves the others' r
 
 from __future__ import annotations
 
+import errno
 import shutil
 from pathlib import Path
 
@@ -12,8 +13,8 @@ import pytest
 
 import flows.process
 from flows.discover import hash_file
-from flows.process import FileChangedError, process_files
-from flows.rows import DATA_TABLES, SOURCE_COLUMN, FileStatus
+from flows.process import process_files
+from flows.rows import DATA_TABLES, SOURCE_COLUMN, FileStatus, RowBuffer
 from parsers.write import write_games
 from tests.flows.conftest import Corpus, ingest_plain, snapshot
 
@@ -100,12 +101,34 @@ def test_a_failed_task_leaves_no_shards(
 ) -> None:
     monkeypatch.setattr(flows.process, "FLUSH_HANDS", 3)  # rows are written as it goes
     files = [hash_file(p) for p in sorted(corpus.games)[-3:]]
+    stage = tmp_path / "stage"
+
+    def full_disk(self: RowBuffer) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(RowBuffer, "close", full_disk)  # the shards cannot be finished
+    with pytest.raises(OSError, match="No space left"):
+        process_files(files, stage.as_posix())
+    assert stage.is_dir() and not any(stage.iterdir())
+
+
+def test_a_file_that_keeps_changing_is_quarantined_and_the_others_keep_their_rows(
+    corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(flows.process, "FLUSH_HANDS", 3)  # rows are written as it goes
+    files = [hash_file(p) for p in sorted(corpus.games)[-3:]]
     changed = tmp_path / Path(files[2].path).name
     shutil.copyfile(files[2].path, changed)
     planned = hash_file(changed)
     with open(changed, "ab") as handle:
         handle.write(b"\n")  # the chunk's last file changes after planning
     stage = tmp_path / "stage"
-    with pytest.raises(FileChangedError):
-        process_files([*files[:2], planned], stage.as_posix())
-    assert stage.is_dir() and not any(stage.iterdir())
+    outcomes = process_files([*files[:2], planned], stage.as_posix())
+    assert [o.status for o in outcomes] == [FileStatus.LOADED] * 2 + [FileStatus.QUARANTINED]
+    assert "the file changed while it was being read" in outcomes[2].errors[0].message
+    (shard_dir,) = {o.shard_dir for o in outcomes[:2]}  # one set of shards for the task
+    assert shard_dir is not None and outcomes[2].shard_dir is None
+    # its rows written before the change was seen stay in the shards; the loader keeps
+    # only the loaded files' rows (test_one_task_per_batch_loads_what_one_task_per_file_loads)
+    hands = pq.read_table(outcomes[0].shard("hands"), columns=[SOURCE_COLUMN]).column(0)
+    assert {files[0].path, files[1].path} <= set(hands.to_pylist())

@@ -189,7 +189,12 @@ def server_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _env_without_server(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    # (a command run in this process by CliRunner may have set Prefect's logging levels)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k != "PREFECT_API_URL" and not k.startswith("PREFECT_LOGGING_")
+    }
     env.update(
         PREFECT_HOME=str(home),
         PREFECT_LOGGING_LEVEL="WARNING",
