@@ -21,7 +21,6 @@ from rules.violations import Violation
 __all__ = ["HandAudit", "audit_game", "audit_hand"]
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class HandAudit:
     """One audited hand."""
@@ -34,6 +33,9 @@ class HandAudit:
     @property
     def is_clean(self) -> bool:
         return not self.findings
+
+
+quick_init(HandAudit)
 
 
 def audit_hand(record: HandRecord, ruleset: Ruleset, *, explain: bool = True) -> HandAudit:

@@ -19,21 +19,24 @@ class KongKind(StrEnum):
     CONCEALED = "concealed"  # 闷豆 / 暗杠: four in hand
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class Draw:
     seat: int
     tile: Tile
 
 
-@quick_init
+quick_init(Draw)
+
+
 @dataclass(frozen=True, slots=True)
 class Discard:
     seat: int
     tile: Tile
 
 
-@quick_init
+quick_init(Discard)
+
+
 @dataclass(frozen=True, slots=True)
 class Pong:
     seat: int
@@ -41,7 +44,9 @@ class Pong:
     from_seat: int
 
 
-@quick_init
+quick_init(Pong)
+
+
 @dataclass(frozen=True, slots=True)
 class Kong:
     seat: int
@@ -50,13 +55,17 @@ class Kong:
     from_seat: int | None = None  # exposed kongs only
 
 
-@quick_init
+quick_init(Kong)
+
+
 @dataclass(frozen=True, slots=True)
 class Ready:
     seat: int
 
 
-@quick_init
+quick_init(Ready)
+
+
 @dataclass(frozen=True, slots=True)
 class Win:
     seat: int
@@ -64,19 +73,25 @@ class Win:
     from_seat: int | None = None  # None on self-draw
 
 
-@quick_init
+quick_init(Win)
+
+
 @dataclass(frozen=True, slots=True)
 class Flip:
     tile: Tile
 
 
-@quick_init
+quick_init(Flip)
+
+
 @dataclass(frozen=True, slots=True)
 class ExhaustiveDraw:
     pass
 
 
-@quick_init
+quick_init(ExhaustiveDraw)
+
+
 @dataclass(frozen=True, slots=True)
 class Chow:
     seat: int
@@ -84,10 +99,12 @@ class Chow:
     from_seat: int
 
 
+quick_init(Chow)
+
+
 Event = Draw | Discard | Pong | Kong | Ready | Win | Flip | ExhaustiveDraw | Chow
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class RecordedItem:
     payer: int
@@ -96,7 +113,9 @@ class RecordedItem:
     reason: str
 
 
-@quick_init
+quick_init(RecordedItem)
+
+
 @dataclass(frozen=True, slots=True)
 class RecordedResult:
     """What the server recorded for a hand (the log's ``result``)."""
@@ -106,7 +125,9 @@ class RecordedResult:
     items: tuple[RecordedItem, ...] | None = None
 
 
-@quick_init
+quick_init(RecordedResult)
+
+
 @dataclass(frozen=True, slots=True)
 class HandRecord:
     """One hand as the replayer takes it: the log's hand plus the game facts it needs."""
@@ -120,3 +141,6 @@ class HandRecord:
     wall: tuple[Tile, ...] | None = None
     result: RecordedResult | None = None
     base_stake: int = 1
+
+
+quick_init(HandRecord)

@@ -11,6 +11,11 @@ slot's own descriptor, looked up once. Nothing else changes: the same parameters
 same order, keyword-only ones and defaults included; the instance is as frozen as before
 (assignment raises :class:`dataclasses.FrozenInstanceError`); equality, hashing, ``repr``,
 pickling and :func:`dataclasses.replace` are the dataclass's own.
+
+It is called after the class body (``quick_init(Cls)``), not as a decorator: mypyc compiles a
+class with any decorator but ``@dataclass`` as a plain Python class, and the compiled engine
+(:mod:`rules.engine`) needs these values as native classes, whose ``__init__`` is already
+compiled code. On a native class :func:`quick_init` does nothing.
 """
 
 from __future__ import annotations
@@ -24,10 +29,13 @@ T = TypeVar("T")
 def quick_init(cls: type[T]) -> type[T]:
     """Give a frozen, slotted dataclass an ``__init__`` that is quicker to call.
 
-    Apply it above ``@dataclass(frozen=True, slots=True)``. A class this does not fit
+    Call it on the class after its definition; a class compiled by mypyc (a native class,
+    with ``__mypyc_attrs__``) is returned unchanged. A class this does not fit
     (not frozen, no slots, a ``__post_init__``, a field with a default factory or left
     out of ``__init__``) raises :class:`TypeError` when it is defined.
     """
+    if "__mypyc_attrs__" in cls.__dict__:
+        return cls
     params = getattr(cls, "__dataclass_params__", None)
     if params is None or not params.frozen or "__slots__" not in cls.__dict__:
         raise TypeError(f"{cls.__qualname__} is not a frozen, slotted dataclass")

@@ -22,7 +22,6 @@ from rules.violations import Violation
 __all__ = ["HandReplay", "replay_game", "replay_hand"]
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class HandReplay:
     """One replayed hand.
@@ -56,6 +55,9 @@ class HandReplay:
     @property
     def is_clean(self) -> bool:
         return not self.violations
+
+
+quick_init(HandReplay)
 
 
 def replay_hand(record: HandRecord, ruleset: Ruleset, *, keep_table: bool = False) -> HandReplay:
