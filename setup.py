@@ -17,7 +17,7 @@ import sysconfig
 from pathlib import Path
 from typing import Any
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
@@ -37,8 +37,20 @@ def _pure_build() -> tuple[bool, str]:
     return False, ""
 
 
-class build_engine(build_ext):  # noqa: N801  (setuptools command naming)
-    """build_ext that records the digest of the compiled sources beside the modules."""
+_PENDING = "rules._engine_pending"
+"""The name of the stand-in extension: mypyc runs only when build_ext is used (not when
+pip merely asks for the metadata), and replaces it with the compiled modules."""
+
+
+class build_engine(build_ext):
+    """build_ext that compiles the engine with mypyc when it runs, and records the digest
+    of the compiled sources beside the modules."""
+
+    def finalize_options(self) -> None:
+        modules = self.distribution.ext_modules or []
+        if any(ext.name == _PENDING for ext in modules):
+            self.distribution.ext_modules = _mypycify()
+        super().finalize_options()
 
     def run(self) -> None:
         super().run()
@@ -55,6 +67,10 @@ def _ext_modules() -> list[Any]:
     if pure:
         print(f"zhuoji: building the pure engine ({why})", file=sys.stderr)
         return []
+    return [Extension(_PENDING, sources=[])]
+
+
+def _mypycify() -> list[Any]:
     from mypyc.build import mypycify
 
     paths = [str(ENGINE["source_path"](m, Path("."))) for m in ENGINE["COMPILED"]]

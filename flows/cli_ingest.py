@@ -66,9 +66,15 @@ def ingest_command(
     from rich.console import Console
 
     from flows.discover import InputPathError
-    from flows.ingest import run_ingest
+    from flows.ingest import MissingExtraError, require_dask_extra, run_ingest
     from flows.warehouse import WarehouseError
 
+    if dask_address is not None:
+        try:
+            require_dask_extra()
+        except MissingExtraError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
     try:
         summary = run_ingest(
             paths,

@@ -21,6 +21,7 @@ from rules.violations import Violation
 __all__ = ["HandAudit", "audit_game", "audit_hand"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HandAudit:
     """One audited hand."""
@@ -33,9 +34,6 @@ class HandAudit:
     @property
     def is_clean(self) -> bool:
         return not self.findings
-
-
-quick_init(HandAudit)
 
 
 def audit_hand(record: HandRecord, ruleset: Ruleset, *, explain: bool = True) -> HandAudit:

@@ -36,6 +36,7 @@ __all__ = [
     "COMPILED",
     "DIGEST_FILE",
     "PURE_ENV",
+    "compiled_available",
     "engine_kind",
     "engine_reason",
     "is_compiled",
@@ -155,6 +156,14 @@ def _choose() -> tuple[str, str]:
         )
         return "pure", reason
     return "compiled", "compiled with mypyc"
+
+
+def compiled_available() -> bool:
+    """Whether a current compiled build is installed (whatever this process runs)."""
+    if not all(_compiled_file(m, _ROOT) for m in COMPILED):
+        return False
+    stamp = _ROOT / "rules" / DIGEST_FILE
+    return stamp.exists() and stamp.read_text(encoding="ascii").strip() == source_digest()
 
 
 def is_compiled() -> bool:

@@ -19,24 +19,21 @@ class KongKind(StrEnum):
     CONCEALED = "concealed"  # 闷豆 / 暗杠: four in hand
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Draw:
     seat: int
     tile: Tile
 
 
-quick_init(Draw)
-
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Discard:
     seat: int
     tile: Tile
 
 
-quick_init(Discard)
-
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Pong:
     seat: int
@@ -44,9 +41,7 @@ class Pong:
     from_seat: int
 
 
-quick_init(Pong)
-
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Kong:
     seat: int
@@ -55,17 +50,13 @@ class Kong:
     from_seat: int | None = None  # exposed kongs only
 
 
-quick_init(Kong)
-
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Ready:
     seat: int
 
 
-quick_init(Ready)
-
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Win:
     seat: int
@@ -73,25 +64,19 @@ class Win:
     from_seat: int | None = None  # None on self-draw
 
 
-quick_init(Win)
-
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Flip:
     tile: Tile
 
 
-quick_init(Flip)
-
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ExhaustiveDraw:
     pass
 
 
-quick_init(ExhaustiveDraw)
-
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Chow:
     seat: int
@@ -99,12 +84,10 @@ class Chow:
     from_seat: int
 
 
-quick_init(Chow)
-
-
 Event = Draw | Discard | Pong | Kong | Ready | Win | Flip | ExhaustiveDraw | Chow
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RecordedItem:
     payer: int
@@ -113,9 +96,7 @@ class RecordedItem:
     reason: str
 
 
-quick_init(RecordedItem)
-
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RecordedResult:
     """What the server recorded for a hand (the log's ``result``)."""
@@ -125,9 +106,7 @@ class RecordedResult:
     items: tuple[RecordedItem, ...] | None = None
 
 
-quick_init(RecordedResult)
-
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HandRecord:
     """One hand as the replayer takes it: the log's hand plus the game facts it needs."""
@@ -141,6 +120,3 @@ class HandRecord:
     wall: tuple[Tile, ...] | None = None
     result: RecordedResult | None = None
     base_stake: int = 1
-
-
-quick_init(HandRecord)

@@ -62,6 +62,7 @@ RiverRow = tuple[Tile, int, int, "int | None", "ClaimKind | None", bool]
 keeps; cheaper to hold than one object per discard)."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class KongFact:
     seat: int
@@ -74,9 +75,7 @@ class KongFact:
     replacement: Tile | None = None  # the replacement draw from the back, once drawn
 
 
-quick_init(KongFact)
-
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ChickenDiscard:
     """The first discard of a standing-chicken tile (1s, 8p, 7p): 冲锋鸡 or 责任鸡."""
@@ -88,9 +87,7 @@ class ChickenDiscard:
     claim: ClaimKind | None = None
 
 
-quick_init(ChickenDiscard)
-
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class WinFact:
     seat: int
@@ -117,9 +114,7 @@ class WinFact:
         return self.shape + self.situational
 
 
-quick_init(WinFact)
-
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class SeatFacts:
     """One seat at the end of the replay (or where a fatal violation stopped it).
@@ -150,6 +145,3 @@ class SeatFacts:
 
     def kong_count(self, kind: KongKind) -> int:
         return sum(1 for k in self.kongs if k.kind is kind and not k.robbed)
-
-
-quick_init(SeatFacts)

@@ -20,6 +20,7 @@ class MeldKind(StrEnum):
         return self is not MeldKind.PONG
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Meld:
     kind: MeldKind
@@ -34,6 +35,3 @@ class Meld:
     @property
     def is_kong(self) -> bool:
         return self.kind is not MeldKind.PONG
-
-
-quick_init(Meld)

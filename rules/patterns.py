@@ -66,6 +66,7 @@ class Pattern(StrEnum):
         return PATTERN_UNITS[self].kind is PatternKind.SHAPE
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ShapeFacts:
     """The tile facts of one complete (winning) hand, as :func:`rules.hand.shape_facts` finds them.
@@ -82,12 +83,10 @@ class ShapeFacts:
     waits: tuple[Tile, ...]  # the hand's waits before the winning tile, in tile order
 
 
-quick_init(ShapeFacts)
-
-
 ShapeCheck = Callable[[ShapeFacts], bool]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PatternUnit:
     """One pattern: its name, Chinese names, kind, the seed defining it, and its check."""
@@ -99,9 +98,6 @@ class PatternUnit:
     seed: str  # seed file and article the definition follows (see docs/rules/hands.md)
     aliases: tuple[str, ...] = ()  # other Chinese names the seeds use
     check: ShapeCheck | None = None  # shape patterns only
-
-
-quick_init(PatternUnit)
 
 
 def _is_wide(waits: tuple[Tile, ...]) -> bool:

@@ -22,6 +22,7 @@ from rules.violations import Violation
 __all__ = ["HandReplay", "replay_game", "replay_hand"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HandReplay:
     """One replayed hand.
@@ -55,9 +56,6 @@ class HandReplay:
     @property
     def is_clean(self) -> bool:
         return not self.violations
-
-
-quick_init(HandReplay)
 
 
 def replay_hand(record: HandRecord, ruleset: Ruleset, *, keep_table: bool = False) -> HandReplay:

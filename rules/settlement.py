@@ -152,6 +152,7 @@ class ChickenKind(StrEnum):
     RESPONSIBILITY = "responsibility"  # 责任鸡 (counted for the claimer who is paid)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ChickenCount:
     """Chickens of one kind and tile a seat was paid for."""
@@ -162,9 +163,7 @@ class ChickenCount:
     count: int
 
 
-quick_init(ChickenCount)
-
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class WinValue:
     """What one win was worth: the patterns that scored and what each payer paid for it
@@ -178,9 +177,7 @@ class WinValue:
     penalty: bool = False
 
 
-quick_init(WinValue)
-
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Settlement:
     """A settled hand."""
@@ -191,9 +188,6 @@ class Settlement:
     chickens: tuple[ChickenCount, ...]  # what each seat's chickens were, for statistics
     explanation: tuple[str, ...]  # lines a referee can read out
     wins: tuple[WinValue, ...] = ()  # one per win, in win order
-
-
-quick_init(Settlement)
 
 
 def format_amount(amount: int) -> str:

@@ -39,6 +39,7 @@ SETTLEMENT_CODES = frozenset(
 )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Violation:
     """One finding. ``event_index`` is the 0-based index into the hand's events (``None``
@@ -50,6 +51,3 @@ class Violation:
     seat: int | None
     message: str
     fatal: bool = True
-
-
-quick_init(Violation)

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from rules.engine import is_compiled
 from rules.frozen import quick_init
 
 
@@ -123,10 +122,7 @@ def _engine_values() -> list[type]:
 
 @pytest.mark.parametrize("cls", _engine_values(), ids=lambda c: c.__qualname__)
 def test_every_engine_value_takes_its_fields_in_order(cls: type) -> None:
-    if is_compiled():
-        assert "__mypyc_attrs__" in cls.__dict__, "not a native class in the compiled engine"
-    else:
-        assert cls.__init__.__code__.co_filename == "<string>", "not built by quick_init"
+    assert cls.__init__.__code__.co_filename == "<string>", "not built by quick_init"
     fields = dataclasses.fields(cls)
     params = list(inspect.signature(cls).parameters.values())
     assert [p.name for p in params] == [f.name for f in fields]
