@@ -60,7 +60,8 @@ typecheck: $(STAMP)
 
 # Rewrite constraints.txt from the current environment (after changing a dependency).
 constraints: $(STAMP)
-	$(BIN)/pip freeze --exclude-editable --exclude zhuoji | LC_ALL=C sort > constraints.txt
+	{ sed -n "1,2p" constraints.txt; $(BIN)/pip freeze --exclude-editable --exclude zhuoji | LC_ALL=C sort; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build

@@ -69,4 +69,15 @@ grep -q "^leaderboard" reports.txt || { echo "error: report --list lacks leaderb
 "$Z" report leaderboard --db sample.duckdb
 "$Z" dashboard --db sample.duckdb --out dashboard
 test -s dashboard/index.html || { echo "error: no dashboard/index.html" >&2; exit 1; }
+
+echo "== without the dask extra, --dask-address says what to install"
+set +e
+"$Z" ingest "$ROOT/data/sample" --db dask.duckdb --dask-address tcp://127.0.0.1:9 2>dask.err
+code=$?
+set -e
+cat dask.err
+if [ "$code" != 2 ] || ! grep -q "zhuoji\[dask\]" dask.err; then
+  echo "error: expected exit 2 naming zhuoji[dask], got $code" >&2
+  exit 1
+fi
 echo "wheel check passed ($kind engine)"
