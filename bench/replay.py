@@ -179,8 +179,9 @@ def bench_ready(kind: str, hands: list[Counts], rounds: int) -> list[Row]:
     ]
 
 
-def engine_replay(pure: bool, hands: int, rounds: int) -> dict[str, float]:
-    """One run of bench/_replay_hands.py in a fresh process on one engine: label -> value."""
+def engine_replay(pure: bool, hands: int, rounds: int) -> dict[str, tuple[float, str]]:
+    """One run of bench/_replay_hands.py in a fresh process on one engine:
+    label -> (value, unit)."""
     env = {k: v for k, v in os.environ.items() if k != "ZHUOJI_PURE"}
     if pure:
         env["ZHUOJI_PURE"] = "1"
@@ -194,7 +195,7 @@ def engine_replay(pure: bool, hands: int, rounds: int) -> dict[str, float]:
         [sys.executable, str(script), "--json", "--hands", str(hands), "--rounds", str(rounds)],
         env=env, capture_output=True, text=True, check=True,
     ).stdout
-    return {label: value for label, value, _ in json.loads(out)}
+    return {label: (value, unit) for label, value, unit in json.loads(out)}
 
 
 def replay_rows(hands: int, rounds: int, pairs: int) -> list[Row]:
@@ -210,12 +211,11 @@ def replay_rows(hands: int, rounds: int, pairs: int) -> list[Row]:
         for pure in kinds:
             got = engine_replay(pure, hands, rounds)
             mine = best.setdefault(pure, {})
-            for label, value in got.items():
+            for label, (value, unit) in got.items():
                 mine[label] = max(mine.get(label, 0.0), value)
+                units[label] = unit
     rows: list[Row] = []
     for label, value in best[True].items():
-        units[label] = "events" if label.startswith("generated") else (
-            "calls/s" if "calls" in label else "events/s" if "events" in label else "hands/s")
         if label.startswith("generated"):
             rows.append((label, value, units[label]))
             continue
