@@ -3,8 +3,9 @@
 Ingests ``data/sample`` (or the given paths) twice, each in a fresh folder and its own
 process: once with the engine the installation runs (compiled, where it was built so) and
 once with ``ZHUOJI_PURE=1``. Then exports every table of both databases, rows in order
-(``ORDER BY ALL``), to CSV and compares the bytes. The run bookkeeping columns that hold
-wall-clock times (``ingest_runs.started_at``, ``finished_at``) are left out; nothing else is.
+(``ORDER BY ALL``), to CSV and compares the bytes. The bookkeeping columns that hold
+wall-clock times (``ingest_runs.started_at``, ``finished_at``, ``schema_version.applied_at``)
+are left out; nothing else is.
 
     .venv/bin/python scripts/compare_engines.py [PATHS...] [--require-compiled]
 
@@ -26,7 +27,11 @@ from pathlib import Path
 import duckdb
 
 ROOT = Path(__file__).resolve().parents[1]
-CLOCK_COLUMNS = {("ingest_runs", "started_at"), ("ingest_runs", "finished_at")}
+CLOCK_COLUMNS = {
+    ("ingest_runs", "started_at"),
+    ("ingest_runs", "finished_at"),
+    ("schema_version", "applied_at"),
+}
 
 
 def zhuoji() -> str:
