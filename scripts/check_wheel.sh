@@ -12,6 +12,11 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PY="${1:-$ROOT/.venv/bin/python}"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/zhuoji-wheel.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
+# The temporary Prefect server of `zhuoji ingest`: its own home, and time for a slow start.
+export PREFECT_HOME="$WORK/prefect-home"
+export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="${PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS:-120}"
+export PREFECT_SERVER_ANALYTICS_ENABLED=false
+export PREFECT_LOGGING_LEVEL="${PREFECT_LOGGING_LEVEL:-WARNING}"
 
 echo "== build the sdist and the wheel from it"
 "$PY" -m build --outdir "$WORK/dist" "$ROOT" >"$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log"; exit 1; }
