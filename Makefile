@@ -1,18 +1,33 @@
 # zhuoji: two commands for a new user
 #   make demo   ingest the bundled sample logs into zhuoji.duckdb and print the leaderboard
 #   make test   run the whole test suite (creates the environment on first use)
+#
+# The environment is an editable install whose engine is compiled in place with mypyc
+# (rules/engine.py, setup.py). The compiled modules are rebuilt whenever a compiled source
+# changes, so `make test` and `make demo` never run a stale build; run by hand, a stale
+# build is not used either (the pure engine runs, with a warning). ZHUOJI_PURE=1 make ...
+# builds and runs the pure engine. See docs/install.md.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+DEPS   := $(VENV)/.deps
 STAMP  := $(VENV)/.installed
+ENGINE_SOURCES := $(wildcard rules/*.py)
 
-.PHONY: demo test lint typecheck bench clean
+.PHONY: demo test test-pure compare-engines check-wheel lint typecheck bench constraints clean
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+# The dependencies, pinned by constraints.txt; the package itself is installed pure here
+# and built with its engine by the next rule (one mypyc build, not two).
+$(DEPS): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	ZHUOJI_PURE=1 $(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
+	touch $(DEPS)
+
+$(STAMP): $(DEPS) setup.py $(ENGINE_SOURCES)
+	$(BIN)/pip install --quiet --no-deps -e .
+	$(BIN)/python -c "import rules.engine as e; print('engine:', e.engine_kind(), '-', e.engine_reason())"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -22,7 +37,20 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict rules parsers
+	$(BIN)/python -c "import rules.engine as e; print('engine:', e.engine_kind(), '-', e.engine_reason())"
 	$(BIN)/pytest -n 2 --dist loadgroup
+
+# The rules tests on the pure engine (the compiled build stays installed).
+test-pure: $(STAMP)
+	ZHUOJI_PURE=1 $(BIN)/pytest -n 2 tests/rules
+
+# data/sample ingested by the compiled and by the pure engine: every table byte for byte.
+compare-engines: $(STAMP)
+	$(BIN)/python scripts/compare_engines.py --require-compiled
+
+# The sdist and wheel, installed (not editable) in a fresh virtualenv, run from elsewhere.
+check-wheel: $(STAMP)
+	scripts/check_wheel.sh $(BIN)/python
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -30,5 +58,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict rules parsers
 
+# Rewrite constraints.txt from the current environment (after changing a dependency).
+constraints: $(STAMP)
+	{ sed -n "1,2p" constraints.txt; $(BIN)/pip freeze --exclude-editable --exclude zhuoji | LC_ALL=C sort; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build
+	rm -f rules/*.so *__mypyc*.so rules/_engine_digest.txt

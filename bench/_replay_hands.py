@@ -87,7 +87,18 @@ def run(hands: int = HANDS, rounds: int = ROUNDS) -> list[Row]:
 
 
 def main() -> None:
-    rows = run()
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description="replay speed on this process's engine")
+    parser.add_argument("--hands", type=int, default=HANDS)
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--json", action="store_true", help="the rows as one JSON list")
+    args = parser.parse_args()
+    rows = run(args.hands, args.rounds)
+    if args.json:
+        print(json.dumps(rows))
+        return
     width = max(len(label) for label, _, _ in rows)
     for label, value, unit in rows:
         print(f"{label:<{width}}  {value:>12,.1f}  {unit}")

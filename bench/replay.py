@@ -7,7 +7,13 @@ Prints rows ``label  value  unit`` measured on one core:
 * ready checks per second, ours (:func:`rules.hand.waiting_tiles` and
   :func:`rules.hand.is_ready`) against ``Shanten.calculate_shanten(...) == 0`` and against
   finding the waits with 27 ``is_agari`` calls;
-* the speed ratios, and our first pass over fresh tables (cold) beside the steady state.
+* the speed ratios, and our first pass over fresh tables (cold) beside the steady state;
+* replay (bench/_replay_hands.py) on the compiled and on the pure engine in the same run:
+  each engine in its own process (``ZHUOJI_PURE=1`` for the pure one, docs/install.md),
+  the two alternating ``--pairs`` times on the same core, the best of each kept, and the
+  ratio compiled / pure.
+
+The hand checks run on the engine this process has (the header says which).
 
 Two kinds of hands: *uniform* draws from the wall (most are far from complete, which lets
 both sides stop early) and *built* hands (four sets and a pair, half of them with one tile
@@ -15,15 +21,17 @@ moved), the hands a win or ready check meets in play. Each timing is the CPU tim
 best of several rounds, ours and theirs alternating, so that a busy machine hurts both
 alike.
 
-Run: ``.venv/bin/python bench/replay.py [--hands N] [--rounds R] [--seed S]``
+Run: ``.venv/bin/python bench/replay.py [--hands N] [--rounds R] [--seed S]
+[--replay-hands N] [--pairs P]``
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import json
 import os
 import random
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -171,17 +179,54 @@ def bench_ready(kind: str, hands: list[Counts], rounds: int) -> list[Row]:
     ]
 
 
-def replay_rows() -> list[Row]:
-    """Rows of bench/_replay_hands.py (hands replayed per second), when it exists."""
-    path = Path(__file__).with_name("_replay_hands.py")
-    if not path.exists():
-        return []
-    spec = importlib.util.spec_from_file_location("_replay_hands", path)
-    if spec is None or spec.loader is None:
-        return []
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    rows: list[Row] = module.run()
+def engine_replay(pure: bool, hands: int, rounds: int) -> dict[str, tuple[float, str]]:
+    """One run of bench/_replay_hands.py in a fresh process on one engine:
+    label -> (value, unit)."""
+    env = {k: v for k, v in os.environ.items() if k != "ZHUOJI_PURE"}
+    if pure:
+        env["ZHUOJI_PURE"] = "1"
+    script = Path(__file__).with_name("_replay_hands.py")
+    probe = "import rules.engine as e; print(e.engine_kind())"
+    kind = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    if kind != ("pure" if pure else "compiled"):
+        raise SystemExit(f"asked for the {'pure' if pure else 'compiled'} engine, got {kind}")
+    out = subprocess.run(
+        [sys.executable, str(script), "--json", "--hands", str(hands), "--rounds", str(rounds)],
+        env=env, capture_output=True, text=True, check=True,
+    ).stdout
+    return {label: (value, unit) for label, value, unit in json.loads(out)}
+
+
+def replay_rows(hands: int, rounds: int, pairs: int) -> list[Row]:
+    """Replay on both engines, alternating, best of ``pairs`` runs each (hands/s and calls/s
+    are higher-is-better; the mean events per hand is the same for both)."""
+    import rules.engine as engine
+
+    has_compiled = engine.compiled_available()
+    kinds = [False, True] if has_compiled else [True]
+    best: dict[bool, dict[str, float]] = {}
+    units: dict[str, str] = {}
+    for _ in range(pairs):
+        for pure in kinds:
+            got = engine_replay(pure, hands, rounds)
+            mine = best.setdefault(pure, {})
+            for label, (value, unit) in got.items():
+                mine[label] = max(mine.get(label, 0.0), value)
+                units[label] = unit
+    rows: list[Row] = []
+    for label, value in best[True].items():
+        if label.startswith("generated"):
+            rows.append((label, value, units[label]))
+            continue
+        if has_compiled:
+            rows.append((f"{label}, compiled", best[False][label], units[label]))
+        rows.append((f"{label}, pure", value, units[label]))
+        if has_compiled:
+            rows.append((f"{label}, speed ratio compiled / pure",
+                         best[False][label] / value, "x"))
+    if not has_compiled:
+        rows.append(("no compiled engine in this installation: pure only", 0.0, ""))
     return rows
 
 
@@ -200,11 +245,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ready-hands", type=int, default=3_000, help="13-tile hands per set")
     parser.add_argument("--rounds", type=int, default=5, help="timing rounds (best is kept)")
     parser.add_argument("--seed", type=int, default=20261101)
+    parser.add_argument("--replay-hands", type=int, default=2_000, help="hands replayed")
+    parser.add_argument("--pairs", type=int, default=3,
+                        help="replay runs per engine, alternating (best is kept)")
     args = parser.parse_args(argv)
+
+    import rules.engine as engine
 
     note = pin_one_core()
     print(f"# hand checks, python {sys.version.split()[0]}, {note}, "
-          f"{args.hands} hands, best of {args.rounds} rounds")
+          f"{args.hands} hands, best of {args.rounds} rounds, "
+          f"{engine.engine_kind()} engine")
     rows: list[Row] = []
     rows += bench_complete("uniform", uniform_hands(args.seed, args.hands, 14), args.rounds)
     rows += bench_complete("built", built_hands(args.seed + 1, args.hands, 14), args.rounds)
@@ -213,10 +264,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         ready_rounds)
     rows += bench_ready("built", built_hands(args.seed + 3, args.ready_hands, 13), ready_rounds)
     print(format_rows(rows))
-    replay = replay_rows()
-    if replay:
-        print("# replay")
-        print(format_rows(replay))
+    replay = replay_rows(args.replay_hands, args.rounds, args.pairs)
+    print(f"# replay of {args.replay_hands} generated hands, each engine in its own process, "
+          f"best of {args.pairs} alternating runs of {args.rounds} rounds, {note}")
+    print(format_rows(replay))
     return 0
 
 

@@ -168,9 +168,14 @@ def ingest_command(
     from flows.cli_parse import check_limits
     from flows.dask_cluster import DaskClusterError
     from flows.discover import InputPathError, find_log_paths
-    from flows.ingest import command_started, run_ingest
+    from flows.ingest import MissingExtraError, command_started, require_dask_extra, run_ingest
     from flows.warehouse import WarehouseError
 
+    if dask_address is not None:
+        try:
+            require_dask_extra()
+        except MissingExtraError as exc:
+            raise fail(str(exc)) from None
     check_limits()  # before the workers start: they read the same variables
     skipped = find_log_paths(paths).skipped
     try:

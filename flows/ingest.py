@@ -1128,6 +1128,7 @@ cluster the workers are elsewhere and DuckDB keeps its default."""
 
 def make_task_runner(workers: int, dask_address: str | None) -> TaskRunner[Any]:
     if dask_address:
+        require_dask_extra()
         from prefect_dask.task_runners import DaskTaskRunner
 
         runner: TaskRunner[Any] = DaskTaskRunner(address=dask_address)
@@ -1135,10 +1136,27 @@ def make_task_runner(workers: int, dask_address: str | None) -> TaskRunner[Any]:
     return ForkServerTaskRunner(max_workers=workers)
 
 
+class MissingExtraError(RuntimeError):
+    """An option needs an optional part of zhuoji that is not installed."""
+
+
+def require_dask_extra() -> None:
+    """Raise a clear error when the ``dask`` extra (prefect-dask, distributed) is missing."""
+    import importlib.util
+
+    missing = [m for m in ("prefect_dask", "distributed") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise MissingExtraError(
+            f"--dask-address needs {' and '.join(missing)}, which are not installed: "
+            "install zhuoji with the dask extra (pip install 'zhuoji[dask]')"
+        )
+
+
 def dask_worker_count(dask_address: str) -> int:
     """The cluster's workers, once :func:`flows.dask_cluster.check_dask_cluster` has found
     the scheduler answering and every worker importing this zhuoji (or raised
     :class:`~flows.dask_cluster.DaskClusterError`)."""
+    require_dask_extra()
     return check_dask_cluster(dask_address)
 
 

@@ -31,7 +31,9 @@ from flows.rows import (
     rulesets_table,
 )
 
-SQL_ROOT = Path(__file__).resolve().parent.parent / "sql"
+SQL_ROOT = Path(__file__).resolve().parent / "sql"
+"""``sql/``: ``flows/sql`` is a link to it in the source tree and a folder of the package
+when installed, so an installed zhuoji finds its SQL from any folder."""
 _SCHEMA_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _LOCK_TEXT = "Could not set lock on file"

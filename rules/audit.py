@@ -22,7 +22,6 @@ from rules.violations import Violation
 __all__ = ["HandAudit", "audit_game", "audit_hand"]
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class HandAudit:
     """One audited hand."""
@@ -35,6 +34,22 @@ class HandAudit:
     @property
     def is_clean(self) -> bool:
         return not self.findings
+
+    def __init__(
+        self,
+        record: HandRecord,
+        replay: HandReplay,
+        settlement: Settlement | None,
+        findings: tuple[Violation, ...],
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.record = record  # type: ignore[misc]
+        self.replay = replay  # type: ignore[misc]
+        self.settlement = settlement  # type: ignore[misc]
+        self.findings = findings  # type: ignore[misc]
+
+
+quick_init(HandAudit)
 
 
 def audit_hand(record: HandRecord, ruleset: Ruleset, *, explain: bool = True) -> HandAudit:

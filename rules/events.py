@@ -19,29 +19,50 @@ class KongKind(StrEnum):
     CONCEALED = "concealed"  # 闷豆 / 暗杠: four in hand
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class Draw:
     seat: int
     tile: Tile
 
+    def __init__(self, seat: int, tile: Tile) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.tile = tile  # type: ignore[misc]
 
-@quick_init
+
+quick_init(Draw)
+
+
 @dataclass(frozen=True, slots=True)
 class Discard:
     seat: int
     tile: Tile
 
+    def __init__(self, seat: int, tile: Tile) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.tile = tile  # type: ignore[misc]
 
-@quick_init
+
+quick_init(Discard)
+
+
 @dataclass(frozen=True, slots=True)
 class Pong:
     seat: int
     tile: Tile
     from_seat: int
 
+    def __init__(self, seat: int, tile: Tile, from_seat: int) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.tile = tile  # type: ignore[misc]
+        self.from_seat = from_seat  # type: ignore[misc]
 
-@quick_init
+
+quick_init(Pong)
+
+
 @dataclass(frozen=True, slots=True)
 class Kong:
     seat: int
@@ -49,45 +70,88 @@ class Kong:
     kind: KongKind
     from_seat: int | None = None  # exposed kongs only
 
+    def __init__(self, seat: int, tile: Tile, kind: KongKind, from_seat: int | None = None) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.tile = tile  # type: ignore[misc]
+        self.kind = kind  # type: ignore[misc]
+        self.from_seat = from_seat  # type: ignore[misc]
 
-@quick_init
+
+quick_init(Kong)
+
+
 @dataclass(frozen=True, slots=True)
 class Ready:
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
 
-@quick_init
+
+quick_init(Ready)
+
+
 @dataclass(frozen=True, slots=True)
 class Win:
     seat: int
     tile: Tile
     from_seat: int | None = None  # None on self-draw
 
+    def __init__(self, seat: int, tile: Tile, from_seat: int | None = None) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.tile = tile  # type: ignore[misc]
+        self.from_seat = from_seat  # type: ignore[misc]
 
-@quick_init
+
+quick_init(Win)
+
+
 @dataclass(frozen=True, slots=True)
 class Flip:
     tile: Tile
 
+    def __init__(self, tile: Tile) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.tile = tile  # type: ignore[misc]
 
-@quick_init
+
+quick_init(Flip)
+
+
 @dataclass(frozen=True, slots=True)
 class ExhaustiveDraw:
     pass
 
+    def __init__(self) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        pass
 
-@quick_init
+
+quick_init(ExhaustiveDraw)
+
+
 @dataclass(frozen=True, slots=True)
 class Chow:
     seat: int
     tiles: tuple[Tile, ...]
     from_seat: int
 
+    def __init__(self, seat: int, tiles: tuple[Tile, ...], from_seat: int) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.tiles = tiles  # type: ignore[misc]
+        self.from_seat = from_seat  # type: ignore[misc]
+
+
+quick_init(Chow)
+
 
 Event = Draw | Discard | Pong | Kong | Ready | Win | Flip | ExhaustiveDraw | Chow
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class RecordedItem:
     payer: int
@@ -95,8 +159,17 @@ class RecordedItem:
     amount: int
     reason: str
 
+    def __init__(self, payer: int, payee: int, amount: int, reason: str) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.payer = payer  # type: ignore[misc]
+        self.payee = payee  # type: ignore[misc]
+        self.amount = amount  # type: ignore[misc]
+        self.reason = reason  # type: ignore[misc]
 
-@quick_init
+
+quick_init(RecordedItem)
+
+
 @dataclass(frozen=True, slots=True)
 class RecordedResult:
     """What the server recorded for a hand (the log's ``result``)."""
@@ -105,8 +178,21 @@ class RecordedResult:
     next_dealer: int | None = None
     items: tuple[RecordedItem, ...] | None = None
 
+    def __init__(
+        self,
+        deltas: tuple[int, ...],
+        next_dealer: int | None = None,
+        items: tuple[RecordedItem, ...] | None = None,
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.deltas = deltas  # type: ignore[misc]
+        self.next_dealer = next_dealer  # type: ignore[misc]
+        self.items = items  # type: ignore[misc]
 
-@quick_init
+
+quick_init(RecordedResult)
+
+
 @dataclass(frozen=True, slots=True)
 class HandRecord:
     """One hand as the replayer takes it: the log's hand plus the game facts it needs."""
@@ -120,3 +206,29 @@ class HandRecord:
     wall: tuple[Tile, ...] | None = None
     result: RecordedResult | None = None
     base_stake: int = 1
+
+    def __init__(
+        self,
+        hand_no: int,
+        n_players: int,
+        dealer: int,
+        dealer_streak: int,
+        deal: tuple[tuple[Tile, ...], ...],
+        events: tuple[Event, ...],
+        wall: tuple[Tile, ...] | None = None,
+        result: RecordedResult | None = None,
+        base_stake: int = 1,
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.hand_no = hand_no  # type: ignore[misc]
+        self.n_players = n_players  # type: ignore[misc]
+        self.dealer = dealer  # type: ignore[misc]
+        self.dealer_streak = dealer_streak  # type: ignore[misc]
+        self.deal = deal  # type: ignore[misc]
+        self.events = events  # type: ignore[misc]
+        self.wall = wall  # type: ignore[misc]
+        self.result = result  # type: ignore[misc]
+        self.base_stake = base_stake  # type: ignore[misc]
+
+
+quick_init(HandRecord)

@@ -62,7 +62,6 @@ RiverRow = tuple[Tile, int, int, "int | None", "ClaimKind | None", bool]
 keeps; cheaper to hold than one object per discard)."""
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class KongFact:
     seat: int
@@ -74,8 +73,31 @@ class KongFact:
     robbed: bool = False  # 抢杠: an added kong robbed by a win (the kong does not stand)
     replacement: Tile | None = None  # the replacement draw from the back, once drawn
 
+    def __init__(
+        self,
+        seat: int,
+        tile: Tile,
+        kind: KongKind,
+        event_index: int,
+        from_seat: int | None = None,
+        delayed: bool = False,
+        robbed: bool = False,
+        replacement: Tile | None = None,
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.tile = tile  # type: ignore[misc]
+        self.kind = kind  # type: ignore[misc]
+        self.event_index = event_index  # type: ignore[misc]
+        self.from_seat = from_seat  # type: ignore[misc]
+        self.delayed = delayed  # type: ignore[misc]
+        self.robbed = robbed  # type: ignore[misc]
+        self.replacement = replacement  # type: ignore[misc]
 
-@quick_init
+
+quick_init(KongFact)
+
+
 @dataclass(frozen=True, slots=True)
 class ChickenDiscard:
     """The first discard of a standing-chicken tile (1s, 8p, 7p): 冲锋鸡 or 责任鸡."""
@@ -86,8 +108,25 @@ class ChickenDiscard:
     claimed_by: int | None = None
     claim: ClaimKind | None = None
 
+    def __init__(
+        self,
+        tile: Tile,
+        seat: int,
+        event_index: int,
+        claimed_by: int | None = None,
+        claim: ClaimKind | None = None,
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.tile = tile  # type: ignore[misc]
+        self.seat = seat  # type: ignore[misc]
+        self.event_index = event_index  # type: ignore[misc]
+        self.claimed_by = claimed_by  # type: ignore[misc]
+        self.claim = claim  # type: ignore[misc]
 
-@quick_init
+
+quick_init(ChickenDiscard)
+
+
 @dataclass(frozen=True, slots=True)
 class WinFact:
     seat: int
@@ -113,8 +152,51 @@ class WinFact:
     def patterns(self) -> tuple[Pattern, ...]:
         return self.shape + self.situational
 
+    def __init__(
+        self,
+        seat: int,
+        tile: Tile,
+        event_index: int,
+        from_seat: int | None,
+        self_drawn: bool,
+        robbed_kong: bool,
+        kong_bloom: bool,
+        hot_discard: bool,
+        heavenly: bool,
+        earthly: bool,
+        declared_ready: bool,
+        kill_ready: bool,
+        passes: tuple[PassKind, ...],
+        shape: tuple[Pattern, ...],
+        situational: tuple[Pattern, ...],
+        concealed: tuple[Tile, ...],
+        melds: tuple[Meld, ...],
+        waits: tuple[Tile, ...],
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.tile = tile  # type: ignore[misc]
+        self.event_index = event_index  # type: ignore[misc]
+        self.from_seat = from_seat  # type: ignore[misc]
+        self.self_drawn = self_drawn  # type: ignore[misc]
+        self.robbed_kong = robbed_kong  # type: ignore[misc]
+        self.kong_bloom = kong_bloom  # type: ignore[misc]
+        self.hot_discard = hot_discard  # type: ignore[misc]
+        self.heavenly = heavenly  # type: ignore[misc]
+        self.earthly = earthly  # type: ignore[misc]
+        self.declared_ready = declared_ready  # type: ignore[misc]
+        self.kill_ready = kill_ready  # type: ignore[misc]
+        self.passes = passes  # type: ignore[misc]
+        self.shape = shape  # type: ignore[misc]
+        self.situational = situational  # type: ignore[misc]
+        self.concealed = concealed  # type: ignore[misc]
+        self.melds = melds  # type: ignore[misc]
+        self.waits = waits  # type: ignore[misc]
 
-@quick_init
+
+quick_init(WinFact)
+
+
 @dataclass(frozen=True, slots=True)
 class SeatFacts:
     """One seat at the end of the replay (or where a fatal violation stopped it).
@@ -145,3 +227,31 @@ class SeatFacts:
 
     def kong_count(self, kind: KongKind) -> int:
         return sum(1 for k in self.kongs if k.kind is kind and not k.robbed)
+
+    def __init__(
+        self,
+        seat: int,
+        concealed: tuple[Tile, ...],
+        melds: tuple[Meld, ...],
+        river: tuple[RiverRow, ...],
+        declared_ready_at: int | None,
+        hard_ready: bool,
+        ready: bool,
+        waits: tuple[Tile, ...],
+        kongs: tuple[KongFact, ...],
+        won: bool,
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.concealed = concealed  # type: ignore[misc]
+        self.melds = melds  # type: ignore[misc]
+        self.river = river  # type: ignore[misc]
+        self.declared_ready_at = declared_ready_at  # type: ignore[misc]
+        self.hard_ready = hard_ready  # type: ignore[misc]
+        self.ready = ready  # type: ignore[misc]
+        self.waits = waits  # type: ignore[misc]
+        self.kongs = kongs  # type: ignore[misc]
+        self.won = won  # type: ignore[misc]
+
+
+quick_init(SeatFacts)

@@ -11,11 +11,25 @@ slot's own descriptor, looked up once. Nothing else changes: the same parameters
 same order, keyword-only ones and defaults included; the instance is as frozen as before
 (assignment raises :class:`dataclasses.FrozenInstanceError`); equality, hashing, ``repr``,
 pickling and :func:`dataclasses.replace` are the dataclass's own.
+
+The compiled engine (:mod:`rules.engine`) needs these values as native classes (typed
+attribute access in compiled code), so :func:`quick_init` is called after the class body
+(``quick_init(Cls)``), not as a decorator: mypyc compiles a class with any decorator but
+``@dataclass`` as a plain Python class. A native frozen dataclass would get the
+``__init__`` the dataclass writes, interpreted and slow (measured: the compiled replay ran
+slower than the pure one), so each value class also writes its own ``__init__``, plain
+stores (``self.seat = seat``): compiled, those are native stores that the frozen
+``__setattr__`` does not see, about three times quicker than the pure ``__init__``;
+interpreted, the frozen ``__setattr__`` would refuse them, and :func:`quick_init` replaces
+that ``__init__`` after checking that it takes exactly the fields, in order, with their
+defaults. On a native class (``__mypyc_attrs__``) :func:`quick_init` does nothing.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -24,10 +38,14 @@ T = TypeVar("T")
 def quick_init(cls: type[T]) -> type[T]:
     """Give a frozen, slotted dataclass an ``__init__`` that is quicker to call.
 
-    Apply it above ``@dataclass(frozen=True, slots=True)``. A class this does not fit
+    Call it on the class after its definition; a native class compiled by mypyc is returned
+    unchanged. An ``__init__`` the class writes itself must take the fields in order, with
+    their defaults and keyword-only marks (else :class:`TypeError`). A class this does not fit
     (not frozen, no slots, a ``__post_init__``, a field with a default factory or left
     out of ``__init__``) raises :class:`TypeError` when it is defined.
     """
+    if "__mypyc_attrs__" in cls.__dict__:
+        return cls
     params = getattr(cls, "__dataclass_params__", None)
     if params is None or not params.frozen or "__slots__" not in cls.__dict__:
         raise TypeError(f"{cls.__qualname__} is not a frozen, slotted dataclass")
@@ -52,9 +70,19 @@ def quick_init(cls: type[T]) -> type[T]:
     exec(f"def __init__({params_text}) -> None:\n{body}", namespace)
     init = namespace["__init__"]
     generated = cls.__init__
+    if "__create_fn__" not in generated.__qualname__ and _params(generated) != _params(init):
+        raise TypeError(
+            f"{cls.__qualname__}.__init__ does not take the fields in order: "
+            f"{inspect.signature(generated)} against {inspect.signature(init)}"
+        )
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
     init.__annotations__ = dict(getattr(generated, "__annotations__", {}))
     init.__doc__ = getattr(generated, "__doc__", None)
     cls.__init__ = init  # type: ignore[method-assign]
     return cls
+
+
+def _params(fn: Callable[..., Any]) -> list[tuple[str, Any, Any]]:
+    """``fn``'s parameters as (name, kind, default), annotations left out."""
+    return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]

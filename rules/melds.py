@@ -20,7 +20,6 @@ class MeldKind(StrEnum):
         return self is not MeldKind.PONG
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class Meld:
     kind: MeldKind
@@ -35,3 +34,19 @@ class Meld:
     @property
     def is_kong(self) -> bool:
         return self.kind is not MeldKind.PONG
+
+    def __init__(
+        self,
+        kind: MeldKind,
+        tile: Tile,
+        from_seat: int | None = None,
+        delayed: bool = False,
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.kind = kind  # type: ignore[misc]
+        self.tile = tile  # type: ignore[misc]
+        self.from_seat = from_seat  # type: ignore[misc]
+        self.delayed = delayed  # type: ignore[misc]
+
+
+quick_init(Meld)

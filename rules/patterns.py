@@ -66,7 +66,6 @@ class Pattern(StrEnum):
         return PATTERN_UNITS[self].kind is PatternKind.SHAPE
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ShapeFacts:
     """The tile facts of one complete (winning) hand, as :func:`rules.hand.shape_facts` finds them.
@@ -82,11 +81,32 @@ class ShapeFacts:
     melds_count: int
     waits: tuple[Tile, ...]  # the hand's waits before the winning tile, in tile order
 
+    def __init__(
+        self,
+        standard: bool,
+        seven_pairs: bool,
+        dragon: bool,
+        all_pungs: bool,
+        flush: bool,
+        melds_count: int,
+        waits: tuple[Tile, ...],
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.standard = standard  # type: ignore[misc]
+        self.seven_pairs = seven_pairs  # type: ignore[misc]
+        self.dragon = dragon  # type: ignore[misc]
+        self.all_pungs = all_pungs  # type: ignore[misc]
+        self.flush = flush  # type: ignore[misc]
+        self.melds_count = melds_count  # type: ignore[misc]
+        self.waits = waits  # type: ignore[misc]
+
+
+quick_init(ShapeFacts)
+
 
 ShapeCheck = Callable[[ShapeFacts], bool]
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class PatternUnit:
     """One pattern: its name, Chinese names, kind, the seed defining it, and its check."""
@@ -98,6 +118,28 @@ class PatternUnit:
     seed: str  # seed file and article the definition follows (see docs/rules/hands.md)
     aliases: tuple[str, ...] = ()  # other Chinese names the seeds use
     check: ShapeCheck | None = None  # shape patterns only
+
+    def __init__(
+        self,
+        pattern: Pattern,
+        chinese: str,
+        kind: PatternKind,
+        summary: str,
+        seed: str,
+        aliases: tuple[str, ...] = (),
+        check: ShapeCheck | None = None,
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.pattern = pattern  # type: ignore[misc]
+        self.chinese = chinese  # type: ignore[misc]
+        self.kind = kind  # type: ignore[misc]
+        self.summary = summary  # type: ignore[misc]
+        self.seed = seed  # type: ignore[misc]
+        self.aliases = aliases  # type: ignore[misc]
+        self.check = check  # type: ignore[misc]
+
+
+quick_init(PatternUnit)
 
 
 def _is_wide(waits: tuple[Tile, ...]) -> bool:

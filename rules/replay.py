@@ -22,7 +22,6 @@ from rules.violations import Violation
 __all__ = ["HandReplay", "replay_game", "replay_hand"]
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class HandReplay:
     """One replayed hand.
@@ -56,6 +55,38 @@ class HandReplay:
     @property
     def is_clean(self) -> bool:
         return not self.violations
+
+    def __init__(
+        self,
+        hand_no: int,
+        n_players: int,
+        dealer: int,
+        outcome: Outcome,
+        violations: tuple[Violation, ...],
+        winners: tuple[WinFact, ...],
+        seats: tuple[SeatFacts, ...],
+        flip: Tile | None,
+        chicken_discards: tuple[ChickenDiscard, ...],
+        wall_left: int,
+        events_applied: int,
+        table: Table | None = None,
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.hand_no = hand_no  # type: ignore[misc]
+        self.n_players = n_players  # type: ignore[misc]
+        self.dealer = dealer  # type: ignore[misc]
+        self.outcome = outcome  # type: ignore[misc]
+        self.violations = violations  # type: ignore[misc]
+        self.winners = winners  # type: ignore[misc]
+        self.seats = seats  # type: ignore[misc]
+        self.flip = flip  # type: ignore[misc]
+        self.chicken_discards = chicken_discards  # type: ignore[misc]
+        self.wall_left = wall_left  # type: ignore[misc]
+        self.events_applied = events_applied  # type: ignore[misc]
+        self.table = table  # type: ignore[misc]
+
+
+quick_init(HandReplay)
 
 
 def replay_hand(record: HandRecord, ruleset: Ruleset, *, keep_table: bool = False) -> HandReplay:

@@ -153,7 +153,6 @@ class ChickenKind(StrEnum):
     RESPONSIBILITY = "responsibility"  # 责任鸡 (counted for the claimer who is paid)
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ChickenCount:
     """Chickens of one kind and tile a seat was paid for."""
@@ -163,8 +162,17 @@ class ChickenCount:
     tile: Tile
     count: int
 
+    def __init__(self, seat: int, kind: ChickenKind, tile: Tile, count: int) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.kind = kind  # type: ignore[misc]
+        self.tile = tile  # type: ignore[misc]
+        self.count = count  # type: ignore[misc]
 
-@quick_init
+
+quick_init(ChickenCount)
+
+
 @dataclass(frozen=True, slots=True)
 class WinValue:
     """What one win was worth: the patterns that scored and what each payer paid for it
@@ -177,8 +185,25 @@ class WinValue:
     payers: tuple[int, ...]
     penalty: bool = False
 
+    def __init__(
+        self,
+        seat: int,
+        patterns: tuple[str, ...],
+        value: int,
+        payers: tuple[int, ...],
+        penalty: bool = False,
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.patterns = patterns  # type: ignore[misc]
+        self.value = value  # type: ignore[misc]
+        self.payers = payers  # type: ignore[misc]
+        self.penalty = penalty  # type: ignore[misc]
 
-@quick_init
+
+quick_init(WinValue)
+
+
 @dataclass(frozen=True, slots=True)
 class Settlement:
     """A settled hand."""
@@ -189,6 +214,26 @@ class Settlement:
     chickens: tuple[ChickenCount, ...]  # what each seat's chickens were, for statistics
     explanation: tuple[str, ...]  # lines a referee can read out
     wins: tuple[WinValue, ...] = ()  # one per win, in win order
+
+    def __init__(
+        self,
+        items: tuple[LedgerItem, ...],
+        deltas: tuple[int, ...],
+        next_dealer: int,
+        chickens: tuple[ChickenCount, ...],
+        explanation: tuple[str, ...],
+        wins: tuple[WinValue, ...] = (),
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.items = items  # type: ignore[misc]
+        self.deltas = deltas  # type: ignore[misc]
+        self.next_dealer = next_dealer  # type: ignore[misc]
+        self.chickens = chickens  # type: ignore[misc]
+        self.explanation = explanation  # type: ignore[misc]
+        self.wins = wins  # type: ignore[misc]
+
+
+quick_init(Settlement)
 
 
 def format_amount(amount: int) -> str:

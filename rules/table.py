@@ -51,7 +51,15 @@ from rules.hand import (
 from rules.melds import Meld, MeldKind
 from rules.patterns import SHAPE_PATTERNS, Pattern, in_pattern_order
 from rules.ruleset import Ruleset
-from rules.tiles import ALL_TILES, NUM_KINDS, NUM_SUITED, Tile, format_tiles, tiles_of
+from rules.tiles import (
+    ALL_TILES,
+    NUM_KINDS,
+    NUM_SUITED,
+    TILE_TEXT,
+    Tile,
+    format_tiles,
+    tiles_of,
+)
 from rules.violations import Violation, ViolationCode
 
 __all__ = ["STANDING_CHICKENS", "IllegalMoveError", "Phase", "Table"]
@@ -913,8 +921,11 @@ def _check_deal(
                 running[tile] += 1
                 if running[tile] > copies[tile]:
                     raise fail(_C.TILE_OVERFLOW, seat,
-                               f"the deal holds {running[tile]} copies of {tile} (at most "
-                               f"{copies[tile]}); seat {seat} is dealt {format_tiles(tiles)}")
+                               # the text by the table: compiled, ``{tile}`` here gave
+                               # the tile's number, not its notation
+                               f"the deal holds {running[tile]} copies of {TILE_TEXT[tile]} "
+                               f"(at most {copies[tile]}); seat {seat} is dealt "
+                               f"{format_tiles(tiles)}")
     taken = seen[:]
     if record.wall is not None:
         for tile in _as_ints(record.wall):

@@ -46,7 +46,6 @@ SETTLEMENT_CODES = frozenset({
 """The checks of a hand's recorded result: a hand with any of them is disputed."""
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class Violation:
     """One finding. ``event_index`` is the 0-based index into the hand's events (``None``
@@ -58,3 +57,23 @@ class Violation:
     seat: int | None
     message: str
     fatal: bool = True
+
+    def __init__(
+        self,
+        code: ViolationCode,
+        hand_no: int,
+        event_index: int | None,
+        seat: int | None,
+        message: str,
+        fatal: bool = True,
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.code = code  # type: ignore[misc]
+        self.hand_no = hand_no  # type: ignore[misc]
+        self.event_index = event_index  # type: ignore[misc]
+        self.seat = seat  # type: ignore[misc]
+        self.message = message  # type: ignore[misc]
+        self.fatal = fatal  # type: ignore[misc]
+
+
+quick_init(Violation)

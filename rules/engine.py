@@ -1,0 +1,184 @@
+"""Which engine runs: the modules compiled with mypyc, or the same modules interpreted.
+
+The modules in :data:`COMPILED` are compiled with mypyc when the package is built where a C
+compiler is present (``setup.py``); the ``.py`` files ship beside the compiled ones and are
+the pure engine. Both give the same results, byte for byte.
+
+Python imports ``X.cpython-311-*.so`` in place of ``X.py`` in the same folder. Two things
+choose otherwise, before the first of these modules is imported (the packages' ``__init__``
+call :func:`select`):
+
+* ``ZHUOJI_PURE=1`` in the environment: the pure engine, always (``bench/replay.py`` runs both
+  in one run this way). At build time the same switch builds the pure package only.
+* A stale build: the build records a digest of the sources it compiled
+  (:data:`DIGEST_FILE`); when the sources beside the compiled modules differ from it (a
+  source edited after an in-place build), the compiled modules are not used and a warning
+  says how to rebuild. A compiled module never runs code older than its source.
+
+This module is read by ``setup.py`` before the package is built: it imports only the
+standard library and is never compiled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+__all__ = [
+    "COMPILED",
+    "DIGEST_FILE",
+    "PURE_ENV",
+    "compiled_available",
+    "engine_kind",
+    "engine_reason",
+    "is_compiled",
+    "select",
+    "source_digest",
+]
+
+PURE_ENV = "ZHUOJI_PURE"
+"""The switch: set to ``1`` (or ``true``/``yes``) for the pure engine."""
+
+COMPILED: tuple[str, ...] = (
+    "rules.tiles",
+    "rules.violations",
+    "rules.melds",
+    "rules.events",
+    "rules.facts",
+    "rules.patterns",
+    "rules.hand",
+    "rules.shanten",
+    "rules.table",
+    "rules.settlement",
+    "rules.replay",
+    "rules.audit",
+    "rules.simulate",
+)
+"""The modules compiled when a C compiler is present, in the order listed to mypyc. The
+pydantic-model modules (``rules.ruleset``, ``rules.presets``) stay interpreted."""
+
+DIGEST_FILE = "_engine_digest.txt"
+"""The file in ``rules/`` holding :func:`source_digest` of the sources the build compiled."""
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def pure_requested(environ: dict[str, str] | None = None) -> bool:
+    """Whether the environment asks for the pure engine (``ZHUOJI_PURE``)."""
+    value = (os.environ if environ is None else environ).get(PURE_ENV, "")
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def source_path(module: str, root: Path = _ROOT) -> Path:
+    """The ``.py`` file of ``module`` under ``root`` (the folder holding the packages)."""
+    return root.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def source_digest(root: Path = _ROOT, modules: Sequence[str] = COMPILED) -> str:
+    """SHA-256 over the names and bytes of the compiled modules' sources under ``root``."""
+    digest = hashlib.sha256()
+    for module in modules:
+        data = source_path(module, root).read_bytes()
+        digest.update(f"{module}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _compiled_file(module: str, root: Path) -> Path | None:
+    base = source_path(module, root).with_suffix("")
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        candidate = base.with_name(base.name + suffix)
+        if candidate.exists():
+            return candidate
+    return None
+
+
+class _PureFinder(importlib.abc.MetaPathFinder):
+    """Finds the ``.py`` source of the compiled modules, ahead of the path finder."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in COMPILED:
+            return None
+        source = source_path(fullname)
+        if not source.exists():
+            return None
+        loader = importlib.machinery.SourceFileLoader(fullname, str(source))
+        return importlib.util.spec_from_file_location(fullname, source, loader=loader)
+
+
+_state: dict[str, str] = {}
+
+
+def select() -> str:
+    """Choose the engine once per process, before any compiled module is imported; returns
+    ``"compiled"`` or ``"pure"``. Later calls return the first choice."""
+    if "kind" in _state:
+        return _state["kind"]
+    kind, reason = _choose()
+    compiled_present = any(_compiled_file(m, _ROOT) for m in COMPILED)
+    if kind == "pure" and compiled_present and not any(
+        isinstance(f, _PureFinder) for f in sys.meta_path
+    ):
+        sys.meta_path.insert(0, _PureFinder())
+    _state["kind"], _state["reason"] = kind, reason
+    return kind
+
+
+def _choose() -> tuple[str, str]:
+    compiled = [m for m in COMPILED if _compiled_file(m, _ROOT)]
+    if not compiled:
+        return "pure", "built without a C compiler or with ZHUOJI_PURE=1"
+    if pure_requested():
+        return "pure", f"{PURE_ENV} is set"
+    missing = sorted(set(COMPILED) - set(compiled))
+    stamp = _ROOT / "rules" / DIGEST_FILE
+    recorded = stamp.read_text(encoding="ascii").strip() if stamp.exists() else ""
+    if missing or recorded != source_digest():
+        what = (
+            f"{', '.join(missing)} not compiled" if missing else "sources changed since the build"
+        )
+        reason = f"the compiled engine is stale ({what})"
+        warnings.warn(
+            f"zhuoji: {reason}; running the pure engine. Rebuild it with "
+            f"`make .venv/.installed` (or reinstall the package).",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return "pure", reason
+    return "compiled", "compiled with mypyc"
+
+
+def compiled_available() -> bool:
+    """Whether a current compiled build is installed (whatever this process runs)."""
+    if not all(_compiled_file(m, _ROOT) for m in COMPILED):
+        return False
+    stamp = _ROOT / "rules" / DIGEST_FILE
+    return stamp.exists() and stamp.read_text(encoding="ascii").strip() == source_digest()
+
+
+def is_compiled() -> bool:
+    """Whether the compiled engine runs in this process (the modules are imported)."""
+    import rules.table
+
+    return not rules.table.__file__.endswith(".py") if rules.table.__file__ else False
+
+
+def engine_kind() -> str:
+    """``"compiled"`` or ``"pure"``: the engine this process runs."""
+    return "compiled" if is_compiled() else "pure"
+
+
+def engine_reason() -> str:
+    """Why this engine runs (for ``zhuoji --version``)."""
+    select()
+    return _state["reason"]

@@ -1,0 +1,135 @@
+"""``rules.engine``: the compiled engine when it is there and current, else the pure one.
+
+Each case runs a fresh interpreter (the choice is made once per process, at the first import
+of ``rules``).
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rules
+import rules.engine as engine
+
+ROOT = Path(rules.__file__).resolve().parent.parent
+PROBE = (
+    "import json, warnings\n"
+    "warnings.simplefilter('always')\n"
+    "with warnings.catch_warnings(record=True) as seen:\n"
+    "    import rules.engine as e, rules.table, rules.hand\n"
+    "print(json.dumps({'kind': e.engine_kind(), 'reason': e.engine_reason(),\n"
+    "    'table': rules.table.__file__, 'hand': rules.hand.__file__,\n"
+    "    'warnings': [str(w.message) for w in seen]}))\n"
+)
+
+
+def _compiled_files(root: Path) -> list[Path]:
+    out = []
+    for module in engine.COMPILED:
+        base = engine.source_path(module, root).with_suffix("")
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            if base.with_name(base.name + suffix).exists():
+                out.append(base.with_name(base.name + suffix))
+    return out
+
+
+HAS_COMPILED = bool(_compiled_files(ROOT))
+needs_compiled = pytest.mark.skipif(
+    not HAS_COMPILED, reason="this installation was built without the compiled engine"
+)
+
+
+def probe(pure: bool | None, cwd: Path, path: Path | None = None) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k != engine.PURE_ENV}
+    if pure is not None:
+        env[engine.PURE_ENV] = "1" if pure else "0"
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=cwd, env=env, capture_output=True, text=True,
+        check=True,
+    )
+    import json
+
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def test_the_switch_runs_every_module_from_its_source(tmp_path: Path) -> None:
+    seen = probe(True, tmp_path)
+    assert seen["kind"] == "pure"
+    assert str(seen["table"]).endswith("table.py") and str(seen["hand"]).endswith("hand.py")
+    if HAS_COMPILED:
+        assert seen["reason"] == "ZHUOJI_PURE is set"
+
+
+@needs_compiled
+def test_a_current_build_runs_compiled(tmp_path: Path) -> None:
+    for pure in (None, False):
+        seen = probe(pure, tmp_path)
+        assert seen["kind"] == "compiled", seen
+        assert not str(seen["table"]).endswith(".py")
+        assert seen["warnings"] == []
+
+
+@needs_compiled
+def test_an_edited_source_is_never_run_compiled(tmp_path: Path) -> None:
+    # A copy of the packages with their compiled modules and mypyc's shared library, then
+    # one source edited after the build, as in an editable install.
+    copy = tmp_path / "tree"
+    for package in ("rules", "parsers"):
+        shutil.copytree(ROOT / package, copy / package, symlinks=True)
+    for shared in ROOT.glob("*__mypyc*"):
+        shutil.copy2(shared, copy / shared.name)
+    current = probe(None, tmp_path, copy)
+    assert current["kind"] == "compiled", current
+    assert str(current["table"]).startswith(str(copy))
+
+    hand = copy / "rules" / "hand.py"
+    hand.write_text(hand.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    stale = probe(None, tmp_path, copy)
+    assert stale["kind"] == "pure"
+    assert stale["hand"] == str(hand)
+    assert "sources changed since the build" in str(stale["reason"])
+    assert any("stale" in str(w) and "pure engine" in str(w) for w in stale["warnings"])  # type: ignore[attr-defined]
+
+    (copy / "rules" / engine.DIGEST_FILE).unlink()
+    hand.write_text(hand.read_text(encoding="utf-8").removesuffix("\n# edited\n"), "utf-8")
+    assert probe(None, tmp_path, copy)["kind"] == "pure", "no record of the build: not used"
+
+
+def test_the_digest_covers_every_compiled_source(tmp_path: Path) -> None:
+    for module in engine.COMPILED:
+        target = engine.source_path(module, tmp_path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(engine.source_path(module, ROOT), target)
+    before = engine.source_digest(tmp_path)
+    assert before == engine.source_digest(ROOT)
+    for module in engine.COMPILED:
+        target = engine.source_path(module, tmp_path)
+        text = target.read_bytes()
+        target.write_bytes(text + b" ")
+        assert engine.source_digest(tmp_path) != before, module
+        target.write_bytes(text)
+
+
+def test_the_pydantic_modules_stay_interpreted() -> None:
+    assert "rules.ruleset" not in engine.COMPILED and "rules.presets" not in engine.COMPILED
+    assert "rules.engine" not in engine.COMPILED and "rules.frozen" not in engine.COMPILED
+
+
+@pytest.mark.parametrize("value", ["1", "true", "YES", " on "])
+def test_switch_values_that_ask_for_pure(value: str) -> None:
+    assert engine.pure_requested({engine.PURE_ENV: value})
+
+
+@pytest.mark.parametrize("value", ["", "0", "no", "false"])
+def test_switch_values_that_do_not(value: str) -> None:
+    assert not engine.pure_requested({engine.PURE_ENV: value})
