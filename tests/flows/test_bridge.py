@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import orjson
@@ -115,7 +116,9 @@ def test_the_samples_convert_both_ways() -> None:
 
 def test_game_from_records_needs_consistent_records() -> None:
     (record,) = hand_records(Game.model_validate(game_dict()))
-    other = HandRecord(**{**{f: getattr(record, f) for f in record.__slots__}, "n_players": 3})
+    other = HandRecord(
+        **{**{f.name: getattr(record, f.name) for f in dataclasses.fields(record)}, "n_players": 3}
+    )
     with pytest.raises(ValueError, match="players and stake"):
         game_from_records([record, other], game_id="x")
     with pytest.raises(ValueError, match="at least one hand"):
