@@ -101,6 +101,22 @@ class MultiWinDealer(StrEnum):
     FIRST_AFTER_DISCARDER = "first_after_discarder"  # first winner in turn order after it
 
 
+class MissedWinRule(StrEnum):
+    """What a win after letting a win pass (过水不胡) is."""
+
+    PENALTY = "penalty"  # 包牌: the winner pays every other player its hand (true)
+    FINDING = "finding"  # a non-fatal ``missed_win`` finding; the win is settled as usual
+    NONE = "none"  # no such rule: nothing is reported, the win is settled as usual (false)
+
+
+def _missed_win_choice(value: object) -> object:
+    if value is True:
+        return MissedWinRule.PENALTY
+    if value is False:
+        return MissedWinRule.NONE
+    return value
+
+
 class DrawDealer(StrEnum):
     """Who deals next after an exhaustive draw."""
 
@@ -290,6 +306,11 @@ class KongSettings(BaseModel):
         description="憨包豆: whether a kong not made on the turn it became possible scores "
         "(it is a pass either way)",
     )
+    pong_then_kong_delayed: bool = Field(
+        False,
+        description="不可先碰后杠: a pong made while holding the fourth tile (an exposed kong "
+        "was possible) makes every later kong of that tile delayed (憨包豆)",
+    )
 
     def value_of(self, kind: KongKind) -> int:
         """The value of a kong of ``kind`` (``uniform`` when set)."""
@@ -434,10 +455,12 @@ class PenaltySettings(BaseModel):
 
     model_config = _SECTION
 
-    missed_win: bool = Field(
-        False,
-        description="包牌: a ready player who let a winning discard pass and wins on another "
-        "discard before drawing again pays every other player its hand value instead",
+    missed_win: Annotated[MissedWinRule, BeforeValidator(_missed_win_choice)] = Field(
+        MissedWinRule.FINDING,
+        description="过水不胡: a ready player who let a winning tile pass and wins on another "
+        "player's tile before drawing again: penalty (true; 包牌: it pays every other player "
+        "its hand value instead), finding (a missed_win finding, the win settled as usual) "
+        "or none (false: no such rule, nothing reported)",
     )
     false_hand: int = Field(
         0,

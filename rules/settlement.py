@@ -39,6 +39,7 @@ from rules.ruleset import (
     Forfeit,
     HandValuation,
     KongPayer,
+    MissedWinRule,
     MultiWinDealer,
     PatternValues,
     ReadyValueMode,
@@ -340,7 +341,7 @@ class _Plan:
         self.robbed_forfeit = robbed.forfeit
         self.dealer_bonus = rs.dealer.bonus
         self.dealer_streak_bonus = rs.dealer.streak_bonus
-        self.missed_win = rs.penalties.missed_win
+        self.missed_win = rs.penalties.missed_win is MissedWinRule.PENALTY
         kongs = rs.kongs
         self.kong_values: dict[KongKind, int] = {k: kongs.value_of(k) for k in KongKind}
         self.exposed_by_discarder = kongs.exposed_payer is KongPayer.DISCARDER

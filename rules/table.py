@@ -50,7 +50,7 @@ from rules.hand import (
 )
 from rules.melds import Meld, MeldKind
 from rules.patterns import SHAPE_PATTERNS, Pattern, in_pattern_order
-from rules.ruleset import Ruleset
+from rules.ruleset import MissedWinRule, Ruleset
 from rules.tiles import ALL_TILES, NUM_KINDS, NUM_SUITED, Tile, format_tiles, tiles_of
 from rules.violations import Violation, ViolationCode
 
@@ -513,6 +513,7 @@ class Table:
             _DISCARD, _AFTER_CLAIM, _CLAIM, _KONG_DRAW)
         kongs = self._kongs
         is_chicken = _IS_CHICKEN
+        pong_passes_kong = self._ruleset.kongs.pong_then_kong_delayed
         # The turn state, written back before any other step and at the end, and what it
         # implies: ``discarder`` is the seat that may discard now without a closer look
         # (the seat to act, when it is neither frozen nor about to be by its 报听),
@@ -627,7 +628,10 @@ class Table:
                             melds[seat].append(_meld(_PONG, tile, d, False))
                             pong_tiles[seat].append(tile)
                             if hand[k]:
-                                kong_chances[seat].append(tile)
+                                if pong_passes_kong:  # 不可先碰后杠
+                                    self._passed_kongs[seat].add(tile)
+                                else:
+                                    kong_chances[seat].append(tile)
                             if disc[3] is None:
                                 disc = rivers[d][-1] = (disc[0], disc[1], d, seat, _CLAIM_PONG,
                                                         disc[5])
@@ -1268,8 +1272,10 @@ def _missed_win(t: Table, seat: int, waits: tuple[Tile, ...], current: int,
                 ev: Win) -> Violation | None:
     """过水不胡 / 包牌: a win on another player's tile after letting a win pass since the
     seat's own last discard (its hand has not changed since then)."""
-    since = t._rivers[seat][-1][_R_INDEX] if t._rivers[seat] else -1
     rs = t._ruleset
+    if rs.penalties.missed_win is MissedWinRule.NONE:
+        return None  # the table has no 过水 rule
+    since = t._rivers[seat][-1][_R_INDEX] if t._rivers[seat] else -1
     ready_at = t._ready_at
     missed: list[tuple[int, Tile, int, bool, bool]] = []
     for river in t._rivers:
@@ -1420,7 +1426,11 @@ def _apply_pong(t: Table, ev: Pong) -> None:
     t._melds[seat].append(_meld(_PONG, tile, ev.from_seat, False))
     t._pong_tiles[seat].append(tile)
     if hand[tile]:
-        t._kong_chances[seat].append(tile)
+        if t._ruleset.kongs.pong_then_kong_delayed:
+            # 不可先碰后杠: it could have konged this discard and ponged it instead.
+            t._passed_kongs[seat].add(tile)
+        else:
+            t._kong_chances[seat].append(tile)
     _claim_discard(t, seat, ClaimKind.PONG)
     t._turn = seat
     t._phase = _AFTER_CLAIM

@@ -50,7 +50,7 @@ def test_show_applies_overrides_and_describes() -> None:
     )
     assert result.exit_code == 0, result.output
     assert "scope                 = hand_and_discards" in result.output
-    assert "added           = 4" in result.output
+    assert "added                   = 4" in result.output
     assert "# 双杀: a kong pays only if its owner won or is ready" in result.output
 
 

@@ -1,0 +1,189 @@
+"""Rules read from the seeds (issue 21), each through the public interface: a legal log is
+written to a file and ``zhuoji audit --json`` settles it. Each test quotes the seed's words
+the rule follows (docs/rules/README.md, "Decisions")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+import flows.cli  # noqa: F401  (registers the commands)
+from flows.app import app
+from flows.bridge import game_from_records
+from parsers.write import write_games
+from rules.events import HandRecord
+from rules.presets import load_preset
+from tests.rules.builders import make_hand
+
+runner = CliRunner()
+
+DEALER_HAND = "2469p2468s3579s9s7m"
+PLAIN = "123m456m23p99p345p"
+
+
+def audit(tmp_path: Path, records: list[HandRecord], ruleset: str,
+          overrides: dict[str, Any] | None = None) -> tuple[int, list[dict[str, Any]]]:
+    """``zhuoji audit --json`` of one game of ``records``: the exit code and the rows."""
+    path = tmp_path / f"{ruleset}.json"
+    game = game_from_records(records, game_id="g1", ruleset=ruleset, rule_overrides=overrides)
+    write_games(path, [game])
+    result = runner.invoke(app, ["audit", "--json", str(path)])
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    return result.exit_code, rows
+
+
+def hand(deal: dict[int, str], events: str, ruleset: str, *, front: str = "",
+         back: str = "") -> HandRecord:
+    rs = load_preset(ruleset)
+    return make_hand(deal, events, front=front, back=back, n_players=rs.players,
+                     wildcards=rs.wildcards)
+
+
+def items(row: dict[str, Any], reason: str) -> list[tuple[int, int, int]]:
+    """(payer, payee, amount) of the row's ledger items of ``reason``."""
+    return [(i["payer"], i["payee"], i["amount"]) for i in row["ledger"] if i["reason"] == reason]
+
+
+def codes(row: dict[str, Any]) -> list[str]:
+    return [v["code"] for v in row["violations"]]
+
+
+# --------------------------------------------------------------------------------------
+# zunyi: a robbed kong pays the hand + 3
+# --------------------------------------------------------------------------------------
+
+# seat 2 pongs 5m, adds the fourth; seat 1 robs it with a plain hand
+ROBBED = ({0: "5m7m2469p2468s3567s", 1: "123p456p99p34m789m", 2: "55m2468s1359p79s1m"},
+          "0-5m 2P5m<0 2-1m 3+3s 3-3s 0+6s 0-6s 1+1s 1-1s 2+5m 2A5m 1H5m<2 F8s",
+          "3s6s1s5m8s")
+
+
+def test_zunyi_robbed_kong_is_the_hand_plus_three(tmp_path: Path) -> None:
+    # 004 遵义: 「搶杠可視為准備杠牌的那個玩家點炮，和牌家獲得的分為所和牌型的分值加3」
+    deal, events, front = ROBBED
+    code, (row,) = audit(tmp_path, [hand(deal, events, "zunyi", front=front)], "zunyi")
+    assert code == 0, row["violations"]
+    assert items(row, "hand") == [(2, 1, 2)]  # 平胡（2分）
+    assert items(row, "robbed_kong") == [(2, 1, 3)]
+    assert items(row, "self_draw") == []  # not 自摸 +1 on top
+    assert items(row, "added_kong") == []
+    assert row["winners"][0]["value"] == 5
+
+
+# --------------------------------------------------------------------------------------
+# guiyang-10: the flip is the only chicken
+# --------------------------------------------------------------------------------------
+
+# seat 1 self-draws 4p holding 2 x 1s; the flip decides which tile is the chicken
+CHICKENS = {0: DEALER_HAND, 1: "11s777p888p23p567s"}
+CHICKEN_EVENTS = "0-9s 1+1m 1-1m 2+3s 2-3s 3+5s 3-5s 0+6s 0-6s 1+4p 1H4p F{flip}"
+
+
+def test_guiyang_10_pays_only_the_flipped_chicken(tmp_path: Path) -> None:
+    # 000 贵州麻将规则: 「以下介绍捉鸡川麻将关于"捉鸡"、"包牌"和"一炮三响"的特殊规则」
+    # 「翻到九条则一条为鸡…玩家手中每有1张鸡，则其他3个玩家给该玩家10番的钱」
+    records = [
+        hand(CHICKENS, CHICKEN_EVENTS.format(flip=flip), "guiyang-10",
+             front=f"1m3s5s6s4p{flip}")
+        for flip in ("4s", "9s")
+    ]
+    code, (flip_4s, flip_9s) = audit(tmp_path, records, "guiyang-10")
+    assert code == 0
+    # flip 4s: 5s is the chicken; seat 1's two 1s are no chickens (no 幺鸡)
+    assert items(flip_4s, "chicken") == [(p, 1, 10) for p in (2, 3, 0)]
+    assert all("5s flipped" in i["detail"] for i in flip_4s["ledger"]
+               if i["reason"] == "chicken")
+    # flip 9s: 1s is the chicken, 10 each like any flipped tile (no 金鸡 double)
+    assert items(flip_9s, "chicken") == [(p, 1, 20) for p in (2, 3, 0)]
+    assert all("1s flipped" in i["detail"] for i in flip_9s["ledger"]
+               if i["reason"] == "chicken")
+
+
+def test_guiyang_10_has_no_charging_or_responsibility_chicken(tmp_path: Path) -> None:
+    charging = hand({0: DEALER_HAND, 1: PLAIN},
+                    "0-9s 1+1s 1-1s 2+3s 2-3s 3+5s 3-5s 0+6s 0-6s 1+4p 1H4p F8s", "guiyang-10",
+                    front="1s3s5s6s4p8s")
+    ponged = hand({0: "1s2469p2468s3579s7m", 1: "11s234s567s23p99p9m"},
+                  "0-1s 1P1s<0 1-9m 2+3s 2-3s 3+5s 3-5s 0+6s 0-6s 1+4p 1H4p F8s", "guiyang-10",
+                  front="3s5s6s4p8s")
+    code, rows = audit(tmp_path, [charging, ponged], "guiyang-10")
+    assert code == 0
+    for row in rows:
+        assert items(row, "charging_chicken") == []
+        assert items(row, "responsibility_chicken") == []
+        assert items(row, "chicken") == []  # the flip 8s names 9s, which nobody holds
+
+
+def test_guiyang_10_chicken_concealed_kong_is_sixty_when_flipped(tmp_path: Path) -> None:
+    # 「如果某玩家手中有鸡的闷豆，则其他3个玩家给该玩家60番的钱」: the flip 9s names 1s
+    record = hand({0: DEALER_HAND, 1: "1111s123p456p99p2p"}, "0-9s 1+3p 1C1s 1+4p 1H4p F9s",
+                  "guiyang-10", front="3p9s", back="4p")
+    code, (row,) = audit(tmp_path, [record], "guiyang-10")
+    assert code == 0
+    assert items(row, "chicken") == [(p, 1, 60) for p in (2, 3, 0)]
+    assert items(row, "concealed_kong") == [(p, 1, 20) for p in (2, 3, 0)]
+
+
+# --------------------------------------------------------------------------------------
+# guiyang-dou3: 不可先碰后杠
+# --------------------------------------------------------------------------------------
+
+# seat 1 holds three 5m and pongs the dealer's 5m (it could have konged it), then adds its
+# fourth 5m at its next turn and wins on the replacement
+PONG_THEN_KONG = ({0: "5m7m2469p2468s3567s", 1: "555m123p456p99p2m9s"},
+                  "0-5m 1P5m<0 1-9s 2+8s 2-8s 3+3s 3-3s 0+6s 0-6s 1+3m 1A5m 1+4m 1H4m F7s",
+                  "8s3s6s3m7s", "4m")
+
+
+def test_dou3_kong_after_a_pong_holding_the_fourth_scores_nothing(tmp_path: Path) -> None:
+    # 000 来游戏: 「C.点豆（直杠）…不可先碰后杠，有杠不杠，再杠的时候就不算豆（杠钱），只算通行证」
+    deal, events, front, back = PONG_THEN_KONG
+    code, (row,) = audit(tmp_path, [hand(deal, events, "guiyang-dou3", front=front, back=back)],
+                         "guiyang-dou3")
+    assert code == 0, row["violations"]
+    assert items(row, "added_kong") == []
+    assert items(row, "kong_bloom") == [(p, 1, 1) for p in (2, 3, 0)]  # still 杠上开花
+
+
+def test_pong_then_kong_scores_where_the_setting_is_off(tmp_path: Path) -> None:
+    deal, events, front, back = PONG_THEN_KONG
+    record = hand(deal, events, "guiyang", front=front, back=back)
+    code, (row,) = audit(tmp_path, [record], "guiyang")
+    assert code == 0
+    assert items(row, "added_kong") == [(p, 1, 3) for p in (2, 3, 0)]
+    # the same setting as a log's override
+    code, (row,) = audit(tmp_path, [record], "guiyang",
+                         {"kong_pong_then_kong_delayed": True})
+    assert code == 0
+    assert items(row, "added_kong") == []
+
+
+# --------------------------------------------------------------------------------------
+# 过水不胡: penalty, finding or none
+# --------------------------------------------------------------------------------------
+
+# seat 1 (all pungs, waits 9p/2m) lets seat 2's 9p pass, then wins on seat 3's 2m before
+# drawing again
+MISSED = ({0: DEALER_HAND, 1: "111m333m555p99p22m"},
+          "0-9s 1+7s 1-7s 2+9p 2-9p 3+2m 3-2m 1H2m<3 F8s", "7s9p2m8s")
+
+
+def test_missed_win_false_means_no_finding(tmp_path: Path) -> None:
+    deal, events, front = MISSED
+    record = hand(deal, events, "guiyang-classic", front=front)
+    # guiyang-classic's source has no 包牌: the win is paid and reported (family default)
+    code, (row,) = audit(tmp_path, [record], "guiyang-classic")
+    assert code == 1 and codes(row) == ["missed_win"]
+    assert items(row, "hand") == [(3, 1, 5)]
+    # a table without the 过水 rule: nothing reported, the audit is clean
+    code, (row,) = audit(tmp_path, [record], "guiyang-classic", {"penalty_missed_win": False})
+    assert code == 0 and codes(row) == []
+    assert items(row, "hand") == [(3, 1, 5)]
+    # 002 「…則要根據自己胡牌番數付3家的錢」: the winner pays instead
+    code, (row,) = audit(tmp_path, [record], "guiyang-classic", {"penalty_missed_win": True})
+    assert codes(row) == ["missed_win"]
+    assert items(row, "hand") == [(1, p, 5) for p in (2, 3, 0)]
+    assert row["winners"][0]["penalty"] is True
