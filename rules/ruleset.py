@@ -58,6 +58,20 @@ class DrawChickens(StrEnum):
     UNREADY_PAY_READY = "unready_pay_ready"  # each player not ready pays each ready player
 
 
+class PenaltyCounts(StrEnum):
+    """Which exposed standing chickens a not-ready player pays for under 包鸡."""
+
+    DISCARDS_AND_MELDS = "discards_and_melds"  # its unclaimed discards and its melds
+    DISCARDS = "discards"  # its unclaimed discards only (打出)
+
+
+class ResponsibilityClaims(StrEnum):
+    """Which claims of the first standing chicken discarded make a 责任鸡."""
+
+    PONG_AND_KONG = "pong_and_kong"  # ponged or konged
+    PONG = "pong"  # ponged only (碰走); a konged one makes no 责任鸡
+
+
 class KongPayer(StrEnum):
     DISCARDER = "discarder"  # the player whose discard was konged pays alone
     EVERY_OTHER = "every_other"  # every other player pays
@@ -375,6 +389,16 @@ class ChickenSettings(BaseModel):
         False,
         description="包鸡: a player not ready pays each ready player for the standing chickens "
         "it exposed (unclaimed discards and melds)",
+    )
+    penalty_counts: PenaltyCounts = Field(
+        PenaltyCounts.DISCARDS_AND_MELDS,
+        description="what 包鸡 charges: discards_and_melds (its unclaimed discards and its "
+        "melds) or discards (its unclaimed discards only)",
+    )
+    responsibility_claims: ResponsibilityClaims = Field(
+        ResponsibilityClaims.PONG_AND_KONG,
+        description="which claims of the first standing chicken make a 责任鸡: pong_and_kong, "
+        "or pong (a konged one makes none)",
     )
     concealed_kong_value: int = Field(
         0,

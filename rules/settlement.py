@@ -42,7 +42,9 @@ from rules.ruleset import (
     MissedWinRule,
     MultiWinDealer,
     PatternValues,
+    PenaltyCounts,
     ReadyValueMode,
+    ResponsibilityClaims,
     Ruleset,
     StandingChicken,
 )
@@ -308,7 +310,8 @@ class _Plan:
         "gold_labels", "gold_multiplier", "heavenly", "hot_after", "hot_valued_as",
         "kong_bloom", "kong_values", "kongs_delayed_score", "kongs_need_ready", "missed_win",
         "need_ready", "penalty", "ready_at_least", "ready_hard", "ready_kill", "ready_soft",
-        "robbed_bonus", "robbed_forfeit", "robbed_pays_for_all", "robbed_self_draw",
+        "responsibility_on_kong", "robbed_bonus", "robbed_forfeit", "robbed_pays_for_all",
+        "robbed_self_draw",
         "robbed_valued_as", "ruleset", "scope_discards", "self_draw", "shape_values",
         "standing_by_tile", "standing_tiles", "wildcard_value", "win_parts",
     )
@@ -360,6 +363,8 @@ class _Plan:
         self.need_ready = ch.need_ready
         self.penalty = ch.penalty
         self.ckv = ch.concealed_kong_value
+        self.responsibility_on_kong = (
+            ch.responsibility_claims is ResponsibilityClaims.PONG_AND_KONG)
         self.wildcard_value = ch.wildcard_value
         self.chicken_groups: dict[tuple[Tile, bool, int], _Group] = {}
         self.win_parts: dict[tuple[object, ...], _WinParts] = {}
@@ -1029,6 +1034,11 @@ class _Settler:
             if cd.claim is not _CLAIM_PONG and cd.claim is not _CLAIM_EXPOSED_KONG:
                 continue
             claimed = "ponged" if cd.claim is _CLAIM_PONG else "konged"
+            if cd.claim is _CLAIM_EXPOSED_KONG and not plan.responsibility_on_kong:
+                self.book.say(f"the first {TILE_TEXT[cd.tile]} was discarded by seat {cd.seat} "
+                              f"(event {cd.event_index}) and konged by seat {cd.claimed_by}: "
+                              f"no responsibility chicken 责任鸡 (only a pong makes one)")
+                continue
             value = standing.responsibility * (plan.gold_multiplier if cd.tile == gold else 1)
             tile = TILE_TEXT[cd.tile]
             head = (f"the first {tile} was discarded by seat {cd.seat} (event "
@@ -1067,6 +1077,7 @@ class _Settler:
         """包鸡: a player not ready pays each collecting player for its exposed standing
         chickens (unclaimed discards, the charging one at its charging value, and melds)."""
         ch = self.rs.chickens
+        melds_count = ch.penalty_counts is PenaltyCounts.DISCARDS_AND_MELDS
         seats = self.replay.seats
         payees = [s.seat for s in seats if self.collects(s) and s.seat not in self.no_chickens]
         for seat in seats:
@@ -1081,7 +1092,8 @@ class _Settler:
                 tile = standing.tile
                 mult = ch.gold_multiplier if tile is gold else 1
                 count = unclaimed.count(tile)
-                count += sum(m.size for m in seat.melds if m.tile is tile)
+                if melds_count:
+                    count += sum(m.size for m in seat.melds if m.tile is tile)
                 if count:
                     value += count * standing.value * mult
                     parts.append(f"{count} x {tile} ({standing.value * mult})")

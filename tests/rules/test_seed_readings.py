@@ -187,3 +187,47 @@ def test_missed_win_false_means_no_finding(tmp_path: Path) -> None:
     assert codes(row) == ["missed_win"]
     assert items(row, "hand") == [(1, p, 5) for p in (2, 3, 0)]
     assert row["winners"][0]["penalty"] is True
+
+
+# --------------------------------------------------------------------------------------
+# an-majiang: 包鸡 charges discards, 责任鸡 is a pong
+# --------------------------------------------------------------------------------------
+
+# the dealer's first 1s is ponged by seat 2, who is not ready at the end; seat 1 wins
+PONGED_BY_UNREADY = ({0: "1s2469p2468s3579s7m", 1: PLAIN, 2: "11s2468m1357p88s9s"},
+                     "0-1s 2P1s<0 2-9s 3+3s 3-3s 0+6s 0-6s 1+4p 1H4p F8s", "3s6s4p8s")
+# the dealer's first 1s is konged by seat 1, who wins on the replacement
+KONGED_FIRST = ({0: "1s2469p2468s3579s7m", 1: "111s234s567s23p99p"},
+                "0-1s 1E1s<0 1+4p 1H4p F8s", "8s", "4p")
+
+
+def test_an_majiang_chicken_penalty_counts_discards_not_melds(tmp_path: Path) -> None:
+    # 000 贵阳暗麻将: 「包鸡：游戏结束后，打出幺鸡和七筒且未叫牌的玩家给赢家和叫牌玩家包鸡」
+    deal, events, front = PONGED_BY_UNREADY
+    rows = {}
+    for preset in ("an-majiang", "guiyang-app"):
+        code, (rows[preset],) = audit(tmp_path, [hand(deal, events, preset, front=front)],
+                                      preset)
+        assert code == 0, rows[preset]["violations"]
+    assert items(rows["an-majiang"], "chicken_penalty") == []
+    # 001 「已亮出（包括打出、碰、杠）的幺雞、烏骨雞」: the pong's three 1s
+    assert items(rows["guiyang-app"], "chicken_penalty") == [(2, 1, 3)]
+
+
+def test_an_majiang_responsibility_chicken_is_a_pong_only(tmp_path: Path) -> None:
+    # 000 贵阳暗麻将: 「若玩家打出的第一张幺鸡和七筒被其他玩家碰走，则此鸡称为"责任鸡"」
+    deal, events, front, back = KONGED_FIRST
+    rows = {}
+    for preset in ("an-majiang", "guiyang-app"):
+        code, (rows[preset],) = audit(
+            tmp_path, [hand(deal, events, preset, front=front, back=back)], preset)
+        assert code == 0, rows[preset]["violations"]
+    assert items(rows["an-majiang"], "responsibility_chicken") == []
+    assert items(rows["guiyang-app"], "responsibility_chicken") == [(0, 1, 2)]
+    # a pong still makes one in an-majiang (responsibility 3)
+    deal = {0: "1s2469p2468s3579s7m", 1: "11s234s567s23p99p9m"}
+    record = hand(deal, "0-1s 1P1s<0 1-9m 2+3s 2-3s 3+5s 3-5s 0+6s 0-6s 1+4p 1H4p F8s",
+                  "an-majiang", front="3s5s6s4p8s")
+    code, (row,) = audit(tmp_path, [record], "an-majiang")
+    assert code == 0
+    assert items(row, "responsibility_chicken") == [(0, 1, 3)]
