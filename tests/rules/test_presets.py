@@ -53,6 +53,8 @@ RULES_TABLE_SEEDS = {
     "guizhou": "004_a9ae80a61ad7745a.txt",
     "zunyi": "004_a9ae80a61ad7745a.txt",
     "guiyang-3p": "000_1f7fb64d63d6ccbe.txt",
+    # beyond RULES.md's table: 000's 「一、五、十的打法」 (docs/rules/README.md, decision 29)
+    "guiyang-1-5-10": "000_1f7fb64d63d6ccbe.txt",
     "guiyang-2p": "000_1f7fb64d63d6ccbe.txt",
 }
 

@@ -36,10 +36,10 @@ def audit(tmp_path: Path, records: list[HandRecord], ruleset: str,
 
 
 def hand(deal: dict[int, str], events: str, ruleset: str, *, front: str = "",
-         back: str = "") -> HandRecord:
+         back: str = "", hand_no: int = 1) -> HandRecord:
     rs = load_preset(ruleset)
     return make_hand(deal, events, front=front, back=back, n_players=rs.players,
-                     wildcards=rs.wildcards)
+                     wildcards=rs.wildcards, hand_no=hand_no)
 
 
 def items(row: dict[str, Any], reason: str) -> list[tuple[int, int, int]]:
@@ -231,3 +231,33 @@ def test_an_majiang_responsibility_chicken_is_a_pong_only(tmp_path: Path) -> Non
     code, (row,) = audit(tmp_path, [record], "an-majiang")
     assert code == 0
     assert items(row, "responsibility_chicken") == [(0, 1, 3)]
+
+
+# --------------------------------------------------------------------------------------
+# guiyang-1-5-10: 平和 1, 混 5, 清 10
+# --------------------------------------------------------------------------------------
+
+ONE_FIVE_TEN = {  # seat 1's waiting hand and its self-drawn tile -> the hand's value
+    (PLAIN, "4p"): 1,  # 「平和就1番」
+    ("111m333m555p99p22m", "2m"): 5,  # 大对子: 「混色和就5番」
+    ("1122m3344p55p66m9m", "9m"): 5,  # 七对
+    ("1111m33p44p55p66m9m", "9m"): 5,  # 龙七对
+    ("123m456m789m55m23m", "4m"): 10,  # 「清一色就10番」
+    ("111m333m555m99m22m", "2m"): 10,  # 清大对: a flush is 10 whatever its shape
+    ("1111m2233m5577m9m", "9m"): 10,  # 青龙背
+}
+
+
+def test_one_five_ten_scale(tmp_path: Path) -> None:
+    # 000 贵阳捉鸡麻将简介: 「现在流行一、五、十的打法…平和就1番…混色和就5番…清一色就10番」
+    records = [
+        hand({0: DEALER_HAND, 1: waiting},
+             f"0-9s 1+1s 1-1s 2+3s 2-3s 3+5s 3-5s 0+6s 0-6s 1+{tile} 1H{tile} F8s",
+             "guiyang-1-5-10", front=f"1s3s5s6s{tile}8s", hand_no=i)
+        for i, (waiting, tile) in enumerate(ONE_FIVE_TEN, start=1)
+    ]
+    code, rows = audit(tmp_path, records, "guiyang-1-5-10")
+    assert code == 0, [r["violations"] for r in rows]
+    for row, value in zip(rows, ONE_FIVE_TEN.values(), strict=True):
+        assert items(row, "hand") == [(p, 1, value) for p in (2, 3, 0)]
+        assert items(row, "self_draw") == [(p, 1, 1) for p in (2, 3, 0)]
