@@ -72,6 +72,20 @@ class ResponsibilityClaims(StrEnum):
     PONG = "pong"  # ponged only (碰走); a konged one makes no 责任鸡
 
 
+class ChargingScope(StrEnum):
+    """How many 冲锋鸡 a hand can have."""
+
+    PER_TILE = "per_tile"  # the first discard of each standing tile
+    PER_HAND = "per_hand"  # the first standing chicken discarded, whichever tile it is
+
+
+class ChickenPayers(StrEnum):
+    """Who pays a collecting player's chickens."""
+
+    EVERY_OTHER = "every_other"  # every other player
+    NOT_READY = "not_ready"  # only the players who neither won nor are ready
+
+
 class KongPayer(StrEnum):
     DISCARDER = "discarder"  # the player whose discard was konged pays alone
     EVERY_OTHER = "every_other"  # every other player pays
@@ -389,6 +403,21 @@ class ChickenSettings(BaseModel):
         False,
         description="包鸡: a player not ready pays each ready player for the standing chickens "
         "it exposed (unclaimed discards and melds)",
+    )
+    payers: ChickenPayers = Field(
+        ChickenPayers.EVERY_OTHER,
+        description="who pays a player's chickens: every_other, or not_ready (only players "
+        "who neither won nor are ready: four ready players move nothing)",
+    )
+    charging_scope: ChargingScope = Field(
+        ChargingScope.PER_TILE,
+        description="冲锋鸡 per_tile (the first discard of each standing tile) or per_hand "
+        "(only the first standing chicken discarded, whichever tile)",
+    )
+    responsibility_unready_discarder: bool = Field(
+        False,
+        description="责任鸡 only when the discarder of the first one is not ready at the end "
+        "and its claimer won or is ready",
     )
     penalty_counts: PenaltyCounts = Field(
         PenaltyCounts.DISCARDS_AND_MELDS,

@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import NamedTuple, TypeVar
 
 from rules.events import KongKind, RecordedItem, RecordedResult
-from rules.facts import ClaimKind, KongFact, Outcome, SeatFacts, WinFact
+from rules.facts import ChickenDiscard, ClaimKind, KongFact, Outcome, SeatFacts, WinFact
 from rules.frozen import quick_init
 from rules.hand import generate_wins
 from rules.melds import MeldKind
@@ -33,6 +33,8 @@ from rules.patterns import Pattern
 from rules.replay import HandReplay
 from rules.ruleset import (
     BonusMode,
+    ChargingScope,
+    ChickenPayers,
     ChickenScope,
     DrawChickens,
     DrawDealer,
@@ -305,15 +307,15 @@ class _Plan:
     settler runs for every hand and reads these instead of walking the pydantic sections."""
 
     __slots__ = (
-        "best_shapes", "bonus_mode_pattern", "chicken_groups", "ckv", "dealer_bonus",
-        "dealer_streak_bonus", "earthly", "exposed_by_discarder", "flip_chicken", "flip_value",
-        "gold_labels", "gold_multiplier", "heavenly", "hot_after", "hot_valued_as",
-        "kong_bloom", "kong_values", "kongs_delayed_score", "kongs_need_ready", "missed_win",
-        "need_ready", "penalty", "ready_at_least", "ready_hard", "ready_kill", "ready_soft",
-        "responsibility_on_kong", "robbed_bonus", "robbed_forfeit", "robbed_pays_for_all",
-        "robbed_self_draw",
-        "robbed_valued_as", "ruleset", "scope_discards", "self_draw", "shape_values",
-        "standing_by_tile", "standing_tiles", "wildcard_value", "win_parts",
+        "best_shapes", "bonus_mode_pattern", "charging_per_hand", "chicken_groups",
+        "chickens_from_unready", "ckv", "dealer_bonus", "dealer_streak_bonus", "earthly",
+        "exposed_by_discarder", "flip_chicken", "flip_value", "gold_labels", "gold_multiplier",
+        "heavenly", "hot_after", "hot_valued_as", "kong_bloom", "kong_values",
+        "kongs_delayed_score", "kongs_need_ready", "missed_win", "need_ready", "penalty",
+        "ready_at_least", "ready_hard", "ready_kill", "ready_soft", "responsibility_on_kong",
+        "responsibility_unready", "robbed_bonus", "robbed_forfeit", "robbed_pays_for_all",
+        "robbed_self_draw", "robbed_valued_as", "ruleset", "scope_discards", "self_draw",
+        "shape_values", "standing_by_tile", "standing_tiles", "wildcard_value", "win_parts",
     )
 
     def __init__(self, rs: Ruleset) -> None:
@@ -363,6 +365,9 @@ class _Plan:
         self.need_ready = ch.need_ready
         self.penalty = ch.penalty
         self.ckv = ch.concealed_kong_value
+        self.chickens_from_unready = ch.payers is ChickenPayers.NOT_READY
+        self.charging_per_hand = ch.charging_scope is ChargingScope.PER_HAND
+        self.responsibility_unready = ch.responsibility_unready_discarder
         self.responsibility_on_kong = (
             ch.responsibility_claims is ResponsibilityClaims.PONG_AND_KONG)
         self.wildcard_value = ch.wildcard_value
@@ -930,13 +935,24 @@ class _Settler:
         if by_seat is None:
             by_seat = {}
             standing_by_tile = self.plan.standing_by_tile
-            for cd in self.replay.chicken_discards:
+            for cd in self._charging_candidates():
                 if cd.claimed_by is None:
                     standing = standing_by_tile[cd.tile]
                     if standing is not None and standing.charging:
                         by_seat.setdefault(cd.seat, set()).add((cd.event_index, cd.tile))
             self._charging = by_seat
         return by_seat
+
+    def _charging_candidates(self) -> Sequence[ChickenDiscard]:
+        """The first discards that may be charging chickens: one per standing tile, or with
+        ``charging_scope = "per_hand"`` only the first of them (claimed or not)."""
+        discards = self.replay.chicken_discards
+        if not self.plan.charging_per_hand or len(discards) < 2:
+            return discards
+        standing_by_tile = self.plan.standing_by_tile
+        charging = [cd for cd in discards
+                    if (st := standing_by_tile[cd.tile]) is not None and st.charging]
+        return [min(charging, key=lambda cd: cd.event_index)] if charging else []
 
     def flip_chicken(self) -> tuple[Tile | None, Tile | None]:
         """The flipped chicken tile and the gold one (a standing tile the flip names)."""
@@ -993,11 +1009,22 @@ class _Settler:
                 book.say(f"seat {s}'s chickens ({text}) do not score: it neither won "
                          f"nor is ready (双杀)")
                 continue
-            self._pay_groups(s, groups, _others(s, n))
+            payers = _others(s, n)
+            if plan.chickens_from_unready:
+                seats_ = self.replay.seats
+                payers = tuple([p for p in payers if not self.collects(seats_[p])])
+                if not payers:
+                    text = ", ".join([g[4] for g in groups])
+                    book.say(f"seat {s}'s chickens ({text}): nobody pays, every other player "
+                             f"won or is ready (chickens are paid by players not ready)")
+                    continue
+            self._pay_groups(s, groups, payers)
         seats = self.replay.seats
         self.settle_responsibility(gold, lambda claimer, discarder: (
             claimer not in self.no_chickens
-            and (not plan.need_ready or self.collects(seats[claimer]))))
+            and (not plan.need_ready or self.collects(seats[claimer]))
+            and (not plan.responsibility_unready or (
+                self.collects(seats[claimer]) and not self.collects(seats[discarder])))))
         if plan.penalty:
             self.settle_penalty(gold)
 
@@ -1058,12 +1085,18 @@ class _Settler:
     def explain_charging(self) -> None:
         """Say why a standing tile has no charging chicken (the ones paid are said above)."""
         standing_by_tile = self.plan.standing_by_tile
+        candidates = self._charging_candidates()
         for cd in self.replay.chicken_discards:
             standing = standing_by_tile[cd.tile]
             if standing is None or not standing.charging:
                 continue
             tile = TILE_TEXT[cd.tile]
-            if cd.claimed_by is not None:
+            if cd not in candidates:
+                first = candidates[0]
+                self.book.say(f"no charging chicken 冲锋鸡 for {tile}: one per hand, and the "
+                              f"first standing chicken discarded was {TILE_TEXT[first.tile]} "
+                              f"(seat {first.seat}, event {first.event_index})")
+            elif cd.claimed_by is not None:
                 how = _CLAIMED_HOW[cd.claim or _CLAIM_PONG]
                 self.book.say(f"no charging chicken 冲锋鸡 for {tile}: the first one (seat "
                               f"{cd.seat}, event {cd.event_index}) was {how} by seat "

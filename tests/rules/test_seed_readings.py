@@ -261,3 +261,54 @@ def test_one_five_ten_scale(tmp_path: Path) -> None:
     for row, value in zip(rows, ONE_FIVE_TEN.values(), strict=True):
         assert items(row, "hand") == [(p, 1, value) for p in (2, 3, 0)]
         assert items(row, "self_draw") == [(p, 1, 1) for p in (2, 3, 0)]
+
+
+# --------------------------------------------------------------------------------------
+# chickens as data: one 冲锋鸡 per hand, who pays, 责任鸡 on a not-ready discarder
+# --------------------------------------------------------------------------------------
+
+# seat 1 discards the first 1s and then the first 8p, both unclaimed, and wins
+TWO_CHARGING = ({0: DEALER_HAND, 1: "123m456m23p99p345p"},
+                "0-9s 1+1s 1-1s 2+3s 2-3s 3+5s 3-5s 0+6s 0-6s 1+8p 1-8p 2+7s 2-7s 3+6m 3-6m "
+                "0+5s 0-5s 1+4p 1H4p F8s", "1s3s5s6s8p7s6m5s4p8s")
+
+
+def test_guiyang_app_one_charging_chicken_per_hand(tmp_path: Path) -> None:
+    # 001: 「沖鋒雞為每局打出的第一只幺雞或烏骨雞，沖幺雞+3倍，沖烏骨雞+6倍」
+    deal, events, front = TWO_CHARGING
+    record = hand(deal, events, "guiyang-app", front=front)
+    code, (row,) = audit(tmp_path, [record], "guiyang-app")
+    assert code == 0, row["violations"]
+    assert items(row, "charging_chicken") == [(p, 1, 3) for p in (2, 3, 0)]  # the 1s only
+    code, (row,) = audit(tmp_path, [record], "guiyang-app", {"chicken_charging_scope": "per_tile"})
+    assert items(row, "charging_chicken") == [(p, 1, a) for a in (3, 6) for p in (2, 3, 0)]
+
+
+def test_chickens_paid_only_by_players_not_ready(tmp_path: Path) -> None:
+    # seat 1 wins holding 2 x 1s; seat 3 is ready (硬报) at the end, seats 0 and 2 are not
+    record = hand({0: DEALER_HAND, 1: "11s777p888p23p567s", 3: "123s456s789s22s66m"},
+                  "3R 0-9s 1+1m 1-1m 2+3s 2-3s 3+5p 3-5p 0+6s 0-6s 1+4p 1H4p F2m", "guiyang",
+                  front="1m3s5p6s4p2m")
+    code, (every,) = audit(tmp_path, [record], "guiyang")
+    assert code == 0, every["violations"]
+    # seat 1's two 1s from every other player, seat 3's one 1s likewise
+    assert items(every, "chicken") == [
+        (2, 1, 2), (3, 1, 2), (0, 1, 2), (0, 3, 1), (1, 3, 1), (2, 3, 1)]
+    code, (row,) = audit(tmp_path, [record], "guiyang", {"chicken_payers": "not_ready"})
+    assert items(row, "chicken") == [(2, 1, 2), (0, 1, 2), (0, 3, 1), (2, 3, 1)]
+    # seat 1 no longer gets 2 from seat 3 nor pays it 1
+    assert sum(row["deltas"]) == 0 and row["deltas"][1] - every["deltas"][1] == -1
+
+
+def test_responsibility_chicken_only_on_a_not_ready_discarder(tmp_path: Path) -> None:
+    # the dealer discards the first 1s, seat 1 pongs it and wins; the dealer is ready (it
+    # declared on its dealt hand, waiting on 1p/4p)
+    deal = {0: "1s123m456m789m55m23p", 1: "11s234s567s23p99p9m"}
+    events = "0R 0-1s 1P1s<0 1-9m 2+3s 2-3s 3+5s 3-5s 0+6s 0-6s 1+4p 1H4p F8s"
+    record = hand(deal, events, "guiyang", front="3s5s6s4p8s")
+    code, (row,) = audit(tmp_path, [record], "guiyang")
+    assert code == 0, row["violations"]
+    assert items(row, "responsibility_chicken") == [(0, 1, 1)]
+    code, (row,) = audit(tmp_path, [record], "guiyang",
+                         {"chicken_responsibility_unready_discarder": True})
+    assert items(row, "responsibility_chicken") == []
