@@ -254,7 +254,13 @@ class ReadySettings(BaseModel):
     kill_ready: bool = Field(
         True,
         description="杀报: anyone may win on a declared-ready player's discard without a pass, "
-        "and that player pays the winner its declaration value on top of the hand",
+        "and (with kill_ready_payment) that player pays the winner its declaration value on "
+        "top of the hand",
+    )
+    kill_ready_payment: bool = Field(
+        True,
+        description="杀报 payment: with kill_ready, the declared-ready discarder also pays its "
+        "declaration value (false: the pass only)",
     )
 
 

@@ -334,7 +334,7 @@ class _Plan:
         self.ready_hard = rs.ready.hard_value
         self.ready_soft = rs.ready.soft_value
         self.ready_at_least = rs.ready.value_mode is ReadyValueMode.AT_LEAST
-        self.ready_kill = rs.ready.kill_ready
+        self.ready_kill = rs.ready.kill_ready and rs.ready.kill_ready_payment
         hot = rs.hot_discard
         self.hot_valued_as = hot.valued_as
         self.hot_after: dict[KongKind, int] = {k: hot.value_after(k) for k in KongKind}

@@ -312,3 +312,28 @@ def test_responsibility_chicken_only_on_a_not_ready_discarder(tmp_path: Path) ->
     code, (row,) = audit(tmp_path, [record], "guiyang",
                          {"chicken_responsibility_unready_discarder": True})
     assert items(row, "responsibility_chicken") == []
+
+
+# --------------------------------------------------------------------------------------
+# 杀报: the pass and the payment are two settings
+# --------------------------------------------------------------------------------------
+
+# seat 2 declared ready on its dealt hand (硬报); its discard 4p deals seat 1's plain win
+KILL_READY = ({0: DEALER_HAND, 1: PLAIN, 2: "123s456s789s22s66m"},
+              "2R 0-9s 1+1m 1-1m 2+4p 2-4p 1H4p<2 F1p", "1m4p1p")
+
+
+def test_kill_ready_pass_without_its_payment(tmp_path: Path) -> None:
+    # 002: anyone may win on a 报听 player's discard (杀报), and that player pays 报听 10
+    deal, events, front = KILL_READY
+    record = hand(deal, events, "guiyang", front=front)
+    code, (row,) = audit(tmp_path, [record], "guiyang")
+    assert code == 0, row["violations"]
+    assert items(row, "hand") == [(2, 1, 1)] and items(row, "kill_ready") == [(2, 1, 10)]
+    # the pass alone: the plain win needs no kong, and nothing more is paid
+    code, (row,) = audit(tmp_path, [record], "guiyang", {"ready_kill_ready_payment": False})
+    assert code == 0, row["violations"]
+    assert items(row, "hand") == [(2, 1, 1)] and items(row, "kill_ready") == []
+    # no 杀报 at all: the plain win without a pass is illegal
+    code, (row,) = audit(tmp_path, [record], "guiyang", {"ready_kill_ready": False})
+    assert code == 1 and codes(row) == ["no_pass"] and row["deltas"] is None
