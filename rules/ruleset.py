@@ -121,6 +121,14 @@ class BonusMode(StrEnum):
     PATTERN = "pattern"  # each is a pattern of its own; the hand is paid its best pattern
 
 
+class FirstTurnMode(StrEnum):
+    """How 天胡 / 地胡 meet the shape value."""
+
+    AS_MODE = "as_mode"  # as ``bonuses.mode`` says for every situational value
+    ADD = "add"  # added to the shape value
+    PATTERN = "pattern"  # competing with the shape patterns: the hand is paid its best
+
+
 class MultiWinDealer(StrEnum):
     """Who deals next after several players won on one discard."""
 
@@ -218,6 +226,11 @@ class BonusValues(BaseModel):
         description="how 杠上开花 / 热炮 / 天胡 / 地胡 meet the shape value: add (each is "
         "added; a hot discard is its own transfer) or pattern (each competes with the shape "
         "patterns and the hand is paid its best; 自摸 is added either way)",
+    )
+    first_turn_mode: FirstTurnMode = Field(
+        FirstTurnMode.AS_MODE,
+        description="how 天胡 / 地胡 alone meet the shape value: as_mode (as mode says), add, "
+        "or pattern (competing with the shape patterns while the others follow mode)",
     )
     self_draw: int = Field(1, ge=0, description="自摸 self-draw: added to a self-drawn hand")
     kong_bloom: int = Field(

@@ -38,6 +38,7 @@ from rules.ruleset import (
     ChickenScope,
     DrawChickens,
     DrawDealer,
+    FirstTurnMode,
     Forfeit,
     HandValuation,
     KongPayer,
@@ -309,8 +310,8 @@ class _Plan:
     __slots__ = (
         "best_shapes", "bonus_mode_pattern", "charging_per_hand", "chicken_groups",
         "chickens_from_unready", "ckv", "dealer_bonus", "dealer_streak_bonus", "earthly",
-        "exposed_by_discarder", "flip_chicken", "flip_value", "gold_labels", "gold_multiplier",
-        "heavenly", "hot_after", "hot_valued_as", "kong_bloom", "kong_values",
+        "exposed_by_discarder", "first_turn_pattern", "flip_chicken", "flip_value", "gold_labels",
+        "gold_multiplier", "heavenly", "hot_after", "hot_valued_as", "kong_bloom", "kong_values",
         "kongs_delayed_score", "kongs_need_ready", "missed_win", "need_ready", "penalty",
         "ready_at_least", "ready_hard", "ready_kill", "ready_soft", "responsibility_on_kong",
         "responsibility_unready", "robbed_bonus", "robbed_forfeit", "robbed_pays_for_all",
@@ -327,6 +328,9 @@ class _Plan:
         self.best_shapes: dict[tuple[Pattern, ...], tuple[Pattern, int]] = {}
         b = rs.bonuses
         self.bonus_mode_pattern = b.mode is BonusMode.PATTERN
+        self.first_turn_pattern = (
+            self.bonus_mode_pattern if b.first_turn_mode is FirstTurnMode.AS_MODE
+            else b.first_turn_mode is FirstTurnMode.PATTERN)
         self.self_draw = b.self_draw
         self.kong_bloom = b.kong_bloom
         self.heavenly = b.heavenly
@@ -524,15 +528,19 @@ def _hand_parts(
             situational.append((Pattern.EARTHLY, plan.earthly))
         if win.hot_discard:
             situational.append((Pattern.HOT_DISCARD, hot_value))
-        if plan.bonus_mode_pattern:
-            # 遵义: the situational values compete with the shape; the hand is paid its best.
+        # 遵义: the situational values compete with the shape and the hand is paid its best
+        # (bonuses.mode = pattern; bonuses.first_turn_mode for 天胡 / 地胡 alone); those
+        # that compete are looked at first, then the others are added.
+        competing = [(sit, sit_value) for sit, sit_value in situational
+                     if (plan.first_turn_pattern if sit is Pattern.HEAVENLY
+                         or sit is Pattern.EARTHLY else plan.bonus_mode_pattern)]
+        for sit, sit_value in competing:
+            if sit_value > value:
+                pattern, value, text = sit, sit_value, _pattern_text(sit, sit_value)
+                scored = [_PATTERN_NAME[sit]]
+        if len(competing) < len(situational):
             for sit, sit_value in situational:
-                if sit_value > value:
-                    pattern, value, text = sit, sit_value, _pattern_text(sit, sit_value)
-                    scored = [_PATTERN_NAME[sit]]
-        else:
-            for sit, sit_value in situational:
-                if not sit_value:
+                if not sit_value or (sit, sit_value) in competing:
                     continue
                 if sit is Pattern.HEAVENLY or sit is Pattern.EARTHLY:
                     value += sit_value

@@ -337,3 +337,33 @@ def test_kill_ready_pass_without_its_payment(tmp_path: Path) -> None:
     # no 杀报 at all: the plain win without a pass is illegal
     code, (row,) = audit(tmp_path, [record], "guiyang", {"ready_kill_ready": False})
     assert code == 1 and codes(row) == ["no_pass"] and row["deltas"] is None
+
+
+# --------------------------------------------------------------------------------------
+# 天胡 / 地胡 apart from the other situational values
+# --------------------------------------------------------------------------------------
+
+
+def test_heavenly_competes_while_kong_bloom_adds(tmp_path: Path) -> None:
+    # the dealer wins on its dealt hand (天和 10 in zunyi); seat 1 wins on a kong replacement
+    heavenly = hand({0: "123m456m23p99p567p4p"}, "0H4p F8s", "zunyi", front="8s")
+    bloom = hand({0: DEALER_HAND, 1: "5555m123p456p99p2m"}, "0-9s 1+3m 1C5m 1+4m 1H4m F7s",
+                 "zunyi", front="3m7s", back="4m", hand_no=2)
+    # zunyi: every situational value is a pattern (「天和…（10分）」「杠上花（10分）」)
+    code, (h, b) = audit(tmp_path, [heavenly, bloom], "zunyi")
+    assert code == 0, (h["violations"], b["violations"])
+    assert items(h, "hand") == [(p, 0, 10) for p in (1, 2, 3)]
+    assert items(b, "hand") == [(p, 1, 10) for p in (2, 3, 0)] and items(b, "kong_bloom") == []
+    # a table where 天胡 competes with the pattern and 杠上花 adds to it
+    overrides = {"bonus_mode": "add", "bonus_first_turn_mode": "pattern"}
+    code, (h, b) = audit(tmp_path, [heavenly, bloom], "zunyi", overrides)
+    assert code == 0
+    assert items(h, "hand") == [(p, 0, 10) for p in (1, 2, 3)]
+    assert items(b, "hand") == [(p, 1, 2) for p in (2, 3, 0)]
+    assert items(b, "kong_bloom") == [(p, 1, 10) for p in (2, 3, 0)]
+    # and the other way round: 天胡 added to the pattern, 杠上花 competing
+    overrides = {"bonus_mode": "pattern", "bonus_first_turn_mode": "add"}
+    code, (h, b) = audit(tmp_path, [heavenly, bloom], "zunyi", overrides)
+    assert code == 0
+    assert items(h, "hand") == [(p, 0, 12) for p in (1, 2, 3)]  # 平胡 2 + 天和 10
+    assert items(b, "hand") == [(p, 1, 10) for p in (2, 3, 0)] and items(b, "kong_bloom") == []
