@@ -270,6 +270,11 @@ class ReadySettings(BaseModel):
         "and (with kill_ready_payment) that player pays the winner its declaration value on "
         "top of the hand",
     )
+    kong_after_ready: bool = Field(
+        True,
+        description="a declared-ready player may still kong when the kong leaves its waits "
+        "as they were (false: no kong at all after 报听)",
+    )
     kill_ready_payment: bool = Field(
         True,
         description="杀报 payment: with kill_ready, the declared-ready discarder also pays its "

@@ -1043,6 +1043,12 @@ def _check_pong(t: Table, ev: Pong) -> Violation | None:
     return None
 
 
+def _no_kong_after_ready(t: Table, ev: Kong) -> Violation:
+    return t._v(_C.FROZEN_HAND, ev.seat,
+                f"{_describe(ev)} but declared ready, and ruleset {t._ruleset.name!r} allows no "
+                f"kong after 报听 (ready.kong_after_ready); {t.summary(ev.seat)}")
+
+
 def _frozen_kong_keeps_waits(t: Table, seat: int, tile: int, kind: KongKind) -> bool:
     """A declared-ready player's exposed or concealed kong is allowed when it leaves the
     waits as they were (an added kong of the drawn tile never changes the hand)."""
@@ -1069,6 +1075,8 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
         if t._back <= t._front:
             return t._v(_C.ILLEGAL_KONG, seat,
                         f"{_describe(ev)} but the wall is empty (no replacement draw)")
+        if t._frozen[seat] and not t._ruleset.ready.kong_after_ready:
+            return _no_kong_after_ready(t, ev)
         if t._frozen[seat] and not _frozen_kong_keeps_waits(t, seat, tile, kind):
             return t._v(_C.FROZEN_HAND, seat,
                         f"{_describe(ev)} but declared ready and the kong changes the "
@@ -1105,6 +1113,8 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
                     f"{_describe(ev)} right after declaring ready (the declaration is "
                     f"followed by a discard); {t.summary(seat)}")
     if t._frozen[seat]:
+        if not t._ruleset.ready.kong_after_ready:
+            return _no_kong_after_ready(t, ev)
         if tile != t._last_draw:
             drawn = ALL_TILES[t._last_draw] if t._last_draw >= 0 else "nothing"
             return t._v(_C.FROZEN_HAND, seat,

@@ -367,3 +367,17 @@ def test_heavenly_competes_while_kong_bloom_adds(tmp_path: Path) -> None:
     assert code == 0
     assert items(h, "hand") == [(p, 0, 12) for p in (1, 2, 3)]  # 平胡 2 + 天和 10
     assert items(b, "hand") == [(p, 1, 10) for p in (2, 3, 0)] and items(b, "kong_bloom") == []
+
+
+def test_no_kong_after_declaring_ready(tmp_path: Path) -> None:
+    # seat 1 declares ready on its dealt hand (waits 1m/4m), kongs the dealer's 5m, which
+    # leaves its waits as they were, and wins on the replacement
+    record = hand({0: "5m2469p2468s3579s9s", 1: "555m123p456p99p2m3m"},
+                  "1R 0-5m 1E5m<0 1+4m 1H4m F7s", "guiyang", front="7s", back="4m")
+    code, (row,) = audit(tmp_path, [record], "guiyang")
+    assert code == 0, row["violations"]
+    assert items(row, "exposed_kong") == [(0, 1, 1)]
+    # a table with no kong at all after 报听: the kong is a fatal frozen_hand
+    code, (row,) = audit(tmp_path, [record], "guiyang", {"ready_kong_after_ready": False})
+    assert code == 1 and codes(row) == ["frozen_hand"] and row["deltas"] is None
+    assert row["violations"][0]["event_index"] == 2
