@@ -58,6 +58,34 @@ class DrawChickens(StrEnum):
     UNREADY_PAY_READY = "unready_pay_ready"  # each player not ready pays each ready player
 
 
+class PenaltyCounts(StrEnum):
+    """Which exposed standing chickens a not-ready player pays for under 包鸡."""
+
+    DISCARDS_AND_MELDS = "discards_and_melds"  # its unclaimed discards and its melds
+    DISCARDS = "discards"  # its unclaimed discards only (打出)
+
+
+class ResponsibilityClaims(StrEnum):
+    """Which claims of the first standing chicken discarded make a 责任鸡."""
+
+    PONG_AND_KONG = "pong_and_kong"  # ponged or konged
+    PONG = "pong"  # ponged only (碰走); a konged one makes no 责任鸡
+
+
+class ChargingScope(StrEnum):
+    """How many 冲锋鸡 a hand can have."""
+
+    PER_TILE = "per_tile"  # the first discard of each standing tile
+    PER_HAND = "per_hand"  # the first standing chicken discarded, whichever tile it is
+
+
+class ChickenPayers(StrEnum):
+    """Who pays a collecting player's chickens."""
+
+    EVERY_OTHER = "every_other"  # every other player
+    NOT_READY = "not_ready"  # only the players who neither won nor are ready
+
+
 class KongPayer(StrEnum):
     DISCARDER = "discarder"  # the player whose discard was konged pays alone
     EVERY_OTHER = "every_other"  # every other player pays
@@ -93,12 +121,36 @@ class BonusMode(StrEnum):
     PATTERN = "pattern"  # each is a pattern of its own; the hand is paid its best pattern
 
 
+class FirstTurnMode(StrEnum):
+    """How 天胡 / 地胡 meet the shape value."""
+
+    AS_MODE = "as_mode"  # as ``bonuses.mode`` says for every situational value
+    ADD = "add"  # added to the shape value
+    PATTERN = "pattern"  # competing with the shape patterns: the hand is paid its best
+
+
 class MultiWinDealer(StrEnum):
     """Who deals next after several players won on one discard."""
 
     DISCARDER = "discarder"  # the player who discarded the winning tile
     FIRST_FROM_DEALER = "first_from_dealer"  # first winner in turn order from the dealer on
     FIRST_AFTER_DISCARDER = "first_after_discarder"  # first winner in turn order after it
+
+
+class MissedWinRule(StrEnum):
+    """What a win after letting a win pass (过水不胡) is."""
+
+    PENALTY = "penalty"  # 包牌: the winner pays every other player its hand (true)
+    FINDING = "finding"  # a non-fatal ``missed_win`` finding; the win is settled as usual
+    NONE = "none"  # no such rule: nothing is reported, the win is settled as usual (false)
+
+
+def _missed_win_choice(value: object) -> object:
+    if value is True:
+        return MissedWinRule.PENALTY
+    if value is False:
+        return MissedWinRule.NONE
+    return value
 
 
 class DrawDealer(StrEnum):
@@ -175,6 +227,11 @@ class BonusValues(BaseModel):
         "added; a hot discard is its own transfer) or pattern (each competes with the shape "
         "patterns and the hand is paid its best; 自摸 is added either way)",
     )
+    first_turn_mode: FirstTurnMode = Field(
+        FirstTurnMode.AS_MODE,
+        description="how 天胡 / 地胡 alone meet the shape value: as_mode (as mode says), add, "
+        "or pattern (competing with the shape patterns while the others follow mode)",
+    )
     self_draw: int = Field(1, ge=0, description="自摸 self-draw: added to a self-drawn hand")
     kong_bloom: int = Field(
         1, ge=0, description="杠上开花 kong bloom: self-drawn on a kong's replacement draw"
@@ -210,7 +267,18 @@ class ReadySettings(BaseModel):
     kill_ready: bool = Field(
         True,
         description="杀报: anyone may win on a declared-ready player's discard without a pass, "
-        "and that player pays the winner its declaration value on top of the hand",
+        "and (with kill_ready_payment) that player pays the winner its declaration value on "
+        "top of the hand",
+    )
+    kong_after_ready: bool = Field(
+        True,
+        description="a declared-ready player may still kong when the kong leaves its waits "
+        "as they were (false: no kong at all after 报听)",
+    )
+    kill_ready_payment: bool = Field(
+        True,
+        description="杀报 payment: with kill_ready, the declared-ready discarder also pays its "
+        "declaration value (false: the pass only)",
     )
 
 
@@ -290,6 +358,11 @@ class KongSettings(BaseModel):
         description="憨包豆: whether a kong not made on the turn it became possible scores "
         "(it is a pass either way)",
     )
+    pong_then_kong_delayed: bool = Field(
+        False,
+        description="不可先碰后杠: a pong made while holding the fourth tile (an exposed kong "
+        "was possible) makes every later kong of that tile delayed (憨包豆)",
+    )
 
     def value_of(self, kind: KongKind) -> int:
         """The value of a kong of ``kind`` (``uniform`` when set)."""
@@ -354,6 +427,31 @@ class ChickenSettings(BaseModel):
         False,
         description="包鸡: a player not ready pays each ready player for the standing chickens "
         "it exposed (unclaimed discards and melds)",
+    )
+    payers: ChickenPayers = Field(
+        ChickenPayers.EVERY_OTHER,
+        description="who pays a player's chickens: every_other, or not_ready (only players "
+        "who neither won nor are ready: four ready players move nothing)",
+    )
+    charging_scope: ChargingScope = Field(
+        ChargingScope.PER_TILE,
+        description="冲锋鸡 per_tile (the first discard of each standing tile) or per_hand "
+        "(only the first standing chicken discarded, whichever tile)",
+    )
+    responsibility_unready_discarder: bool = Field(
+        False,
+        description="责任鸡 only when the discarder of the first one is not ready at the end "
+        "and its claimer won or is ready",
+    )
+    penalty_counts: PenaltyCounts = Field(
+        PenaltyCounts.DISCARDS_AND_MELDS,
+        description="what 包鸡 charges: discards_and_melds (its unclaimed discards and its "
+        "melds) or discards (its unclaimed discards only)",
+    )
+    responsibility_claims: ResponsibilityClaims = Field(
+        ResponsibilityClaims.PONG_AND_KONG,
+        description="which claims of the first standing chicken make a 责任鸡: pong_and_kong, "
+        "or pong (a konged one makes none)",
     )
     concealed_kong_value: int = Field(
         0,
@@ -434,10 +532,12 @@ class PenaltySettings(BaseModel):
 
     model_config = _SECTION
 
-    missed_win: bool = Field(
-        False,
-        description="包牌: a ready player who let a winning discard pass and wins on another "
-        "discard before drawing again pays every other player its hand value instead",
+    missed_win: Annotated[MissedWinRule, BeforeValidator(_missed_win_choice)] = Field(
+        MissedWinRule.FINDING,
+        description="过水不胡: a ready player who let a winning tile pass and wins on another "
+        "player's tile before drawing again: penalty (true; 包牌: it pays every other player "
+        "its hand value instead), finding (a missed_win finding, the win settled as usual) "
+        "or none (false: no such rule, nothing reported)",
     )
     false_hand: int = Field(
         0,

@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import NamedTuple, TypeVar
 
 from rules.events import KongKind, RecordedItem, RecordedResult
-from rules.facts import ClaimKind, KongFact, Outcome, SeatFacts, WinFact
+from rules.facts import ChickenDiscard, ClaimKind, KongFact, Outcome, SeatFacts, WinFact
 from rules.frozen import quick_init
 from rules.hand import generate_wins
 from rules.melds import MeldKind
@@ -33,15 +33,21 @@ from rules.patterns import Pattern
 from rules.replay import HandReplay
 from rules.ruleset import (
     BonusMode,
+    ChargingScope,
+    ChickenPayers,
     ChickenScope,
     DrawChickens,
     DrawDealer,
+    FirstTurnMode,
     Forfeit,
     HandValuation,
     KongPayer,
+    MissedWinRule,
     MultiWinDealer,
     PatternValues,
+    PenaltyCounts,
     ReadyValueMode,
+    ResponsibilityClaims,
     Ruleset,
     StandingChicken,
 )
@@ -347,14 +353,15 @@ class _Plan:
     settler runs for every hand and reads these instead of walking the pydantic sections."""
 
     __slots__ = (
-        "best_shapes", "bonus_mode_pattern", "chicken_groups", "ckv", "dealer_bonus",
-        "dealer_streak_bonus", "earthly", "exposed_by_discarder", "flip_chicken", "flip_value",
-        "gold_labels", "gold_multiplier", "heavenly", "hot_after", "hot_valued_as",
-        "kong_bloom", "kong_values", "kongs_delayed_score", "kongs_need_ready", "missed_win",
-        "need_ready", "penalty", "ready_at_least", "ready_hard", "ready_kill", "ready_soft",
-        "robbed_bonus", "robbed_forfeit", "robbed_pays_for_all", "robbed_self_draw",
-        "robbed_valued_as", "ruleset", "scope_discards", "self_draw", "shape_values",
-        "standing_by_tile", "standing_tiles", "wildcard_value", "win_parts",
+        "best_shapes", "bonus_mode_pattern", "charging_per_hand", "chicken_groups",
+        "chickens_from_unready", "ckv", "dealer_bonus", "dealer_streak_bonus", "earthly",
+        "exposed_by_discarder", "first_turn_pattern", "flip_chicken", "flip_value", "gold_labels",
+        "gold_multiplier", "heavenly", "hot_after", "hot_valued_as", "kong_bloom", "kong_values",
+        "kongs_delayed_score", "kongs_need_ready", "missed_win", "need_ready", "penalty",
+        "ready_at_least", "ready_hard", "ready_kill", "ready_soft", "responsibility_on_kong",
+        "responsibility_unready", "robbed_bonus", "robbed_forfeit", "robbed_pays_for_all",
+        "robbed_self_draw", "robbed_valued_as", "ruleset", "scope_discards", "self_draw",
+        "shape_values", "standing_by_tile", "standing_tiles", "wildcard_value", "win_parts",
     )
 
     def __init__(self, rs: Ruleset) -> None:
@@ -366,6 +373,9 @@ class _Plan:
         self.best_shapes: dict[tuple[Pattern, ...], tuple[Pattern, int]] = {}
         b = rs.bonuses
         self.bonus_mode_pattern = b.mode is BonusMode.PATTERN
+        self.first_turn_pattern = (
+            self.bonus_mode_pattern if b.first_turn_mode is FirstTurnMode.AS_MODE
+            else b.first_turn_mode is FirstTurnMode.PATTERN)
         self.self_draw = b.self_draw
         self.kong_bloom = b.kong_bloom
         self.heavenly = b.heavenly
@@ -373,7 +383,7 @@ class _Plan:
         self.ready_hard = rs.ready.hard_value
         self.ready_soft = rs.ready.soft_value
         self.ready_at_least = rs.ready.value_mode is ReadyValueMode.AT_LEAST
-        self.ready_kill = rs.ready.kill_ready
+        self.ready_kill = rs.ready.kill_ready and rs.ready.kill_ready_payment
         hot = rs.hot_discard
         self.hot_valued_as = hot.valued_as
         self.hot_after: dict[KongKind, int] = {k: hot.value_after(k) for k in KongKind}
@@ -385,7 +395,7 @@ class _Plan:
         self.robbed_forfeit = robbed.forfeit
         self.dealer_bonus = rs.dealer.bonus
         self.dealer_streak_bonus = rs.dealer.streak_bonus
-        self.missed_win = rs.penalties.missed_win
+        self.missed_win = rs.penalties.missed_win is MissedWinRule.PENALTY
         kongs = rs.kongs
         self.kong_values: dict[KongKind, int] = {k: kongs.value_of(k) for k in KongKind}
         self.exposed_by_discarder = kongs.exposed_payer is KongPayer.DISCARDER
@@ -404,6 +414,11 @@ class _Plan:
         self.need_ready = ch.need_ready
         self.penalty = ch.penalty
         self.ckv = ch.concealed_kong_value
+        self.chickens_from_unready = ch.payers is ChickenPayers.NOT_READY
+        self.charging_per_hand = ch.charging_scope is ChargingScope.PER_HAND
+        self.responsibility_unready = ch.responsibility_unready_discarder
+        self.responsibility_on_kong = (
+            ch.responsibility_claims is ResponsibilityClaims.PONG_AND_KONG)
         self.wildcard_value = ch.wildcard_value
         self.chicken_groups: dict[tuple[Tile, bool, int], _Group] = {}
         self.win_parts: dict[tuple[object, ...], _WinParts] = {}
@@ -558,15 +573,19 @@ def _hand_parts(
             situational.append((Pattern.EARTHLY, plan.earthly))
         if win.hot_discard:
             situational.append((Pattern.HOT_DISCARD, hot_value))
-        if plan.bonus_mode_pattern:
-            # 遵义: the situational values compete with the shape; the hand is paid its best.
+        # 遵义: the situational values compete with the shape and the hand is paid its best
+        # (bonuses.mode = pattern; bonuses.first_turn_mode for 天胡 / 地胡 alone); those
+        # that compete are looked at first, then the others are added.
+        competing = [(sit, sit_value) for sit, sit_value in situational
+                     if (plan.first_turn_pattern if sit is Pattern.HEAVENLY
+                         or sit is Pattern.EARTHLY else plan.bonus_mode_pattern)]
+        for sit, sit_value in competing:
+            if sit_value > value:
+                pattern, value, text = sit, sit_value, _pattern_text(sit, sit_value)
+                scored = [_PATTERN_NAME[sit]]
+        if len(competing) < len(situational):
             for sit, sit_value in situational:
-                if sit_value > value:
-                    pattern, value, text = sit, sit_value, _pattern_text(sit, sit_value)
-                    scored = [_PATTERN_NAME[sit]]
-        else:
-            for sit, sit_value in situational:
-                if not sit_value:
+                if not sit_value or (sit, sit_value) in competing:
                     continue
                 if sit is Pattern.HEAVENLY or sit is Pattern.EARTHLY:
                     value += sit_value
@@ -969,13 +988,24 @@ class _Settler:
         if by_seat is None:
             by_seat = {}
             standing_by_tile = self.plan.standing_by_tile
-            for cd in self.replay.chicken_discards:
+            for cd in self._charging_candidates():
                 if cd.claimed_by is None:
                     standing = standing_by_tile[cd.tile]
                     if standing is not None and standing.charging:
                         by_seat.setdefault(cd.seat, set()).add((cd.event_index, cd.tile))
             self._charging = by_seat
         return by_seat
+
+    def _charging_candidates(self) -> Sequence[ChickenDiscard]:
+        """The first discards that may be charging chickens: one per standing tile, or with
+        ``charging_scope = "per_hand"`` only the first of them (claimed or not)."""
+        discards = self.replay.chicken_discards
+        if not self.plan.charging_per_hand or len(discards) < 2:
+            return discards
+        standing_by_tile = self.plan.standing_by_tile
+        charging = [cd for cd in discards
+                    if (st := standing_by_tile[cd.tile]) is not None and st.charging]
+        return [min(charging, key=lambda cd: cd.event_index)] if charging else []
 
     def flip_chicken(self) -> tuple[Tile | None, Tile | None]:
         """The flipped chicken tile and the gold one (a standing tile the flip names)."""
@@ -1032,11 +1062,22 @@ class _Settler:
                 book.say(f"seat {s}'s chickens ({text}) do not score: it neither won "
                          f"nor is ready (双杀)")
                 continue
-            self._pay_groups(s, groups, _others(s, n))
+            payers = _others(s, n)
+            if plan.chickens_from_unready:
+                seats_ = self.replay.seats
+                payers = tuple([p for p in payers if not self.collects(seats_[p])])
+                if not payers:
+                    text = ", ".join([g[4] for g in groups])
+                    book.say(f"seat {s}'s chickens ({text}): nobody pays, every other player "
+                             f"won or is ready (chickens are paid by players not ready)")
+                    continue
+            self._pay_groups(s, groups, payers)
         seats = self.replay.seats
         self.settle_responsibility(gold, lambda claimer, discarder: (
             claimer not in self.no_chickens
-            and (not plan.need_ready or self.collects(seats[claimer]))))
+            and (not plan.need_ready or self.collects(seats[claimer]))
+            and (not plan.responsibility_unready or (
+                self.collects(seats[claimer]) and not self.collects(seats[discarder])))))
         if plan.penalty:
             self.settle_penalty(gold)
 
@@ -1073,6 +1114,11 @@ class _Settler:
             if cd.claim is not _CLAIM_PONG and cd.claim is not _CLAIM_EXPOSED_KONG:
                 continue
             claimed = "ponged" if cd.claim is _CLAIM_PONG else "konged"
+            if cd.claim is _CLAIM_EXPOSED_KONG and not plan.responsibility_on_kong:
+                self.book.say(f"the first {TILE_TEXT[cd.tile]} was discarded by seat {cd.seat} "
+                              f"(event {cd.event_index}) and konged by seat {cd.claimed_by}: "
+                              f"no responsibility chicken 责任鸡 (only a pong makes one)")
+                continue
             value = standing.responsibility * (plan.gold_multiplier if cd.tile == gold else 1)
             tile = TILE_TEXT[cd.tile]
             head = (f"the first {tile} was discarded by seat {cd.seat} (event "
@@ -1092,12 +1138,18 @@ class _Settler:
     def explain_charging(self) -> None:
         """Say why a standing tile has no charging chicken (the ones paid are said above)."""
         standing_by_tile = self.plan.standing_by_tile
+        candidates = self._charging_candidates()
         for cd in self.replay.chicken_discards:
             standing = standing_by_tile[cd.tile]
             if standing is None or not standing.charging:
                 continue
             tile = TILE_TEXT[cd.tile]
-            if cd.claimed_by is not None:
+            if cd not in candidates:
+                first = candidates[0]
+                self.book.say(f"no charging chicken 冲锋鸡 for {tile}: one per hand, and the "
+                              f"first standing chicken discarded was {TILE_TEXT[first.tile]} "
+                              f"(seat {first.seat}, event {first.event_index})")
+            elif cd.claimed_by is not None:
                 how = _CLAIMED_HOW[cd.claim or _CLAIM_PONG]
                 self.book.say(f"no charging chicken 冲锋鸡 for {tile}: the first one (seat "
                               f"{cd.seat}, event {cd.event_index}) was {how} by seat "
@@ -1111,6 +1163,7 @@ class _Settler:
         """包鸡: a player not ready pays each collecting player for its exposed standing
         chickens (unclaimed discards, the charging one at its charging value, and melds)."""
         ch = self.rs.chickens
+        melds_count = ch.penalty_counts is PenaltyCounts.DISCARDS_AND_MELDS
         seats = self.replay.seats
         payees = [s.seat for s in seats if self.collects(s) and s.seat not in self.no_chickens]
         for seat in seats:
@@ -1125,7 +1178,8 @@ class _Settler:
                 tile = standing.tile
                 mult = ch.gold_multiplier if tile is gold else 1
                 count = unclaimed.count(tile)
-                count += sum(m.size for m in seat.melds if m.tile is tile)
+                if melds_count:
+                    count += sum(m.size for m in seat.melds if m.tile is tile)
                 if count:
                     value += count * standing.value * mult
                     parts.append(f"{count} x {tile} ({standing.value * mult})")

@@ -50,7 +50,7 @@ from rules.hand import (
 )
 from rules.melds import Meld, MeldKind
 from rules.patterns import SHAPE_PATTERNS, Pattern, in_pattern_order
-from rules.ruleset import Ruleset
+from rules.ruleset import MissedWinRule, Ruleset
 from rules.tiles import (
     ALL_TILES,
     NUM_KINDS,
@@ -521,6 +521,7 @@ class Table:
             _DISCARD, _AFTER_CLAIM, _CLAIM, _KONG_DRAW)
         kongs = self._kongs
         is_chicken = _IS_CHICKEN
+        pong_passes_kong = self._ruleset.kongs.pong_then_kong_delayed
         # The turn state, written back before any other step and at the end, and what it
         # implies: ``discarder`` is the seat that may discard now without a closer look
         # (the seat to act, when it is neither frozen nor about to be by its 报听),
@@ -635,7 +636,10 @@ class Table:
                             melds[seat].append(_meld(_PONG, tile, d, False))
                             pong_tiles[seat].append(tile)
                             if hand[k]:
-                                kong_chances[seat].append(tile)
+                                if pong_passes_kong:  # 不可先碰后杠
+                                    self._passed_kongs[seat].add(tile)
+                                else:
+                                    kong_chances[seat].append(tile)
                             if disc[3] is None:
                                 disc = rivers[d][-1] = (disc[0], disc[1], d, seat, _CLAIM_PONG,
                                                         disc[5])
@@ -1050,6 +1054,12 @@ def _check_pong(t: Table, ev: Pong) -> Violation | None:
     return None
 
 
+def _no_kong_after_ready(t: Table, ev: Kong) -> Violation:
+    return t._v(_C.FROZEN_HAND, ev.seat,
+                f"{_describe(ev)} but declared ready, and ruleset {t._ruleset.name!r} allows no "
+                f"kong after 报听 (ready.kong_after_ready); {t.summary(ev.seat)}")
+
+
 def _frozen_kong_keeps_waits(t: Table, seat: int, tile: int, kind: KongKind) -> bool:
     """A declared-ready player's exposed or concealed kong is allowed when it leaves the
     waits as they were (an added kong of the drawn tile never changes the hand)."""
@@ -1076,6 +1086,8 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
         if t._back <= t._front:
             return t._v(_C.ILLEGAL_KONG, seat,
                         f"{_describe(ev)} but the wall is empty (no replacement draw)")
+        if t._frozen[seat] and not t._ruleset.ready.kong_after_ready:
+            return _no_kong_after_ready(t, ev)
         if t._frozen[seat] and not _frozen_kong_keeps_waits(t, seat, tile, kind):
             return t._v(_C.FROZEN_HAND, seat,
                         f"{_describe(ev)} but declared ready and the kong changes the "
@@ -1112,6 +1124,8 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
                     f"{_describe(ev)} right after declaring ready (the declaration is "
                     f"followed by a discard); {t.summary(seat)}")
     if t._frozen[seat]:
+        if not t._ruleset.ready.kong_after_ready:
+            return _no_kong_after_ready(t, ev)
         if tile != t._last_draw:
             drawn = ALL_TILES[t._last_draw] if t._last_draw >= 0 else "nothing"
             return t._v(_C.FROZEN_HAND, seat,
@@ -1279,8 +1293,10 @@ def _missed_win(t: Table, seat: int, waits: tuple[Tile, ...], current: int,
                 ev: Win) -> Violation | None:
     """过水不胡 / 包牌: a win on another player's tile after letting a win pass since the
     seat's own last discard (its hand has not changed since then)."""
-    since = t._rivers[seat][-1][_R_INDEX] if t._rivers[seat] else -1
     rs = t._ruleset
+    if rs.penalties.missed_win is MissedWinRule.NONE:
+        return None  # the table has no 过水 rule
+    since = t._rivers[seat][-1][_R_INDEX] if t._rivers[seat] else -1
     ready_at = t._ready_at
     missed: list[tuple[int, Tile, int, bool, bool]] = []
     for river in t._rivers:
@@ -1431,7 +1447,11 @@ def _apply_pong(t: Table, ev: Pong) -> None:
     t._melds[seat].append(_meld(_PONG, tile, ev.from_seat, False))
     t._pong_tiles[seat].append(tile)
     if hand[tile]:
-        t._kong_chances[seat].append(tile)
+        if t._ruleset.kongs.pong_then_kong_delayed:
+            # 不可先碰后杠: it could have konged this discard and ponged it instead.
+            t._passed_kongs[seat].add(tile)
+        else:
+            t._kong_chances[seat].append(tile)
     _claim_discard(t, seat, ClaimKind.PONG)
     t._turn = seat
     t._phase = _AFTER_CLAIM

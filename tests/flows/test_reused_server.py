@@ -311,7 +311,7 @@ def test_ingest_reuses_the_server_of_an_earlier_run(home: Path, tmp_path: Path) 
     db = tmp_path / "w.duckdb"
     first = _zhuoji(["ingest", "data/sample", "--db", str(db), "--quiet"], env)
     assert first.returncode == 0, first.stderr
-    assert re.search(r"│ loaded\s+│\s+33 │", first.stdout), first.stdout
+    assert re.search(r"│ loaded\s+│\s+36 │", first.stdout), first.stdout
     record = ServerRecord.read(home / RECORD_NAME)
     assert record is not None and _servers_of(home) == [record.pid]
     second = _zhuoji(["ingest", "data/sample/t3-20261102.ndjson.gz", "--db", str(db)], env)

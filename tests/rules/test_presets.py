@@ -53,6 +53,8 @@ RULES_TABLE_SEEDS = {
     "guizhou": "004_a9ae80a61ad7745a.txt",
     "zunyi": "004_a9ae80a61ad7745a.txt",
     "guiyang-3p": "000_1f7fb64d63d6ccbe.txt",
+    # beyond RULES.md's table: 000's 「一、五、十的打法」 (docs/rules/README.md, decision 29)
+    "guiyang-1-5-10": "000_1f7fb64d63d6ccbe.txt",
     "guiyang-2p": "000_1f7fb64d63d6ccbe.txt",
 }
 
@@ -142,7 +144,7 @@ RULES_TABLE: dict[str, dict[str, object]] = {
         # chicken 10, chicken kong 60; 包牌
         "chickens.flip_value": 10,
         "chickens.concealed_kong_value": 60,
-        "penalties.missed_win": True,
+        "penalties.missed_win": "penalty",
     },
     "guiyang-dou3": {
         # every kong 3
@@ -195,7 +197,9 @@ RULES_TABLE: dict[str, dict[str, object]] = {
         "hot_discard.exposed": 3,
         "hot_discard.added": 3,
         "hot_discard.concealed": 3,
-        "robbed_kong.counts_as_self_draw": True,
+        # RULES.md's "self-draw+3" is read from the heading 「搶杠(=自摸分)」; the article's
+        # body 「和牌家獲得的分為所和牌型的分值加3」 gives the whole amount (decision 7)
+        "robbed_kong.counts_as_self_draw": False,
         "robbed_kong.bonus": 3,
         # 明豆2 暗豆2 转弯豆3; 缺一门 required
         "kongs.exposed": 2,
@@ -212,6 +216,7 @@ STANDING: dict[str, dict[Tile, tuple[int, int, int]]] = {
     "guiyang-app": {Tile.S1: (1, 3, 2), Tile.P8: (2, 6, 4)},  # 乌骨鸡; 冲锋鸡 +3/+6; 责任鸡 2/4
     "guiyang-dou3": {Tile.S1: (1, 2, 1)},  # 冲锋鸡 2; 责任鸡 +1
     "an-majiang": {Tile.S1: (1, 3, 3), Tile.P7: (1, 3, 3)},  # 挖挖鸡; 冲锋鸡 3; 责任鸡 +3
+    "guiyang-10": {},  # 「翻到九条则一条为鸡」: the flip is its only chicken (decision 27)
 }
 
 # 金鸡 amounts of RULES.md's table: (gold standing value, gold charging value) of 1s.
