@@ -32,8 +32,8 @@ import polars as pl
 
 from flows import catalog
 from flows.warehouse import (
-    ReportParameterError,
     WarehouseError,
+    bind_report_parameters,
     open_reader,
     read_report,
     read_sql,
@@ -149,19 +149,7 @@ class Warehouse:
         """Run a report with its parameters (``player="p1001"``) bound; a missing or
         unknown parameter is a :class:`~flows.warehouse.ReportParameterError`."""
         text = read_report(name)  # UnknownReportError for a name that is no report
-        wanted = report_parameters(name)
-        missing = [p for p in wanted if p not in params]
-        extra = sorted(p for p in params if p not in wanted)
-        if missing:
-            raise ReportParameterError(
-                f"report {name} needs " + ", ".join(f"{p}=..." for p in missing)
-            )
-        if extra:
-            taken = ", ".join(wanted) if wanted else "none"
-            raise ReportParameterError(
-                f"report {name} takes no parameter {', '.join(extra)} (parameters: {taken})"
-            )
-        return self._frame(text, {p: params[p] for p in wanted})
+        return self._frame(text, bind_report_parameters(name, params, "{}=..."))
 
     def sql(self, query: str, **params: Any) -> pl.DataFrame:
         """Any read-only query (``$name`` parameters bound from ``params``)."""

@@ -715,19 +715,29 @@ def report_parameters(name: str) -> tuple[str, ...]:
 
 def run_report(con: duckdb.DuckDBPyConnection, name: str, params: Mapping[str, str]) -> QueryResult:
     """Run a report with its parameters bound (values as text; the SQL casts them)."""
+    bound = bind_report_parameters(name, params, "--param {}=VALUE")
+    return run_query(con, read_report(name), bound)
+
+
+def bind_report_parameters(
+    name: str, params: Mapping[str, Any], spelling: str
+) -> dict[str, Any]:
+    """The parameters ``params`` gives report ``name``, in its order; a
+    :class:`ReportParameterError` for one missing (named as ``spelling`` shows a
+    parameter to the caller's user) or one the report does not take."""
     wanted = report_parameters(name)
     missing = [p for p in wanted if p not in params]
     extra = sorted(p for p in params if p not in wanted)
     if missing:
         raise ReportParameterError(
-            f"report {name} needs " + ", ".join(f"--param {p}=VALUE" for p in missing)
+            f"report {name} needs " + ", ".join(spelling.format(p) for p in missing)
         )
     if extra:
         taken = ", ".join(wanted) if wanted else "none"
         raise ReportParameterError(
             f"report {name} takes no parameter {', '.join(extra)} (parameters: {taken})"
         )
-    return run_query(con, read_report(name), {p: params[p] for p in wanted})
+    return {p: params[p] for p in wanted}
 
 
 def run_query(

@@ -206,6 +206,10 @@ def test_a_task_that_kills_its_workers_quarantines_its_files(tmp_path: Path) -> 
             outcomes = watch.result(future, chunk)
         finally:
             watch.close()
+        # The nanny restarts the killed worker; closing the cluster while that
+        # restart is under way trips distributed ("can only join a started
+        # process"), so let the replacement worker register first.
+        client.wait_for_workers(1, timeout=120)
     assert [o.status for o in outcomes] == [FileStatus.QUARANTINED]
     assert outcomes[0].sha256 == hash_file(log).sha256
     assert "the Dask workers processing this file's task died (2 tries" in (
