@@ -87,8 +87,8 @@ def test_guiyang_10_pays_only_the_flipped_chicken(tmp_path: Path) -> None:
     # 「翻到九条则一条为鸡…玩家手中每有1张鸡，则其他3个玩家给该玩家10番的钱」
     records = [
         hand(CHICKENS, CHICKEN_EVENTS.format(flip=flip), "guiyang-10",
-             front=f"1m3s5s6s4p{flip}")
-        for flip in ("4s", "9s")
+             front=f"1m3s5s6s4p{flip}", hand_no=no)
+        for no, flip in enumerate(("4s", "9s"), start=1)
     ]
     code, (flip_4s, flip_9s) = audit(tmp_path, records, "guiyang-10")
     assert code == 0
@@ -108,8 +108,9 @@ def test_guiyang_10_has_no_charging_or_responsibility_chicken(tmp_path: Path) ->
                     front="1s3s5s6s4p8s")
     ponged = hand({0: "1s2469p2468s3579s7m", 1: "11s234s567s23p99p9m"},
                   "0-1s 1P1s<0 1-9m 2+3s 2-3s 3+5s 3-5s 0+6s 0-6s 1+4p 1H4p F8s", "guiyang-10",
-                  front="3s5s6s4p8s")
+                  front="3s5s6s4p8s", hand_no=2)
     code, rows = audit(tmp_path, [charging, ponged], "guiyang-10")
+    assert len(rows) == 2
     assert code == 0
     for row in rows:
         assert items(row, "charging_chicken") == []
