@@ -17,6 +17,7 @@ from flows.cli_errors import (
     EXIT_ERROR,
     EXIT_FINDINGS,
     describe_error,
+    fail,
     is_debug,
     set_json_errors,
 )
@@ -38,6 +39,16 @@ def audit_command(
     game_id: Annotated[
         str | None, typer.Option("--game", help="Only the game with this id.")
     ] = None,
+    html: Annotated[
+        str | None,
+        typer.Option(
+            "--html",
+            metavar="OUT.html",
+            help="With one FILE and --hand N (and --game ID when the file holds several "
+            "games): write that hand's audit page, with its step-by-step replay, to "
+            "OUT.html, self-contained, to send to the players.",
+        ),
+    ] = None,
 ) -> None:
     """Replay and settle every hand; compare each with its recorded result.
 
@@ -58,6 +69,9 @@ def audit_command(
     reported on stderr; malformed games are part of the report (stdout).
     """
     set_json_errors(json_lines)
+    if html is not None:
+        _hand_report(paths, hand_no, game_id, html, json_lines=json_lines)
+        return
     from flows.audit import (
         FileFault,
         fault_json,
@@ -144,4 +158,34 @@ def audit_command(
     if malformed:
         raise typer.Exit(EXIT_ERROR)
     if findings:
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+def _hand_report(
+    paths: list[str], hand_no: int | None, game_id: str | None, out: str, *, json_lines: bool
+) -> None:
+    """``audit FILE --hand N --html OUT``: write the page; exit 1 when the hand has a
+    finding, as the audit does."""
+    from flows.cli_parse import check_limits
+    from flows.hand_report import write_hand_report
+
+    if json_lines:
+        raise typer.BadParameter("--html writes a page; it does not go with --json")
+    if hand_no is None:
+        raise typer.BadParameter("--html needs --hand N: the hand whose page to write")
+    if len(paths) != 1:
+        raise typer.BadParameter(f"--html takes one log file, not {len(paths)} paths")
+    from flows.dashboard import DashboardError
+
+    check_limits()
+    try:
+        summary = write_hand_report(paths[0], hand_no, out, game_id=game_id)
+    except (DashboardError, FileNotFoundError) as exc:
+        raise fail(str(exc)) from None
+    sys.stdout.write(
+        f"wrote {safe(summary.out)} ({summary.bytes:,} bytes): game "
+        f"{safe(summary.game_id)}, hand {summary.hand_no}"
+        f"{', with findings' if summary.findings else ', clean'}\n"
+    )
+    if summary.findings:
         raise typer.Exit(EXIT_FINDINGS)

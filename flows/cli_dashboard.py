@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import shutil
 import signal
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -66,14 +67,21 @@ def dashboard_command(
     hand_pages: HandPagesOption = DEFAULT_HAND_PAGES,
     list_rows: ListRowsOption = DEFAULT_LIST_ROWS,
     workers: WorkersOption = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress lines on standard error.")
+    ] = False,
 ) -> None:
-    """Write the static HTML dashboard of the warehouse (opens offline, from file://)."""
+    """Write the static HTML dashboard of the warehouse (opens offline, from file://).
+
+    While it builds, one line per group of pages on standard error (when it is a
+    terminal; --quiet turns them off)."""
     from flows.dashboard import DashboardLimits, build_dashboard
 
     started = time.perf_counter()
+    progress = None if quiet or not sys.stderr.isatty() else print_progress
     try:
         limits = DashboardLimits(hand_pages=hand_pages, list_rows=list_rows)
-        summary = build_dashboard(db, out, limits, workers=workers)
+        summary = build_dashboard(db, out, limits, workers=workers, progress=progress)
     except _errors() as exc:
         raise _fail(exc) from None
     typer.echo(
@@ -83,6 +91,13 @@ def dashboard_command(
         f"in {time.perf_counter() - started:.1f} s"
     )
     typer.echo(f"open {(out / 'index.html').resolve().as_uri()}")
+
+
+def print_progress(group: str, pages: int, seconds: float) -> None:
+    """A progress line of ``zhuoji dashboard`` on standard error."""
+    sys.stderr.write(f"dashboard: {group}: {pages:,} page{'s' if pages != 1 else ''} "
+                     f"written ({seconds:.1f} s)\n")
+    sys.stderr.flush()
 
 
 @functools.cache

@@ -27,7 +27,7 @@ import tomllib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -40,6 +40,7 @@ from markupsafe import Markup
 from markupsafe import escape as _escape
 
 from flows import warehouse
+from flows.replay_page import finding_step, hand_replay, replay_json
 from flows.rows_tiles import MeldTextError, parse_discards, parse_melds
 from rules.melds import MeldKind
 from rules.patterns import Pattern
@@ -57,6 +58,7 @@ __all__ = [
     "render_dashboard",
     "svg_bar_chart",
     "svg_column_chart",
+    "svg_day_chart",
     "svg_line_chart",
     "tile_html",
 ]
@@ -139,6 +141,7 @@ class Labels:
     chickens: Mapping[str, tuple[str, str]]
     kongs: Mapping[str, tuple[str, str]]
     checks: Mapping[str, str]  # settlement code -> what it checks, one English line
+    replay: Mapping[str, str]  # the replay panel's sentences and words
 
 
 def _pairs(table: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
@@ -157,6 +160,7 @@ def load_labels() -> Labels:
         chickens=_pairs(data["chickens"]),
         kongs=_pairs(data["kongs"]),
         checks={str(k): str(v) for k, v in data["checks"].items()},
+        replay={str(k): str(v) for k, v in data["replay"].items()},
     )
 
 
@@ -201,6 +205,55 @@ def term_chinese(name: str) -> str:
 @cache
 def term(name: str) -> Markup:
     return bilingual((name, term_chinese(name)))
+
+
+_INLINE = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*|\*([^*]+)\*")
+
+
+def md_inline(text: str) -> Markup:
+    """A table cell of the rules' Markdown as HTML: `code`, **bold** and *italic*."""
+    out = []
+    at = 0
+    for m in _INLINE.finditer(text):
+        out.append(esc(text[at : m.start()]))
+        code, bold, italic = m.groups()
+        if code is not None:
+            out.append(f"<code>{esc(code)}</code>")
+        elif bold is not None:
+            out.append(f"<b>{esc(bold)}</b>")
+        else:
+            out.append(f"<i>{esc(italic)}</i>")
+        at = m.end()
+    out.append(esc(text[at:]))
+    return Markup("".join(out))
+
+
+@cache
+def code_rules() -> dict[str, tuple[tuple[str, Markup], ...]]:
+    """Each code's row of the code tables of ``docs/rules/legality.md`` (shipped with the
+    dashboard's assets): (column title, cell) pairs, the code's own column left out."""
+    rules: dict[str, tuple[tuple[str, Markup], ...]] = {}
+    header: list[str] | None = None
+    for line in _asset("legality.md").splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if header is None:
+            header = cells
+            continue
+        if not set(line) - set("|-: ") or header[0] != "code":
+            continue
+        named = re.fullmatch(r"`([a-z_]+)`", cells[0])
+        if named and len(cells) == len(header):
+            rules.setdefault(
+                named.group(1),
+                tuple(
+                    (title, md_inline(cell))
+                    for title, cell in zip(header[1:], cells[1:], strict=True)
+                ),
+            )
+    return rules
 
 
 # --- formatting ------------------------------------------------------------------------------
@@ -335,9 +388,15 @@ def _svg_open(width: int, height: int, title: str, classes: str = "chart", extra
 
 
 def svg_bar_chart(
-    bars: Sequence[Bar], *, title: str, width: int = 560, label_width: int = 190
+    bars: Sequence[Bar],
+    *,
+    title: str,
+    width: int = 560,
+    label_width: int = 190,
+    full_scale: float | None = None,
 ) -> Markup:
-    """Horizontal bars, one per row, with the label left and the value right."""
+    """Horizontal bars, one per row, with the label left and the value right; the plot's
+    width stands for ``full_scale`` (rates: 1.0, i.e. 100 %) or else the largest value."""
     row = 24
     top = 4
     value_width = 70
@@ -347,10 +406,17 @@ def svg_bar_chart(
         [b.value for b in bars]
         + [b.secondary or 0 for b in bars]
         + [b.marker or 0 for b in bars]
-        + [0]
+        + [0 if full_scale is None else full_scale]
     )
     scale = plot / top_value if top_value > 0 else 0.0
     out = [_svg_open(width, height, title)]
+    if full_scale is not None and bars:
+        # the track of each bar: the whole plot is 100 % of the scale
+        for i in range(len(bars)):
+            out.append(
+                f'<rect class="track" x="{label_width}" y="{_n(top + i * row + 4)}" '
+                f'width="{_n(full_scale * scale)}" height="{row - 8}"/>'
+            )
     for i, bar in enumerate(bars):
         y = top + i * row
         text_y = _n(y + row / 2 + 4)
@@ -514,6 +580,87 @@ def svg_column_chart(
     return Markup("".join(out))
 
 
+@dataclass(frozen=True, slots=True)
+class DayColumn:
+    day: date
+    value: float
+    tooltip: str
+
+
+def _date_ticks(first: date, last: date, most: int = 12) -> list[tuple[date, str]]:
+    """Dates to label on a time axis from ``first`` to ``last``: the first day of months
+    (of years for long spans) or Mondays for short ones, at most ``most`` of them."""
+    span = (last - first).days
+    ticks: list[tuple[date, str]] = []
+    if span <= 62:
+        day = first + timedelta(days=(7 - first.weekday()) % 7)
+        step = max(1, math.ceil((span / 7 + 1) / most)) * 7
+        while day <= last:
+            ticks.append((day, day.strftime("%m-%d")))
+            day += timedelta(days=step)
+        return ticks
+    months = (last.year - first.year) * 12 + last.month - first.month
+    every = next(m for m in (1, 2, 3, 6, 12, 24, 60, 120) if months / m <= most)
+    year, month = first.year, first.month
+    if first.day != 1:
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    while date(year, month, 1) <= last:
+        if (year * 12 + month - 1) % every == 0:
+            ticks.append((date(year, month, 1), f"{year}-{month:02d}"))
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return ticks
+
+
+def svg_day_chart(
+    columns: Sequence[DayColumn], *, title: str, width: int = 1140, height: int = 200
+) -> Markup:
+    """Columns on a time axis, one per day at its date (a gap between days shows as
+    empty space), with round value ticks and labelled dates below."""
+    left, right, top, bottom = 50, 14, 10, 40
+    plot_w = width - left - right
+    plot_h = height - top - bottom
+    ticks = nice_ticks(0, max([c.value for c in columns] + [1]), 4)
+    top_value = ticks[-1]
+    out = [_svg_open(width, height, title, "chart wide days")]
+    for t in ticks:
+        y = top + plot_h * (1 - t / top_value)
+        out.append(
+            f'<line class="grid" x1="{left}" x2="{width - right}" y1="{_n(y)}" y2="{_n(y)}"/>'
+            f'<text class="tick" x="{left - 6}" y="{_n(y + 4)}" text-anchor="end">'
+            f"{_tick_text(t)}</text>"
+        )
+    if columns:
+        first, last = columns[0].day, columns[-1].day
+        slot = plot_w / ((last - first).days + 1)
+        gap = min(2.0, slot * 0.2)
+
+        def x_of(day: date) -> float:
+            return left + (day - first).days * slot
+
+        base = top + plot_h
+        out.append(f'<line class="axis" x1="{left}" x2="{width - right}" y1="{base}" y2="{base}"/>')
+        for c in columns:
+            h = plot_h * c.value / top_value
+            out.append(
+                f'<rect class="col" data-day="{c.day.isoformat()}" x="{_n(x_of(c.day) + gap / 2)}" '
+                f'y="{_n(base - h)}" width="{_n(max(slot - gap, 1.0))}" height="{_n(h)}">'
+                f"<title>{esc(c.tooltip)}</title></rect>"
+            )
+        for day, text in _date_ticks(first, last):
+            x = _n(x_of(day))
+            out.append(
+                f'<line class="axis" x1="{x}" x2="{x}" y1="{base}" y2="{base + 5}"/>'
+                f'<text class="tick" x="{x}" y="{base + 17}" text-anchor="middle">{text}</text>'
+            )
+        out.append(
+            f'<text class="tick" x="{left}" y="{height - 4}">{first.isoformat()}</text>'
+            f'<text class="tick" x="{width - right}" y="{height - 4}" text-anchor="end">'
+            f"{last.isoformat()}</text>"
+        )
+    out.append("</svg>")
+    return Markup("".join(out))
+
+
 def svg_stacked_bar(
     parts: Sequence[tuple[str, int, str]], *, title: str, width: int = 1140
 ) -> Markup:
@@ -565,6 +712,7 @@ class Links:
 
     players: Mapping[str, str]
     hands: Mapping[tuple[str, int], str]
+    site: bool = True  # False: a page on its own (``zhuoji audit --html``), linking nowhere
 
     def player(self, player_id: str | None) -> str | None:
         return None if player_id is None else self.players.get(player_id)
@@ -600,6 +748,8 @@ TEMPLATES = (
 )
 
 Builder = Callable[..., dict[str, Any]]
+Progress = Callable[[str, int, float], None]
+"""Told when a group of pages is written: its name, its pages, seconds since the start."""
 Job = tuple[str, str, Builder | None, tuple[Any, ...], dict[str, Any]]
 """A page: its path, template, and its context, or a builder and the rows it takes."""
 Pool = multiprocessing.pool.Pool
@@ -651,7 +801,13 @@ class Site:
     process prepares the next ones; a page's bytes do not depend on who renders it.
     """
 
-    def __init__(self, out: Path, shared: dict[str, Any], pool: Pool | None = None) -> None:
+    def __init__(
+        self,
+        out: Path,
+        shared: dict[str, Any],
+        pool: Pool | None = None,
+        progress: Progress | None = None,
+    ) -> None:
         self.out = out
         self.shared = shared
         self.env = _environment()
@@ -659,6 +815,27 @@ class Site:
         self._pool = pool
         self._batch: list[Job] = []
         self._results: list[multiprocessing.pool.AsyncResult[list[tuple[str, int]]]] = []
+        self._progress = progress
+        self._started = time.perf_counter()
+        # page groups in order: name, pages, and how many worker batches were sent by its end
+        self._groups: list[list[Any]] = []
+
+    def group(self, name: str) -> None:
+        """The pages added from now on belong to the group ``name`` (progress reports
+        each group once its pages are written)."""
+        self._send()
+        self._close_group()
+        self._groups.append([name, 0, None])
+
+    def _close_group(self) -> None:
+        if self._groups and self._groups[-1][2] is None:
+            self._groups[-1][2] = len(self._results)
+            if self._pool is None:
+                self._report(self._groups[-1])
+
+    def _report(self, group: list[Any]) -> None:
+        if self._progress is not None:
+            self._progress(str(group[0]), int(group[1]), time.perf_counter() - self._started)
 
     @property
     def links(self) -> Links:
@@ -674,6 +851,8 @@ class Site:
         self._add((path, template, builder, args, {}))
 
     def _add(self, job: Job) -> None:
+        if self._groups:
+            self._groups[-1][1] += 1
         if self._pool is None:
             self.written[job[0]] = _render_job(self.env, self.out, self.shared, job)
             return
@@ -690,9 +869,16 @@ class Site:
     def finish(self) -> None:
         """Wait for the workers' pages (a worker's error is raised here)."""
         self._send()
-        for result in self._results:
+        self._close_group()
+        pending = [g for g in self._groups if self._pool is not None]
+        for i, result in enumerate(self._results):
             self.written.update(result.get())
+            while pending and pending[0][2] <= i + 1:
+                self._report(pending.pop(0))
+        for group in pending:  # groups of no page, or whose pages were all sent before
+            self._report(group)
         self._results.clear()
+        self._groups.clear()
 
 
 @cache
@@ -716,8 +902,17 @@ def _environment() -> jinja2.Environment:
         nav=NAV,
         css=Markup(_asset("style.css")),
         js=Markup(_asset("dashboard.js")),
+        replay_js=Markup(_asset("replay.js")),
     )
     return env
+
+
+def render_standalone(template: str, links: Links, context: Mapping[str, Any]) -> bytes:
+    """One page on its own, linking to no other page of a site (UTF-8 bytes)."""
+    html = _environment().get_template(template).render(
+        root="", links=links, as_of=None, **context
+    )
+    return html.encode("utf-8")
 
 
 def _prepare_out(out: Path) -> None:
@@ -758,15 +953,19 @@ def build_dashboard(
     limits: DashboardLimits | None = None,
     *,
     workers: int | None = None,
+    progress: Progress | None = None,
 ) -> DashboardSummary:
     """Open the warehouse read-only and write the dashboard into ``out``, rendering the
-    pages on ``workers`` processes (default: the cores, at most 4; 1: this process)."""
+    pages on ``workers`` processes (default: the cores, at most 4; 1: this process);
+    ``progress`` is told as each group of pages is written."""
     processes = default_workers() if workers is None else workers
     pool = start_pool(processes) if processes > 1 else None
     try:
         con = warehouse.open_reader(db)
         try:
-            return render_dashboard(con, Path(out), limits or DashboardLimits(), pool=pool)
+            return render_dashboard(
+                con, Path(out), limits or DashboardLimits(), pool=pool, progress=progress
+            )
         finally:
             con.close()
     finally:
@@ -781,6 +980,7 @@ def render_dashboard(
     limits: DashboardLimits,
     *,
     pool: Pool | None = None,
+    progress: Progress | None = None,
 ) -> DashboardSummary:
     """Write every page of the dashboard for the warehouse behind ``con`` (pages are
     rendered by ``pool``'s processes when one is given, else here)."""
@@ -803,14 +1003,20 @@ def render_dashboard(
         hands={key: f"hands/{page_slug(key[0])}-h{key[1]}.html" for key in sorted(picked)},
     )
     as_of = overview["last_ingest"]
-    site = Site(out, {"links": links, "as_of": fmt_time(as_of) if as_of else None}, pool)
+    shared = {"links": links, "as_of": fmt_time(as_of) if as_of else None}
+    site = Site(out, shared, pool, progress)
     averages = _averages(players)
+    site.group("overview")
     _overview_page(site, con, overview, players, limits)
+    site.group("leaderboard and patterns")
     _leaderboard_page(site, players)
     _patterns_page(site, con)
+    site.group("players")
     _players_pages(site, con, players, averages, limits)
+    site.group("disputed and illegal moves")
     _disputed_pages(site, overview, disputed, by_check, limits)
     _illegal_pages(site, con, overview, illegal, limits)
+    site.group("hands")
     _hand_pages(site, con, sorted(picked), has_tiles="hand_tiles" in tables)
     site.finish()
 
@@ -873,10 +1079,10 @@ def _overview_page(
         ],
         title="How hands ended",
     )
-    day_chart = svg_column_chart(
+    day_chart = svg_day_chart(
         [
-            Column(
-                label=fmt_time(d["day"]),
+            DayColumn(
+                day=d["day"],
                 value=float(d["hands"]),
                 tooltip=f"{fmt_time(d['day'])}: {d['hands']:,} hands, "
                 f"{d['disputed']:,} disputed, {d['illegal']:,} with illegal moves",
@@ -1055,6 +1261,7 @@ def player_context(
         title="Rates",
         width=520,
         label_width=180,
+        full_scale=1.0,
     )
     mix_chart = svg_bar_chart(
         [
@@ -1128,8 +1335,20 @@ def _illegal_pages(
     pivot: dict[str, dict[str, int]] = {}
     for r in by_player_rows:
         pivot.setdefault(str(r["player_id"]), {})[str(r["code"])] = int(r["findings"])
+    # each player's codes, most findings first (then in code order)
+    order = {code: i for i, code in enumerate(codes)}
     by_player = sorted(
-        ((pid, sum(counts.values()), counts) for pid, counts in pivot.items()),
+        (
+            (
+                pid,
+                sum(counts.values()),
+                sorted(
+                    counts.items(),
+                    key=lambda kv: (-kv[1], order.get(kv[0], len(order)), kv[0]),
+                ),
+            )
+            for pid, counts in pivot.items()
+        ),
         key=lambda item: (-item[1], item[0]),
     )
     chart = svg_bar_chart(
@@ -1186,6 +1405,7 @@ def _illegal_pages(
             here="illegal",
             c=c,
             code=code,
+            rule=code_rules().get(code, ()),
             rows=rows,
             total=rows[0]["total"] if rows else 0,
         )
@@ -1324,12 +1544,14 @@ def hand_context(
         else s["recorded_delta"] - s["delta"]
         for s in seats
     ]
+    names = {int(s["seat"]): s["player_id"] for s in seats}
     return {
+        **replay_context(h, findings, chickens, names),
         "title": f"{h['game_id']} #{h['hand_no']} · Hand audit 牌局审计",
         "here": "disputed" if h["disputed"] else "illegal",
         "h": h,
         "seats": seats,
-        "names": {int(s["seat"]): s["player_id"] for s in seats},
+        "names": names,
         "tiles": by_seat,
         "has_tiles": bool(by_seat),
         "groups": ledger_groups(ledger, int(h["n_players"])),
@@ -1338,6 +1560,73 @@ def hand_context(
         "flip": tile_html(flip) if flip is not None else None,
         "flip_chicken": None if flip_chicken is None else tile_html(flip_chicken, chicken=True),
         "standing": tiles_html(sorted(standing), small=True),
+    }
+
+
+def _tile_texts(data: Any, into: set[str]) -> None:
+    """Every tile text in a snapshot's data (the values of ``tile``, ``tiles``, ``concealed``)."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key in ("tile", "flip") and isinstance(value, str):
+                into.add(value)
+            elif key in ("tiles", "concealed") and isinstance(value, list):
+                into.update(v for v in value if isinstance(v, str))
+            else:
+                _tile_texts(value, into)
+    elif isinstance(data, list):
+        for value in data:
+            _tile_texts(value, into)
+
+
+def _tile_face(text: str, *, chicken: bool) -> str:
+    tile = Tile.parse(text)
+    html = str(tile_html(tile, chicken=chicken))
+    return html.replace('<span class="tile', f'<span data-t="{esc(text)}" class="tile', 1)
+
+
+def replay_context(
+    h: Row, findings: Sequence[Row], chickens: frozenset[Tile], names: Mapping[int, Any]
+) -> dict[str, Any]:
+    """The replay panel of a hand page: the data its script draws, or why there is none."""
+    path = h.get("path")
+    if path is None:
+        return {"replay": None, "replay_missing": "the hand's log file is not known",
+                "finding_steps": {}}
+    data = hand_replay(str(path), h.get("file_sha256"), str(h["game_id"]), int(h["hand_no"]))
+    snapshots = data.snapshots
+    if snapshots is None:
+        return {"replay": None, "replay_missing": data.missing, "finding_steps": {}}
+    if not snapshots.steps:
+        return {"replay": None, "replay_missing": "the deal is illegal, so no table to show",
+                "finding_steps": {}}
+    texts: set[str] = set()
+    for step in snapshots.steps:
+        _tile_texts(step.table, texts)
+        _tile_texts(step.event, texts)
+    _tile_texts(snapshots.stopped_at, texts)
+    labels = load_labels()
+    words = dict(labels.replay)
+    n = int(h["n_players"])
+    return {
+        "replay": Markup(
+            replay_json(
+                snapshots,
+                findings=findings,
+                tiles={t: _tile_face(t, chicken=False) for t in texts},
+                chicken_tiles={
+                    t: _tile_face(t, chicken=True) for t in texts if Tile.parse(t) in chickens
+                },
+                labels=words,
+                names=[str(names.get(seat, "")) for seat in range(n)],
+            )
+        ),
+        "replay_steps": len(snapshots.steps) - 1,
+        "replay_missing": None,
+        "finding_steps": {
+            f["item_no"]: finding_step(f["event_index"], len(snapshots.steps) - 1)
+            for f in findings
+            if f["event_index"] is not None
+        },
     }
 
 

@@ -8,6 +8,7 @@ SELECT
     h.game_id,
     h.hand_no,
     g.path,
+    f.sha256 AS file_sha256,
     g.ruleset,
     g.rule_overrides,
     g.base_stake,
@@ -36,4 +37,5 @@ SELECT
 FROM picked
 JOIN hands AS h USING (game_id, hand_no)
 JOIN games AS g USING (game_id)
+LEFT JOIN files AS f ON f.path = g.path
 ORDER BY h.game_id, h.hand_no

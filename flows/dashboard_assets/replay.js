@@ -1,0 +1,127 @@
+// The step-by-step replay of a hand page: draws the table of each step from the page's
+// #replay-data (the replay engine's snapshots, one per event). Buttons, a slider and the
+// arrow keys move between steps; each finding is a mark one click away; the settlement
+// items appear at the last step. No dependencies, no network.
+(function () {
+  "use strict";
+  var source = document.getElementById("replay-data");
+  if (!source) { return; }
+  var D = JSON.parse(source.textContent);
+  var steps = D.steps;
+  var last = steps.length - 1;
+  var W = D.labels;
+  var current = 0;
+  var slider = document.getElementById("replay-slider");
+
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (whole, key) {
+      return Object.prototype.hasOwnProperty.call(values, key) ? String(values[key]) : whole;
+    });
+  }
+  function esc(text) {
+    return String(text).replace(/[&<>"]/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;" }[c];
+    });
+  }
+  function face(tile, extra) {
+    var html = D.chickens[tile] || D.tiles[tile] || ("<span class=\"tile\" data-t=\"" + esc(tile) + "\">" + esc(tile) + "</span>");
+    return extra ? html.replace("class=\"tile", "class=\"tile " + extra) : html;
+  }
+  function sentence(event) {
+    if (!event) { return W.deal; }
+    var values = {
+      seat: event.seat, from: event.from, tile: event.tile,
+      tiles: (event.tiles || []).join(" ")
+    };
+    return fill(W[event.kind] || event.kind, values);
+  }
+  function melds(list) {
+    return list.map(function (m) {
+      var size = m.kind === "pong" ? 3 : 4;
+      var inner = "";
+      for (var i = 0; i < size; i += 1) { inner += face(m.tile); }
+      return "<span class=\"meld\" data-kind=\"" + esc(m.kind) + "\" data-t=\"" + esc(m.tile) + "\">" + inner + "</span>";
+    }).join("");
+  }
+  function render(k) {
+    var s = steps[k];
+    document.getElementById("replay-step").textContent = String(k);
+    var text = k === 0 ? W.deal : fill(W.event, { index: k - 1 }) + ": " + sentence(s.event);
+    if (k === last && D.stopped) {
+      text += " · " + fill(W.not_applied, { sentence: sentence(D.stopped) });
+    }
+    document.getElementById("replay-event").textContent = text;
+    document.getElementById("replay-wall").textContent = String(s.wall_left);
+    document.getElementById("replay-turn").textContent = fill(W.seat, { seat: s.turn });
+    var rows = document.querySelectorAll("#replay-table tbody tr[data-seat]");
+    Array.prototype.forEach.call(rows, function (row) {
+      var seat = parseInt(row.getAttribute("data-seat"), 10);
+      var state = s.seats[seat];
+      if (!state) { return; }
+      row.classList.toggle("turn", s.turn === seat && s.phase !== "ended" && s.phase !== "won");
+      var badges = "";
+      if (s.winners.indexOf(seat) >= 0) { badges += " <span class=\"badge green\">" + esc(W.winner) + "</span>"; }
+      if (state.ready) { badges += " <span class=\"badge gold\">" + esc(W.declared) + "</span>"; }
+      row.querySelector(".r-badges").innerHTML = badges;
+      row.querySelector(".r-concealed").innerHTML =
+        "<span class=\"tiles\">" + state.concealed.map(function (t) { return face(t); }).join("") + "</span>";
+      row.querySelector(".r-melds").innerHTML = melds(state.melds);
+      row.querySelector(".r-discards").innerHTML = "<span class=\"tiles\">" + state.discards.map(function (d) {
+        return face(d.tile, d.claimed ? "small claimed" : "small");
+      }).join("") + "</span>";
+    });
+    var ledger = document.getElementById("replay-ledger");
+    if (ledger) { ledger.hidden = k !== last; }
+    Array.prototype.forEach.call(document.querySelectorAll("#replay-marks button"), function (b) {
+      b.classList.toggle("here", parseInt(b.getAttribute("data-step"), 10) === k);
+    });
+  }
+  function go(k) {
+    current = Math.max(0, Math.min(last, k));
+    slider.value = String(current);
+    render(current);
+  }
+  function jump(k) {
+    go(k);
+    document.getElementById("replay").scrollIntoView();
+  }
+  document.getElementById("replay-first").addEventListener("click", function () { go(0); });
+  document.getElementById("replay-prev").addEventListener("click", function () { go(current - 1); });
+  document.getElementById("replay-next").addEventListener("click", function () { go(current + 1); });
+  document.getElementById("replay-last").addEventListener("click", function () { go(last); });
+  slider.addEventListener("input", function () { go(parseInt(slider.value, 10)); });
+  document.addEventListener("keydown", function (e) {
+    var target = e.target;
+    if (target === slider) { return; } // the slider moves itself and reports "input"
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA")) { return; }
+    if (e.altKey || e.ctrlKey || e.metaKey) { return; }
+    var moves = { ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: last };
+    if (Object.prototype.hasOwnProperty.call(moves, e.key)) {
+      e.preventDefault();
+      go(moves[e.key]);
+    }
+  });
+  var marks = document.getElementById("replay-marks");
+  if (D.marks.length) {
+    var label = document.createElement("span");
+    label.className = "note";
+    label.textContent = W.findings_at;
+    marks.appendChild(label);
+    D.marks.forEach(function (m) {
+      var b = document.createElement("button");
+      b.type = "button";
+      b.className = "mark";
+      b.setAttribute("data-step", String(m.step));
+      b.textContent = (m.event === null ? "" : fill(W.event, { index: m.event }) + " · ") + m.code;
+      b.addEventListener("click", function () { go(m.step); });
+      marks.appendChild(b);
+    });
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("a[data-step]"), function (a) {
+    a.addEventListener("click", function (e) {
+      e.preventDefault();
+      jump(parseInt(a.getAttribute("data-step"), 10));
+    });
+  });
+  go(0);
+})();

@@ -1,0 +1,137 @@
+"""The step-by-step replay on a hand page: the hand read again from its log file,
+replayed by :func:`rules.snapshot.replay_snapshots`, and given to the page as JSON.
+
+The warehouse does not hold a hand's events, so a hand page reads them from the file the
+game was loaded from, and only when that file still has the content hash the warehouse
+recorded: a page never shows a replay of other bytes than the ones audited. When the
+file is gone or changed the page says so and shows the hand without its replay.
+
+The page's script (``replay.js``) draws each step from this data; the tile faces are the
+same HTML as the rest of the page (:func:`flows.dashboard.tile_html`), made here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import orjson
+
+from flows.bridge import hand_records
+from parsers.errors import MalformedLogError
+from parsers.fast import Game
+from parsers.read import generate_fast_games
+from rules.events import HandRecord
+from rules.presets import resolve_ruleset
+from rules.ruleset import Ruleset
+from rules.snapshot import HandSnapshots, replay_snapshots
+
+__all__ = ["ReplayData", "finding_step", "hand_replay", "load_hand", "replay_json"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayData:
+    """A hand's replay for its page, or why there is none (``snapshots`` is None)."""
+
+    snapshots: HandSnapshots | None
+    missing: str | None  # why the replay cannot be shown
+
+
+def _file_sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=4)
+def _games(path: str, sha256: str | None) -> tuple[dict[str, Game], str | None]:
+    """The games of a log file by id, when it still holds the bytes the warehouse loaded
+    (a few files are kept: a worker renders the pages of one game one after another)."""
+    try:
+        if sha256 is not None and _file_sha256(path) != sha256:
+            return {}, "the log file changed since it was loaded"
+        games = {g.game_id: g for g in generate_fast_games(path) if isinstance(g, Game)}
+    except FileNotFoundError:
+        return {}, "the log file is no longer there"
+    except (OSError, MalformedLogError, ValueError) as exc:
+        return {}, f"the log file cannot be read again ({type(exc).__name__})"
+    return games, None
+
+
+def load_hand(game: Game, hand_no: int) -> tuple[HandRecord, Ruleset] | None:
+    """Hand ``hand_no`` of ``game`` and the game's ruleset (None when either is missing)."""
+    try:
+        ruleset = resolve_ruleset(game.ruleset, game.rule_overrides)
+    except ValueError:
+        return None
+    for record in hand_records(game):
+        if record.hand_no == hand_no:
+            return record, ruleset
+    return None
+
+
+def hand_replay(path: str, sha256: str | None, game_id: str, hand_no: int) -> ReplayData:
+    """The replay of one hand, read from ``path`` (checked against ``sha256``)."""
+    games, why = _games(path, sha256)
+    if why is not None:
+        return ReplayData(None, why)
+    game = games.get(game_id)
+    found = None if game is None else load_hand(game, hand_no)
+    if found is None:
+        return ReplayData(None, "the hand is not in its log file any more")
+    return ReplayData(replay_snapshots(*found), None)
+
+
+def finding_step(event_index: int | None, last: int) -> int:
+    """The step that shows a finding's event: the table just after it, or the last step
+    (the event was not applied, or the finding is about the hand as a whole)."""
+    return last if event_index is None else min(int(event_index) + 1, last)
+
+
+def replay_json(
+    snapshots: HandSnapshots,
+    *,
+    findings: Sequence[Mapping[str, Any]],
+    tiles: Mapping[str, str],
+    chicken_tiles: Mapping[str, str],
+    labels: Mapping[str, str],
+    names: Sequence[str],
+) -> str:
+    """The page's replay data as JSON text safe inside a ``<script>`` element.
+
+    ``findings`` are the page's findings (``event_index``, ``code``, ``seat``, ``item_no``):
+    each is placed on the step that shows its event (the step after it, or the last step
+    when the event was not applied); ``tiles`` and ``chicken_tiles`` are the tile faces by
+    tile text; ``labels`` the words of the replay panel by key."""
+    steps = snapshots.steps
+    last = len(steps) - 1
+    marks = []
+    for f in findings:
+        index = f.get("event_index")
+        marks.append({
+            "step": finding_step(index, last),
+            "item": f.get("item_no"),
+            "code": f.get("code"),
+            "seat": f.get("seat"),
+            "event": index,
+        })
+    data = {
+        "steps": [
+            {"step": s.step, "event": s.event, **s.table} for s in steps
+        ],
+        "stopped": snapshots.stopped_at,
+        "fatal": None if snapshots.fatal is None else snapshots.fatal.code.value,
+        "marks": marks,
+        "tiles": dict(sorted(tiles.items())),
+        "chickens": dict(sorted(chicken_tiles.items())),
+        "labels": dict(labels),
+        "names": list(names),
+    }
+    text = orjson.dumps(data).decode()
+    # Nothing in the data may close the script element or start a comment in it.
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

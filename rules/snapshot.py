@@ -1,0 +1,130 @@
+"""The table after each event of a hand, as plain data (the hand page's step-by-step replay).
+
+:func:`replay_snapshots` plays a hand's events on a :class:`~rules.table.Table` and, after
+the deal and after every applied event, reads the table's public state: each seat's
+concealed tiles, melds and discards, the wall count, the seat to act and the phase. The
+first fatal violation stops the replay, as it stops :func:`~rules.replay.replay_hand`;
+the event that caused it is not applied (the last snapshot is the table before it).
+Nothing here changes the table other than through :meth:`~rules.table.Table.step`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rules.events import (
+    Chow,
+    Discard,
+    Draw,
+    Event,
+    ExhaustiveDraw,
+    Flip,
+    HandRecord,
+    Kong,
+    Pong,
+    Ready,
+    Win,
+)
+from rules.ruleset import Ruleset
+from rules.table import IllegalMoveError, Table
+from rules.violations import Violation
+
+__all__ = ["HandSnapshots", "Snapshot", "event_data", "replay_snapshots", "table_data"]
+
+Data = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The table once ``step`` events are applied (0: just after the deal); ``event`` is
+    the event applied last (None for the deal), as :func:`event_data` gives it."""
+
+    step: int
+    event: Data | None
+    table: Data
+
+
+@dataclass(frozen=True, slots=True)
+class HandSnapshots:
+    """Every snapshot of one hand, and the fatal violation that stopped it (if any).
+    ``steps`` is empty when the deal itself is illegal."""
+
+    steps: tuple[Snapshot, ...]
+    fatal: Violation | None
+    stopped_at: Data | None  # the event the fatal violation was about, not applied
+
+
+def event_data(event: Event) -> Data:
+    """An event as plain data: ``kind`` and the fields it has (tiles as text)."""
+    if isinstance(event, Draw):
+        return {"kind": "draw", "seat": event.seat, "tile": event.tile.text}
+    if isinstance(event, Discard):
+        return {"kind": "discard", "seat": event.seat, "tile": event.tile.text}
+    if isinstance(event, Pong):
+        return {
+            "kind": "pong", "seat": event.seat, "tile": event.tile.text,
+            "from": event.from_seat,
+        }
+    if isinstance(event, Kong):
+        return {
+            "kind": f"kong_{event.kind.value}", "seat": event.seat, "tile": event.tile.text,
+            "from": event.from_seat,
+        }
+    if isinstance(event, Ready):
+        return {"kind": "ready", "seat": event.seat}
+    if isinstance(event, Win):
+        return {
+            "kind": "win" if event.from_seat is not None else "self_draw_win",
+            "seat": event.seat, "tile": event.tile.text, "from": event.from_seat,
+        }
+    if isinstance(event, Flip):
+        return {"kind": "flip", "tile": event.tile.text}
+    if isinstance(event, ExhaustiveDraw):
+        return {"kind": "exhaustive_draw"}
+    assert isinstance(event, Chow)
+    return {
+        "kind": "chow", "seat": event.seat, "tiles": [t.text for t in event.tiles],
+        "from": event.from_seat,
+    }
+
+
+def table_data(table: Table) -> Data:
+    """The table's state now, read through its public methods only."""
+    seats = []
+    for seat in range(table.n_players):
+        seats.append({
+            "concealed": [t.text for t in table.concealed(seat)],
+            "melds": [
+                {"kind": m.kind.value, "tile": m.tile.text, "from": m.from_seat}
+                for m in table.melds(seat)
+            ],
+            "discards": [
+                {"tile": d.tile.text, "claimed": d.claimed_by is not None}
+                for d in table.discards(seat)
+            ],
+            "ready": table.declared_ready_at(seat) is not None,
+        })
+    return {
+        "turn": table.turn,
+        "phase": table.phase.value,
+        "wall_left": table.wall_left,
+        "winners": [w.seat for w in table.winners],
+        "flip": None if table.flip is None else table.flip.text,
+        "seats": seats,
+    }
+
+
+def replay_snapshots(record: HandRecord, ruleset: Ruleset) -> HandSnapshots:
+    """The table after the deal and after each applied event of ``record``."""
+    try:
+        table = Table.from_record(record, ruleset)
+    except IllegalMoveError as exc:
+        return HandSnapshots((), exc.violation, None)
+    steps = [Snapshot(0, None, table_data(table))]
+    for event in record.events:
+        fatal = table.step(event)
+        if fatal is not None:
+            return HandSnapshots(tuple(steps), fatal, event_data(event))
+        steps.append(Snapshot(table.event_index, event_data(event), table_data(table)))
+    return HandSnapshots(tuple(steps), table.finish(), None)
