@@ -13,6 +13,7 @@ same HTML as the rest of the page (:func:`flows.dashboard.tile_html`), made here
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -48,10 +49,25 @@ def _file_sha256(path: str) -> str:
     return digest.hexdigest()
 
 
-@lru_cache(maxsize=4)
 def _games(path: str, sha256: str | None) -> tuple[dict[str, Game], str | None]:
-    """The games of a log file by id, when it still holds the bytes the warehouse loaded
-    (a few files are kept: a worker renders the pages of one game one after another)."""
+    """The games of a log file by id, when it still holds the bytes the warehouse loaded;
+    else why not."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return {}, "the log file is no longer there"
+    except OSError as exc:
+        return {}, f"the log file cannot be read again ({exc.strerror})"
+    return _read_games(path, sha256, st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=4)
+def _read_games(
+    path: str, sha256: str | None, mtime_ns: int, size: int
+) -> tuple[dict[str, Game], str | None]:
+    """:func:`_games` for one version of the file (its time and size are in the key: a
+    long-lived process never reuses what an older version held). A few files are kept: a
+    worker renders the pages of one game one after another."""
     try:
         if sha256 is not None and _file_sha256(path) != sha256:
             return {}, "the log file changed since it was loaded"
@@ -85,6 +101,35 @@ def hand_replay(path: str, sha256: str | None, game_id: str, hand_no: int) -> Re
     if found is None:
         return ReplayData(None, "the hand is not in its log file any more")
     return ReplayData(replay_snapshots(*found), None)
+
+
+def _seat_text(seat: Mapping[str, Any]) -> dict[str, Any]:
+    """A seat of a snapshot, compact: tile lists as space-separated text, a claimed
+    discard marked with a trailing ``*``."""
+    return {
+        "concealed": " ".join(seat["concealed"]),
+        "melds": seat["melds"],
+        "discards": " ".join(d["tile"] + ("*" if d["claimed"] else "") for d in seat["discards"]),
+        "ready": seat["ready"],
+    }
+
+
+def _compact_steps(snapshots: HandSnapshots) -> list[dict[str, Any]]:
+    """The steps for the page: a seat that did not change since the step before is
+    ``null`` (the page's script carries the last one forward), so a page grows with the
+    events, not with events times seats."""
+    out = []
+    previous: list[dict[str, Any] | None] = []
+    for snap in snapshots.steps:
+        seats = [_seat_text(seat) for seat in snap.table["seats"]]
+        row = {k: v for k, v in snap.table.items() if k != "seats"}
+        row["seats"] = [
+            None if i < len(previous) and previous[i] == seat else seat
+            for i, seat in enumerate(seats)
+        ]
+        out.append({"step": snap.step, "event": snap.event, **row})
+        previous = list(seats)
+    return out
 
 
 def finding_step(event_index: int | None, last: int) -> int:
@@ -121,9 +166,7 @@ def replay_json(
             "event": index,
         })
     data = {
-        "steps": [
-            {"step": s.step, "event": s.event, **s.table} for s in steps
-        ],
+        "steps": _compact_steps(snapshots),
         "stopped": snapshots.stopped_at,
         "fatal": None if snapshots.fatal is None else snapshots.fatal.code.value,
         "marks": marks,

@@ -9,6 +9,11 @@
   var D = JSON.parse(source.textContent);
   var steps = D.steps;
   var last = steps.length - 1;
+  // A seat left null did not change since the step before: carry it forward.
+  steps.forEach(function (s, k) {
+    s.seats = s.seats.map(function (seat, i) { return seat || steps[k - 1].seats[i]; });
+  });
+  function split(text) { return text ? text.split(" ") : []; }
   var W = D.labels;
   var current = 0;
   var slider = document.getElementById("replay-slider");
@@ -64,10 +69,11 @@
       if (state.ready) { badges += " <span class=\"badge gold\">" + esc(W.declared) + "</span>"; }
       row.querySelector(".r-badges").innerHTML = badges;
       row.querySelector(".r-concealed").innerHTML =
-        "<span class=\"tiles\">" + state.concealed.map(function (t) { return face(t); }).join("") + "</span>";
+        "<span class=\"tiles\">" + split(state.concealed).map(function (t) { return face(t); }).join("") + "</span>";
       row.querySelector(".r-melds").innerHTML = melds(state.melds);
-      row.querySelector(".r-discards").innerHTML = "<span class=\"tiles\">" + state.discards.map(function (d) {
-        return face(d.tile, d.claimed ? "small claimed" : "small");
+      row.querySelector(".r-discards").innerHTML = "<span class=\"tiles\">" + split(state.discards).map(function (d) {
+        var claimed = d.charAt(d.length - 1) === "*";
+        return face(claimed ? d.slice(0, -1) : d, claimed ? "small claimed" : "small");
       }).join("") + "</span>";
     });
     var ledger = document.getElementById("replay-ledger");
