@@ -1155,16 +1155,18 @@ def _patterns_page(site: Site, con: duckdb.DuckDBPyConnection) -> None:
         [
             Bar(
                 label=f"{r['pattern']} {term_chinese(str(r['pattern']))}",
-                value=float(r["scored_wins"]),
+                value=float(r["scored_wins"] - r["valued_wins"]),
                 secondary=float(r["qualifying_wins"]),
-                text=fmt_num(r["scored_wins"]),
-                tooltip=f"{r['pattern']}: scored in {r['scored_wins']:,} wins, "
-                f"qualifying in {r['qualifying_wins']:,}",
+                text=fmt_num(r["scored_wins"])
+                + (f" ({r['valued_wins']:,} by rule)" if r["valued_wins"] else ""),
+                tooltip=f"{r['pattern']}: scored in {r['scored_wins']:,} wins"
+                + (f", {r['valued_wins']:,} of them by a rule" if r["valued_wins"] else "")
+                + f"; qualifying in {r['qualifying_wins']:,}",
             )
             for r in rows
         ],
         title="Pattern frequencies",
-        width=820,
+        width=900,
         label_width=260,
     )
     site.write(

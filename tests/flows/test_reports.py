@@ -144,15 +144,22 @@ def test_pattern_frequencies(corpus: Corpus, db: Path) -> None:
                     if audit.settlement is None
                     else next(v.patterns for v in audit.settlement.wins if v.seat == w.seat)
                 )
-                wins.append(([p.value for p in w.patterns], list(scored)))
-    qualifying = Counter(p for q, _ in wins for p in q)
+                # a self-drawn win qualifies for self_draw (the settlement adds it)
+                own = [p.value for p in w.patterns] + (["self_draw"] if w.self_drawn else [])
+                wins.append((own, list(scored)))
+    qualifying = Counter(p for q, _ in wins for p in set(q))
     scored = Counter(p for _, s in wins for p in s)
+    by_rule = Counter(p for q, s in wins for p in s if p not in q)  # e.g. 抢杠 valued as 清一色
     expected = sorted(
-        ((p, qualifying[p], scored[p]) for p in set(qualifying) | set(scored)),
+        ((p, qualifying[p], scored[p], by_rule[p]) for p in set(qualifying) | set(scored)),
         key=lambda r: (-r[2], -r[1], r[0]),
     )
     got = _report(db, "pattern_frequencies")
-    assert [(r["pattern"], r["qualifying_wins"], r["scored_wins"]) for r in got] == expected
+    assert [
+        (r["pattern"], r["qualifying_wins"], r["scored_wins"], r["valued_wins"]) for r in got
+    ] == expected
+    # once the wins valued by a rule are set apart, no pattern is scored more than it qualifies
+    assert all(r["scored_wins"] - r["valued_wins"] <= r["qualifying_wins"] for r in got)
     for r in got:
         assert r["scored_share"] == pytest.approx(scored[str(r["pattern"])] / len(wins))
     assert scored["plain"] > 0 and qualifying["plain"] >= scored["plain"]
