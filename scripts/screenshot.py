@@ -236,6 +236,15 @@ class HeadlessChromium:
             raise BrowserError(f"{expression!r} threw: {reply['exceptionDetails'].get('text')}")
         return reply.get("result", {}).get("value")
 
+    def resize(self, width: int, height: int) -> None:
+        """Give the page a window of ``width`` x ``height`` pixels from now on."""
+        self.width, self.height = width, height
+        self._call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+            session=True,
+        )
+
     def screenshot(self, path: Path, *, full_page: bool = True, max_height: int = 6000) -> Path:
         """Save a PNG of the page (the whole page, up to ``max_height`` pixels)."""
         height = self.height

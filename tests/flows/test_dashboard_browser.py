@@ -9,6 +9,7 @@ that is impossible.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -185,3 +186,184 @@ def test_disputed_page_explains_each_settlement_check(
     )
     assert {"item_mismatch", "item_sum_mismatch"} <= set(badges) <= set(expected)
     browser.screenshot(tmp_path / "disputed.png")
+
+
+# --- the faults seen in a real browser, each checked where it showed --------------------------
+
+
+@pytest.fixture(scope="module")
+def odd_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A warehouse of two logs ten months apart, one of them (a disputed hand) under a
+    very long path: the hand page's header card must hold the path, and the hands-per-day
+    chart must show the gap."""
+    from flows.bridge import game_from_records
+    from parsers.write import write_games
+    from tests.flows.conftest import ingest_plain
+    from tests.flows.test_cli_audit import DISPUTES, PLAYERS, _clean_hand
+
+    root = tmp_path_factory.mktemp("odd")
+    deep = root / "logs"
+    for part in ("club-archive-" + "x" * 70, "season-2026-" + "y" * 70, "referee-" + "z" * 60):
+        deep = deep / part
+    deep.mkdir(parents=True)
+    shutil.copyfile(DISPUTES / "kong_owner_not_ready.json", deep / "disputed-hand.json")
+    early = game_from_records(
+        [_clean_hand()], game_id="early-1", players=PLAYERS, ruleset="guiyang",
+        started_at="2026-01-05T20:00:00+08:00",
+    )
+    write_games(root / "logs" / "early.jsonl", [early])
+    db = root / "odd.duckdb"
+    ingest_plain([str(root / "logs")], db, root / "stage")
+    out = root / "site"
+    build_dashboard(db, out)
+    return db, out
+
+
+def test_a_long_path_stays_inside_the_hand_header(
+    odd_site: tuple[Path, Path], browser: HeadlessChromium, tmp_path: Path
+) -> None:
+    db, site = odd_site
+    game, hand, path = _one(
+        db, "SELECT h.game_id, h.hand_no, g.path FROM hands h JOIN games g USING (game_id) "
+        "WHERE h.disputed"
+    )
+    assert len(str(path)) > 200
+    load = browser.open((site / f"hands/{page_slug(str(game))}-h{hand}.html").as_uri())
+    assert not load.errors
+    box = browser.evaluate(
+        "(() => { const card = document.querySelector('.panel.facts');"
+        " const code = Array.from(card.querySelectorAll('code')).pop();"
+        " const c = card.getBoundingClientRect(), p = code.getBoundingClientRect();"
+        " return {text: code.textContent, scroll: card.scrollWidth, width: card.clientWidth,"
+        " right: p.right, cardRight: c.right, page: document.documentElement.scrollWidth,"
+        " view: window.innerWidth}; })()"
+    )
+    assert box["text"] == path
+    assert box["scroll"] <= box["width"], box
+    assert box["right"] <= box["cardRight"], box
+    assert box["page"] <= box["view"], box  # no sideways scrolling of the page either
+    browser.screenshot(tmp_path / "long-path.png")
+
+
+def test_hands_per_day_is_a_time_axis(
+    odd_site: tuple[Path, Path], browser: HeadlessChromium
+) -> None:
+    _, site = odd_site
+    load = browser.open((site / "index.html").as_uri())
+    assert not load.errors
+    cols = browser.evaluate(
+        "Array.from(document.querySelectorAll('svg.days rect.col'))"
+        ".map(r => [r.dataset.day, r.getBoundingClientRect().left,"
+        " r.getBoundingClientRect().width])"
+    )
+    assert [c[0] for c in cols] == ["2026-01-05", "2026-11-04"]
+    plot = browser.evaluate(
+        "(() => { const r = document.querySelector('svg.days').getBoundingClientRect();"
+        " return r.width; })()"
+    )
+    # ten months apart: the two bars sit at the two ends of the axis, not side by side
+    assert cols[1][1] - cols[0][1] > 0.9 * (plot - 64)
+    assert cols[0][2] < 0.01 * plot  # a day is a thin column on a 304-day axis
+    labels = browser.evaluate(
+        "Array.from(document.querySelectorAll('svg.days text.tick')).map(t => t.textContent)"
+    )
+    assert {"2026-03", "2026-06", "2026-09"} <= set(labels), labels
+
+
+def test_illegal_moves_by_player_fit_their_card(
+    db: Path, site: Path, browser: HeadlessChromium, tmp_path: Path
+) -> None:
+    expected: dict[str, dict[str, int]] = {}
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        for pid, code, n in con.execute(
+            "SELECT player_id, code, count(*) FROM violations WHERE NOT settlement "
+            "AND player_id IS NOT NULL GROUP BY ALL"
+        ).fetchall():
+            expected.setdefault(str(pid), {})[str(code)] = int(n)
+    finally:
+        con.close()
+    assert expected
+    browser.resize(900, 900)  # a narrow window
+    try:
+        browser.open((site / "illegal.html").as_uri())
+        shown = browser.evaluate(
+            "(() => { const t = document.getElementById('illegal-by-player');"
+            " const card = t.closest('.panel').getBoundingClientRect();"
+            " const panel = t.closest('.panel');"
+            " return {scroll: panel.scrollWidth, width: panel.clientWidth,"
+            " rows: Array.from(t.tBodies[0].rows).map(r => [r.cells[0].textContent.trim(),"
+            "   Array.from(r.querySelectorAll('.badge')).map(b => [b.dataset.code, +b.dataset.n,"
+            "   b.getBoundingClientRect().right <= card.right"
+            "   && b.getBoundingClientRect().width > 0])])};"
+            " })()"
+        )
+        browser.screenshot(tmp_path / "illegal.png")
+    finally:
+        browser.resize(1280, 900)
+    assert shown["scroll"] <= shown["width"], shown
+    got = {pid: {code: n for code, n, _ in badges} for pid, badges in shown["rows"]}
+    assert got == expected
+    assert all(visible for _, badges in shown["rows"] for _, _, visible in badges)
+
+
+def test_disputed_list_marks_the_seats_that_differ(
+    db: Path, site: Path, browser: HeadlessChromium
+) -> None:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        differing = {
+            (str(g), int(h)): sorted(int(s) for s in seats)
+            for g, h, seats in con.execute(
+                "SELECT game_id, hand_no, list(seat) FROM hand_players JOIN hands "
+                "USING (game_id, hand_no) WHERE disputed AND recorded_delta IS DISTINCT FROM delta "
+                "GROUP BY ALL"
+            ).fetchall()
+        }
+    finally:
+        con.close()
+    assert differing
+    browser.open((site / "disputed.html").as_uri())
+    rows = browser.evaluate(
+        "Array.from(document.querySelectorAll('#disputed-list tbody tr')).map(r => ["
+        " r.cells[1].textContent.trim(),"
+        " Array.from(r.cells[4].querySelectorAll('.bad')).map(b => b.title),"
+        " Array.from(r.cells[5].querySelectorAll('.bad')).map(b => b.title)])"
+    )
+    assert rows
+    for hand, recorded, recomputed in rows:
+        game, _, number = hand.rpartition(" #")
+        seats = [f"seat {s} differs" for s in differing.get((game, int(number)), [])]
+        assert recorded == recomputed == seats, hand
+
+
+def test_player_rates_are_bars_of_100_percent(
+    db: Path, site: Path, browser: HeadlessChromium
+) -> None:
+    player, hands, wins = _one(
+        db, "SELECT player_id, count(*), count(*) FILTER (WHERE winner) FROM hand_players "
+        "GROUP BY ALL ORDER BY 3 DESC, 1 LIMIT 1"
+    )
+    browser.open((site / f"players/{page_slug(str(player))}.html").as_uri())
+    bars = browser.evaluate(
+        "(() => { const svg = Array.from(document.querySelectorAll('svg.chart'))"
+        ".find(s => s.querySelector('title').textContent === 'Rates');"
+        " return [Array.from(svg.querySelectorAll('rect.bar')).map(r => +r.getAttribute('width')),"
+        " Array.from(svg.querySelectorAll('rect.track')).map(r => +r.getAttribute('width'))]; })()"
+    )
+    widths, tracks = bars
+    assert len(widths) == len(tracks) == 4 and len(set(tracks)) == 1
+    assert widths[0] / tracks[0] == pytest.approx(int(wins) / int(hands), abs=0.002)
+
+
+def test_code_pages_show_their_rule(db: Path, site: Path, browser: HeadlessChromium) -> None:
+    code = str(_one(db, "SELECT code FROM violations WHERE NOT settlement ORDER BY 1 LIMIT 1")[0])
+    load = browser.open((site / f"codes/{page_slug(code)}.html").as_uri())
+    assert not load.errors
+    rule = browser.evaluate("document.getElementById('code-rule').textContent")
+    assert "what it means exactly" in rule and "fatal" in rule and "seed" in rule
+    # every link of the page leads to a file of the site
+    hrefs = browser.evaluate("Array.from(document.querySelectorAll('a')).map(a => a.href)")
+    for href in hrefs:
+        assert href.startswith("file://"), href
+        assert Path(href.removeprefix("file://").split("#")[0]).exists(), href
