@@ -110,3 +110,75 @@ def test_serve_reports_a_missing_warehouse(tmp_path: Path) -> None:
         server.server_close()
         thread.join(timeout=10)
     assert status == 503 and "does not exist" in body
+
+
+def test_build_reports_each_group_of_pages(db: Path, tmp_path: Path) -> None:
+    """Progress is told once per group of pages, in order, once its pages are written
+    (with worker processes and without), and the groups add up to every page."""
+    from flows.dashboard import build_dashboard
+
+    for workers in (1, 2):
+        told: list[tuple[str, int, float]] = []
+        out = tmp_path / f"site-{workers}"
+
+        def progress(
+            group: str, pages: int, seconds: float, out: Path = out,
+            told: list[tuple[str, int, float]] = told,
+        ) -> None:
+            told.append((group, pages, seconds))
+            assert len(list(out.rglob("*.html"))) >= sum(n for _, n, _ in told)
+
+        summary = build_dashboard(db, out, workers=workers, progress=progress)
+        assert [g for g, _, _ in told] == [
+            "overview", "leaderboard and patterns", "players", "disputed and illegal moves",
+            "hands",
+        ]
+        assert sum(n for _, n, _ in told) == summary.pages
+        assert [s for _, _, s in told] == sorted(s for _, _, s in told)
+
+
+def _dashboard_on_a_terminal(db: Path, out: Path, *extra: str) -> tuple[int, str]:
+    """``zhuoji dashboard`` with its standard error on a real pseudo-terminal."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [str(Path(sys.executable).with_name("zhuoji")), "dashboard", "--db", str(db),
+             "--out", str(out), "--workers", "1", *extra],
+            stdout=subprocess.DEVNULL, stderr=follower, timeout=300, check=False,
+        )
+        os.close(follower)
+        follower = -1
+        chunks = []
+        while True:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:  # the terminal is closed: all read
+                break
+            if not data:
+                break
+            chunks.append(data)
+        return done.returncode, b"".join(chunks).decode()
+    finally:
+        if follower >= 0:
+            os.close(follower)
+        os.close(leader)
+
+
+def test_dashboard_shows_progress_on_a_terminal(db: Path, tmp_path: Path) -> None:
+    code, err = _dashboard_on_a_terminal(db, tmp_path / "a")
+    assert code == 0, err
+    lines = [line for line in err.splitlines() if line.startswith("dashboard: ")]
+    assert [line.split(":")[1].strip() for line in lines] == [
+        "overview", "leaderboard and patterns", "players", "disputed and illegal moves", "hands",
+    ], err
+    assert all(" written (" in line for line in lines)
+    code, err = _dashboard_on_a_terminal(db, tmp_path / "b", "--quiet")
+    assert code == 0 and "dashboard: " not in err, err
+    # not a terminal (CliRunner's captured stream): no progress either
+    result = CliRunner().invoke(app, ["dashboard", "--db", str(db), "--out", str(tmp_path / "c")])
+    assert result.exit_code == 0 and "dashboard: " not in result.output
