@@ -394,12 +394,12 @@ def svg_bar_chart(
     width: int = 560,
     label_width: int = 190,
     full_scale: float | None = None,
+    value_width: int = 70,
 ) -> Markup:
     """Horizontal bars, one per row, with the label left and the value right; the plot's
     width stands for ``full_scale`` (rates: 1.0, i.e. 100 %) or else the largest value."""
     row = 24
     top = 4
-    value_width = 70
     plot = width - label_width - value_width
     height = top + row * max(len(bars), 1) + 4
     top_value = max(
@@ -647,6 +647,8 @@ def svg_day_chart(
                 f"<title>{esc(c.tooltip)}</title></rect>"
             )
         for day, text in _date_ticks(first, last):
+            if x_of(day) > width - right - 24:  # its label would run past the chart
+                continue
             x = _n(x_of(day))
             out.append(
                 f'<line class="axis" x1="{x}" x2="{x}" y1="{base}" y2="{base + 5}"/>'
@@ -745,6 +747,7 @@ TEMPLATES = (
     "illegal_hands.html",
     "code.html",
     "hand.html",
+    "rules.html",
 )
 
 Builder = Callable[..., dict[str, Any]]
@@ -1168,6 +1171,7 @@ def _patterns_page(site: Site, con: duckdb.DuckDBPyConnection) -> None:
         title="Pattern frequencies",
         width=900,
         label_width=260,
+        value_width=130,
     )
     site.write(
         "patterns.html",
@@ -1396,6 +1400,14 @@ def _illegal_pages(
             pages=pages,
             current=i + 1,
         )
+    site.write(
+        "rules.html",
+        "rules.html",
+        title="Codes and their rules 违规类型与规则",
+        here="illegal",
+        rules=sorted(code_rules().items()),
+        pages={str(c["code"]): links.code(str(c["code"])) for c in by_code},
+    )
     per_code = group_rows(query(con, "dashboard_code_hands", limit=str(limits.code_hands)), "code")
     for c in by_code:
         code = str(c["code"])

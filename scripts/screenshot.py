@@ -1,4 +1,4 @@
-"""Regenerate ``docs/img/overview.png``, the dashboard screenshot the README shows.
+"""Regenerate the dashboard screenshots of ``docs/img/`` (the README and docs show them).
 
     .venv/bin/python scripts/screenshot.py            # a demo warehouse, built here
     .venv/bin/python scripts/screenshot.py --db FILE  # an existing warehouse
@@ -6,8 +6,12 @@
 Without ``--db`` the script builds a small deterministic demo warehouse in a temporary
 folder: the sample logs of ``data/sample`` plus simulated games (fixed seed), two of
 whose hands are altered so that the audit has something to show (a recorded result that
-disagrees with the recomputation, a chow). It renders the dashboard and photographs the
-overview page with headless Chromium (Debian's ``chromium`` package).
+disagrees with the recomputation, a chow). It renders the dashboard and photographs with
+headless Chromium (Debian's ``chromium`` package): the overview page (``overview.png``),
+a hand page's replay at three steps (the deal, the first kong or claim, the end with the
+settlement: ``hand-replay-1.png`` to ``-3.png``), and the panels of the pages whose faults
+were fixed (``hands-per-day.png``, ``illegal-by-player.png``, ``disputed-list.png``,
+``patterns.png``, ``player-rates.png``, ``code-rule.png``, ``hand-header.png``).
 
 The module also holds the small Chrome DevTools Protocol client the dashboard's browser
 test uses (:class:`HeadlessChromium`): no browser download, no Node, only ``websockets``.
@@ -35,7 +39,8 @@ from typing import Any
 from websockets.sync.client import ClientConnection, connect
 
 ROOT = Path(__file__).resolve().parent.parent
-OVERVIEW_PNG = ROOT / "docs" / "img" / "overview.png"
+IMAGES = ROOT / "docs" / "img"
+OVERVIEW_PNG = IMAGES / "overview.png"
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM_FLAGS = (
     "--headless",
@@ -267,6 +272,30 @@ class HeadlessChromium:
         path.write_bytes(base64.b64decode(shot["data"]))
         return path
 
+    def screenshot_element(self, selector: str, path: Path, *, margin: int = 8) -> Path:
+        """Save a PNG of the first element matching ``selector`` (and ``margin`` pixels
+        around it), wherever it is on the page."""
+        box = self.evaluate(
+            f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
+            " if (!e) { return null; } const r = e.getBoundingClientRect();"
+            " return [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height]; })()"
+        )
+        if box is None:
+            raise BrowserError(f"no element {selector!r} on the page")
+        x, y, w, h = box
+        clip = {
+            "x": max(x - margin, 0), "y": max(y - margin, 0),
+            "width": w + 2 * margin, "height": h + 2 * margin, "scale": 1,
+        }
+        shot = self._call(
+            "Page.captureScreenshot",
+            {"format": "png", "clip": clip, "captureBeyondViewport": True},
+            session=True,
+        )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(base64.b64decode(shot["data"]))
+        return path
+
     def close(self) -> None:
         ws = getattr(self, "_ws", None)
         if ws is not None:
@@ -398,10 +427,77 @@ def _run_counts(seen: int, outcomes: Sequence[Any]) -> dict[str, Any]:
     }
 
 
+# The replay's steps photographed: the deal, the first kong (else claim), the end.
+_STEP_OF = {
+    "deal": "0",
+    "kong": "(() => { const d = JSON.parse(document.getElementById('replay-data').textContent);"
+    " let i = d.steps.findIndex(s => s.event && s.event.kind.startsWith('kong'));"
+    " if (i < 0) { i = d.steps.findIndex(s => s.event && s.event.kind === 'pong'); }"
+    " return Math.max(i, 1); })()",
+    "end": "document.getElementById('replay-slider').max",
+}
+
+
+def _go_to_step(browser: HeadlessChromium, step: str) -> None:
+    browser.evaluate(
+        "(() => { const s = document.getElementById('replay-slider');"
+        f" s.value = String({step}); s.dispatchEvent(new Event('input')); }})()"
+    )
+
+
+def _first(site: Path, pattern: str) -> Path:
+    found = sorted(site.glob(pattern))
+    if not found:
+        raise BrowserError(f"the site has no page {pattern}")
+    return found[0]
+
+
+def photograph_pages(browser: HeadlessChromium, site: Path, folder: Path) -> list[Path]:
+    """The docs' pictures of the hand replay and of the fixed pages; the files written."""
+    written = []
+
+    def open_page(page: Path) -> None:
+        load = browser.open(page.resolve().as_uri())
+        if load.errors:
+            raise BrowserError(f"console errors on {page.name}: {load.errors}")
+
+    # a disputed hand with a kong: the demo's altered hand, else the first page with one
+    hands = sorted((site / "hands").glob("*.html"))
+    replayed = [p for p in hands if '"kind":"kong_' in p.read_text(encoding="utf-8")]
+    hand = next((p for p in replayed if p.name.startswith("demo-")), None) or (
+        replayed[0] if replayed else _first(site, "hands/*.html")
+    )
+    open_page(hand)
+    for n, step in enumerate(("deal", "kong", "end"), start=1):
+        _go_to_step(browser, _STEP_OF[step])
+        written.append(browser.screenshot_element("#replay-panel", folder / f"hand-replay-{n}.png"))
+    written.append(browser.screenshot_element(".panel.facts", folder / "hand-header.png"))
+    open_page(site / "index.html")
+    written.append(browser.screenshot_element("svg.days", folder / "hands-per-day.png"))
+    open_page(site / "illegal.html")
+    written.append(
+        browser.screenshot_element("#illegal-by-player", folder / "illegal-by-player.png")
+    )
+    open_page(site / "disputed.html")
+    written.append(browser.screenshot_element("#disputed-list", folder / "disputed-list.png"))
+    open_page(site / "patterns.html")
+    written.append(browser.screenshot_element("main", folder / "patterns.png"))
+    open_page(_first(site, "players/*.html"))
+    written.append(
+        browser.screenshot_element("#rates", folder / "player-rates.png")
+    )
+    open_page(_first(site, "codes/*.html"))
+    written.append(browser.screenshot_element("#code-rule", folder / "code-rule.png"))
+    return written
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=Path, help="an existing warehouse (default: build a demo)")
-    parser.add_argument("--out", type=Path, default=OVERVIEW_PNG, help="the PNG to write")
+    parser.add_argument("--out", type=Path, default=OVERVIEW_PNG, help="the overview's PNG")
+    parser.add_argument(
+        "--images", type=Path, default=IMAGES, help="the folder of the other pictures"
+    )
     parser.add_argument("--keep", type=Path, help="also keep the rendered site in this folder")
     args = parser.parse_args(argv)
     executable = find_chromium()
@@ -421,7 +517,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"console errors on the overview: {load.errors}", file=sys.stderr)
                 return 1
             browser.screenshot(args.out, full_page=True, max_height=1800)
+            try:
+                others = photograph_pages(browser, site, args.images)
+            except BrowserError as exc:
+                print(f"could not photograph the pages: {exc}", file=sys.stderr)
+                return 1
     print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes) from {summary.pages} pages")
+    for path in others:
+        print(f"wrote {path} ({path.stat().st_size:,} bytes)")
     return 0
 
 

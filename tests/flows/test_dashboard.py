@@ -581,3 +581,29 @@ def test_bar_chart_scales_bars_to_the_largest() -> None:
 def test_limits_must_be_positive() -> None:
     with pytest.raises(DashboardError):
         DashboardLimits(hand_pages=0)
+
+
+def test_every_code_has_its_rule_from_the_docs(db: Path, site: Path) -> None:
+    """The code pages and rules.html show each code's row of docs/rules/legality.md,
+    which ships with the dashboard's assets (the page names no file it does not link)."""
+    from flows.dashboard import code_rules
+    from rules.violations import ViolationCode
+
+    rules = code_rules()
+    assert set(rules) == {c.value for c in ViolationCode}
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "rules" / "legality.md").read_text(
+        encoding="utf-8"
+    )
+    row = next(line for line in doc.splitlines() if line.startswith("| `missed_win` |"))
+    cells = dict(rules["missed_win"])
+    assert cells["fatal"] == "<b>no</b>" and "**no**" in row  # Markdown made HTML
+    assert str(cells["seed"]) in row
+    listing = read(site, "rules.html")
+    for code in ViolationCode:
+        assert f'<h2 id="{code.value}">' in listing, code
+    for (code,) in rows(db, "SELECT DISTINCT code FROM violations WHERE NOT settlement"):
+        page = read(site, f"codes/{page_slug(str(code))}.html")
+        assert 'id="code-rule"' in page and f'href="../rules.html#{code}"' in page
+        assert f'<h2 id="{code}">' in listing and f'href="codes/{page_slug(str(code))}.html"' in (
+            listing
+        )
