@@ -1525,7 +1525,9 @@ def _hand_pages(
         if has_tiles
         else {}
     )
-    for h in headers:
+    # by log file: a worker then reads each file once for the pages of its batch (the
+    # replay's events come from the file); the pages' bytes do not depend on the order
+    for h in sorted(headers, key=lambda r: (str(r["path"] or ""), r["game_id"], r["hand_no"])):
         key = (str(h["game_id"]), int(h["hand_no"]))
         site.build(
             site.links.hands[key],
