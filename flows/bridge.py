@@ -76,6 +76,7 @@ def hand_record(hand: Hand | fast.Hand, *, n_players: int, base_stake: int = 1) 
         wall=None if hand.wall is None else tuple(map(tile_of, hand.wall)),
         result=None if hand.result is None else _recorded_result(hand.result),
         base_stake=base_stake,
+        set_aside=None if hand.set_aside is None else tuple(map(tile_of, hand.set_aside)),
     )
 
 
@@ -258,6 +259,8 @@ def _hand_dict(record: HandRecord, dice: Sequence[int] | None) -> dict[str, Any]
         hand["dice"] = list(dice)
     if record.wall is not None:
         hand["wall"] = [TILE_TEXT[t] for t in record.wall]
+    if record.set_aside is not None:
+        hand["set_aside"] = [TILE_TEXT[t] for t in record.set_aside]
     if record.result is not None:
         result: dict[str, Any] = {"deltas": list(record.result.deltas)}
         if record.result.next_dealer is not None:

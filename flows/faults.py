@@ -49,7 +49,7 @@ from rules.ruleset import Ruleset
 from rules.settlement import settle
 from rules.simulate import Deviation, SimulatedHand, play_record, recorded_result, with_result
 from rules.table import Table
-from rules.tiles import NUM_SUITED, Tile
+from rules.tiles import NUM_SUITED, Tile, format_tiles
 from rules.violations import ViolationCode
 
 __all__ = [
@@ -429,6 +429,12 @@ def _bad_flip(c: _Context) -> list[_Attempt]:
     i = len(c.events) - 1
     e = c.events[i]
     assert isinstance(e, Flip)
+    aside = c.record.set_aside
+    if aside:  # the winner chose among the set-aside tiles: show one of neither
+        held = [1 if t in aside else 0 for t in range(NUM_SUITED)]
+        tile = c.other_tile(e.tile, held=held)
+        return [(c.edited([*c.events[:i], Flip(tile)]), i,
+                 f"the flip shows {tile}; the set-aside tiles are {format_tiles(aside)}")]
     tile = c.other_tile(e.tile)
     return [(c.edited([*c.events[:i], Flip(tile)]), i,
              f"the flip shows {tile}; the wall's next tile is {e.tile}")]
@@ -453,11 +459,13 @@ def _tile_overflow(c: _Context) -> list[_Attempt]:
 def _bad_deal(c: _Context) -> list[_Attempt]:
     dealer = c.record.dealer
     hand = list(c.record.deal[dealer])
-    tile = hand.pop(c.rng.randrange(len(hand)))
+    # a ruleset with 相公 takes a tile or two off as a false hand: three make a bad deal
+    moved = [hand.pop(c.rng.randrange(len(hand)))
+             for _ in range(3 if c.ruleset.penalties.false_hand else 1)]
     deal = tuple(tuple(hand) if s == dealer else d for s, d in enumerate(c.record.deal))
-    wall = (tile, *(c.record.wall or ()))
+    wall = (*moved, *(c.record.wall or ()))
     record = replace(c.record, deal=deal, wall=wall)
-    return [(record, None, f"the dealer (seat {dealer}) is dealt 13 tiles")]
+    return [(record, None, f"the dealer (seat {dealer}) is dealt {len(hand)} tiles")]
 
 
 def _deviation(kind: Deviation) -> Callable[[_Context], list[_Attempt]]:

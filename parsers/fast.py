@@ -171,6 +171,7 @@ class Hand(_Value, frozen=True, kw_only=True):
     dealer_streak: Count32 = 0
     dice: tuple[Die, ...] | None = None
     wall: tuple[TileText, ...] | None = None
+    set_aside: tuple[TileText, ...] | None = None
     deal: tuple[tuple[TileText, ...], ...]
     events: tuple[Event, ...]
     result: Result | None = None
@@ -343,6 +344,7 @@ def from_model(game: models.Game) -> Game:
                 dealer_streak=h.dealer_streak,
                 dice=h.dice,
                 wall=h.wall,  # type: ignore[arg-type]
+                set_aside=h.set_aside,  # type: ignore[arg-type]
                 deal=h.deal,  # type: ignore[arg-type]
                 events=tuple(_event_from_model(e) for e in h.events),
                 result=None if h.result is None else _result_from_model(h.result),

@@ -272,6 +272,11 @@ class Hand(_Frozen):
     wall: tuple[TileText, ...] | None = Field(
         None, description="the live wall after dealing, in draw order (front first)"
     )
+    set_aside: tuple[TileText, ...] | None = Field(
+        None,
+        description="ordinary tiles taken out before the deal and kept out of play (暗麻将: "
+        "the two the wildcards replaced); the flip is chosen among them",
+    )
     deal: tuple[tuple[TileText, ...], ...] = Field(description="starting hands by seat")
     events: tuple[Event, ...]
     result: Result | None = None

@@ -206,6 +206,7 @@ class HandRecord:
     wall: tuple[Tile, ...] | None = None
     result: RecordedResult | None = None
     base_stake: int = 1
+    set_aside: tuple[Tile, ...] | None = None  # tiles kept out of play (暗麻将's two)
 
     def __init__(
         self,
@@ -218,6 +219,7 @@ class HandRecord:
         wall: tuple[Tile, ...] | None = None,
         result: RecordedResult | None = None,
         base_stake: int = 1,
+        set_aside: tuple[Tile, ...] | None = None,
     ) -> None:
         # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
         self.hand_no = hand_no  # type: ignore[misc]
@@ -229,6 +231,7 @@ class HandRecord:
         self.wall = wall  # type: ignore[misc]
         self.result = result  # type: ignore[misc]
         self.base_stake = base_stake  # type: ignore[misc]
+        self.set_aside = set_aside  # type: ignore[misc]
 
 
 quick_init(HandRecord)

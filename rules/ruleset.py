@@ -27,6 +27,7 @@ from pydantic import (
     PlainSerializer,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from rules.events import KongKind
@@ -84,6 +85,28 @@ class ChickenPayers(StrEnum):
 
     EVERY_OTHER = "every_other"  # every other player
     NOT_READY = "not_ready"  # only the players who neither won nor are ready
+
+
+class PenaltyPayers(StrEnum):
+    """Who pays for a not-ready player's exposed standing chickens under 包鸡."""
+
+    DISCARDER = "discarder"  # the player who exposed them
+    EVERY_NOT_READY = "every_not_ready"  # every player not ready, the discarder included
+
+
+class ChargingClaimed(StrEnum):
+    """What a claim (pong or kong) of the first standing chicken discarded does to 冲锋鸡."""
+
+    ENDS = "ends"  # there is no charging chicken for that tile
+    PASSES_TO_READY = "passes_to_ready"  # it passes to a claimer who won or is ready; a
+    # claim by a player who neither won nor is ready leaves it with its discarder
+
+
+class DealerRotation(StrEnum):
+    """How the deal passes from hand to hand."""
+
+    BY_RESULT = "by_result"  # the winner deals; several winners and draws by the rules below
+    EVERY_HAND = "every_hand"  # 轮流坐庄: the seat after the dealer deals, whatever happened
 
 
 class KongPayer(StrEnum):
@@ -242,6 +265,12 @@ class BonusValues(BaseModel):
     earthly: int = Field(
         0, ge=0, description="地胡 earthly: a player wins in its first turn (0: not scored)"
     )
+    follow_dealer: int = Field(
+        0,
+        ge=0,
+        description="开局跟: when the other players' first discards, right after the dealer's "
+        "first, are all its tile, the dealer pays each of them this (0: not scored)",
+    )
 
 
 class ReadySettings(BaseModel):
@@ -300,6 +329,12 @@ class HotDiscardSettings(BaseModel):
         description="what the discarder loses: kong (the kong just made), all_kongs (烧豆), "
         "kongs_and_chickens (全杀)",
     )
+    multiplier: int = Field(
+        0,
+        ge=0,
+        description="above 1: the win is paid this many times over in place of the added "
+        "value by kong kind (0: the value is added)",
+    )
 
     def value_after(self, kind: KongKind) -> int:
         """The hot-discard value after a kong of ``kind``."""
@@ -330,6 +365,20 @@ class RobbedKongSettings(BaseModel):
         description="what the robbed player loses: kong (the robbed kong only), all_kongs, "
         "kongs_and_chickens (全烧)",
     )
+    multiplier: int = Field(
+        0,
+        ge=0,
+        description="above 1: the robbed player alone pays the win this many times over "
+        "(not with robbed_pays_for_all; 0: no multiplier)",
+    )
+
+    @model_validator(mode="after")
+    def _one_payer_rule(self) -> RobbedKongSettings:
+        if self.multiplier > 1 and self.robbed_pays_for_all:
+            raise ValueError("robbed_kong.multiplier and robbed_kong.robbed_pays_for_all "
+                             "exclude each other (the multiplied win is paid by the robbed "
+                             "player alone)")
+        return self
 
 
 class KongSettings(BaseModel):
@@ -362,6 +411,11 @@ class KongSettings(BaseModel):
         False,
         description="不可先碰后杠: a pong made while holding the fourth tile (an exposed kong "
         "was possible) makes every later kong of that tile delayed (憨包豆)",
+    )
+    unready_pays_back: bool = Field(
+        False,
+        description="倒赔: a kong whose owner neither won nor is ready at the end is paid back: "
+        "the owner pays each player who won or is ready the kong's value",
     )
 
     def value_of(self, kind: KongKind) -> int:
@@ -453,6 +507,17 @@ class ChickenSettings(BaseModel):
         description="which claims of the first standing chicken make a 责任鸡: pong_and_kong, "
         "or pong (a konged one makes none)",
     )
+    penalty_payers: PenaltyPayers = Field(
+        PenaltyPayers.DISCARDER,
+        description="who pays 包鸡 for a not-ready player's exposed chickens: discarder, or "
+        "every_not_ready (each player not ready pays for them)",
+    )
+    charging_claimed: ChargingClaimed = Field(
+        ChargingClaimed.ENDS,
+        description="a claimed first standing chicken: ends (no 冲锋鸡 for the tile), or "
+        "passes_to_ready (the claimer's 冲锋鸡 when it won or is ready; the discarder's "
+        "still when the claimer is not)",
+    )
     concealed_kong_value: int = Field(
         0,
         ge=0,
@@ -500,9 +565,11 @@ class DrawSettings(BaseModel):
 
 
 class DealerSettings(BaseModel):
-    """庄 dealer: its bonus and who deals next (a single winner always deals next)."""
+    """庄 dealer: its bonus and who deals next (a single winner deals next unless the deal
+    rotates every hand)."""
 
     model_config = _SECTION
+
 
     bonus: int = Field(0, ge=0, description="坐庄: added to the dealer's winning hand")
     streak_bonus: int = Field(
@@ -524,6 +591,11 @@ class DealerSettings(BaseModel):
         description="next dealer after 黄庄: keep, or by_readiness (all or none ready: keep; "
         "exactly one not ready: that player; else the dealer if ready, otherwise the first "
         "ready player after the dealer)",
+    )
+    rotation: DealerRotation = Field(
+        DealerRotation.BY_RESULT,
+        description="how the deal passes: by_result (the winner deals; the rules below for "
+        "several winners and draws) or every_hand (轮流坐庄: the seat after the dealer)",
     )
 
 
@@ -563,6 +635,14 @@ class Ruleset(BaseModel):
     # --- table and legality -------------------------------------------------------------
     players: int = Field(4, ge=2, le=4, description="player count (三丁拐 3, 二丁拐 2)")
     wildcards: int = Field(0, ge=0, le=4, description="wildcard tiles W (暗麻将: 2)")
+    set_aside: int = Field(
+        0,
+        ge=0,
+        le=4,
+        description="ordinary tiles a hand may record as set aside before the deal (暗麻将: "
+        "2, the tiles the wildcards replace); the flip is then chosen among them (0: a hand "
+        "records none)",
+    )
     multiple_winners: bool = Field(True, description="一炮多响: several may win on one discard")
     pass_rule: bool = Field(True, description="通行证 needed to win on a discard")
     declared_ready: bool = Field(True, description="报听 may be declared")

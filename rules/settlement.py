@@ -33,9 +33,11 @@ from rules.patterns import Pattern
 from rules.replay import HandReplay
 from rules.ruleset import (
     BonusMode,
+    ChargingClaimed,
     ChargingScope,
     ChickenPayers,
     ChickenScope,
+    DealerRotation,
     DrawChickens,
     DrawDealer,
     FirstTurnMode,
@@ -46,6 +48,7 @@ from rules.ruleset import (
     MultiWinDealer,
     PatternValues,
     PenaltyCounts,
+    PenaltyPayers,
     ReadyValueMode,
     ResponsibilityClaims,
     Ruleset,
@@ -94,6 +97,7 @@ class Reason(StrEnum):
     DECLARED_READY = "declared_ready"
     KILL_READY = "kill_ready"
     FALSE_HAND = "false_hand"
+    FOLLOW_DEALER = "follow_dealer"
 
     @property
     def chinese(self) -> str:
@@ -119,6 +123,7 @@ REASON_CHINESE: Mapping[Reason, str] = MappingProxyType({
     Reason.DECLARED_READY: "报听",
     Reason.KILL_READY: "杀报",
     Reason.FALSE_HAND: "相公",
+    Reason.FOLLOW_DEALER: "开局跟",
 })
 """The Chinese term of each reason, shown beside the English name."""
 
@@ -353,15 +358,17 @@ class _Plan:
     settler runs for every hand and reads these instead of walking the pydantic sections."""
 
     __slots__ = (
-        "best_shapes", "bonus_mode_pattern", "charging_per_hand", "chicken_groups",
-        "chickens_from_unready", "ckv", "dealer_bonus", "dealer_streak_bonus", "earthly",
-        "exposed_by_discarder", "first_turn_pattern", "flip_chicken", "flip_value", "gold_labels",
-        "gold_multiplier", "heavenly", "hot_after", "hot_valued_as", "kong_bloom", "kong_values",
-        "kongs_delayed_score", "kongs_need_ready", "missed_win", "need_ready", "penalty",
-        "ready_at_least", "ready_hard", "ready_kill", "ready_soft", "responsibility_on_kong",
-        "responsibility_unready", "robbed_bonus", "robbed_forfeit", "robbed_pays_for_all",
-        "robbed_self_draw", "robbed_valued_as", "ruleset", "scope_discards", "self_draw",
-        "shape_values", "standing_by_tile", "standing_tiles", "wildcard_value", "win_parts",
+        "best_shapes", "bonus_mode_pattern", "charging_passes", "charging_per_hand",
+        "chicken_groups", "chickens_from_unready", "ckv", "dealer_bonus", "dealer_streak_bonus",
+        "earthly", "exposed_by_discarder", "false_hand", "first_turn_pattern", "flip_chicken",
+        "flip_value", "follow_dealer", "gold_labels", "gold_multiplier", "heavenly", "hot_after",
+        "hot_multiplier", "hot_valued_as", "kong_bloom", "kong_values", "kongs_delayed_score",
+        "kongs_need_ready", "kongs_pay_back", "missed_win", "need_ready", "penalty",
+        "penalty_every_unready", "ready_at_least", "ready_hard", "ready_kill", "ready_soft",
+        "responsibility_on_kong", "responsibility_unready", "robbed_bonus", "robbed_forfeit",
+        "robbed_multiplier", "robbed_pays_for_all", "robbed_self_draw", "robbed_valued_as",
+        "rotate_dealer", "ruleset", "scope_discards", "self_draw", "shape_values",
+        "standing_by_tile", "standing_tiles", "wildcard_value", "win_parts",
     )
 
     def __init__(self, rs: Ruleset) -> None:
@@ -386,6 +393,9 @@ class _Plan:
         self.ready_kill = rs.ready.kill_ready and rs.ready.kill_ready_payment
         hot = rs.hot_discard
         self.hot_valued_as = hot.valued_as
+        self.hot_multiplier = hot.multiplier if hot.multiplier > 1 else 0
+        self.robbed_multiplier = (
+            rs.robbed_kong.multiplier if rs.robbed_kong.multiplier > 1 else 0)
         self.hot_after: dict[KongKind, int] = {k: hot.value_after(k) for k in KongKind}
         robbed = rs.robbed_kong
         self.robbed_valued_as = robbed.valued_as
@@ -401,6 +411,11 @@ class _Plan:
         self.exposed_by_discarder = kongs.exposed_payer is KongPayer.DISCARDER
         self.kongs_need_ready = kongs.need_ready
         self.kongs_delayed_score = kongs.delayed_scores
+        self.kongs_pay_back = kongs.unready_pays_back
+        self.follow_dealer = rs.bonuses.follow_dealer
+        self.rotate_dealer = rs.dealer.rotation is DealerRotation.EVERY_HAND
+        self.penalty_every_unready = _penalty_by_every_unready(rs)
+        self.false_hand = rs.penalties.false_hand
         ch = rs.chickens
         self.flip_chicken = rs.flip_chicken
         self.standing_tiles: tuple[Tile, ...] = ch.standing_tiles
@@ -416,6 +431,7 @@ class _Plan:
         self.ckv = ch.concealed_kong_value
         self.chickens_from_unready = ch.payers is ChickenPayers.NOT_READY
         self.charging_per_hand = ch.charging_scope is ChargingScope.PER_HAND
+        self.charging_passes = ch.charging_claimed is ChargingClaimed.PASSES_TO_READY
         self.responsibility_unready = ch.responsibility_unready_discarder
         self.responsibility_on_kong = (
             ch.responsibility_claims is ResponsibilityClaims.PONG_AND_KONG)
@@ -459,6 +475,11 @@ class _Plan:
 
 _PLANS: dict[int, tuple[Ruleset, _Plan]] = {}
 """Plans by ``id`` of their ruleset (kept beside it, so the id cannot be reused)."""
+
+
+def _penalty_by_every_unready(rs: Ruleset) -> bool:
+    """Whether 包鸡 is paid by every player not ready (``chickens.penalty_payers``)."""
+    return rs.chickens.penalty_payers is PenaltyPayers.EVERY_NOT_READY
 
 
 def _plan_of(ruleset: Ruleset) -> _Plan:
@@ -571,7 +592,7 @@ def _hand_parts(
             situational.append((Pattern.HEAVENLY, plan.heavenly))
         if win.earthly:
             situational.append((Pattern.EARTHLY, plan.earthly))
-        if win.hot_discard:
+        if win.hot_discard and not plan.hot_multiplier:
             situational.append((Pattern.HOT_DISCARD, hot_value))
         # 遵义: the situational values compete with the shape and the hand is paid its best
         # (bonuses.mode = pattern; bonuses.first_turn_mode for 天胡 / 地胡 alone); those
@@ -627,6 +648,25 @@ def _hand_parts(
                       _PATTERN_NAME[Pattern.ROBBING_KONG]))
     if declared is not None:
         parts.append(declared)
+    times = plan.hot_multiplier if win.hot_discard else (
+        plan.robbed_multiplier if win.robbed_kong else 0)
+    if times:
+        # 热炮 / 抢杠 as a multiplier: the win so far is paid ``times`` over, the extra as
+        # the situation's own transfer
+        so_far = 0
+        for part in parts:
+            so_far += part[1]
+        if win.hot_discard:
+            hot_kong = _hot_kong(replay, win)
+            after = (f" after a {hot_kong.kind} kong {_KONG_CHINESE[hot_kong.kind]} of "
+                     f"{TILE_TEXT[hot_kong.tile]}" if hot_kong is not None else "")
+            parts.append((Reason.HOT_DISCARD, so_far * (times - 1),
+                          f"hot_discard 热炮 x {times}{after}: {so_far} x {times - 1} more",
+                          _PATTERN_NAME[Pattern.HOT_DISCARD]))
+        else:
+            parts.append((Reason.ROBBED_KONG, so_far * (times - 1),
+                          f"robbing_kong 抢杠 x {times}: {so_far} x {times - 1} more",
+                          _PATTERN_NAME[Pattern.ROBBING_KONG]))
     if win.seat == replay.dealer:
         bonus = plan.dealer_bonus
         if bonus:
@@ -756,6 +796,8 @@ class _Settler:
         self.no_chickens: set[int] = set()  # seats whose chickens are forfeited (全烧)
         self.wins: list[WinValue] = []
         self._charging: dict[int, set[tuple[int, Tile]]] | None = None
+        # seat -> the charging chickens it took over by claiming them (charging_claimed)
+        self._passed: dict[int, set[tuple[int, Tile]]] = {}
         self._won_on: dict[int, list[Tile]] | None = None  # seat -> discards it won on
 
     # ----------------------------------------------------------------- helpers
@@ -806,7 +848,8 @@ class _Settler:
         else:
             assert win.from_seat is not None
             payers = (win.from_seat,)
-            shares = self.n - 1 if win.robbed_kong and plan.robbed_pays_for_all else 1
+            shares = (self.n - 1 if win.robbed_kong and plan.robbed_pays_for_all
+                      and not plan.robbed_multiplier else 1)
         stake = book.stake
         append = book.items.append
         if shares > 1:
@@ -878,8 +921,11 @@ class _Settler:
                     book.say(f"{name} was made late (憨包豆): a pass only, it scores nothing")
                     continue
                 if plan.kongs_need_ready and not (seat.won or seat.ready):
-                    book.say(f"{name} does not score: seat {s} neither won nor is "
-                             f"ready (双杀)")
+                    if plan.kongs_pay_back:
+                        self.pay_back(seat, kong, name)
+                    else:
+                        book.say(f"{name} does not score: seat {s} neither won nor is "
+                                 f"ready (双杀)")
                     continue
                 value = plan.kong_values[kind]
                 if kind is _EXPOSED and plan.exposed_by_discarder:
@@ -890,6 +936,22 @@ class _Settler:
                 book.pay_each(payers, s, value, _KONG_REASON[kind], f"{label} {tile}")
                 if value:
                     book.say(f"{name}: {value * self.pts} from {_each_of(payers)}")
+
+    def pay_back(self, seat: SeatFacts, kong: KongFact, name: str) -> None:
+        """倒赔: the kong of a seat that neither won nor is ready is paid back, by its owner
+        to each player who won or is ready."""
+        value = self.plan.kong_values[kong.kind]
+        payees = [p for p in _others(seat.seat, self.n)
+                  if self.collects(self.replay.seats[p])]
+        if not value or not payees:
+            self.book.say(f"{name} does not score: seat {seat.seat} neither won nor is ready "
+                          f"(双杀), and nobody who won or is ready is paid back")
+            return
+        for payee in payees:
+            self.book.pay(seat.seat, payee, value, _KONG_REASON[kong.kind],
+                          f"倒赔: {_KONG_LABEL[kong.kind]} {TILE_TEXT[kong.tile]} paid back")
+        self.book.say(f"{name} does not score: seat {seat.seat} neither won nor is ready, "
+                      f"and pays it back (倒赔): {value * self.pts} to {_each_of(payees)}")
 
     # ----------------------------------------------------------------- chickens
     def _chicken_tiles(self, flipped: Tile | None) -> tuple[Tile, ...]:
@@ -934,8 +996,11 @@ class _Settler:
             else:
                 unclaimed = [row[0] for row in seat.river if row[3] is None]
         groups: list[_Group] = []
+        passed = self._passed.get(seat.seat) if self._passed else None
         for tile in tiles:
             count = concealed.count(tile)
+            if passed:  # a charging chicken taken over is counted as charging only
+                count -= sum(1 for _i, t in passed if t is tile)
             if won:
                 count += won.count(tile)
             if melds:
@@ -988,11 +1053,18 @@ class _Settler:
         if by_seat is None:
             by_seat = {}
             standing_by_tile = self.plan.standing_by_tile
+            passes = self.plan.charging_passes
             for cd in self._charging_candidates():
-                if cd.claimed_by is None:
-                    standing = standing_by_tile[cd.tile]
-                    if standing is not None and standing.charging:
-                        by_seat.setdefault(cd.seat, set()).add((cd.event_index, cd.tile))
+                owner = cd.seat
+                if cd.claimed_by is not None:
+                    if not passes:
+                        continue
+                    if self.collects(self.replay.seats[cd.claimed_by]):
+                        owner = cd.claimed_by  # passes to a claimer who won or is ready
+                        self._passed.setdefault(owner, set()).add((cd.event_index, cd.tile))
+                standing = standing_by_tile[cd.tile]
+                if standing is not None and standing.charging:
+                    by_seat.setdefault(owner, set()).add((cd.event_index, cd.tile))
             self._charging = by_seat
         return by_seat
 
@@ -1149,6 +1221,17 @@ class _Settler:
                 self.book.say(f"no charging chicken 冲锋鸡 for {tile}: one per hand, and the "
                               f"first standing chicken discarded was {TILE_TEXT[first.tile]} "
                               f"(seat {first.seat}, event {first.event_index})")
+            elif cd.claimed_by is not None and self.plan.charging_passes:
+                how = _CLAIMED_HOW[cd.claim or _CLAIM_PONG]
+                owner = next(seat for seat, got in self._charging_by_seat().items()
+                             if (cd.event_index, cd.tile) in got)
+                whose = ("it passes to the claimer, who won or is ready"
+                         if owner == cd.claimed_by else
+                         "the claimer neither won nor is ready, so it stays with its "
+                         "discarder")
+                self.book.say(f"the first {tile} discarded (seat {cd.seat}, event "
+                              f"{cd.event_index}) was {how} by seat {cd.claimed_by}: {whose}, "
+                              f"seat {owner}'s charging chicken 冲锋鸡")
             elif cd.claimed_by is not None:
                 how = _CLAIMED_HOW[cd.claim or _CLAIM_PONG]
                 self.book.say(f"no charging chicken 冲锋鸡 for {tile}: the first one (seat "
@@ -1166,6 +1249,7 @@ class _Settler:
         melds_count = ch.penalty_counts is PenaltyCounts.DISCARDS_AND_MELDS
         seats = self.replay.seats
         payees = [s.seat for s in seats if self.collects(s) and s.seat not in self.no_chickens]
+        unready = [s.seat for s in seats if not self.collects(s)]
         for seat in seats:
             if self.collects(seat):
                 continue
@@ -1190,12 +1274,75 @@ class _Settler:
                 continue
             targets = [p for p in payees if p != seat.seat]
             text = ", ".join(parts)
-            for payee in targets:
-                self.book.pay(seat.seat, payee, value, Reason.CHICKEN_PENALTY,
-                              f"包鸡: exposed {text}")
+            if not self.plan.penalty_every_unready:
+                for payee in targets:
+                    self.book.pay(seat.seat, payee, value, Reason.CHICKEN_PENALTY,
+                                  f"包鸡: exposed {text}")
+                if targets:
+                    self.book.say(f"seat {seat.seat} is not ready and exposed {text} (包鸡): "
+                                  f"it pays {value * self.pts} to {_each_of(targets)}")
+                continue
+            for payer in unready:
+                for payee in targets:
+                    self.book.pay(payer, payee, value, Reason.CHICKEN_PENALTY,
+                                  f"包鸡: seat {seat.seat} exposed {text}")
             if targets:
-                self.book.say(f"seat {seat.seat} is not ready and exposed {text} (包鸡): it "
-                              f"pays {value * self.pts} to {_each_of(targets)}")
+                self.book.say(f"seat {seat.seat} is not ready and exposed {text} (包鸡): "
+                              f"{_each_of(unready)} (every player not ready) pays "
+                              f"{value * self.pts} to {_each_of(targets)}")
+
+    # ----------------------------------------------------------------- 相公
+    def settle_false_hands(self) -> None:
+        """相公: a seat dealt a wrong tile count (the deal's ``false_hand`` findings) pays each
+        other seat ``false_hand``, a ready one (that did not win) its best waiting value."""
+        replay, book = self.replay, self.book
+        false_seats = sorted({v.seat for v in replay.violations
+                              if v.code is ViolationCode.FALSE_HAND and v.seat is not None})
+        for seat in false_seats:
+            parts: list[str] = []
+            for other in _others(seat, self.n):
+                facts = replay.seats[other]
+                best = best_waiting_value(facts, self.rs)
+                if best is None:
+                    value = self.plan.false_hand
+                    why = "won" if facts.won else "not ready"
+                    detail = f"相公: seat {seat} has a false hand, seat {other} {why}"
+                else:
+                    tile, pattern, value = best
+                    detail = (f"相公: seat {seat} has a false hand, seat {other} ready, best "
+                              f"wait {TILE_TEXT[tile]} {_pattern_text(pattern, value)}")
+                if book.pay(seat, other, value, Reason.FALSE_HAND, detail):
+                    parts.append(f"seat {other} {value * self.pts}")
+            if parts:
+                book.say(f"seat {seat} has a false hand (相公, 多牌少牌): it pays "
+                         + ", ".join(parts) + " (a ready player its waiting value)")
+
+    # ----------------------------------------------------------------- 开局跟
+    def settle_follow_dealer(self) -> None:
+        """开局跟: the first discard of every seat, in turn from the dealer with nothing
+        claimed, is the same tile: the dealer pays each other seat ``follow_dealer``."""
+        value = self.plan.follow_dealer
+        replay = self.replay
+        n, dealer = self.n, replay.dealer
+        firsts: list[tuple[Tile, int, int | None]] = []
+        for k in range(n):
+            river = replay.seats[(dealer + k) % n].river
+            if not river:
+                return
+            firsts.append((river[0][0], river[0][1], river[0][3]))
+        tile = firsts[0][0]
+        if any(t is not tile or claimed is not None for t, _i, claimed in firsts):
+            return
+        order = sorted(row[1] for seat in replay.seats for row in seat.river)[:n]
+        if [index for _t, index, _c in firsts] != order:
+            return  # not the hand's first discards one after another
+        payees = _others(dealer, n)
+        for payee in payees:
+            self.book.pay(dealer, payee, value, Reason.FOLLOW_DEALER,
+                          f"开局跟: followed the dealer's first discard {TILE_TEXT[tile]}")
+        self.book.say(f"the first discards of every seat from the dealer on were "
+                      f"{TILE_TEXT[tile]} (开局跟): the dealer, seat {dealer}, pays "
+                      f"{value * self.pts} to {_each_of(payees)}")
 
     # ----------------------------------------------------------------- exhaustive draw
     def settle_draw(self) -> None:
@@ -1231,6 +1378,11 @@ class _Settler:
     # ----------------------------------------------------------------- dealer
     def next_dealer(self) -> int:
         replay = self.replay
+        if self.plan.rotate_dealer:
+            nxt = (replay.dealer + 1) % self.n
+            if self.book.explain:
+                self.book.say(f"next dealer: seat {nxt} (the deal passes every hand: 轮流坐庄)")
+            return nxt
         if replay.outcome is _WIN and len(replay.winners) == 1:
             nxt = replay.winners[0].seat  # a single winner deals next
             if self.book.explain:
@@ -1257,6 +1409,8 @@ def next_dealer_of(replay: HandReplay, ruleset: Ruleset) -> int:
     """Who deals next, by the preset's hand-over rules (see ``DealerSettings``)."""
     n = replay.n_players
     dealer = replay.dealer
+    if ruleset.dealer.rotation is DealerRotation.EVERY_HAND:
+        return (dealer + 1) % n
     if replay.outcome is _WIN:
         winners = {w.seat for w in replay.winners}
         if len(winners) == 1:
@@ -1308,6 +1462,10 @@ def settle(
         s.settle_chickens()
     else:
         s.settle_draw()
+    if s.plan.false_hand:
+        s.settle_false_hands()
+    if s.plan.follow_dealer:
+        s.settle_follow_dealer()
     nxt = s.next_dealer()
     book = s.book
     deltas = book.deltas()

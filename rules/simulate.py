@@ -397,8 +397,8 @@ class _FastChooser:
     A ``deviant`` seat breaks its :class:`Deviation` once, at its first chance.
     """
 
-    __slots__ = ("back", "before_draw", "deviant", "deviation", "discarded", "front", "last",
-                 "n", "passed", "players", "ruleset", "table", "waiting", "wall")
+    __slots__ = ("aside", "back", "before_draw", "deviant", "deviation", "discarded", "front",
+                 "last", "n", "passed", "players", "ruleset", "table", "waiting", "wall")
 
     def __init__(self, table: Table, players: Sequence[_Player], wall: Sequence[Tile],
                  ruleset: Ruleset, deviant: int = -1,
@@ -407,6 +407,8 @@ class _FastChooser:
         self.players = players
         self.wall = wall
         self.ruleset = ruleset
+        # the flip a winner chooses among set-aside tiles: the first in tile order
+        self.aside: Tile | None = None
         self.n = table.n_players
         self.front = 0
         self.back = len(wall)
@@ -574,6 +576,8 @@ class _FastChooser:
                 another = self._win_on(last.tile, last.from_seat)
                 if another is not None:
                     return another
+            if self.aside is not None:
+                return Flip(self.aside)
             return Flip(self.wall[self.front])
         raise SimulationError(f"hand {table.hand_no}: nothing to play after the end")
 
@@ -596,6 +600,13 @@ def deal_hand(
     and the dice thrown for it (informational, as in the log)."""
     tiles = _shuffled_tiles(ruleset, rng)
     dice = (rng.randint(1, 6), rng.randint(1, 6))
+    aside: tuple[Tile, ...] | None = None
+    if ruleset.set_aside:
+        # 暗麻将: 「系统随机抽出两张普通麻将，然后将两张"万能鸡"替换到其中」: the first ordinary
+        # tiles of the shuffle are set aside, the rest is dealt
+        picked = [i for i, t in enumerate(tiles) if t is not Tile.W][:ruleset.set_aside]
+        aside = tuple(tiles[i] for i in picked)
+        tiles = [t for i, t in enumerate(tiles) if i not in picked]
     hands, wall = _deal(tiles, ruleset.players, dealer)
     record = HandRecord(
         hand_no=hand_no,
@@ -606,6 +617,7 @@ def deal_hand(
         events=(),
         wall=tuple(wall),
         base_stake=base_stake,
+        set_aside=aside,
     )
     return record, dice
 
@@ -645,6 +657,8 @@ def play_record(
         for s in range(dealt.n_players)
     ]
     chooser = _FastChooser(table, players, wall, ruleset, deviant, deviation)
+    if dealt.set_aside:
+        chooser.aside = min(dealt.set_aside)
     events: list[Event] = []
     fatal = None
     while not table.is_over:
@@ -654,7 +668,9 @@ def play_record(
         fatal = table.step(event)
         events.append(event)
         if fatal is not None:
-            if chooser.front < chooser.back:
+            if chooser.aside is not None:
+                events.append(Flip(chooser.aside))
+            elif chooser.front < chooser.back:
                 events.append(Flip(wall[chooser.front]))
             break
         chooser.played(event)
@@ -669,6 +685,7 @@ def play_record(
         events=tuple(events),
         wall=wall,
         base_stake=dealt.base_stake,
+        set_aside=dealt.set_aside,
     )
     if fatal is None:
         fatal = table.finish()

@@ -244,12 +244,13 @@ class Table:
         "_kong_ctx", "_kong_turn", "_kongs", "_last_draw", "_melds", "_n", "_next",
         "_passed_kongs", "_phase", "_plan", "_pong_tiles", "_ready_at", "_ready_hard",
         "_ready_pending", "_replaced", "_rivers", "_rob_offers", "_robbed_tiles", "_ruleset",
-        "_taken", "_turn", "_waits", "_wall", "_winners", "_won",
+        "_set_aside", "_taken", "_turn", "_waits", "_wall", "_winners", "_won",
     )
 
     def __init__(self, record: HandRecord, ruleset: Ruleset) -> None:
-        copies = [4] * NUM_SUITED + [ruleset.wildcards]
+        copies = _copies_in_play(record, ruleset)
         hands, taken = _check_deal(record, ruleset, copies)
+        self._set_aside: tuple[Tile, ...] | None = record.set_aside
         n = record.n_players
         self._ruleset = ruleset
         self._big = _big_patterns(ruleset)
@@ -303,7 +304,7 @@ class Table:
         self._flip: Tile | None = None
         # first standing-chicken discards: tile -> [tile, seat, event_index, claimed_by, claim]
         self._chickens: dict[int, list[Any]] = {}
-        self._findings: list[Violation] = []
+        self._findings: list[Violation] = _false_hands(record, ruleset)
         self._plan: _WinPlan | None = None
 
     @classmethod
@@ -751,7 +752,8 @@ class Table:
         return "the hand has ended"
 
     def _flip_due(self) -> bool:
-        return self._ruleset.flip_chicken and self._back > self._front and self._flip is None
+        return (self._ruleset.flip_chicken and self._flip is None
+                and (self._back > self._front or bool(self._set_aside)))
 
     def _seat_waits(self, seat: int) -> tuple[Tile, ...]:
         """Waits of a seat holding a waiting-size hand (cached until its hand changes)."""
@@ -871,7 +873,9 @@ class Table:
                        ((c_from + k) % n for k in range(1, n))
                        if not self._won[o] and c_tile in self._seat_waits(o))
         if self._flip_due():
-            if self._wall is not None:
+            if self._set_aside:
+                out.extend(Flip(t) for t in sorted(set(self._set_aside)))
+            elif self._wall is not None:
                 out.append(Flip(self._wall[self._front]))
             else:
                 out.extend(Flip(t) for t in ALL_TILES if self._taken[t] < self._copies[t])
@@ -886,6 +890,76 @@ class Table:
 
 
 # ---------------------------------------------------------------------- the deal
+def _copies_in_play(record: HandRecord, ruleset: Ruleset) -> list[int]:
+    """The copies of each tile kind in play: the family's tiles less the hand's set-aside
+    ones. Raises ``bad_deal`` for set-aside tiles the ruleset does not take, or a wrong
+    number of them; ``tile_overflow`` for more copies of a tile than there are."""
+    copies = [4] * NUM_SUITED + [ruleset.wildcards]
+    aside = record.set_aside
+    if aside is None:
+        return copies
+    want = ruleset.set_aside
+
+    def fail(code: ViolationCode, message: str) -> IllegalMoveError:
+        return IllegalMoveError(Violation(code, record.hand_no, None, None, message))
+
+    if not want:
+        raise fail(_C.BAD_DEAL, f"the hand sets aside {format_tiles(aside)} but ruleset "
+                                f"{ruleset.name!r} sets no tile aside (set_aside = 0)")
+    if len(aside) != want:
+        raise fail(_C.BAD_DEAL, f"the hand sets aside {len(aside)} tiles "
+                                f"({format_tiles(aside)}); ruleset {ruleset.name!r} sets "
+                                f"aside {want}")
+    for tile in _as_ints(aside):
+        if tile >= NUM_SUITED:
+            raise fail(_C.BAD_DEAL, f"the set-aside tiles {format_tiles(aside)} hold a "
+                                    f"wildcard; only ordinary tiles are set aside")
+        copies[tile] -= 1
+        if copies[tile] < 0:
+            raise fail(_C.TILE_OVERFLOW, f"the set-aside tiles {format_tiles(aside)} hold "
+                                         f"more than 4 copies of {TILE_TEXT[tile]}")
+    return copies
+
+
+FALSE_HAND_SLACK: Final = 2
+"""Tiles a 相公 deal may be off by (多牌少牌); a count further off stays a ``bad_deal``."""
+
+
+def _is_false_hand(count: int, want: int, ruleset: Ruleset) -> bool:
+    """A dealt count off by a tile or two under a ruleset that settles 相公."""
+    return ruleset.penalties.false_hand > 0 and 0 < abs(count - want) <= FALSE_HAND_SLACK
+
+
+def _false_hands(record: HandRecord, ruleset: Ruleset) -> list[Violation]:
+    """The non-fatal ``false_hand`` findings of a deal :func:`_check_deal` accepted: a seat
+    dealt too many or too few tiles (相公) under a ruleset with ``penalties.false_hand``.
+    Such a seat plays on but can never be ready or win; settlement charges it."""
+    out: list[Violation] = []
+    if not ruleset.penalties.false_hand:
+        return out
+    for seat, tiles in enumerate(record.deal):
+        want = 14 if seat == record.dealer else 13
+        if len(tiles) != want:
+            role = "the dealer" if seat == record.dealer else "a non-dealer"
+            how = "too many" if len(tiles) > want else "too few"
+            out.append(Violation(
+                _C.FALSE_HAND, record.hand_no, None, seat,
+                f"seat {seat} ({role}) is dealt {len(tiles)} tiles, {want} expected: "
+                f"{how} (相公, 多牌少牌): it can neither be ready nor win, and pays under "
+                f"penalties.false_hand", fatal=False))
+    return out
+
+
+def _check_set_aside_flip(t: Table, ev: Flip, aside: tuple[Tile, ...]) -> Violation | None:
+    """The flip of a hand with set-aside tiles: the winner chooses one of them (暗麻将), so
+    it is one of them, wherever the wall stands."""
+    if ev.tile not in aside:
+        return t._v(_C.BAD_FLIP, None,
+                    f"{_describe(ev)} but the flip is chosen among the set-aside tiles "
+                    f"{format_tiles(aside)}")
+    return None
+
+
 def _check_deal(
     record: HandRecord, ruleset: Ruleset, copies: list[int]
 ) -> tuple[list[list[int]], list[int]]:
@@ -908,7 +982,7 @@ def _check_deal(
     seen = [0] * NUM_KINDS
     for seat, tiles in enumerate(record.deal):
         want = 14 if seat == record.dealer else 13
-        if len(tiles) != want:
+        if len(tiles) != want and not _is_false_hand(len(tiles), want, ruleset):
             role = "the dealer" if seat == record.dealer else "a non-dealer"
             raise fail(_C.BAD_DEAL, seat,
                        f"seat {seat} ({role}) is dealt {len(tiles)} tiles, {want} expected: "
@@ -918,7 +992,8 @@ def _check_deal(
             counts[tile] += 1
             seen[tile] += 1
         hands.append(counts)
-    if max(seen[:NUM_SUITED]) > 4 or seen[_WILD] > copies[_WILD]:
+    if (max(seen[:NUM_SUITED]) > 4 or seen[_WILD] > copies[_WILD]
+            or (record.set_aside is not None and any(map(int.__gt__, seen, copies)))):
         running = [0] * NUM_KINDS
         for seat, tiles in enumerate(record.deal):  # blame the seat where it overflows
             for tile in tiles:
@@ -943,8 +1018,10 @@ def _check_deal(
         total = sum(copies)
         if sum(seen) != total:
             missing = [t for t in range(NUM_KINDS) for _ in range(copies[t] - seen[t])]
+            aside = ("" if record.set_aside is None
+                     else f" beside the set-aside {format_tiles(record.set_aside)}")
             raise fail(_C.BAD_DEAL, None,
-                       f"deal and wall hold {sum(seen)} tiles, {total} expected "
+                       f"deal and wall hold {sum(seen)} tiles, {total} expected{aside} "
                        f"(missing {format_tiles(missing)})")
     return hands, taken
 
@@ -1342,6 +1419,8 @@ def _check_flip(t: Table, ev: Flip) -> Violation | None:
     if not t._ruleset.flip_chicken:
         return t._v(_C.BAD_FLIP, None,
                     f"{_describe(ev)} but ruleset {t._ruleset.name!r} has no 翻鸡")
+    if t._set_aside:
+        return _check_set_aside_flip(t, ev, t._set_aside)
     if t._back <= t._front:
         return t._v(_C.BAD_FLIP, None, f"{_describe(ev)} but the wall is empty")
     tile = ev.tile

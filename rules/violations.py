@@ -28,6 +28,7 @@ class ViolationCode(StrEnum):
     WILDCARD_DISCARD = "wildcard_discard"
     MISSING_SUIT = "missing_suit"
     BAD_FLIP = "bad_flip"
+    FALSE_HAND = "false_hand"
     # settlement checks against the recorded result
     SCORE_MISMATCH = "score_mismatch"
     DEALER_MISMATCH = "dealer_mismatch"

@@ -56,6 +56,8 @@ RULES_TABLE_SEEDS = {
     # beyond RULES.md's table: 000's 「一、五、十的打法」 (docs/rules/README.md, decision 29)
     "guiyang-1-5-10": "000_1f7fb64d63d6ccbe.txt",
     "guiyang-2p": "000_1f7fb64d63d6ccbe.txt",
+    # 「贵阳麻将(1)」 at its first player count (decision 38)
+    "guiyang-4p": "000_1f7fb64d63d6ccbe.txt",
 }
 
 _SHAPES = (

@@ -21,7 +21,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "rules" / "settlement.md"
 _BLOCK = re.compile(r"^```settlement\n(.*?)^```", re.DOTALL | re.MULTILINE)
 _ITEM = re.compile(r"^(?P<reason>[a-z_]+)\s+(?P<payers>\d+(?:,\d+)*)\s*->\s*(?P<payee>\d+)\s+"
                    r"(?P<amount>\d+)(?:\s.*)?$")
-NOT_SETTLED = {Reason.FALSE_HAND}  # a false hand stops the replay (see the page)
+NOT_SETTLED: set[Reason] = set()  # every reason is settled by some preset
 
 
 @dataclass

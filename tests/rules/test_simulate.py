@@ -135,7 +135,9 @@ def test_deal_is_dealer_fourteen_others_thirteen_and_wall_completes_the_set() ->
         dealt, dice = deal_hand(rs, game_rng(1, name, 0), hand_no=1, dealer=rs.players - 1)
         assert [len(d) for d in dealt.deal] == [13] * (rs.players - 1) + [14]
         assert dealt.wall is not None
+        assert len(dealt.set_aside or ()) == rs.set_aside
         all_tiles = [t for d in dealt.deal for t in d] + list(dealt.wall)
+        all_tiles += list(dealt.set_aside or ())  # 暗麻将's two, out of play
         assert Counter(all_tiles) == Counter(
             [Tile(t) for t in range(NUM_SUITED) for _ in range(4)] + [Tile.W] * rs.wildcards
         )

@@ -100,6 +100,26 @@ def test_bad_deal_dealer_short_of_a_tile() -> None:
     assert_clean(replay_hand(good, test_ruleset()))
 
 
+def test_false_hand_dealer_short_of_a_tile_under_xianggong() -> None:
+    # the same short deal under a ruleset with 相公 (penalties.false_hand): a finding, and
+    # the hand plays on to its end
+    good = record(CLEAN)
+    dealer = good.deal[0]
+    bad = replace(good, deal=(dealer[:-1], *good.deal[1:]), wall=(*good.wall, dealer[-1]))  # type: ignore[misc]
+    rules = test_ruleset(penalties={"false_hand": 2})
+    result = replay_hand(bad, rules)
+    v = only(result)
+    assert (v.code, v.hand_no, v.event_index, v.seat, v.fatal) == (
+        C.FALSE_HAND, HAND_NO, None, 0, False)
+    assert "13 tiles, 14 expected" in v.message and "相公" in v.message
+    assert result.outcome is Outcome.WIN
+    # two tiles short is still a false hand; three is a bad deal
+    for short, code in ((2, C.FALSE_HAND), (3, C.BAD_DEAL)):
+        bad = replace(good, deal=(dealer[:-short], *good.deal[1:]),
+                      wall=(*good.wall, *dealer[-short:]))  # type: ignore[misc]
+        assert replay_hand(bad, rules).violations[0].code is code
+
+
 def test_bad_deal_wrong_player_count() -> None:
     result = replay_hand(record(CLEAN), test_ruleset(players=3))
     assert_violation(result, C.BAD_DEAL, None, None, "4 players")
