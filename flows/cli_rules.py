@@ -13,7 +13,7 @@ from flows.app import app
 from flows.cli_errors import fail
 
 if TYPE_CHECKING:
-    from rules.ruleset import Ruleset, RulesetError
+    from rules.families.guizhou.settings import Ruleset, RulesetError
 
 rules_app = typer.Typer(
     help="Rulesets: the presets the project ships and their settings.",
@@ -41,7 +41,7 @@ def format_columns(rows: Sequence[Sequence[str]]) -> list[str]:
 
 def parse_assignment(text: str) -> tuple[str, object]:
     """``KEY=VALUE`` to a key and a value (JSON when it parses, text otherwise)."""
-    from rules.ruleset import RulesetError
+    from rules.families.guizhou.settings import RulesetError
 
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
@@ -58,8 +58,8 @@ def _fail(exc: RulesetError) -> typer.Exit:
 
 
 def _load(name: str) -> Ruleset:
+    from rules.families.guizhou.settings import RulesetError
     from rules.presets import load_preset
-    from rules.ruleset import RulesetError
 
     try:
         return load_preset(name)
@@ -87,8 +87,8 @@ def list_presets() -> None:
 
 def show_lines(ruleset: Ruleset, *, describe: bool = False) -> list[str]:
     """Every setting of a ruleset with its resolved value, grouped by section."""
+    from rules.families.guizhou.settings import format_setting, setting_description, settings_of
     from rules.presets import parent_of, preset_names
-    from rules.ruleset import format_setting, setting_description, settings_of
 
     lines = [f"{ruleset.name}: {ruleset.title}", f"seed: {_source(ruleset)}"]
     parent = parent_of(ruleset.name) if ruleset.name in preset_names() else None
@@ -128,8 +128,8 @@ def show(
     describe: bool = typer.Option(False, "--describe", "-d", help="add each description"),
 ) -> None:
     """Every setting of a preset with its resolved value (extends and --set applied)."""
+    from rules.families.guizhou.settings import RulesetError
     from rules.presets import resolve_ruleset
-    from rules.ruleset import RulesetError
 
     try:
         pairs = dict(parse_assignment(text) for text in overrides)
@@ -146,7 +146,7 @@ def diff(
     b: str = typer.Argument(..., help="second preset"),
 ) -> None:
     """Only the settings whose values differ between two presets."""
-    from rules.ruleset import diff_settings, format_setting
+    from rules.families.guizhou.settings import diff_settings, format_setting
 
     left, right = _load(a), _load(b)
     differences = diff_settings(left, right)
@@ -161,8 +161,8 @@ def diff(
 
 def settings_matrix_markdown(names: Sequence[str]) -> str:
     """A markdown table: one row per setting, one column per preset."""
+    from rules.families.guizhou.settings import SETTING_PATHS, format_setting, settings_of
     from rules.presets import load_preset
-    from rules.ruleset import SETTING_PATHS, format_setting, settings_of
 
     rulesets = [load_preset(n) for n in names]
     values = [settings_of(r) for r in rulesets]

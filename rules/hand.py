@@ -35,8 +35,8 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
+from rules.families.guizhou.patterns import Pattern, ShapeFacts, generate_shape_patterns
 from rules.melds import Meld
-from rules.patterns import Pattern, ShapeFacts, generate_shape_patterns
 from rules.tiles import COPIES, NUM_KINDS, NUM_SUITED, SUITED_TILES, Tile, format_tiles, tiles_of
 
 MAX_WILDCARDS = 4

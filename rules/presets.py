@@ -1,7 +1,8 @@
 """The presets the project ships: one TOML file per preset in ``rules/presets/``.
 
-A preset file holds the settings of :class:`~rules.ruleset.Ruleset` (without ``name``,
-which is the file's stem) and may start from another preset with ``extends = "other"``:
+A preset file holds the settings of :class:`~rules.families.guizhou.settings.Ruleset`
+(without ``name``, which is the file's stem) and may start from another preset with
+``extends = "other"``:
 its tables are merged over the other's, key by key. Files are read once through
 :mod:`importlib.resources` (the one read this package makes) and cached.
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rules.ruleset import Ruleset, RulesetError, apply_overrides
+from rules.families.guizhou.settings import Ruleset, RulesetError, apply_overrides
 
 DEFAULT_PRESET = "guiyang"
 _SUFFIX = ".toml"

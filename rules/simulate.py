@@ -21,8 +21,9 @@ plain but plausible:
 - **pong / kong** when the claim does not worsen the shanten.
 
 The finished hand (which the table found clean) is settled by
-:func:`~rules.settlement.settle`; the settlement is the hand's recorded result and fixes
-the next hand's dealer and 连庄 count. For fault injection, :func:`play_record` can replay
+:func:`~rules.families.guizhou.settlement.settle`; the settlement is the hand's recorded
+result and fixes the next hand's dealer and 连庄 count. For fault injection,
+:func:`play_record` can replay
 a dealt hand with one player breaking a rule on purpose (:class:`Deviation`).
 """
 
@@ -48,11 +49,11 @@ from rules.events import (
     RecordedResult,
     Win,
 )
+from rules.families.guizhou.settings import Ruleset
+from rules.families.guizhou.settlement import Settlement, settle
 from rules.hand import is_complete
 from rules.melds import MeldKind
 from rules.replay import HandReplay, replay_hand, replay_of_table
-from rules.ruleset import Ruleset
-from rules.settlement import Settlement, settle
 from rules.shanten import discard_shanten, drop_shanten, shanten_of_keys
 from rules.table import Phase, Table
 from rules.tiles import ALL_TILES, NUM_KINDS, NUM_SUITED, Tile

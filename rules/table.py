@@ -42,6 +42,8 @@ from rules.facts import (
     SeatFacts,
     WinFact,
 )
+from rules.families.guizhou.patterns import SHAPE_PATTERNS, Pattern, in_pattern_order
+from rules.families.guizhou.settings import MissedWinRule, Ruleset
 from rules.hand import (
     _shape_patterns_of_complete,
     _waiting_tiles_of_valid,
@@ -49,8 +51,6 @@ from rules.hand import (
     shape_patterns,
 )
 from rules.melds import Meld, MeldKind
-from rules.patterns import SHAPE_PATTERNS, Pattern, in_pattern_order
-from rules.ruleset import MissedWinRule, Ruleset
 from rules.tiles import (
     ALL_TILES,
     NUM_KINDS,

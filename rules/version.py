@@ -27,7 +27,7 @@ import os
 from importlib import metadata, resources
 from importlib.resources.abc import Traversable
 
-from rules.ruleset import IDENTITY_FIELDS, Ruleset
+from rules.families.guizhou.settings import IDENTITY_FIELDS, Ruleset
 
 __all__ = [
     "DIST_NAME",

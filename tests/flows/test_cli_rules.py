@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 
 from flows.app import app
 from flows.cli_rules import format_columns, parse_assignment, settings_matrix_markdown
+from rules.families.guizhou.settings import SETTING_PATHS, diff_settings
 from rules.presets import load_preset, preset_names
-from rules.ruleset import SETTING_PATHS, diff_settings
 
 runner = CliRunner()
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules" / "presets.md"

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rules.hand as hand
+from rules.families.guizhou.patterns import Pattern
 from rules.hand import (
     generate_wins,
     is_complete,
@@ -20,7 +21,6 @@ from rules.hand import (
     waiting_tiles,
 )
 from rules.melds import Meld, MeldKind
-from rules.patterns import Pattern
 from rules.tiles import NUM_KINDS, Tile, counts_of, format_tiles, parse_tiles
 
 

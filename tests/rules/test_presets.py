@@ -11,17 +11,7 @@ import pytest
 
 from rules import presets
 from rules.events import KongKind
-from rules.presets import (
-    DEFAULT_PRESET,
-    UnknownPresetError,
-    load_preset,
-    parent_of,
-    parse_preset_table,
-    preset_names,
-    preset_text,
-    resolve_ruleset,
-)
-from rules.ruleset import (
+from rules.families.guizhou.settings import (
     SETTING_PATHS,
     ChickenScope,
     DrawDealer,
@@ -32,6 +22,16 @@ from rules.ruleset import (
     RulesetError,
     setting_value,
     settings_of,
+)
+from rules.presets import (
+    DEFAULT_PRESET,
+    UnknownPresetError,
+    load_preset,
+    parent_of,
+    parse_preset_table,
+    preset_names,
+    preset_text,
+    resolve_ruleset,
 )
 from rules.tiles import Tile
 

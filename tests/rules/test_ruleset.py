@@ -8,8 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from rules.events import KongKind
-from rules.patterns import SHAPE_PATTERNS
-from rules.ruleset import (
+from rules.families.guizhou.patterns import SHAPE_PATTERNS
+from rules.families.guizhou.settings import (
     FLAT_PREFIXES,
     SETTING_PATHS,
     ChickenScope,

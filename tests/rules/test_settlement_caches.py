@@ -8,12 +8,12 @@ import dataclasses
 
 import pytest
 
-import rules.settlement as settlement_module
+import rules.families.guizhou.settlement as settlement_module
 from rules.facts import Outcome
+from rules.families.guizhou.settings import Ruleset, apply_overrides
+from rules.families.guizhou.settlement import Settlement, settle
 from rules.presets import load_preset, preset_names
 from rules.replay import HandReplay, replay_hand
-from rules.ruleset import Ruleset, apply_overrides
-from rules.settlement import Settlement, settle
 from rules.simulate import simulate_game
 from tests.rules.builders import Players, random_hands
 

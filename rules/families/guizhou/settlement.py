@@ -26,12 +26,8 @@ from typing import NamedTuple, TypeVar
 
 from rules.events import KongKind, RecordedItem, RecordedResult
 from rules.facts import ChickenDiscard, ClaimKind, KongFact, Outcome, SeatFacts, WinFact
-from rules.frozen import quick_init
-from rules.hand import generate_wins
-from rules.melds import MeldKind
-from rules.patterns import Pattern
-from rules.replay import HandReplay
-from rules.ruleset import (
+from rules.families.guizhou.patterns import Pattern
+from rules.families.guizhou.settings import (
     BonusMode,
     ChargingScope,
     ChickenPayers,
@@ -51,6 +47,10 @@ from rules.ruleset import (
     Ruleset,
     StandingChicken,
 )
+from rules.frozen import quick_init
+from rules.hand import generate_wins
+from rules.melds import MeldKind
+from rules.replay import HandReplay
 from rules.tiles import TILE_TEXT, Tile, counts_of, format_tiles
 from rules.violations import Violation, ViolationCode
 

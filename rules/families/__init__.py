@@ -1,0 +1,1 @@
+"""Rule families: each subpackage is one family of games (its settings, patterns, settlement)."""
