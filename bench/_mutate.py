@@ -70,8 +70,9 @@ from parsers.write import format_document
 from rules.audit import HandAudit, audit_hand
 from rules.events import HandRecord
 from rules.facts import Outcome as HandOutcome
-from rules.families.guizhou.settings import SETTING_PATHS, RulesetError, flat_alias
+from rules.families.guizhou.settings import SETTING_PATHS, Ruleset
 from rules.presets import load_preset, preset_names, resolve_ruleset
+from rules.settings import RulesetError
 from rules.simulate import simulate_game
 from rules.violations import SETTLEMENT_CODES, Violation, ViolationCode
 
@@ -1119,10 +1120,10 @@ def change_overrides(game: Json, rng: random.Random, ctx: Context) -> str | None
             continue
         path = rng.choice(SETTING_PATHS)
         value = _odd_setting_value(path, rng, ctx)
-        overrides[flat_alias(path) if rng.random() < 0.5 else path] = value
+        overrides[Ruleset.flat_alias(path) if rng.random() < 0.5 else path] = value
         if rng.random() < 0.03:  # the same setting under both of its names
             overrides[path] = value
-            overrides[flat_alias(path)] = _fresh(value)
+            overrides[Ruleset.flat_alias(path)] = _fresh(value)
     return "change_overrides:set"
 
 

@@ -3,12 +3,19 @@ from __future__ import annotations
 import pytest
 
 from parsers.errors import TileNotationError
-from parsers.tiles import CANONICAL_TILES, TILE_SPELLINGS, is_canonical_tile, parse_tile_text
-from rules.tiles import TILE_TEXT
+from parsers.tiles import (
+    CANONICAL_TILES,
+    EXTENDED_TILES,
+    TILE_SPELLINGS,
+    is_canonical_tile,
+    parse_tile_text,
+)
+from rules.tiles import NUM_KINDS, TILE_TEXT
 
 
 def test_canonical_tiles_match_the_engine_order() -> None:
-    assert CANONICAL_TILES == TILE_TEXT
+    assert EXTENDED_TILES == TILE_TEXT
+    assert TILE_TEXT[:NUM_KINDS] == CANONICAL_TILES
 
 
 @pytest.mark.parametrize("text", CANONICAL_TILES)

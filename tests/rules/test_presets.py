@@ -19,9 +19,6 @@ from rules.families.guizhou.settings import (
     HandValuation,
     MultiWinDealer,
     Ruleset,
-    RulesetError,
-    setting_value,
-    settings_of,
 )
 from rules.presets import (
     DEFAULT_PRESET,
@@ -33,6 +30,7 @@ from rules.presets import (
     preset_text,
     resolve_ruleset,
 )
+from rules.settings import RulesetError, setting_value, settings_of
 from rules.tiles import Tile
 
 SEEDS = {
@@ -295,7 +293,7 @@ def test_no_two_presets_are_identical() -> None:
 @pytest.mark.parametrize("name", preset_names())
 def test_preset_file_states_every_setting_or_extends(name: str) -> None:
     table = tomllib.loads(preset_text(name))
-    written = _flatten(table) - {"title", "seed", "article", "extends"}
+    written = _flatten(table) - {"title", "seed", "article", "extends", "family"}
     assert written <= set(SETTING_PATHS), written - set(SETTING_PATHS)
     parent = parent_of(name)
     if parent is None:
@@ -316,6 +314,7 @@ def test_every_setting_line_quotes_the_seed_or_names_the_family_default(name: st
             "seed",
             "article",
             "extends",
+            "family",
         }:
             continue
         assert "#" in line, line
@@ -372,7 +371,7 @@ def _fake_presets(monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> Non
 
 
 def test_extends_cycles_and_unknown_parents_fail(monkeypatch: pytest.MonkeyPatch) -> None:
-    head = 'title = "t"\nseed = "s"\n'
+    head = 'family = "guizhou"\ntitle = "t"\nseed = "s"\n'
     _fake_presets(
         monkeypatch,
         {
@@ -388,7 +387,7 @@ def test_extends_cycles_and_unknown_parents_fail(monkeypatch: pytest.MonkeyPatch
         load("a")
     with pytest.raises(UnknownPresetError, match="'c' extends unknown preset 'nowhere'"):
         load("c")
-    with pytest.raises(RulesetError, match="preset 'd': players"):
+    with pytest.raises(RulesetError, match=r"preset 'd' \(rules/presets/d\.toml\): players"):
         load("d")
     child: Ruleset = load("e")
     assert (child.players, child.kongs.added, child.kongs.concealed) == (3, 7, 2)

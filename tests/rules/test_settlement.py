@@ -17,7 +17,7 @@ import pytest
 from rules.events import HandRecord, RecordedItem, RecordedResult
 from rules.facts import Outcome, SeatFacts
 from rules.families.guizhou.patterns import Pattern
-from rules.families.guizhou.settings import Ruleset, apply_overrides
+from rules.families.guizhou.settings import Ruleset
 from rules.families.guizhou.settlement import (
     REASON_CHINESE,
     ChickenKind,
@@ -33,6 +33,7 @@ from rules.families.guizhou.settlement import (
 )
 from rules.presets import load_preset, preset_names
 from rules.replay import HandReplay, replay_hand
+from rules.settings import apply_overrides
 from rules.simulate import simulate_game
 from rules.tiles import Tile
 from rules.violations import SETTLEMENT_CODES, ViolationCode

@@ -10,10 +10,11 @@ import pytest
 
 import rules.families.guizhou.settlement as settlement_module
 from rules.facts import Outcome
-from rules.families.guizhou.settings import Ruleset, apply_overrides
+from rules.families.guizhou.settings import Ruleset
 from rules.families.guizhou.settlement import Settlement, settle
 from rules.presets import load_preset, preset_names
 from rules.replay import HandReplay, replay_hand
+from rules.settings import apply_overrides
 from rules.simulate import simulate_game
 from tests.rules.builders import Players, random_hands
 

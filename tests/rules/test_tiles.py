@@ -62,11 +62,12 @@ def test_examples() -> None:
 
 
 def test_values_that_are_not_tiles_are_left_out_as_before() -> None:
-    # Plain integers are tiles too; values outside 0..27 are left out (never an error).
+    # Plain integers are tiles too; values outside 0..42 are left out (never an error).
     assert format_tiles([4, 0, 27]) == "15mW"
-    assert format_tiles([28, -1, 3, 300]) == "4m"
+    assert format_tiles([43, -1, 3, 300]) == "4m"
+    assert format_tiles([28, -1, 3, 300, 42]) == "4m1z8f"
 
     def once() -> Iterator[int]:
-        yield from (30, 9, 9)
+        yield from (50, 9, 9)
 
     assert format_tiles(once()) == "11p"

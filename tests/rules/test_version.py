@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rules.families.guizhou.settings import apply_overrides
 from rules.presets import preset_names, resolve_ruleset
+from rules.settings import apply_overrides
 from rules.version import (
     ENGINE_VERSION,
     ENGINE_VERSION_ENV,

@@ -315,7 +315,7 @@ _KONG_LABEL: Mapping[KongKind, str] = MappingProxyType(
 _CLAIMED_HOW: Mapping[ClaimKind, str] = MappingProxyType({
     ClaimKind.PONG: "ponged", ClaimKind.EXPOSED_KONG: "konged", ClaimKind.WIN: "won on",
 })
-_NEXT_IN_SUIT: tuple[Tile, ...] = tuple(t.next_in_suit() for t in Tile if not t.is_wild)
+_NEXT_IN_SUIT: tuple[Tile, ...] = tuple(t.next_in_suit() for t in Tile if t.is_suited)
 """The 翻鸡 successor of each suited tile, by tile."""
 
 # Enum members the settler reads for every hand, as module names (a global is read
