@@ -53,6 +53,7 @@ from rules.families.guizhou.settings import Ruleset
 from rules.families.guizhou.settlement import Settlement, settle
 from rules.hand import is_complete
 from rules.melds import MeldKind
+from rules.memo import Memo
 from rules.replay import HandReplay, replay_hand, replay_of_table
 from rules.shanten import discard_shanten, drop_shanten, shanten_of_keys
 from rules.table import Phase, Table
@@ -177,12 +178,12 @@ _BASE: tuple[int, ...] = tuple(_base(t) for t in range(NUM_SUITED))
 
 
 _Ranked = tuple[int, int, Tile]
-_ORDERS: dict[tuple[int, int], tuple[_Ranked, ...]] = {}
+_ORDERS: Memo[tuple[int, int], tuple[_Ranked, ...]] = Memo("simulate.orders", 1 << 16)
 
 
 def _suit_order(suit: int, key: int) -> tuple[_Ranked, ...]:
     """``(connection, -tile, tile)`` of each tile held in one suit (its key), sorted."""
-    got = _ORDERS.get((suit, key))
+    got = _ORDERS.data.get((suit, key))
     if got is None:
         counts = [(key // _POW5[r]) % 5 for r in range(9)]
         base = 9 * suit
@@ -194,8 +195,7 @@ def _suit_order(suit: int, key: int) -> tuple[_Ranked, ...]:
                 for n, w in _NEIGHBOURS[t]:
                     score += w * counts[n - base]
                 out.append((score, -t, ALL_TILES[t]))
-        got = tuple(sorted(out))
-        _ORDERS[(suit, key)] = got
+        got = _ORDERS.put((suit, key), tuple(sorted(out)))
     return got
 
 
