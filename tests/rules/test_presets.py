@@ -391,3 +391,33 @@ def test_extends_cycles_and_unknown_parents_fail(monkeypatch: pytest.MonkeyPatch
         load("d")
     child: Ruleset = load("e")
     assert (child.players, child.kongs.added, child.kongs.concealed) == (3, 7, 2)
+
+
+def test_every_preset_names_its_family_and_the_family_is_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in preset_names():
+        assert parse_preset_table(name, preset_text(name))["family"] == "guizhou"
+        assert load_preset(name).family == "guizhou"
+    _fake_presets(
+        monkeypatch,
+        {
+            "nofamily": 'title = "t"\nseed = "s"\n',
+            "unknown": 'family = "shanghai"\ntitle = "t"\nseed = "s"\n',
+            "typed": 'family = 3\ntitle = "t"\nseed = "s"\n',
+        },
+    )
+    load = load_preset.__wrapped__
+    with pytest.raises(RulesetError, match="'nofamily': the file must state its own 'family'"):
+        load("nofamily")
+    with pytest.raises(
+        RulesetError, match="preset 'unknown': field 'family': unknown family 'shanghai'"
+    ):
+        load("unknown")
+    with pytest.raises(RulesetError, match="preset 'typed': the file must state its own 'family'"):
+        load("typed")
+
+
+def test_a_family_cannot_be_overridden() -> None:
+    with pytest.raises(RulesetError, match="names the ruleset and cannot be overridden"):
+        resolve_ruleset("guiyang", {"family": "toy"})
