@@ -21,7 +21,7 @@ from enum import StrEnum
 from functools import cache
 from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 __all__ = [
     "IDENTITY_FIELDS",
@@ -49,6 +49,10 @@ IDENTITY_FIELDS: tuple[str, ...] = ("name", "title", "seed", "article", "family"
 them and the ruleset fingerprint leaves them out (a family's settings are its own)."""
 
 _T = TypeVar("_T")
+
+
+_DERIVED_KEY = " derived"
+"""The instance ``__dict__`` key of a ruleset's :class:`_Derived` (no field can have it)."""
 
 
 class _Derived:
@@ -96,18 +100,17 @@ class RulesetBase(BaseModel):
     article: str = Field("", description="article of the seed document")
     family: str = Field(description="the rule family (a folder of rules/families/)")
 
-    _derived: _Derived = PrivateAttr(default_factory=_Derived)
-
     # --- values computed once per ruleset ------------------------------------------------
 
     def derived(self, compute: Callable[[Any], _T]) -> _T:
         """``compute(self)``, computed once per ruleset object and kept on it (the one place
         values derived from a ruleset live; ``compute`` is the key)."""
-        holder = self._derived
-        if holder.owner != id(self):  # a fresh ruleset, or a copy of another one
+        slots = self.__dict__
+        holder = slots.get(_DERIVED_KEY)
+        if holder is None or holder.owner != id(self):  # a fresh ruleset, or a copy
             holder = _Derived()
             holder.owner = id(self)
-            self._derived = holder
+            slots[_DERIVED_KEY] = holder  # beside the fields: no field, dump or hash sees it
         values = holder.values
         if compute in values:
             value: Any = values[compute]

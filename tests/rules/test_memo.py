@@ -95,6 +95,9 @@ def test_values_derived_from_a_ruleset_are_computed_once_per_ruleset() -> None:
     assert copy == guiyang and copy.derived(plain_value) == 1 and len(calls) == 3
     updated = guiyang.model_copy(update={"title": "other"})
     assert updated.derived(plain_value) == 1 and len(calls) == 4
+    # they are no setting: not dumped, not hashed, not compared
+    assert guiyang.model_dump() == copy.model_dump() and hash(guiyang) == hash(copy)
+    assert " derived" not in guiyang.model_dump_json()
     # a pickled ruleset travels without its derived values and computes them again
     back = pickle.loads(pickle.dumps(guiyang))
     assert back == guiyang and back.derived(plain_value) == 1 and len(calls) == 5
