@@ -13,7 +13,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 DEPS   := $(VENV)/.deps
 STAMP  := $(VENV)/.installed
-ENGINE_SOURCES := $(wildcard rules/*.py)
+ENGINE_SOURCES := $(wildcard rules/*.py rules/families/*.py rules/families/*/*.py)
 
 .PHONY: demo test test-pure compare-engines check-wheel lint typecheck bench constraints clean
 

@@ -31,8 +31,9 @@ yield the same games with the same values and the same errors, else the input ha
 ``diverged``. Each game read goes through
 ``flows.bridge.hand_records``, ``rules.presets.resolve_ruleset`` and
 ``rules.audit.audit_hand``. Acceptable: a :class:`~parsers.errors.MalformedLogError` for
-a game or the input (``malformed``); a :class:`~rules.ruleset.RulesetError` (an unknown
-preset, a bad override) from resolving the game's ruleset (``ruleset_error``); a
+a game or the input (``malformed``); a
+:class:`~rules.families.guizhou.settings.RulesetError` (an unknown preset, a bad override)
+from resolving the game's ruleset (``ruleset_error``); a
 :class:`~rules.audit.HandAudit` per hand, with findings (``violations``) or none
 (``clean``). Anything else raised is a ``crash``; an audit that breaks one of the
 documented invariants (:func:`find_broken_invariant`) is ``broken``.
@@ -69,8 +70,9 @@ from parsers.write import format_document
 from rules.audit import HandAudit, audit_hand
 from rules.events import HandRecord
 from rules.facts import Outcome as HandOutcome
+from rules.families.guizhou.settings import SETTING_PATHS, Ruleset
 from rules.presets import load_preset, preset_names, resolve_ruleset
-from rules.ruleset import SETTING_PATHS, RulesetError, flat_alias
+from rules.settings import RulesetError
 from rules.simulate import simulate_game
 from rules.violations import SETTLEMENT_CODES, Violation, ViolationCode
 
@@ -1118,10 +1120,10 @@ def change_overrides(game: Json, rng: random.Random, ctx: Context) -> str | None
             continue
         path = rng.choice(SETTING_PATHS)
         value = _odd_setting_value(path, rng, ctx)
-        overrides[flat_alias(path) if rng.random() < 0.5 else path] = value
+        overrides[Ruleset.flat_alias(path) if rng.random() < 0.5 else path] = value
         if rng.random() < 0.03:  # the same setting under both of its names
             overrides[path] = value
-            overrides[flat_alias(path)] = _fresh(value)
+            overrides[Ruleset.flat_alias(path)] = _fresh(value)
     return "change_overrides:set"
 
 

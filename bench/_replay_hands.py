@@ -23,10 +23,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.rules.builders
 
 from rules.events import HandRecord
+from rules.families.guizhou.settings import Ruleset
 from rules.hand import clear_tables
 from rules.presets import load_preset
 from rules.replay import replay_hand
-from rules.ruleset import Ruleset
 from rules.table import Table
 from tests.rules.builders import random_hands
 

@@ -20,8 +20,8 @@ from parsers.errors import MalformedLogError
 from parsers.fast import Game
 from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import HandAudit, audit_game
+from rules.families.guizhou.settings import Ruleset
 from rules.presets import resolve_ruleset
-from rules.ruleset import Ruleset
 from rules.tiles import TILE_TEXT
 
 __all__ = [

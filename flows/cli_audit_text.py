@@ -8,15 +8,15 @@ from collections.abc import Sequence
 from flows.audit import GameAudit
 from rules.audit import HandAudit
 from rules.facts import DiscardFact, Outcome, SeatFacts
-from rules.melds import Meld
-from rules.replay import HandReplay
-from rules.settlement import (
+from rules.families.guizhou.settlement import (
     Reason,
     Settlement,
     format_amount,
     generate_item_differences,
     with_names,
 )
+from rules.melds import Meld
+from rules.replay import HandReplay
 from rules.tiles import format_tiles
 
 _MELD_TEXT = {

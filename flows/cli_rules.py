@@ -1,4 +1,4 @@
-"""``zhuoji rules``: list the shipped presets, show one's settings, diff two."""
+"""``zhuoji rules``: list the shipped presets by family, show one's settings, diff two."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from flows.app import app
 from flows.cli_errors import fail
 
 if TYPE_CHECKING:
-    from rules.ruleset import Ruleset, RulesetError
+    from rules.settings import RulesetBase, RulesetError
 
 rules_app = typer.Typer(
     help="Rulesets: the presets the project ships and their settings.",
@@ -41,7 +41,7 @@ def format_columns(rows: Sequence[Sequence[str]]) -> list[str]:
 
 def parse_assignment(text: str) -> tuple[str, object]:
     """``KEY=VALUE`` to a key and a value (JSON when it parses, text otherwise)."""
-    from rules.ruleset import RulesetError
+    from rules.settings import RulesetError
 
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
@@ -57,9 +57,9 @@ def _fail(exc: RulesetError) -> typer.Exit:
     return fail(str(exc))
 
 
-def _load(name: str) -> Ruleset:
+def _load(name: str) -> RulesetBase:
     from rules.presets import load_preset
-    from rules.ruleset import RulesetError
+    from rules.settings import RulesetError
 
     try:
         return load_preset(name)
@@ -67,30 +67,49 @@ def _load(name: str) -> Ruleset:
         raise _fail(exc) from None
 
 
-def _source(ruleset: Ruleset) -> str:
+def _source(ruleset: RulesetBase) -> str:
     return f"{ruleset.seed}, {ruleset.article}" if ruleset.article else ruleset.seed
+
+
+def list_lines() -> list[str]:
+    """The shipped presets grouped by family: for each family a line naming it (its title
+    and tile count), then its presets' name, players, seed document and article, title."""
+    from rules.families import family_named
+    from rules.presets import DEFAULT_PRESET, presets_by_family
+
+    lines: list[str] = []
+    for family_name, names in presets_by_family().items():
+        family = family_named(family_name)
+        if lines:
+            lines.append("")
+        lines.append(f"family {family.name}: {family.title} ({family.tile_set.value} tiles)")
+        rows = [["name", "players", "seed", "title"]]
+        for name in names:
+            ruleset = _load(name)
+            shown = f"{name} (default)" if name == DEFAULT_PRESET else name
+            players = str(getattr(ruleset, "players", ""))
+            rows.append([shown, players, _source(ruleset), ruleset.title])
+        lines.extend("  " + line for line in format_columns(rows))
+    return lines
 
 
 @rules_app.command("list")
 def list_presets() -> None:
-    """The shipped presets: name, players, seed document and article, title."""
-    from rules.presets import DEFAULT_PRESET, preset_names
-
-    rows = [["name", "players", "seed", "title"]]
-    for name in preset_names():
-        ruleset = _load(name)
-        shown = f"{name} (default)" if name == DEFAULT_PRESET else name
-        rows.append([shown, str(ruleset.players), _source(ruleset), ruleset.title])
-    for line in format_columns(rows):
+    """The shipped presets by family: name, players, seed document and article, title."""
+    for line in list_lines():
         typer.echo(line)
 
 
-def show_lines(ruleset: Ruleset, *, describe: bool = False) -> list[str]:
+def show_lines(ruleset: RulesetBase, *, describe: bool = False) -> list[str]:
     """Every setting of a ruleset with its resolved value, grouped by section."""
     from rules.presets import parent_of, preset_names
-    from rules.ruleset import format_setting, setting_description, settings_of
+    from rules.settings import format_setting, settings_of
 
-    lines = [f"{ruleset.name}: {ruleset.title}", f"seed: {_source(ruleset)}"]
+    lines = [
+        f"{ruleset.name}: {ruleset.title}",
+        f"family: {ruleset.family}",
+        f"seed: {_source(ruleset)}",
+    ]
     parent = parent_of(ruleset.name) if ruleset.name in preset_names() else None
     if parent:
         lines.append(f"extends: {parent} (values below are resolved)")
@@ -111,7 +130,7 @@ def show_lines(ruleset: Ruleset, *, describe: bool = False) -> list[str]:
             lines.extend(["", f"[{section}]"])
         row = [field, "= " + format_setting(value)]
         if describe:
-            row.append("# " + setting_description(path))
+            row.append("# " + type(ruleset).setting_description(path))
         rows.append(row)
     flush()
     return lines
@@ -129,7 +148,7 @@ def show(
 ) -> None:
     """Every setting of a preset with its resolved value (extends and --set applied)."""
     from rules.presets import resolve_ruleset
-    from rules.ruleset import RulesetError
+    from rules.settings import RulesetError
 
     try:
         pairs = dict(parse_assignment(text) for text in overrides)
@@ -146,10 +165,13 @@ def diff(
     b: str = typer.Argument(..., help="second preset"),
 ) -> None:
     """Only the settings whose values differ between two presets."""
-    from rules.ruleset import diff_settings, format_setting
+    from rules.settings import RulesetError, diff_settings, format_setting
 
     left, right = _load(a), _load(b)
-    differences = diff_settings(left, right)
+    try:
+        differences = diff_settings(left, right)
+    except RulesetError as exc:
+        raise _fail(exc) from None
     if not differences:
         typer.echo(f"{a} and {b} have the same settings")
         return
@@ -160,17 +182,21 @@ def diff(
 
 
 def settings_matrix_markdown(names: Sequence[str]) -> str:
-    """A markdown table: one row per setting, one column per preset."""
+    """A markdown table: one row per setting, one column per preset (presets of one family;
+    raises RulesetError otherwise)."""
     from rules.presets import load_preset
-    from rules.ruleset import SETTING_PATHS, format_setting, settings_of
+    from rules.settings import RulesetError, format_setting, settings_of
 
     rulesets = [load_preset(n) for n in names]
+    families = sorted({r.family for r in rulesets})
+    if len(families) > 1:
+        raise RulesetError(f"presets of several families ({', '.join(families)}) in one matrix")
     values = [settings_of(r) for r in rulesets]
     out = [
         "| setting | " + " | ".join(f"`{n}`" for n in names) + " |",
         "|---|" + "---|" * len(names),
     ]
-    for path in SETTING_PATHS:
+    for path in type(rulesets[0]).setting_paths():
         cells = [format_setting(v[path]).replace("; ", "<br>") for v in values]
         out.append(f"| `{path}` | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
@@ -178,7 +204,13 @@ def settings_matrix_markdown(names: Sequence[str]) -> str:
 
 @rules_app.command("matrix")
 def matrix() -> None:
-    """Every setting of every preset as one markdown table (docs/rules/presets.md)."""
-    from rules.presets import preset_names
+    """Every setting of every preset as markdown (docs/rules/presets.md): one table per
+    family, each under a ``### family NAME`` heading when there are several families."""
+    from rules.presets import presets_by_family
 
-    typer.echo(settings_matrix_markdown(preset_names()), nl=False)
+    groups = presets_by_family()
+    parts = [
+        (f"### family {family}\n\n" if len(groups) > 1 else "") + settings_matrix_markdown(names)
+        for family, names in groups.items()
+    ]
+    typer.echo("\n".join(parts), nl=False)

@@ -42,10 +42,10 @@ from markupsafe import escape as _escape
 from flows import warehouse
 from flows.replay_page import finding_step, hand_replay, replay_json
 from flows.rows_tiles import MeldTextError, parse_discards, parse_melds
+from rules.families.guizhou.patterns import Pattern
+from rules.families.guizhou.settlement import Reason
 from rules.melds import MeldKind
-from rules.patterns import Pattern
 from rules.presets import resolve_ruleset
-from rules.settlement import Reason
 from rules.tiles import Suit, Tile, parse_tiles
 
 __all__ = [
@@ -1448,8 +1448,9 @@ _REASON_ORDER = {r.value: i for i, r in enumerate(Reason)}
 
 
 def ledger_groups(items: Sequence[Row], n_players: int) -> list[LedgerGroup]:
-    """The ledger grouped by reason (in the order of :class:`~rules.settlement.Reason`,
-    unknown names last by name), with each seat's net from that reason."""
+    """The ledger grouped by reason (in the order of
+    :class:`~rules.families.guizhou.settlement.Reason`, unknown names last by name), with
+    each seat's net from that reason."""
     grouped = group_rows(items, "reason")
     groups = []
     for reason in sorted(grouped, key=lambda r: (_REASON_ORDER.get(r, len(_REASON_ORDER)), r)):

@@ -45,8 +45,8 @@ from rules.events import (
     Win,
 )
 from rules.facts import Outcome
-from rules.ruleset import Ruleset
-from rules.settlement import settle
+from rules.families.guizhou.settings import Ruleset
+from rules.families.guizhou.settlement import settle
 from rules.simulate import Deviation, SimulatedHand, play_record, recorded_result, with_result
 from rules.table import Table
 from rules.tiles import NUM_SUITED, Tile, format_tiles

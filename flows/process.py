@@ -36,8 +36,8 @@ from parsers.fast import Game
 from parsers.models import INT32_MAX, INT32_MIN
 from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import HandAudit, audit_game
+from rules.families.guizhou.settings import Ruleset
 from rules.presets import resolve_ruleset
-from rules.ruleset import Ruleset
 from rules.version import ENGINE_VERSION, ruleset_fingerprint
 
 __all__ = [

@@ -27,7 +27,7 @@ from parsers.fast import Game
 from parsers.read import generate_fast_games
 from rules.events import HandRecord
 from rules.presets import resolve_ruleset
-from rules.ruleset import Ruleset
+from rules.families.guizhou.settings import Ruleset
 from rules.snapshot import HandSnapshots, replay_snapshots
 
 __all__ = ["ReplayData", "finding_step", "hand_replay", "load_hand", "replay_json"]

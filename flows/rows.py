@@ -29,8 +29,8 @@ from parsers.models import Game
 from rules.audit import HandAudit
 from rules.events import KongKind
 from rules.facts import Outcome, WinFact
-from rules.patterns import Pattern
-from rules.settlement import ChickenKind, Reason, WinValue
+from rules.families.guizhou.patterns import Pattern
+from rules.families.guizhou.settlement import ChickenKind, Reason, WinValue
 from rules.tiles import TILE_TEXT
 from rules.violations import SETTLEMENT_CODES, ViolationCode
 

@@ -47,8 +47,8 @@ from parsers.models import Game, Player
 from parsers.read import Encoding
 from parsers.write import format_document, generate_stream_lines
 from rules.events import HandRecord
+from rules.families.guizhou.settings import Ruleset
 from rules.presets import load_preset
-from rules.ruleset import Ruleset
 from rules.simulate import SimulatedGame, simulate_game
 
 __all__ = [

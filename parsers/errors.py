@@ -12,8 +12,8 @@ from __future__ import annotations
 class TileNotationError(ValueError):
     """A text that is no accepted spelling of a tile."""
 
-    def __init__(self, text: str) -> None:
-        super().__init__(f"unknown tile {text!r}")
+    def __init__(self, text: str, note: str = "") -> None:
+        super().__init__(f"unknown tile {text!r}" + (f" ({note})" if note else ""))
         self.text = text
 
 

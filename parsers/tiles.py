@@ -5,6 +5,12 @@ Canonical text is a rank digit and a suit letter (``"5m"`` 万, ``"5p"`` 筒, ``
 ``幺鸡``, traditional ``五萬``/``一條``) or the Unicode mahjong glyphs U+1F007-U+1F021 (and
 U+1F02A, the joker, for ``W``); :func:`parse_tile_text` turns any of them into canonical
 text. The table of accepted spellings is data built once at import.
+
+The families beyond Guizhou add honours ``1z``-``7z`` (东 南 西 北 白 发 中, U+1F000-U+1F006)
+and flowers ``1f``-``8f`` (春 夏 秋 冬 梅 兰 竹 菊, U+1F026-U+1F029 and U+1F022-U+1F025):
+``parse_tile_text(text, extended=True)`` reads them. Without ``extended`` (the Guizhou
+logs, and every reader today) an honour or a flower is an unknown tile, as it always was,
+and the message says which it is.
 """
 
 from __future__ import annotations
@@ -16,7 +22,14 @@ from parsers.errors import TileNotationError
 CANONICAL_TILES: tuple[str, ...] = tuple(
     [f"{rank}{suit}" for suit in "mps" for rank in range(1, 10)] + ["W"]
 )
-"""The 28 canonical tile texts, in the order of ``rules.tiles.Tile``."""
+"""The 28 canonical tile texts of the Guizhou logs, in the order of ``rules.tiles.Tile``."""
+
+HONOUR_TILES: tuple[str, ...] = tuple(f"{rank}z" for rank in range(1, 8))
+"""The honours 东 南 西 北 白 发 中, in the order of ``rules.tiles.Tile`` (after ``W``)."""
+FLOWER_TILES: tuple[str, ...] = tuple(f"{rank}f" for rank in range(1, 9))
+"""The flowers 春 夏 秋 冬 梅 兰 竹 菊, in the order of ``rules.tiles.Tile`` (after the honours)."""
+EXTENDED_TILES: tuple[str, ...] = CANONICAL_TILES + HONOUR_TILES + FLOWER_TILES
+"""Every canonical tile text, in the order of ``rules.tiles.Tile``."""
 
 _RANK_SPELLINGS: tuple[tuple[int, str], ...] = (
     (1, "1１一壹幺么"),
@@ -40,6 +53,25 @@ _NAMED_TILES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("7p", ("挖挖鸡", "挖挖雞")),
     ("W", ("w", "万能鸡", "萬能雞", "万能", "萬能", "\U0001f02a")),
 )
+_HONOUR_SPELLINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("1z", ("东", "東", "东风", "東風", "\U0001f000")),
+    ("2z", ("南", "南风", "南風", "\U0001f001")),
+    ("3z", ("西", "西风", "西風", "\U0001f002")),
+    ("4z", ("北", "北风", "北風", "\U0001f003")),
+    ("5z", ("白", "白板", "\U0001f006")),
+    ("6z", ("发", "發", "发财", "發財", "青发", "青發", "\U0001f005")),
+    ("7z", ("中", "红中", "紅中", "\U0001f004")),
+)
+_FLOWER_SPELLINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("1f", ("春", "\U0001f026")),
+    ("2f", ("夏", "\U0001f027")),
+    ("3f", ("秋", "\U0001f028")),
+    ("4f", ("冬", "\U0001f029")),
+    ("5f", ("梅", "\U0001f022")),
+    ("6f", ("兰", "蘭", "\U0001f023")),
+    ("7f", ("竹", "\U0001f024")),
+    ("8f", ("菊", "\U0001f025")),
+)
 # Glyph blocks: (first code point, suit letter), nine ranks each.
 _GLYPH_BLOCKS: tuple[tuple[int, str], ...] = ((0x1F007, "m"), (0x1F010, "s"), (0x1F019, "p"))
 _IGNORED_CHARS = "\ufe0e\ufe0f"  # text / emoji variation selectors after a glyph
@@ -61,8 +93,19 @@ def _generate_spellings() -> Iterator[tuple[str, str]]:
             yield chr(first + offset), f"{offset + 1}{suit}"
 
 
+def _generate_extra_spellings() -> Iterator[tuple[str, str]]:
+    for canonical, names in _HONOUR_SPELLINGS + _FLOWER_SPELLINGS:
+        yield canonical, canonical
+        for name in names:
+            yield name, canonical
+
+
 TILE_SPELLINGS: dict[str, str] = dict(_generate_spellings())
-"""Every accepted spelling of a tile, mapped to its canonical text."""
+"""Every accepted spelling of a tile of the Guizhou logs, mapped to its canonical text."""
+EXTRA_SPELLINGS: dict[str, str] = dict(_generate_extra_spellings())
+"""Every spelling of an honour or a flower, mapped to its canonical text."""
+EXTENDED_SPELLINGS: dict[str, str] = {**TILE_SPELLINGS, **EXTRA_SPELLINGS}
+"""Every accepted spelling of any tile (suits, wildcard, honours, flowers)."""
 
 
 def is_canonical_tile(text: str) -> bool:
@@ -72,16 +115,23 @@ def is_canonical_tile(text: str) -> bool:
 _CANONICAL_SET = frozenset(CANONICAL_TILES)
 
 
-def parse_tile_text(text: str) -> str:
+def parse_tile_text(text: str, *, extended: bool = False) -> str:
     """Any accepted spelling of one tile to canonical text; raises ``TileNotationError``.
 
-    Surrounding whitespace and emoji variation selectors are ignored.
+    Surrounding whitespace and emoji variation selectors are ignored. ``extended`` also
+    accepts the honours and the flowers (the 136- and 144-tile families); without it they
+    are unknown tiles, the error saying what they are.
     """
-    found = TILE_SPELLINGS.get(text)
+    spellings = EXTENDED_SPELLINGS if extended else TILE_SPELLINGS
+    found = spellings.get(text)
     if found is not None:
         return found
     cleaned = "".join(ch for ch in text.strip() if ch not in _IGNORED_CHARS)
-    found = TILE_SPELLINGS.get(cleaned)
+    found = spellings.get(cleaned)
     if found is None:
+        extra = EXTRA_SPELLINGS.get(cleaned)
+        if extra is not None:
+            kind = "an honour" if extra.endswith("z") else "a flower"
+            raise TileNotationError(text, f"{extra}, {kind}: not a tile of these logs")
         raise TileNotationError(text)
     return found

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rules.events import HandRecord
+from rules.families.guizhou.settings import Ruleset
+from rules.families.guizhou.settlement import Settlement, audit_result, settle
 from rules.frozen import quick_init
 from rules.replay import HandReplay, replay_hand
-from rules.ruleset import Ruleset
-from rules.settlement import Settlement, audit_result, settle
 from rules.violations import Violation
 
 __all__ = ["HandAudit", "audit_game", "audit_hand"]

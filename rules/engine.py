@@ -50,20 +50,23 @@ PURE_ENV = "ZHUOJI_PURE"
 COMPILED: tuple[str, ...] = (
     "rules.tiles",
     "rules.violations",
+    "rules.memo",
     "rules.melds",
     "rules.events",
     "rules.facts",
-    "rules.patterns",
+    "rules.families.guizhou.patterns",
     "rules.hand",
     "rules.shanten",
     "rules.table",
-    "rules.settlement",
+    "rules.families.guizhou.settlement",
     "rules.replay",
     "rules.audit",
     "rules.simulate",
 )
 """The modules compiled when a C compiler is present, in the order listed to mypyc. The
-pydantic-model modules (``rules.ruleset``, ``rules.presets``) stay interpreted."""
+pydantic-model modules (``rules.settings``, ``rules.presets``, each family's ``settings``)
+and the family registry (``rules.families`` and each family's ``family`` module) stay
+interpreted."""
 
 DIGEST_FILE = "_engine_digest.txt"
 """The file in ``rules/`` holding :func:`source_digest` of the sources the build compiled."""

@@ -12,9 +12,9 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from rules.events import KongKind
+from rules.families.guizhou.patterns import Pattern
 from rules.frozen import quick_init
 from rules.melds import Meld
-from rules.patterns import Pattern
 from rules.tiles import Tile
 
 

@@ -31,12 +31,12 @@ Conventions (see ``docs/rules/hands.md`` for the reasons):
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
+from rules.families.guizhou.patterns import Pattern, ShapeFacts, generate_shape_patterns
 from rules.melds import Meld
-from rules.patterns import Pattern, ShapeFacts, generate_shape_patterns
+from rules.memo import Memo, clear_all, on_clear_all
 from rules.tiles import COPIES, NUM_KINDS, NUM_SUITED, SUITED_TILES, Tile, format_tiles, tiles_of
 
 MAX_WILDCARDS = 4
@@ -75,8 +75,8 @@ _STD_CODES = _SETS + _SETS + _PAIR  # ... these codes and 14 - 3 * melds tiles
 _SEVEN_MASK = ~_CODE
 _SEVEN_TARGET = (14 << _SHIFT) | (3 * _EVEN)
 
-_TABLE_LIMIT = 1 << 18  # entries per table before it is cleared (bounds memory)
-_TRIE_LIMIT = 1 << 15  # suit arrangements in a trie before it is emptied (bounds memory)
+_TABLE_LIMIT = 1 << 18  # entries per table before it is emptied (rules.memo's policy)
+_TRIE_LIMIT = 1 << 15  # suit arrangements in a trie before it is emptied (the same policy)
 
 # The suit keys of a count vector, cut with prebuilt slices (or all three in one call).
 _FIRST_KEY = slice(0, 9)
@@ -87,9 +87,18 @@ _ALL_KEYS = itemgetter(_FIRST_KEY, _SECOND_KEY, _LAST_KEY)
 Key = tuple[int, ...]
 
 
-@lru_cache(maxsize=1 << 17)
+_DECOMPOSES: Memo[tuple[Key, bool], bool] = Memo("hand.decomposes", 1 << 17)
+
+
 def _decomposes(key: Key, pair: bool) -> bool:
     """Whether the nine counts split into sets (and one pair when ``pair``): the search."""
+    hit = _DECOMPOSES.data.get((key, pair))
+    if hit is not None:
+        return hit
+    return _DECOMPOSES.put((key, pair), _search(key, pair))
+
+
+def _search(key: Key, pair: bool) -> bool:
     rank = 0
     while rank < 9 and not key[rank]:
         rank += 1
@@ -134,22 +143,18 @@ def _suit_info(key: Key) -> int:
     return info
 
 
-_INFO: dict[Key, int] = {}  # suits 1 and 2 (m, p): nine counts
-_INFO_LAST: dict[Key, int] = {}  # suit 3 (s) and the wildcard count: ten counts
+_INFO_MEMO: Memo[Key, int] = Memo("hand.info", _TABLE_LIMIT)  # suits m, p: nine counts
+_INFO_LAST_MEMO: Memo[Key, int] = Memo("hand.info_last", _TABLE_LIMIT)  # s and the wildcards
+_INFO = _INFO_MEMO.data  # read directly on the hot path (emptied in place, never replaced)
+_INFO_LAST = _INFO_LAST_MEMO.data
 
 
 def _info_miss(key: Key) -> int:
-    if len(_INFO) >= _TABLE_LIMIT:
-        _INFO.clear()
-    info = _INFO[key] = _suit_info(key)
-    return info
+    return _INFO_MEMO.put(key, _suit_info(key))
 
 
 def _info_last_miss(key: Key) -> int:
-    if len(_INFO_LAST) >= _TABLE_LIMIT:
-        _INFO_LAST.clear()
-    info = _INFO_LAST[key] = _WILD_INFO if key[9] else _suit_info(key[0:9])
-    return info
+    return _INFO_LAST_MEMO.put(key, _WILD_INFO if key[9] else _suit_info(key[0:9]))
 
 
 # A suit's wait entry: (info, sets_mask, pair_mask, odd_mask, odd_count). Bit r of
@@ -180,26 +185,32 @@ def _suit_waits(key: Key) -> WaitEntry:
     return (info, sets_mask, pair_mask, odd_mask, odd_mask.bit_count())
 
 
-_WAITS: dict[Key, WaitEntry] = {}
-_WAITS_LAST: dict[Key, WaitEntry] = {}
+_WAITS_MEMO: Memo[Key, WaitEntry] = Memo("hand.waits", _TABLE_LIMIT)
+_WAITS_LAST_MEMO: Memo[Key, WaitEntry] = Memo("hand.waits_last", _TABLE_LIMIT)
+_WAITS = _WAITS_MEMO.data
+_WAITS_LAST = _WAITS_LAST_MEMO.data
 
 
 def _waits_miss(key: Key) -> WaitEntry:
-    if len(_WAITS) >= _TABLE_LIMIT:
-        _WAITS.clear()
-    entry = _WAITS[key] = _suit_waits(key)
-    return entry
+    return _WAITS_MEMO.put(key, _suit_waits(key))
 
 
 def _waits_last_miss(key: Key) -> WaitEntry:
-    if len(_WAITS_LAST) >= _TABLE_LIMIT:
-        _WAITS_LAST.clear()
-    entry = _WAITS_LAST[key] = _WILD_ENTRY if key[9] else _suit_waits(key[0:9])
-    return entry
+    return _WAITS_LAST_MEMO.put(key, _WILD_ENTRY if key[9] else _suit_waits(key[0:9]))
 
 
-@lru_cache(maxsize=1 << 16)
+_ABSORBS: Memo[tuple[Key, int], tuple[int, int]] = Memo("hand.absorbs", 1 << 16)
+
+
 def _absorbs(key: Key, depth: int) -> tuple[int, int]:
+    """Which numbers of wildcards (0..depth) the suit can absorb (see :func:`_absorb`)."""
+    hit = _ABSORBS.data.get((key, depth))
+    if hit is not None:
+        return hit
+    return _ABSORBS.put((key, depth), _absorb(key, depth))
+
+
+def _absorb(key: Key, depth: int) -> tuple[int, int]:
     """Which numbers of wildcards (0..depth) the suit can absorb: (sets bits, pair bits).
 
     Bit ``w`` of the first (second) mask is set when the suit's tiles plus ``w`` wildcards,
@@ -230,15 +241,16 @@ def _sumset(left: int, right: int, limit: int) -> int:
 
 
 def clear_tables() -> None:
-    """Empty every memo table and drop the suit automaton (results never depend on them;
-    benchmarks measure cold runs)."""
+    """Empty every memo table of the engine and drop the suit automaton (results never
+    depend on them; benchmarks measure cold runs): :func:`rules.memo.clear_all`."""
+    clear_all()
+
+
+def _reset_structures() -> None:
+    """The suit automaton and the wait trie, dropped by :func:`rules.memo.clear_all`."""
     global _SUITS, _WAIT_TRIE_LEAVES
-    for table in (_INFO, _INFO_LAST, _WAITS, _WAITS_LAST):
-        table.clear()
     _WAIT_TRIE[:] = [None] * (COPIES + 1)
     _WAIT_TRIE_LEAVES = 0
-    _decomposes.cache_clear()
-    _absorbs.cache_clear()
     _SUITS = None
 
 
@@ -545,6 +557,7 @@ def _wait_masks_keyed(counts: Sequence[int], melds_count: int) -> tuple[int, int
 # instead of building and hashing a key. It holds only what the keyed tables computed.
 _WAIT_TRIE: list[Any] = [None] * (COPIES + 1)
 _WAIT_TRIE_LEAVES = 0
+on_clear_all(_reset_structures)
 
 
 def _trie_insert(key: Key, entry: WaitEntry) -> None:

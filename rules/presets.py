@@ -1,9 +1,12 @@
 """The presets the project ships: one TOML file per preset in ``rules/presets/``.
 
-A preset file holds the settings of :class:`~rules.ruleset.Ruleset` (without ``name``,
-which is the file's stem) and may start from another preset with ``extends = "other"``:
-its tables are merged over the other's, key by key. Files are read once through
-:mod:`importlib.resources` (the one read this package makes) and cached.
+A preset file names its rule family (``family = "guizhou"``) and holds the settings of that
+family's settings model (:mod:`rules.families`; for Guizhou
+:class:`~rules.families.guizhou.settings.Ruleset`), without ``name``, which is the file's
+stem. It may start from another preset of its family with ``extends = "other"``: its
+tables are merged over the other's, key by key. Files are read once through
+:mod:`importlib.resources` (the one read this package makes) and cached;
+:func:`load_preset_file` reads a preset file from anywhere (a preset not shipped yet).
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from rules.ruleset import Ruleset, RulesetError, apply_overrides
+from rules.families import DEFAULT_FAMILY, UnknownFamilyError, family_named
+from rules.settings import RulesetBase, RulesetError, apply_overrides
 
 DEFAULT_PRESET = "guiyang"
 _SUFFIX = ".toml"
@@ -73,9 +78,13 @@ def parse_preset_table(name: str, text: str) -> dict[str, Any]:
             f"preset {name!r}: the file says name = {table['name']!r}; a preset is named "
             "by its file"
         )
-    for key in ("title", "seed"):
+    for key in ("title", "seed", "family"):
         if not isinstance(table.get(key), str) or not table[key]:
             raise RulesetError(f"preset {name!r}: the file must state its own {key!r}")
+    try:
+        family_named(table["family"])
+    except UnknownFamilyError as exc:
+        raise UnknownFamilyError(f"preset {name!r}: field 'family': {exc}") from None
     return table
 
 
@@ -101,6 +110,11 @@ def _resolved_table(name: str, chain: tuple[str, ...] = ()) -> dict[str, Any]:
     if not is_preset(parent):
         raise UnknownPresetError(f"preset {name!r} extends unknown preset {parent!r}")
     base = _resolved_table(parent, (*chain, name))
+    if base["family"] != table["family"]:
+        raise RulesetError(
+            f"preset {name!r}: field 'family': {table['family']!r}, but it extends "
+            f"{parent!r} of family {base['family']!r}"
+        )
     for key in ("title", "seed", "article"):
         base.pop(key, None)
     return _merge(base, table)
@@ -112,21 +126,79 @@ def parent_of(name: str) -> str | None:
     return parent if isinstance(parent, str) else None
 
 
-@cache
-def load_preset(name: str) -> Ruleset:
-    """The preset's ruleset with ``extends`` resolved; raises UnknownPresetError/RulesetError."""
-    table = _resolved_table(name)
-    table["name"] = name
+def family_of_preset(name: str) -> str:
+    """The family a shipped preset names."""
+    family: str = parse_preset_table(name, preset_text(name))["family"]
+    return family
+
+
+def presets_by_family() -> dict[str, list[str]]:
+    """The shipped presets grouped by family: family name -> preset names (both sorted)."""
+    groups: dict[str, list[str]] = {}
+    for name in _names():
+        groups.setdefault(family_of_preset(name), []).append(name)
+    return {family: groups[family] for family in sorted(groups)}
+
+
+def ruleset_from_table(name: str, table: Mapping[str, Any], where: str = "") -> RulesetBase:
+    """A preset table (``extends`` resolved, ``name`` left out) validated by its family's
+    settings model; raises RulesetError naming the preset (and ``where``, its file)."""
+    label = f"preset {name!r}" + (f" ({where})" if where else "")
+    data = dict(table)
+    data["name"] = name
+    family_name = data.setdefault("family", DEFAULT_FAMILY)
+    if not isinstance(family_name, str):
+        raise RulesetError(f"{label}: field 'family': {family_name!r} is not a family name")
     try:
-        return Ruleset.model_validate(table)
+        family = family_named(family_name)
+    except UnknownFamilyError as exc:
+        raise UnknownFamilyError(f"{label}: field 'family': {exc}") from None
+    try:
+        return family.settings.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
         )
-        raise RulesetError(f"preset {name!r}: {problems}") from None
+        raise RulesetError(f"{label}: {problems}") from None
 
 
-def resolve_ruleset(name: str | None, overrides: Mapping[str, object] | None = None) -> Ruleset:
+@cache
+def load_preset(name: str) -> RulesetBase:
+    """The preset's ruleset with ``extends`` resolved; raises UnknownPresetError/RulesetError."""
+    return ruleset_from_table(name, _resolved_table(name), f"rules/presets/{name}{_SUFFIX}")
+
+
+def load_preset_file(path: Path) -> RulesetBase:
+    """A preset file read from ``path`` (named by its stem; ``extends`` may name a shipped
+    preset of its family); raises RulesetError naming the file."""
+    name = path.name[: -len(_SUFFIX)] if path.name.endswith(_SUFFIX) else path.name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RulesetError(f"preset file {str(path)!r}: cannot be read: {exc}") from None
+    try:
+        table = parse_preset_table(name, text)
+    except RulesetError as exc:
+        raise type(exc)(f"{path}: {exc}") from None
+    parent = table.pop("extends", None)
+    if parent is not None:
+        if not isinstance(parent, str) or not is_preset(parent):
+            raise UnknownPresetError(f"{path}: preset {name!r} extends unknown preset {parent!r}")
+        base = _resolved_table(parent)
+        if base["family"] != table["family"]:
+            raise RulesetError(
+                f"{path}: preset {name!r}: field 'family': {table['family']!r}, but it "
+                f"extends {parent!r} of family {base['family']!r}"
+            )
+        for key in ("title", "seed", "article"):
+            base.pop(key, None)
+        table = _merge(base, table)
+    return ruleset_from_table(name, table, str(path))
+
+
+def resolve_ruleset(
+    name: str | None, overrides: Mapping[str, object] | None = None
+) -> RulesetBase:
     """A log's ruleset: the named preset (the default one when ``None``) with the log's
     ``rule_overrides`` replacing single settings (dotted paths or flat aliases)."""
     ruleset = load_preset(DEFAULT_PRESET if name is None else name)

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from rules.events import HandRecord
 from rules.facts import ChickenDiscard, Outcome, SeatFacts, WinFact
+from rules.families.guizhou.settings import Ruleset
 from rules.frozen import quick_init
-from rules.ruleset import Ruleset
 from rules.table import IllegalMoveError, Table
 from rules.tiles import Tile
 from rules.violations import Violation

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rules.memo import Memo
+
 _POW5: tuple[int, ...] = tuple(5**r for r in range(9))
 _TILE_SUIT: tuple[int, ...] = tuple(t // 9 for t in range(27))
 _TILE_STEP: tuple[int, ...] = tuple(_POW5[t % 9] for t in range(27))
@@ -30,17 +32,28 @@ _TILE_STEP: tuple[int, ...] = tuple(_POW5[t % 9] for t in range(27))
 Option = tuple[int, int, int]
 """``(sets, partials, pair)`` of one suit's decomposition; ``pair`` is 0 or 1."""
 
+_LIMIT = 1 << 18  # entries per table before it is emptied (rules.memo's policy)
+_NO_OPTIONS: tuple[Option, ...] = ((0, 0, 0),)  # the options of an empty suit
+
 # suit key -> its Pareto-best options
-_OPTIONS: dict[int, tuple[Option, ...]] = {0: ((0, 0, 0),)}
+_OPTIONS_MEMO: Memo[int, tuple[Option, ...]] = Memo("shanten.options", _LIMIT)
 # suit key -> (interned option-set id, pairs, singles)
-_SUITS: dict[int, tuple[int, int, int]] = {}
-# option set -> id, and id -> option set
-_OPTION_IDS: dict[tuple[Option, ...], int] = {}
-_OPTION_SETS: list[tuple[Option, ...]] = []
+_SUITS_MEMO: Memo[int, tuple[int, int, int]] = Memo("shanten.suits", _LIMIT)
 # (id0, id1, id2, groups) packed into one int -> best value
-_COMBOS: dict[int, int] = {}
+_COMBOS_MEMO: Memo[int, int] = Memo("shanten.combos", _LIMIT)
 # suit key -> per rank, the suit's entry with one tile of that rank discarded
-_DROPS: dict[int, tuple[tuple[int, int, int] | None, ...]] = {}
+_DROPS_MEMO: Memo[int, tuple[tuple[int, int, int] | None, ...]] = Memo("shanten.drops", _LIMIT)
+# option set -> id, and id -> option set: the tables above that hold ids are emptied with it
+_OPTION_IDS_MEMO: Memo[tuple[Option, ...], int] = Memo(
+    "shanten.option_ids", 1 << 16, (_SUITS_MEMO, _COMBOS_MEMO, _DROPS_MEMO)
+)
+_OPTION_SETS: list[tuple[Option, ...]] = []
+_OPTION_IDS_MEMO.on_clear(_OPTION_SETS.clear)
+_OPTIONS = _OPTIONS_MEMO.data  # the tables read directly (emptied in place, never replaced)
+_SUITS = _SUITS_MEMO.data
+_OPTION_IDS = _OPTION_IDS_MEMO.data
+_COMBOS = _COMBOS_MEMO.data
+_DROPS = _DROPS_MEMO.data
 
 
 def suit_key(counts: Sequence[int], suit: int) -> int:
@@ -72,6 +85,8 @@ def _options(key: int) -> tuple[Option, ...]:
     got = _OPTIONS.get(key)
     if got is not None:
         return got
+    if key == 0:
+        return _NO_OPTIONS
     i = 0
     while (key // _POW5[i]) % 5 == 0:
         i += 1
@@ -98,9 +113,7 @@ def _options(key: int) -> tuple[Option, ...]:
     if c2:
         add(key - p - _POW5[i + 2], 0, 1, 0)
     add(key - p, 0, 0, 0)
-    options = _pareto(set(found))
-    _OPTIONS[key] = options
-    return options
+    return _OPTIONS_MEMO.put(key, _pareto(set(found)))
 
 
 def _pareto(found: set[Option]) -> tuple[Option, ...]:
@@ -119,17 +132,16 @@ def _suit(key: int) -> tuple[int, int, int]:
     options = _options(key)
     option_id = _OPTION_IDS.get(options)
     if option_id is None:
-        option_id = len(_OPTION_SETS)
-        if option_id >= 1 << 16:  # combination keys pack ids in 16 bits
-            raise OverflowError("too many distinct suit decompositions")
-        _OPTION_IDS[options] = option_id
+        # Combination keys pack ids in 16 bits; a suit has far fewer distinct option sets,
+        # but were the bound reached, the ids and every table holding one start afresh.
+        if len(_OPTION_IDS) >= _OPTION_IDS_MEMO.limit:
+            _OPTION_IDS_MEMO.clear()  # and the tables holding ids
+        option_id = _OPTION_IDS_MEMO.put(options, len(_OPTION_SETS))
         _OPTION_SETS.append(options)
     c = [(key // _POW5[r]) % 5 for r in range(9)]
     pairs = sum(n >> 1 for n in c)
     singles = sum(n & 1 for n in c)
-    got = (option_id, pairs, singles)
-    _SUITS[key] = got
-    return got
+    return _SUITS_MEMO.put(key, (option_id, pairs, singles))
 
 
 def _combine(i0: int, i1: int, i2: int, groups: int) -> int:
@@ -152,8 +164,7 @@ def _combine(i0: int, i1: int, i2: int, groups: int) -> int:
                 value = 2 * m + min(t0 + t1 + t2, room) + q
                 if value > best:
                     best = value
-    _COMBOS[combo] = best
-    return best
+    return _COMBOS_MEMO.put(combo, best)
 
 
 def shanten_of_keys(k0: int, k1: int, k2: int, wild: int = 0, melds: int = 0) -> int:
@@ -219,7 +230,7 @@ def _drops(key: int) -> tuple[tuple[int, int, int] | None, ...]:
             if (key // _POW5[r]) % 5 else None
             for r in range(9)
         )
-        _DROPS[key] = got
+        _DROPS_MEMO.put(key, got)
     return got
 
 

@@ -21,8 +21,9 @@ plain but plausible:
 - **pong / kong** when the claim does not worsen the shanten.
 
 The finished hand (which the table found clean) is settled by
-:func:`~rules.settlement.settle`; the settlement is the hand's recorded result and fixes
-the next hand's dealer and 连庄 count. For fault injection, :func:`play_record` can replay
+:func:`~rules.families.guizhou.settlement.settle`; the settlement is the hand's recorded
+result and fixes the next hand's dealer and 连庄 count. For fault injection,
+:func:`play_record` can replay
 a dealt hand with one player breaking a rule on purpose (:class:`Deviation`).
 """
 
@@ -48,11 +49,12 @@ from rules.events import (
     RecordedResult,
     Win,
 )
+from rules.families.guizhou.settings import Ruleset
+from rules.families.guizhou.settlement import Settlement, settle
 from rules.hand import is_complete
 from rules.melds import MeldKind
+from rules.memo import Memo
 from rules.replay import HandReplay, replay_hand, replay_of_table
-from rules.ruleset import Ruleset
-from rules.settlement import Settlement, settle
 from rules.shanten import discard_shanten, drop_shanten, shanten_of_keys
 from rules.table import Phase, Table
 from rules.tiles import ALL_TILES, NUM_KINDS, NUM_SUITED, Tile
@@ -176,12 +178,12 @@ _BASE: tuple[int, ...] = tuple(_base(t) for t in range(NUM_SUITED))
 
 
 _Ranked = tuple[int, int, Tile]
-_ORDERS: dict[tuple[int, int], tuple[_Ranked, ...]] = {}
+_ORDERS: Memo[tuple[int, int], tuple[_Ranked, ...]] = Memo("simulate.orders", 1 << 16)
 
 
 def _suit_order(suit: int, key: int) -> tuple[_Ranked, ...]:
     """``(connection, -tile, tile)`` of each tile held in one suit (its key), sorted."""
-    got = _ORDERS.get((suit, key))
+    got = _ORDERS.data.get((suit, key))
     if got is None:
         counts = [(key // _POW5[r]) % 5 for r in range(9)]
         base = 9 * suit
@@ -193,8 +195,7 @@ def _suit_order(suit: int, key: int) -> tuple[_Ranked, ...]:
                 for n, w in _NEIGHBOURS[t]:
                     score += w * counts[n - base]
                 out.append((score, -t, ALL_TILES[t]))
-        got = tuple(sorted(out))
-        _ORDERS[(suit, key)] = got
+        got = _ORDERS.put((suit, key), tuple(sorted(out)))
     return got
 
 

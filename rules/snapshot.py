@@ -26,7 +26,7 @@ from rules.events import (
     Ready,
     Win,
 )
-from rules.ruleset import Ruleset
+from rules.families.guizhou.settings import Ruleset
 from rules.table import IllegalMoveError, Table
 from rules.violations import Violation
 

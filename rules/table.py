@@ -42,6 +42,8 @@ from rules.facts import (
     SeatFacts,
     WinFact,
 )
+from rules.families.guizhou.patterns import SHAPE_PATTERNS, Pattern, in_pattern_order
+from rules.families.guizhou.settings import MissedWinRule, Ruleset
 from rules.hand import (
     _shape_patterns_of_complete,
     _waiting_tiles_of_valid,
@@ -49,8 +51,7 @@ from rules.hand import (
     shape_patterns,
 )
 from rules.melds import Meld, MeldKind
-from rules.patterns import SHAPE_PATTERNS, Pattern, in_pattern_order
-from rules.ruleset import MissedWinRule, Ruleset
+from rules.memo import Memo, on_clear_all
 from rules.tiles import (
     ALL_TILES,
     NUM_KINDS,
@@ -126,8 +127,17 @@ _WILDS = _REPEATS[_WILD]
 # (``_SUIT_TILES[c0]...[c8][suit]``, None where nothing was put yet): nine indexings per
 # suit instead of a pass over all 28 counts.
 _SUIT_TILES: list[Any] = [None] * 5
-_SUIT_TILES_LIMIT = 1 << 15  # arrangements held before the trie is emptied (bounds memory)
+_SUIT_TILES_LIMIT = 1 << 15  # arrangements held before the trie is emptied (rules.memo's policy)
 _suit_tiles_held = 0
+
+
+def _empty_suit_tiles() -> None:
+    global _suit_tiles_held
+    _SUIT_TILES[:] = [None] * 5
+    _suit_tiles_held = 0
+
+
+on_clear_all(_empty_suit_tiles)
 
 
 def _tiles(counts: Sequence[int]) -> tuple[Tile, ...]:
@@ -152,8 +162,7 @@ def _tiles(counts: Sequence[int]) -> tuple[Tile, ...]:
 def _put_suit_tiles(key: tuple[int, ...]) -> None:
     global _suit_tiles_held
     if _suit_tiles_held >= _SUIT_TILES_LIMIT:
-        _SUIT_TILES[:] = [None] * 5
-        _suit_tiles_held = 0
+        _empty_suit_tiles()
     node = _SUIT_TILES
     for count in key[:8]:
         child = node[count]
@@ -185,34 +194,28 @@ def _next_seats(n: int) -> tuple[int, ...]:
     return tuple((s + 1) % n for s in range(n))
 
 
-_MELDS: dict[tuple[MeldKind, int, int | None, bool], Meld] = {}
+_MELDS: Memo[tuple[MeldKind, int, int | None, bool], Meld] = Memo("table.melds", 4096)
 
 
 def _meld(kind: MeldKind, tile: Tile, from_seat: int | None, delayed: bool) -> Meld:
     """An interned meld (melds are immutable values; building one costs more than a
     dictionary look-up)."""
     key = (kind, tile, from_seat, delayed)
-    meld = _MELDS.get(key)
+    meld = _MELDS.data.get(key)
     if meld is None:
-        meld = _MELDS[key] = Meld(kind, tile, from_seat, delayed)
+        meld = _MELDS.put(key, Meld(kind, tile, from_seat, delayed))
     return meld
-
-
-_BIG: dict[int, tuple[Ruleset, frozenset[Pattern]]] = {}
 
 
 def _big_patterns(ruleset: Ruleset) -> frozenset[Pattern]:
     """Shape patterns worth more than plain 平胡 in the ruleset (a 通行证 on their own);
-    remembered per ruleset object (a ruleset is immutable)."""
-    hit = _BIG.get(id(ruleset))
-    if hit is not None and hit[0] is ruleset:
-        return hit[1]
+    computed once per ruleset and kept on it."""
+    return ruleset.derived(_compute_big_patterns)
+
+
+def _compute_big_patterns(ruleset: Ruleset) -> frozenset[Pattern]:
     values = ruleset.patterns
-    big = frozenset(p for p in SHAPE_PATTERNS if values.value_of(p.value) > values.plain)
-    if len(_BIG) > 64:
-        _BIG.clear()
-    _BIG[id(ruleset)] = (ruleset, big)
-    return big
+    return frozenset(p for p in SHAPE_PATTERNS if values.value_of(p.value) > values.plain)
 
 
 class _WinPlan:

@@ -12,7 +12,7 @@ it concerns and a query can tell which engine produced a row (``docs/pipeline.md
   the ruleset fingerprint.
 * :func:`ruleset_fingerprint` is a digest of a resolved ruleset's settings as canonical
   JSON (sorted keys, no whitespace), leaving out the fields that only name it (name,
-  title, seed, article): a preset's edited value changes the fingerprint of every game
+  title, seed, article, family): a preset's edited value changes the fingerprint of every game
   played under it, and only of those.
 
 :data:`ENGINE_VERSION_ENV` replaces the engine version, for testing only (a test of what
@@ -27,7 +27,7 @@ import os
 from importlib import metadata, resources
 from importlib.resources.abc import Traversable
 
-from rules.ruleset import IDENTITY_FIELDS, Ruleset
+from rules.settings import IDENTITY_FIELDS, RulesetBase
 
 __all__ = [
     "DIST_NAME",
@@ -98,7 +98,7 @@ ENGINE_VERSION: str = _engine_version()
 """``<package version>+<digest of the rules package's code>``, e.g. ``0.1.0+3f2a9c41d0b7``."""
 
 
-def ruleset_fingerprint(ruleset: Ruleset) -> str:
+def ruleset_fingerprint(ruleset: RulesetBase) -> str:
     """A hex digest of the ruleset's settings (canonical JSON, naming fields left out)."""
     settings = ruleset.model_dump(mode="json", exclude=set(IDENTITY_FIELDS))
     text = json.dumps(settings, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -16,9 +16,9 @@ from flows.bridge import game_from_records
 from parsers.models import Player
 from parsers.write import write_games
 from rules.events import HandRecord, RecordedItem, RecordedResult
+from rules.families.guizhou.settlement import settle
 from rules.presets import load_preset
 from rules.replay import replay_hand
-from rules.settlement import settle
 from tests.rules.builders import make_hand
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,8 +9,9 @@ from typer.testing import CliRunner
 
 from flows.app import app
 from flows.cli_rules import format_columns, parse_assignment, settings_matrix_markdown
+from rules.families.guizhou.settings import SETTING_PATHS
 from rules.presets import load_preset, preset_names
-from rules.ruleset import SETTING_PATHS, diff_settings
+from rules.settings import diff_settings
 
 runner = CliRunner()
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules" / "presets.md"
@@ -20,14 +21,16 @@ def test_list_shows_every_preset() -> None:
     result = runner.invoke(app, ["rules", "list"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].split() == ["name", "players", "seed", "title"]
-    assert len(lines) == 1 + len(preset_names())
-    for name, line in zip(preset_names(), lines[1:], strict=True):
+    # one family today: its line, then its presets indented under a header row
+    assert lines[0].startswith("family guizhou: Guizhou 捉鸡") and lines[0].endswith("(108 tiles)")
+    assert lines[1].split() == ["name", "players", "seed", "title"]
+    assert len(lines) == 2 + len(preset_names())
+    for name, line in zip(preset_names(), lines[2:], strict=True):
         ruleset = load_preset(name)
-        assert line.split()[0] == name
+        assert line.startswith("  ") and line.split()[0] == name
         assert ruleset.seed in line and ruleset.title in line
-    assert any(line.startswith("guiyang (default)") for line in lines)
-    three = next(line for line in lines if line.startswith("guiyang-3p "))
+    assert any(line.startswith("  guiyang (default)") for line in lines)
+    three = next(line for line in lines if line.startswith("  guiyang-3p "))
     assert three.split()[1] == "3"
 
 

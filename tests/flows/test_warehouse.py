@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from flows import cli_ingest, cli_report, warehouse  # noqa: F401  (commands on the app)
 from flows.app import app
 from flows.rows import CHICKEN_COLUMNS, FILES_SCHEMA, QUARANTINE_SCHEMA, SCHEMAS
-from rules.settlement import ChickenKind
+from rules.families.guizhou.settlement import ChickenKind
 
 REPO = Path(__file__).resolve().parents[2]
 _DUCK_TYPES = {

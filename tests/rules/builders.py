@@ -45,7 +45,7 @@ from rules.events import (
     Ready,
     Win,
 )
-from rules.ruleset import Ruleset
+from rules.families.guizhou.settings import Ruleset
 from rules.table import Phase, Table
 from rules.tiles import NUM_KINDS, NUM_SUITED, Tile, parse_tiles
 

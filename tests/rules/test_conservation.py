@@ -19,10 +19,10 @@ from parsers.models import Game
 from parsers.read import generate_games, is_log_path
 from rules.events import Discard, Draw, Event, HandRecord, Kong, KongKind, Pong, Win
 from rules.facts import ClaimKind
+from rules.families.guizhou.settings import Ruleset
 from rules.hand import waiting_tiles
 from rules.melds import MeldKind
 from rules.presets import resolve_ruleset
-from rules.ruleset import Ruleset
 from rules.table import IllegalMoveError, Phase, Table
 from rules.tiles import NUM_KINDS, NUM_SUITED, counts_of
 from rules.violations import ViolationCode

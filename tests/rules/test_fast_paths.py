@@ -20,6 +20,7 @@ import pytest
 
 import rules.hand as hand
 from rules.events import Discard, Draw, Event, HandRecord, KongKind
+from rules.families.guizhou.settings import Ruleset
 from rules.hand import (
     _waiting_tiles_of_valid,
     clear_tables,
@@ -29,7 +30,6 @@ from rules.hand import (
 )
 from rules.presets import load_preset
 from rules.replay import HandReplay, replay_hand, replay_of_table
-from rules.ruleset import Ruleset
 from rules.table import Table, _tiles
 from rules.tiles import ALL_TILES, Tile, counts_of, parse_tiles, tiles_of
 from rules.violations import ViolationCode

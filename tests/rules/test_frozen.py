@@ -142,9 +142,9 @@ _MODULES = [
     "rules.events",
     "rules.facts",
     "rules.melds",
-    "rules.patterns",
+    "rules.families.guizhou.patterns",
     "rules.replay",
-    "rules.settlement",
+    "rules.families.guizhou.settlement",
     "rules.violations",
 ]
 

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rules.hand as hand
+from rules.families.guizhou.patterns import Pattern
 from rules.hand import (
     generate_wins,
     is_complete,
@@ -20,7 +21,6 @@ from rules.hand import (
     waiting_tiles,
 )
 from rules.melds import Meld, MeldKind
-from rules.patterns import Pattern
 from rules.tiles import NUM_KINDS, Tile, counts_of, format_tiles, parse_tiles
 
 
@@ -305,7 +305,8 @@ def test_results_do_not_depend_on_table_state(monkeypatch: pytest.MonkeyPatch) -
     for h in hands[::2]:  # half of them one tile short, to exercise the waits
         h[min(t for t in range(27) if h[t])] -= 1
     expected = [(is_complete(h), waiting_tiles(h)) for h in hands]
-    monkeypatch.setattr(hand, "_TABLE_LIMIT", 8)  # clear the tables every few entries
+    for memo in (hand._INFO_MEMO, hand._INFO_LAST_MEMO, hand._WAITS_MEMO, hand._WAITS_LAST_MEMO):
+        monkeypatch.setattr(memo, "limit", 8)  # emptied every few entries
     hand.clear_tables()
     got = [(is_complete(h), waiting_tiles(h)) for h in hands]
     assert got == expected

@@ -1,4 +1,4 @@
-"""The pattern registry (rules.patterns) and the shape patterns of winning hands."""
+"""The pattern registry (rules.families.guizhou.patterns) and the shape patterns of wins."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ import random
 
 import pytest
 
-from rules.hand import HandError, IncompleteHandError, is_complete, shape_patterns, waiting_tiles
-from rules.melds import Meld, MeldKind
-from rules.patterns import (
+from rules.families.guizhou.patterns import (
     PATTERN_UNITS,
     SHAPE_PATTERNS,
     SITUATIONAL_PATTERNS,
@@ -20,6 +18,8 @@ from rules.patterns import (
     in_pattern_order,
     parse_pattern,
 )
+from rules.hand import HandError, IncompleteHandError, is_complete, shape_patterns, waiting_tiles
+from rules.melds import Meld, MeldKind
 from rules.tiles import Tile, counts_of, format_tiles, parse_tiles
 
 P = Pattern

@@ -11,6 +11,15 @@ import pytest
 
 from rules import presets
 from rules.events import KongKind
+from rules.families.guizhou.settings import (
+    SETTING_PATHS,
+    ChickenScope,
+    DrawDealer,
+    Forfeit,
+    HandValuation,
+    MultiWinDealer,
+    Ruleset,
+)
 from rules.presets import (
     DEFAULT_PRESET,
     UnknownPresetError,
@@ -21,18 +30,7 @@ from rules.presets import (
     preset_text,
     resolve_ruleset,
 )
-from rules.ruleset import (
-    SETTING_PATHS,
-    ChickenScope,
-    DrawDealer,
-    Forfeit,
-    HandValuation,
-    MultiWinDealer,
-    Ruleset,
-    RulesetError,
-    setting_value,
-    settings_of,
-)
+from rules.settings import RulesetError, setting_value, settings_of
 from rules.tiles import Tile
 
 SEEDS = {
@@ -297,7 +295,7 @@ def test_no_two_presets_are_identical() -> None:
 @pytest.mark.parametrize("name", preset_names())
 def test_preset_file_states_every_setting_or_extends(name: str) -> None:
     table = tomllib.loads(preset_text(name))
-    written = _flatten(table) - {"title", "seed", "article", "extends"}
+    written = _flatten(table) - {"title", "seed", "article", "extends", "family"}
     assert written <= set(SETTING_PATHS), written - set(SETTING_PATHS)
     parent = parent_of(name)
     if parent is None:
@@ -318,6 +316,7 @@ def test_every_setting_line_quotes_the_seed_or_names_the_family_default(name: st
             "seed",
             "article",
             "extends",
+            "family",
         }:
             continue
         assert "#" in line, line
@@ -374,7 +373,7 @@ def _fake_presets(monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> Non
 
 
 def test_extends_cycles_and_unknown_parents_fail(monkeypatch: pytest.MonkeyPatch) -> None:
-    head = 'title = "t"\nseed = "s"\n'
+    head = 'family = "guizhou"\ntitle = "t"\nseed = "s"\n'
     _fake_presets(
         monkeypatch,
         {
@@ -390,7 +389,37 @@ def test_extends_cycles_and_unknown_parents_fail(monkeypatch: pytest.MonkeyPatch
         load("a")
     with pytest.raises(UnknownPresetError, match="'c' extends unknown preset 'nowhere'"):
         load("c")
-    with pytest.raises(RulesetError, match="preset 'd': players"):
+    with pytest.raises(RulesetError, match=r"preset 'd' \(rules/presets/d\.toml\): players"):
         load("d")
     child: Ruleset = load("e")
     assert (child.players, child.kongs.added, child.kongs.concealed) == (3, 7, 2)
+
+
+def test_every_preset_names_its_family_and_the_family_is_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in preset_names():
+        assert parse_preset_table(name, preset_text(name))["family"] == "guizhou"
+        assert load_preset(name).family == "guizhou"
+    _fake_presets(
+        monkeypatch,
+        {
+            "nofamily": 'title = "t"\nseed = "s"\n',
+            "unknown": 'family = "shanghai"\ntitle = "t"\nseed = "s"\n',
+            "typed": 'family = 3\ntitle = "t"\nseed = "s"\n',
+        },
+    )
+    load = load_preset.__wrapped__
+    with pytest.raises(RulesetError, match="'nofamily': the file must state its own 'family'"):
+        load("nofamily")
+    with pytest.raises(
+        RulesetError, match="preset 'unknown': field 'family': unknown family 'shanghai'"
+    ):
+        load("unknown")
+    with pytest.raises(RulesetError, match="preset 'typed': the file must state its own 'family'"):
+        load("typed")
+
+
+def test_a_family_cannot_be_overridden() -> None:
+    with pytest.raises(RulesetError, match="names the ruleset and cannot be overridden"):
+        resolve_ruleset("guiyang", {"family": "toy"})

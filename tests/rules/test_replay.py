@@ -28,8 +28,8 @@ from rules.events import (
     Win,
 )
 from rules.facts import Outcome
+from rules.families.guizhou.settings import Ruleset
 from rules.replay import HandReplay, replay_game, replay_hand
-from rules.ruleset import Ruleset
 from rules.table import Table
 from rules.tiles import ALL_TILES, Tile
 from tests.rules.builders import (

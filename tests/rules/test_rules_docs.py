@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from rules.families.guizhou.settings import Ruleset
+from rules.families.guizhou.settlement import Reason, Settlement
 from rules.presets import load_preset
-from rules.ruleset import Ruleset, apply_overrides
-from rules.settlement import Reason, Settlement
+from rules.settings import apply_overrides
 from rules.violations import ViolationCode
 from tests.rules.builders import make_hand
 from tests.rules.test_settlement import _exhaustive, ledger_of, settle_record

@@ -8,8 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from rules.events import KongKind
-from rules.patterns import SHAPE_PATTERNS
-from rules.ruleset import (
+from rules.families.guizhou.patterns import SHAPE_PATTERNS
+from rules.families.guizhou.settings import (
     FLAT_PREFIXES,
     SETTING_PATHS,
     ChickenScope,
@@ -17,15 +17,14 @@ from rules.ruleset import (
     KongSettings,
     PatternValues,
     Ruleset,
-    RulesetError,
     StandingChicken,
+)
+from rules.settings import (
+    RulesetError,
     UnknownSettingError,
     apply_overrides,
     diff_settings,
-    flat_alias,
     format_setting,
-    parse_setting_key,
-    setting_description,
     setting_value,
     settings_of,
 )
@@ -54,7 +53,7 @@ def _nested(path: str, value: object) -> dict[str, Any]:
 
 def test_every_setting_is_described() -> None:
     for path in SETTING_PATHS:
-        assert setting_description(path).strip(), path
+        assert Ruleset.setting_description(path).strip(), path
 
 
 def test_setting_paths_cover_sections_and_legality_fields() -> None:
@@ -184,21 +183,21 @@ def test_pattern_value_of() -> None:
     ],
 )
 def test_setting_keys(key: str, path: str) -> None:
-    assert parse_setting_key(key) == path
+    assert Ruleset.parse_setting_key(key) == path
 
 
 def test_every_setting_has_a_distinct_flat_alias() -> None:
-    aliases = [flat_alias(p) for p in SETTING_PATHS]
+    aliases = [Ruleset.flat_alias(p) for p in SETTING_PATHS]
     assert len(set(aliases)) == len(aliases)
     for path, alias in zip(SETTING_PATHS, aliases, strict=True):
-        assert parse_setting_key(alias) == path
+        assert Ruleset.parse_setting_key(alias) == path
 
 
 def test_unknown_setting_key_suggests_close_names() -> None:
     with pytest.raises(UnknownSettingError, match="did you mean 'chicken_scope'"):
-        parse_setting_key("chiken_scope")
+        Ruleset.parse_setting_key("chiken_scope")
     with pytest.raises(UnknownSettingError, match="cannot be overridden"):
-        parse_setting_key("name")
+        Ruleset.parse_setting_key("name")
 
 
 def test_apply_overrides_replaces_single_settings() -> None:

@@ -16,11 +16,9 @@ import pytest
 
 from rules.events import HandRecord, RecordedItem, RecordedResult
 from rules.facts import Outcome, SeatFacts
-from rules.patterns import Pattern
-from rules.presets import load_preset, preset_names
-from rules.replay import HandReplay, replay_hand
-from rules.ruleset import Ruleset, apply_overrides
-from rules.settlement import (
+from rules.families.guizhou.patterns import Pattern
+from rules.families.guizhou.settings import Ruleset
+from rules.families.guizhou.settlement import (
     REASON_CHINESE,
     ChickenKind,
     Reason,
@@ -33,6 +31,9 @@ from rules.settlement import (
     settle,
     with_names,
 )
+from rules.presets import load_preset, preset_names
+from rules.replay import HandReplay, replay_hand
+from rules.settings import apply_overrides
 from rules.simulate import simulate_game
 from rules.tiles import Tile
 from rules.violations import SETTLEMENT_CODES, ViolationCode

@@ -8,30 +8,24 @@ import dataclasses
 
 import pytest
 
-import rules.settlement as settlement_module
 from rules.facts import Outcome
+from rules.families.guizhou.settings import Ruleset
+from rules.families.guizhou.settlement import Settlement, settle
+from rules.memo import clear_all
 from rules.presets import load_preset, preset_names
 from rules.replay import HandReplay, replay_hand
-from rules.ruleset import Ruleset, apply_overrides
-from rules.settlement import Settlement, settle
+from rules.settings import apply_overrides
 from rules.simulate import simulate_game
 from tests.rules.builders import Players, random_hands
 
 
-def _forget() -> None:
-    """Empty everything the settler keeps between hands."""
-    for kept in (
-        settlement_module._PLANS,
-        settlement_module._CHICKEN_COUNTS,
-        settlement_module._WIN_VALUES,
-        settlement_module._EACH_OF,
-    ):
-        kept.clear()
-
-
 def _from_nothing(replay: HandReplay, rs: Ruleset, stake: int, streak: int) -> Settlement | None:
-    _forget()
-    return settle(replay, rs, stake, dealer_streak=streak)
+    """The settlement with every memo table empty and a copy of the ruleset (a copy has
+    none of the values computed from the original: its plan is made again)."""
+    clear_all()
+    fresh = rs.model_copy()
+    assert fresh == rs
+    return settle(replay, fresh, stake, dealer_streak=streak)
 
 
 def _variant(rs: Ruleset) -> Ruleset:
@@ -63,7 +57,7 @@ def test_a_hand_settles_the_same_after_others_as_from_nothing(name: str) -> None
              for r in replays
              for ruleset in (rs, other)
              for stake, streak in ((1, 0), (2, 0), (1, 1), (3, 3))]
-    _forget()
+    clear_all()
     warm = [settle(r, ruleset, stake, dealer_streak=streak)
             for r, ruleset, stake, streak in cases]
     for (r, ruleset, stake, streak), settled in zip(cases, warm, strict=True):

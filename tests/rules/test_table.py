@@ -20,11 +20,11 @@ from rules.events import (
     Win,
 )
 from rules.facts import ClaimKind, Outcome, PassKind
+from rules.families.guizhou.patterns import Pattern
+from rules.families.guizhou.settings import Ruleset
 from rules.hand import waiting_tiles
 from rules.melds import Meld, MeldKind
-from rules.patterns import Pattern
 from rules.replay import HandReplay, replay_hand
-from rules.ruleset import Ruleset
 from rules.table import IllegalMoveError, Phase, Table
 from rules.tiles import Tile, parse_tiles
 from rules.violations import ViolationCode

@@ -13,7 +13,7 @@ import pytest
 
 from rules.events import RecordedResult
 from rules.presets import load_preset
-from rules.ruleset import RulesetError, apply_overrides
+from rules.settings import RulesetError, apply_overrides
 from tests.rules.test_seed_readings import DEALER_HAND, PLAIN, audit, codes, hand, items
 
 # --------------------------------------------------------------------------------------

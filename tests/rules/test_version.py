@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rules.presets import preset_names, resolve_ruleset
-from rules.ruleset import apply_overrides
+from rules.settings import apply_overrides
 from rules.version import (
     ENGINE_VERSION,
     ENGINE_VERSION_ENV,

@@ -21,8 +21,8 @@ import pytest
 
 from rules.events import HandRecord
 from rules.facts import Outcome
+from rules.families.guizhou.settings import Ruleset
 from rules.replay import HandReplay, replay_game, replay_hand
-from rules.ruleset import Ruleset
 from rules.table import IllegalMoveError, Table
 from rules.tiles import Tile, format_tiles, parse_tiles
 from rules.violations import SETTLEMENT_CODES, Violation, ViolationCode

@@ -22,16 +22,12 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple
 
 from rules.events import KongKind, RecordedItem, RecordedResult
 from rules.facts import ChickenDiscard, ClaimKind, KongFact, Outcome, SeatFacts, WinFact
-from rules.frozen import quick_init
-from rules.hand import generate_wins
-from rules.melds import MeldKind
-from rules.patterns import Pattern
-from rules.replay import HandReplay
-from rules.ruleset import (
+from rules.families.guizhou.patterns import Pattern
+from rules.families.guizhou.settings import (
     BonusMode,
     ChargingClaimed,
     ChargingScope,
@@ -54,6 +50,11 @@ from rules.ruleset import (
     Ruleset,
     StandingChicken,
 )
+from rules.frozen import quick_init
+from rules.hand import generate_wins
+from rules.melds import MeldKind
+from rules.memo import Memo
+from rules.replay import HandReplay
 from rules.tiles import TILE_TEXT, Tile, counts_of, format_tiles
 from rules.violations import Violation, ViolationCode
 
@@ -258,18 +259,21 @@ def _seats_text(seats: Sequence[int]) -> str:
     return "seats " + ", ".join(str(s) for s in seats)
 
 
-_EACH_OF: dict[tuple[int, ...], str] = {}
+_KEPT_LIMIT = 4096
+"""Entries each of the settler's memo tables keeps (rules.memo: emptied when full)."""
+
+_EACH_OF: Memo[tuple[int, ...], str] = Memo("settlement.each_of", 1024)
 """Texts of :func:`_each_of` already made (a few seat tuples recur in every hand)."""
 
 
 def _each_of(seats: Sequence[int]) -> str:
     """``seat 2`` or ``each of seats 1, 2, 3``."""
     key = tuple(seats)
-    text = _EACH_OF.get(key)
+    text = _EACH_OF.data.get(key)
     if text is None:
-        text = _seats_text(key) if len(key) == 1 else "each of " + _seats_text(key)
-        if len(_EACH_OF) < 1024:
-            _EACH_OF[key] = text
+        text = _EACH_OF.put(
+            key, _seats_text(key) if len(key) == 1 else "each of " + _seats_text(key)
+        )
     return text
 
 
@@ -320,7 +324,7 @@ _KONG_LABEL: Mapping[KongKind, str] = MappingProxyType(
 _CLAIMED_HOW: Mapping[ClaimKind, str] = MappingProxyType({
     ClaimKind.PONG: "ponged", ClaimKind.EXPOSED_KONG: "konged", ClaimKind.WIN: "won on",
 })
-_NEXT_IN_SUIT: tuple[Tile, ...] = tuple(t.next_in_suit() for t in Tile if not t.is_wild)
+_NEXT_IN_SUIT: tuple[Tile, ...] = tuple(t.next_in_suit() for t in Tile if t.is_suited)
 """The 翻鸡 successor of each suited tile, by tile."""
 
 # Enum members the settler reads for every hand, as module names (a global is read
@@ -377,7 +381,8 @@ class _Plan:
         self.shape_values: dict[Pattern, int] = {
             p: values.value_of(p.value) for p in Pattern if p.value in PatternValues.model_fields
         }
-        self.best_shapes: dict[tuple[Pattern, ...], tuple[Pattern, int]] = {}
+        self.best_shapes: Memo[tuple[Pattern, ...], tuple[Pattern, int]] = Memo(
+            "settlement.best_shapes", _KEPT_LIMIT, register=False)
         b = rs.bonuses
         self.bonus_mode_pattern = b.mode is BonusMode.PATTERN
         self.first_turn_pattern = (
@@ -436,8 +441,10 @@ class _Plan:
         self.responsibility_on_kong = (
             ch.responsibility_claims is ResponsibilityClaims.PONG_AND_KONG)
         self.wildcard_value = ch.wildcard_value
-        self.chicken_groups: dict[tuple[Tile, bool, int], _Group] = {}
-        self.win_parts: dict[tuple[object, ...], _WinParts] = {}
+        self.chicken_groups: Memo[tuple[Tile, bool, int], _Group] = Memo(
+            "settlement.chicken_groups", _KEPT_LIMIT, register=False)
+        self.win_parts: Memo[tuple[object, ...], _WinParts] = Memo(
+            "settlement.win_parts", _KEPT_LIMIT, register=False)
 
     def chicken_kind(self, tile: Tile, is_gold: bool) -> tuple[ChickenKind, int, str]:
         """How a chicken tile counts: its kind, its value each and its label."""
@@ -453,13 +460,12 @@ class _Plan:
         :attr:`chicken_groups`: the same few recur hand after hand)."""
         kind, unit, label = self.chicken_kind(tile, is_gold)
         group = (kind, tile, count, unit * count, f"{count} x {label} ({unit})")
-        self.chicken_groups[tile, is_gold, count] = group
-        return group
+        return self.chicken_groups.put((tile, is_gold, count), group)
 
     def best_shape(self, shape: tuple[Pattern, ...]) -> tuple[Pattern, int]:
         """The highest-valued shape pattern (ties: the first in pattern order); plain at
         least. Raises RulesetError for a name that is not a shape pattern."""
-        best = self.best_shapes.get(shape)
+        best = self.best_shapes.data.get(shape)
         if best is None:
             pattern, value = Pattern.PLAIN, self.shape_values[Pattern.PLAIN]
             for candidate in shape:
@@ -469,12 +475,8 @@ class _Plan:
                 if candidate_value > value:
                     pattern, value = candidate, candidate_value
             best = (pattern, value)
-            self.best_shapes[shape] = best
+            self.best_shapes.put(shape, best)
         return best
-
-
-_PLANS: dict[int, tuple[Ruleset, _Plan]] = {}
-"""Plans by ``id`` of their ruleset (kept beside it, so the id cannot be reused)."""
 
 
 def _penalty_by_every_unready(rs: Ruleset) -> bool:
@@ -483,14 +485,8 @@ def _penalty_by_every_unready(rs: Ruleset) -> bool:
 
 
 def _plan_of(ruleset: Ruleset) -> _Plan:
-    entry = _PLANS.get(id(ruleset))
-    if entry is not None and entry[0] is ruleset:
-        return entry[1]
-    plan = _Plan(ruleset)
-    if len(_PLANS) >= 64:
-        _PLANS.clear()
-    _PLANS[id(ruleset)] = (ruleset, plan)
-    return plan
+    """The ruleset's plan, made once per ruleset and kept on it."""
+    return ruleset.derived(_Plan)
 
 
 # --------------------------------------------------------------------------------------
@@ -543,9 +539,9 @@ def _win_parts(replay: HandReplay, win: WinFact, plan: _Plan, streak: int) -> _W
         declared = 1 if replay.seats[win.seat].hard_ready else 2
     key = (win.shape, win.robbed_kong, win.kong_bloom, win.heavenly, win.earthly, declared,
            win.self_drawn, win.seat == replay.dealer, streak)
-    value = plan.win_parts.get(key)
+    value = plan.win_parts.data.get(key)
     if value is None:
-        value = _keep(plan.win_parts, key, _sum_parts(*_hand_parts(replay, win, plan, streak)))
+        value = plan.win_parts.put(key, _sum_parts(*_hand_parts(replay, win, plan, streak)))
     return value
 
 
@@ -758,22 +754,12 @@ def _is_missed_win(replay: HandReplay, win: WinFact) -> bool:
 _new = tuple.__new__
 """Builds a named tuple from its fields in order, without the per-call checks."""
 
-_KEPT_LIMIT = 4096
-"""Entries each of the settler's memo tables keeps at most (bounded memory)."""
-_K = TypeVar("_K")
-_V = TypeVar("_V")
-
-
-def _keep(table: dict[_K, _V], key: _K, value: _V) -> _V:
-    """``value``, remembered under ``key`` while ``table`` has room."""
-    if len(table) < _KEPT_LIMIT:
-        table[key] = value
-    return value
-
-_CHICKEN_COUNTS: dict[tuple[int, ChickenKind, Tile, int], ChickenCount] = {}
+_CHICKEN_COUNTS: Memo[tuple[int, ChickenKind, Tile, int], ChickenCount] = Memo(
+    "settlement.chicken_counts", _KEPT_LIMIT)
 """Chicken counts already made: the values are immutable and few (seat, kind, tile,
 count) recur hand after hand, so one value serves every hand that needs it."""
-_WIN_VALUES: dict[tuple[int, tuple[str, ...], int, tuple[int, ...]], WinValue] = {}
+_WIN_VALUES: Memo[tuple[int, tuple[str, ...], int, tuple[int, ...]], WinValue] = Memo(
+    "settlement.win_values", _KEPT_LIMIT)
 """Win values already made (not 包牌 ones), as :data:`_CHICKEN_COUNTS`."""
 
 _NO_CHARGING: frozenset[tuple[int, Tile]] = frozenset()
@@ -877,9 +863,9 @@ class _Settler:
             book.say(f"{_win_headline(win, replay)}: {formula} = {per_payer}{stake_text}, "
                      f"{paid}")
         key = (seat, scored, total, payers)
-        win_value = _WIN_VALUES.get(key)
+        win_value = _WIN_VALUES.data.get(key)
         if win_value is None:
-            win_value = _keep(_WIN_VALUES, key, WinValue(seat, scored, total, payers))
+            win_value = _WIN_VALUES.put(key, WinValue(seat, scored, total, payers))
         self.wins.append(win_value)
         if win.kill_ready and plan.ready_kill and not win.self_drawn:
             assert win.from_seat is not None
@@ -1018,7 +1004,7 @@ class _Settler:
                 groups.append((kind, tile, 4, value, f"concealed kong of {label} (闷鸡) {value}"))
                 count -= 4
             if count:
-                group = plan.chicken_groups.get((tile, is_gold, count))
+                group = plan.chicken_groups.data.get((tile, is_gold, count))
                 if group is None:
                     group = plan.chicken_group(tile, is_gold, count)
                 groups.append(group)
@@ -1167,9 +1153,9 @@ class _Settler:
                     if payer != seat:
                         append(_new(LedgerItem, (payer, seat, amount, reason, text)))
             key = (seat, kind, tile, count)
-            counted = _CHICKEN_COUNTS.get(key)
+            counted = _CHICKEN_COUNTS.data.get(key)
             if counted is None:
-                counted = _keep(_CHICKEN_COUNTS, key, ChickenCount(seat, kind, tile, count))
+                counted = _CHICKEN_COUNTS.put(key, ChickenCount(seat, kind, tile, count))
             count_chickens(counted)
             each += value
         if book.explain:

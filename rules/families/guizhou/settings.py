@@ -1,23 +1,26 @@
-"""The ruleset: every setting a table's legality and settlement read (presets are TOML data).
+"""The Guizhou family's settings: every setting a table's legality and settlement read.
 
-A :class:`Ruleset` is a frozen pydantic model. Legality settings sit at the top level
-(``players``, ``pass_rule`` ...); settlement settings are grouped in frozen sections
+A :class:`Ruleset` is a frozen pydantic model derived from the core's
+:class:`~rules.settings.RulesetBase` (presets are TOML data naming ``family = "guizhou"``).
+Legality settings sit at the top level (``players``, ``pass_rule`` ...); settlement
+settings are grouped in frozen sections
 (``patterns``, ``bonuses``, ``ready``, ``hot_discard``, ``robbed_kong``, ``kongs``,
 ``chickens``, ``draw``, ``dealer``, ``penalties``). Every field's default is the family
 default documented in ``docs/rules/README.md``; the shipped presets state every value
 explicitly (``rules/presets/*.toml``).
 
 Settings are named by dotted paths (``"chickens.scope"``) or by flat aliases that a log's
-``rule_overrides`` may use (``"chicken_scope"``): :func:`parse_setting_key` maps both to the
-dotted path, :func:`apply_overrides` replaces single settings and re-validates.
+``rule_overrides`` may use (``"chicken_scope"``): ``Ruleset.parse_setting_key`` maps both to
+the dotted path, :func:`rules.settings.apply_overrides` replaces single settings and
+re-validates (the machinery every family shares is in :mod:`rules.settings`).
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Annotated, Any
+from types import MappingProxyType
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -25,22 +28,13 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
 from rules.events import KongKind
+from rules.settings import RulesetBase, RulesetError
 from rules.tiles import Tile
-
-
-class RulesetError(ValueError):
-    """A ruleset, a preset or a setting that cannot be used; the message names it."""
-
-
-class UnknownSettingError(RulesetError):
-    """An override names no setting."""
-
 
 # --- enumerated choices -------------------------------------------------------------------
 
@@ -448,9 +442,16 @@ class StandingChicken(BaseModel):
     @field_validator("tile")
     @classmethod
     def _suited(cls, tile: Tile) -> Tile:
-        if tile.is_wild:
+        if not tile.is_suited:
             raise ValueError("a standing chicken is a suited tile")
         return tile
+
+    def setting_text(self) -> str:
+        """The entry as ``zhuoji rules show`` prints it."""
+        return (
+            f"{self.tile.text} value {self.value}, charging {self.charging}, "
+            f"responsibility {self.responsibility}"
+        )
 
 
 class ChickenSettings(BaseModel):
@@ -622,15 +623,29 @@ class PenaltySettings(BaseModel):
 # --- the ruleset --------------------------------------------------------------------------
 
 
-class Ruleset(BaseModel):
-    """Every setting of one table. Nothing in the engine branches on ``name``."""
+FLAT_PREFIXES: Mapping[str, str] = MappingProxyType({
+    "patterns": "pattern_",
+    "bonuses": "bonus_",
+    "ready": "ready_",
+    "hot_discard": "hot_discard_",
+    "robbed_kong": "robbed_kong_",
+    "kongs": "kong_",
+    "chickens": "chicken_",
+    "draw": "draw_",
+    "dealer": "dealer_",
+    "penalties": "penalty_",
+})
+"""Flat alias of a section's settings: ``chickens.scope`` is also ``chicken_scope``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field(description="preset name")
-    title: str = Field("", description="one-line title")
-    seed: str = Field("", description="seed document the preset follows")
-    article: str = Field("", description="article of the seed document")
+class Ruleset(RulesetBase):
+    """Every setting of one Guizhou table. Nothing in the engine branches on ``name``."""
+
+    flat_prefixes: ClassVar[Mapping[str, str]] = FLAT_PREFIXES
+
+    family: Literal["guizhou"] = Field(
+        "guizhou", description="the rule family (a folder of rules/families/)"
+    )
 
     # --- table and legality -------------------------------------------------------------
     players: int = Field(4, ge=2, le=4, description="player count (三丁拐 3, 二丁拐 2)")
@@ -669,157 +684,5 @@ class Ruleset(BaseModel):
 
 # --- setting names ------------------------------------------------------------------------
 
-IDENTITY_FIELDS: tuple[str, ...] = ("name", "title", "seed", "article")
-"""Top-level fields that name a ruleset rather than set a rule (overrides cannot touch them)."""
-
-FLAT_PREFIXES: Mapping[str, str] = {
-    "patterns": "pattern_",
-    "bonuses": "bonus_",
-    "ready": "ready_",
-    "hot_discard": "hot_discard_",
-    "robbed_kong": "robbed_kong_",
-    "kongs": "kong_",
-    "chickens": "chicken_",
-    "draw": "draw_",
-    "dealer": "dealer_",
-    "penalties": "penalty_",
-}
-"""Flat alias of a section's settings: ``chickens.scope`` is also ``chicken_scope``."""
-
-
-def _section_model(section: str) -> type[BaseModel]:
-    annotation = Ruleset.model_fields[section].annotation
-    assert isinstance(annotation, type) and issubclass(annotation, BaseModel)
-    return annotation
-
-
-def generate_setting_paths() -> Iterator[str]:
-    """Every setting's dotted path, in declaration order (``players`` first)."""
-    for field in Ruleset.model_fields:
-        if field in IDENTITY_FIELDS:
-            continue
-        if field in FLAT_PREFIXES:
-            for sub in _section_model(field).model_fields:
-                yield f"{field}.{sub}"
-        else:
-            yield field
-
-
-SETTING_PATHS: tuple[str, ...] = tuple(generate_setting_paths())
-
-_ALIASES: dict[str, str] = {
-    FLAT_PREFIXES[path.split(".")[0]] + path.split(".")[1]: path
-    for path in SETTING_PATHS
-    if "." in path
-}
-
-
-def flat_alias(path: str) -> str:
-    """The flat alias of a setting path (top-level settings are their own alias)."""
-    if "." not in path:
-        return path
-    section, field = path.split(".")
-    return FLAT_PREFIXES[section] + field
-
-
-def parse_setting_key(key: str) -> str:
-    """A dotted path or flat alias to the setting's dotted path; raises UnknownSettingError."""
-    if key in SETTING_PATHS:
-        return key
-    if key in _ALIASES:
-        return _ALIASES[key]
-    known = sorted(set(SETTING_PATHS) | set(_ALIASES))
-    close = difflib.get_close_matches(key, known, n=3)
-    hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
-    if key in IDENTITY_FIELDS:
-        hint = " (it names the ruleset and cannot be overridden)"
-    raise UnknownSettingError(f"unknown setting {key!r}{hint}")
-
-
-def setting_description(path: str) -> str:
-    """The description of a setting (its pydantic field description)."""
-    if "." in path:
-        section, field = path.split(".")
-        info = _section_model(section).model_fields[field]
-    else:
-        info = Ruleset.model_fields[path]
-    return info.description or ""
-
-
-def setting_value(ruleset: Ruleset, path: str) -> object:
-    """The value of one setting by its dotted path."""
-    value: object = ruleset
-    for part in parse_setting_key(path).split("."):
-        value = getattr(value, part)
-    return value
-
-
-def settings_of(ruleset: Ruleset) -> dict[str, object]:
-    """Every setting's value by dotted path, in :data:`SETTING_PATHS` order."""
-    return {path: setting_value(ruleset, path) for path in SETTING_PATHS}
-
-
-def format_setting(value: object) -> str:
-    """A setting's value as short readable text (TOML-like scalars)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, StrEnum):
-        return value.value
-    if isinstance(value, tuple):
-        return "; ".join(format_setting(v) for v in value) or "(none)"
-    if isinstance(value, StandingChicken):
-        return (
-            f"{value.tile.text} value {value.value}, charging {value.charging}, "
-            f"responsibility {value.responsibility}"
-        )
-    return str(value)
-
-
-def diff_settings(a: Ruleset, b: Ruleset) -> list[tuple[str, object, object]]:
-    """Settings whose values differ: ``(path, value in a, value in b)`` in path order."""
-    sa, sb = settings_of(a), settings_of(b)
-    return [(p, sa[p], sb[p]) for p in SETTING_PATHS if sa[p] != sb[p]]
-
-
-def apply_overrides(ruleset: Ruleset, overrides: Mapping[str, object]) -> Ruleset:
-    """A copy of ``ruleset`` with single settings replaced and the whole re-validated.
-
-    Keys are dotted paths or flat aliases; values are what JSON or TOML gives (enum
-    choices as their text, standing chickens as a list of tables with ``tile`` text).
-    Raises :class:`RulesetError` naming the ruleset and the setting as the caller wrote it.
-    """
-    data: dict[str, Any] = ruleset.model_dump()
-    key_of: dict[str, str] = {}
-    for key in sorted(overrides):
-        try:
-            path = parse_setting_key(key)
-        except UnknownSettingError as exc:
-            raise UnknownSettingError(f"ruleset {ruleset.name!r}: {exc}") from None
-        if path in key_of:
-            raise RulesetError(
-                f"ruleset {ruleset.name!r}: setting {path!r} is overridden twice "
-                f"({key_of[path]!r} and {key!r})"
-            )
-        key_of[path] = key
-        target = data
-        parts = path.split(".")
-        for part in parts[:-1]:
-            target = target[part]
-        target[parts[-1]] = overrides[key]
-    try:
-        return Ruleset.model_validate(data)
-    except ValidationError as exc:
-        raise RulesetError(
-            f"ruleset {ruleset.name!r}: bad override: {_describe_errors(exc, key_of)}"
-        ) from None
-
-
-def _describe_errors(exc: ValidationError, key_of: Mapping[str, str]) -> str:
-    parts = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"])
-        path = ".".join(str(p) for p in err["loc"][:2])
-        written = key_of.get(path) or key_of.get(str(err["loc"][0]) if err["loc"] else "")
-        name = repr(where) if written in (None, where) else f"{written!r} ({where})"
-        parts.append(f"setting {name} = {err.get('input')!r}: {err['msg']}")
-    return "; ".join(parts)
+SETTING_PATHS: tuple[str, ...] = Ruleset.setting_paths()
+"""Every Guizhou setting's dotted path, in declaration order (``players`` first)."""

@@ -1,0 +1,23 @@
+"""The Guizhou family's registration (:mod:`rules.families` imports this module)."""
+
+from __future__ import annotations
+
+from rules.families import Family, register
+from rules.families.guizhou.patterns import Pattern
+from rules.families.guizhou.settings import Ruleset
+from rules.families.guizhou.settlement import audit_result, settle
+from rules.tiles import TileSet
+
+FAMILY: Family = register(
+    Family(
+        name="guizhou",
+        title="Guizhou 捉鸡: chickens, kongs 豆, 报听, 翻鸡; no chow, the hand ends at a win",
+        settings=Ruleset,
+        settle=settle,
+        audit_result=audit_result,
+        patterns=tuple(p.value for p in Pattern),
+        tile_set=TileSet.SUITED,
+        event_kinds=frozenset({"ready", "flip"}),
+    )
+)
+"""The family as registered."""
