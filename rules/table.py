@@ -12,7 +12,7 @@ in ``docs/rules/legality.md``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 from functools import cache
@@ -545,23 +545,26 @@ class Table:
             raise IllegalMoveError(v)
 
     def step(self, event: Event) -> Violation | None:
-        """Like :meth:`apply`, but returns the fatal violation instead of raising: the
-        event's check, then (legal, or only a non-fatal finding) its apply."""
-        v = self._check(event)
-        if v is not None:
-            if v.fatal:
-                return v
-            self._findings.append(v)
-        _apply(self, event)
-        self._index += 1
-        return None
+        """Like :meth:`apply`, but returns the fatal violation instead of raising."""
+        return self.run((event,))
 
     def run(self, events: Iterable[Event]) -> Violation | None:
-        """:meth:`step` through ``events`` up to the first fatal violation (returned)."""
+        """Apply ``events`` in order up to the first fatal violation (returned, the table
+        left as it was before that event); non-fatal ones go to :attr:`findings`.
+
+        An event of the plain case of its kind (:class:`_Kind`) is legal as it stands
+        and applied at once; any other goes through the full check first."""
+        kinds = _KINDS
         for event in events:
-            v = self.step(event)
-            if v is not None:
-                return v
+            plain, _, apply = kinds[type(event)]
+            if not plain(self, event):
+                v = self._check(event)
+                if v is not None:
+                    if v.fatal:
+                        return v
+                    self._findings.append(v)
+            apply(self, event)
+            self._index += 1
         return None
 
     def finish(self) -> Violation | None:
@@ -660,7 +663,7 @@ class Table:
             return self._v(_C.OUT_OF_TURN, ev.seat,
                            f"{_describe(ev)}: there is no seat {ev.seat} at a "
                            f"{self._n}-player table")
-        return _check_event(self, ev)
+        return _KINDS[type(ev)].check(self, ev)
 
     def _candidates(self) -> list[Event]:
         """A superset of the legal events, pruned by cheap necessary conditions (a tile
@@ -834,7 +837,32 @@ def _not_your_turn(t: Table, ev: Draw | Discard | Kong | Win) -> Violation:
     return t._v(_C.OUT_OF_TURN, ev.seat, f"{_describe(ev)} but {t._describe_phase()}")
 
 
+def _plain_draw(t: Table, ev: Draw) -> bool:
+    """The draw due: the seat after the discarder (from the wall's front) or the kong's
+    owner (its replacement, from the back), a tile being left, of the wall's tile there
+    (without a wall: of a tile not all of whose copies are out). Every legal draw is one."""
+    ph = t._phase
+    if ph is _CLAIM:
+        if ev.seat != t._next[t._disc.seat]:
+            return False
+        at = t._front
+    elif ph is _KONG_DRAW:
+        if ev.seat != t._turn:
+            return False
+        at = t._back - 1
+    else:
+        return False
+    if t._front >= t._back:
+        return False
+    wall = t._wall
+    if wall is not None:
+        return wall[at] == ev.tile
+    return t._taken[ev.tile] < t._copies[ev.tile]
+
+
 def _check_draw(t: Table, ev: Draw) -> Violation | None:
+    if _plain_draw(t, ev):
+        return None
     ph = t._phase
     if ph is _CLAIM:
         due = t._next[t._disc.seat]
@@ -860,10 +888,22 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
         return t._v(_C.TILE_OVERFLOW, ev.seat,
                     f"{_describe(ev)} but all {t._copies[tile]} copies of {tile} are "
                     f"already out; {t.summary(ev.seat)}")
-    return None
+    raise AssertionError(f"{_describe(ev)}: a draw neither plain nor illegal")
+
+
+def _plain_discard(t: Table, ev: Discard) -> bool:
+    """The player to act discards a tile it holds (not the wildcard), neither declared
+    ready nor declaring (a frozen hand and the discard after 报听 are looked at closer)."""
+    seat = ev.seat
+    ph = t._phase
+    return (t._turn == seat and (ph is _DISCARD or ph is _AFTER_CLAIM) and ev.tile != _WILD
+            and t._hands[seat][ev.tile] > 0 and not t._frozen[seat]
+            and t._ready_pending != seat)
 
 
 def _check_discard(t: Table, ev: Discard) -> Violation | None:
+    if _plain_discard(t, ev):
+        return None
     seat = ev.seat
     ph = t._phase
     if (ph is not _DISCARD and ph is not _AFTER_CLAIM) or t._turn != seat:
@@ -898,7 +938,19 @@ def _claim_target(t: Table, ev: Pong | Kong, code: ViolationCode) -> Violation |
     return None
 
 
+def _plain_pong(t: Table, ev: Pong) -> bool:
+    """A pong of the last discard, by another seat holding two of it, not declared ready.
+    Every legal pong is one."""
+    seat = ev.seat
+    disc = t._disc
+    return (t._phase is _CLAIM and ev.tile == disc.tile and ev.from_seat == disc.seat
+            and seat != disc.seat and 0 <= seat < t._n and t._hands[seat][ev.tile] >= 2
+            and not t._frozen[seat])
+
+
 def _check_pong(t: Table, ev: Pong) -> Violation | None:
+    if _plain_pong(t, ev):
+        return None
     v = _claim_target(t, ev, _C.ILLEGAL_PONG)
     if v is not None:
         return v
@@ -909,7 +961,7 @@ def _check_pong(t: Table, ev: Pong) -> Violation | None:
         return t._v(_C.FROZEN_HAND, ev.seat,
                     f"{_describe(ev)} but declared ready (a pong changes the hand); "
                     f"{t.summary(ev.seat)}")
-    return None
+    raise AssertionError(f"{_describe(ev)}: a pong neither plain nor illegal")
 
 
 def _no_kong_after_ready(t: Table, ev: Kong) -> Violation:
@@ -1449,44 +1501,34 @@ def _apply_exhaustive(t: Table, ev: ExhaustiveDraw) -> None:
 
 
 # ---------------------------------------------------------------------- dispatch
-def _check_event(t: Table, ev: Event) -> Violation | None:
-    """The check of ``ev``'s kind (the phase and seat already known to allow an event)."""
-    if isinstance(ev, Discard):
-        return _check_discard(t, ev)
-    if isinstance(ev, Draw):
-        return _check_draw(t, ev)
-    if isinstance(ev, Pong):
-        return _check_pong(t, ev)
-    if isinstance(ev, Kong):
-        return _check_kong(t, ev)
-    if isinstance(ev, Win):
-        return _check_win(t, ev)
-    if isinstance(ev, Ready):
-        return _check_ready(t, ev)
-    if isinstance(ev, Flip):
-        return _check_flip(t, ev)
-    if isinstance(ev, ExhaustiveDraw):
-        return _check_exhaustive(t, ev)
-    return _check_chow(t, ev)
+def _not_plain(t: Table, ev: Event) -> bool:
+    """The kinds without a plain case: always the full check."""
+    return False
 
 
-def _apply(t: Table, ev: Event) -> None:
-    """The apply of ``ev``'s kind (``ev`` checked legal)."""
-    if isinstance(ev, Discard):
-        _apply_discard(t, ev)
-    elif isinstance(ev, Draw):
-        _apply_draw(t, ev)
-    elif isinstance(ev, Pong):
-        _apply_pong(t, ev)
-    elif isinstance(ev, Kong):
-        _apply_kong(t, ev)
-    elif isinstance(ev, Win):
-        _apply_win(t, ev)
-    elif isinstance(ev, Ready):
-        _apply_ready(t, ev)
-    elif isinstance(ev, Flip):
-        _apply_flip(t, ev)
-    elif isinstance(ev, ExhaustiveDraw):
-        _apply_exhaustive(t, ev)
-    else:  # a chow: its check always rejects it
-        raise AssertionError(f"{_describe(ev)} is never legal")
+def _apply_chow(t: Table, ev: Chow) -> None:
+    raise AssertionError(f"{_describe(ev)} is never legal")  # its check always rejects it
+
+
+class _Kind(NamedTuple):
+    """One event kind's rule: ``plain`` says an event is the plain case (legal as it
+    stands, and the check agrees), ``check`` gives the violation it would be (``None``:
+    legal), ``apply`` applies a legal one."""
+
+    plain: Callable[[Table, Any], bool]
+    check: Callable[[Table, Any], Violation | None]
+    apply: Callable[[Table, Any], None]
+
+
+_KINDS: dict[type, _Kind] = {
+    Discard: _Kind(_plain_discard, _check_discard, _apply_discard),
+    Draw: _Kind(_plain_draw, _check_draw, _apply_draw),
+    Pong: _Kind(_plain_pong, _check_pong, _apply_pong),
+    Kong: _Kind(_not_plain, _check_kong, _apply_kong),
+    Win: _Kind(_not_plain, _check_win, _apply_win),
+    Ready: _Kind(_not_plain, _check_ready, _apply_ready),
+    Flip: _Kind(_not_plain, _check_flip, _apply_flip),
+    ExhaustiveDraw: _Kind(_not_plain, _check_exhaustive, _apply_exhaustive),
+    Chow: _Kind(_not_plain, _check_chow, _apply_chow),
+}
+"""Each event kind's plain case, check and apply."""
