@@ -116,6 +116,14 @@ _WIN_SELF = WinSource.SELF_DRAW
 _WIN_DISCARD = WinSource.DISCARD
 _WIN_ROB = WinSource.ROBBED_KONG
 _NO_DISCARD = DiscardFact(Tile.M1, -1, -1)  # the last discard before there is one
+
+
+def _discard_fact(fields: tuple[Tile, int, int, int | None, ClaimKind | None, bool]
+                  ) -> DiscardFact:
+    """A :class:`DiscardFact` of its six fields in order: the tuple made the named tuple
+    directly (its generated ``__new__``, interpreted in both engines, costs several times
+    more, and the table makes one per discard and claim)."""
+    return tuple.__new__(DiscardFact, fields)
 _CLAIM_PONG = ClaimKind.PONG
 
 
@@ -552,18 +560,16 @@ class Table:
         """Apply ``events`` in order up to the first fatal violation (returned, the table
         left as it was before that event); non-fatal ones go to :attr:`findings`.
 
-        An event of the plain case of its kind (:class:`_Kind`) is legal as it stands
-        and applied at once; any other goes through the full check first."""
-        kinds = _KINDS
+        An event of the plain case of its kind is legal as it stands and applied at once
+        (:func:`_apply_plain`); any other goes through the full check first."""
         for event in events:
-            plain, _, apply = kinds[type(event)]
-            if not plain(self, event):
+            if not _apply_plain(self, event):
                 v = self._check(event)
                 if v is not None:
                     if v.fatal:
                         return v
                     self._findings.append(v)
-            apply(self, event)
+                _KINDS[type(event)].apply(self, event)
             self._index += 1
         return None
 
@@ -1329,7 +1335,7 @@ def _apply_discard(t: Table, ev: Discard) -> None:
             _note_passed_kongs(t, seat, hand, chances)
     hand[tile] -= 1
     idx = t._index
-    entry = DiscardFact(tile, idx, seat, None, None, t._kong_turn)
+    entry = _discard_fact((tile, idx, seat, None, None, t._kong_turn))
     t._rivers[seat].append(entry)
     t._disc = entry
     t._phase = _CLAIM
@@ -1346,8 +1352,8 @@ def _claim_discard(t: Table, seat: int, claim: ClaimKind) -> None:
     multiple win)."""
     entry = t._disc
     if entry.claimed_by is None:
-        t._disc = t._rivers[entry.seat][-1] = DiscardFact(
-            entry.tile, entry.event_index, entry.seat, seat, claim, entry.hot)
+        t._disc = t._rivers[entry.seat][-1] = _discard_fact(
+            (entry.tile, entry.event_index, entry.seat, seat, claim, entry.hot))
         chicken = t._chickens.get(entry.tile)
         if chicken is not None and chicken.event_index == entry.event_index:
             chicken.claimed_by = seat
@@ -1501,6 +1507,26 @@ def _apply_exhaustive(t: Table, ev: ExhaustiveDraw) -> None:
 
 
 # ---------------------------------------------------------------------- dispatch
+def _apply_plain(t: Table, ev: Event) -> bool:
+    """Apply ``ev`` if it is the plain case of its kind (legal as it stands); whether it
+    was. Compiled, these are direct calls (no look-up in :data:`_KINDS`)."""
+    if isinstance(ev, Discard):
+        plain = _plain_discard(t, ev)
+        if plain:
+            _apply_discard(t, ev)
+    elif isinstance(ev, Draw):
+        plain = _plain_draw(t, ev)
+        if plain:
+            _apply_draw(t, ev)
+    elif isinstance(ev, Pong):
+        plain = _plain_pong(t, ev)
+        if plain:
+            _apply_pong(t, ev)
+    else:
+        plain = False
+    return plain
+
+
 def _not_plain(t: Table, ev: Event) -> bool:
     """The kinds without a plain case: always the full check."""
     return False
