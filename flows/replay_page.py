@@ -26,8 +26,8 @@ from parsers.errors import MalformedLogError
 from parsers.fast import Game
 from parsers.read import generate_fast_games
 from rules.events import HandRecord
-from rules.presets import resolve_ruleset
 from rules.families.guizhou.settings import Ruleset
+from rules.presets import resolve_ruleset
 from rules.snapshot import HandSnapshots, replay_snapshots
 
 __all__ = ["ReplayData", "finding_step", "hand_replay", "load_hand", "replay_json"]

@@ -57,9 +57,9 @@ class DiscardFact(NamedTuple):
     hot: bool = False  # 热炮 position: discarded in the same turn after the discarder's kong
 
 
-RiverRow = tuple[Tile, int, int, "int | None", "ClaimKind | None", bool]
-"""A discard as a plain tuple, the fields of :class:`DiscardFact` in order (what the table
-keeps; cheaper to hold than one object per discard)."""
+RiverRow = DiscardFact
+"""A discard in a seat's river: the :class:`DiscardFact` the table keeps (a claim replaces
+it); a tuple too, so its fields read by name or by position."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,8 +222,8 @@ class SeatFacts:
 
     @property
     def discards(self) -> tuple[DiscardFact, ...]:
-        """The seat's discards in order (built on each access: keep the result)."""
-        return tuple([DiscardFact._make(r) for r in self.river])
+        """The seat's discards in order (:attr:`river`)."""
+        return self.river
 
     def kong_count(self, kind: KongKind) -> int:
         return sum(1 for k in self.kongs if k.kind is kind and not k.robbed)

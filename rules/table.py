@@ -13,10 +13,11 @@ in ``docs/rules/legality.md``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from enum import StrEnum
+from dataclasses import dataclass
+from enum import Enum, StrEnum
 from functools import cache
 from operator import getitem
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from rules.events import (
     Chow,
@@ -38,7 +39,6 @@ from rules.facts import (
     DiscardFact,
     KongFact,
     PassKind,
-    RiverRow,
     SeatFacts,
     WinFact,
 )
@@ -63,7 +63,7 @@ from rules.tiles import (
 )
 from rules.violations import Violation, ViolationCode
 
-__all__ = ["STANDING_CHICKENS", "IllegalMoveError", "Phase", "Table"]
+__all__ = ["STANDING_CHICKENS", "IllegalMoveError", "Phase", "Table", "WinSource"]
 
 
 class IllegalMoveError(ValueError):
@@ -86,6 +86,14 @@ class Phase(StrEnum):
     ENDED = "ended"
 
 
+class WinSource(Enum):
+    """Whose tile a win takes."""
+
+    SELF_DRAW = "self_draw"  # 自摸: the tile the winner just drew (or, 天胡, any it holds)
+    DISCARD = "discard"  # the last discard (点炮)
+    ROBBED_KONG = "robbed_kong"  # the tile of an added kong being made (抢杠)
+
+
 STANDING_CHICKENS: tuple[Tile, ...] = (Tile.S1, Tile.P8, Tile.P7)
 """Tiles whose first discard is tracked (冲锋鸡 / 责任鸡): 幺鸡, 乌骨鸡, 挖挖鸡."""
 
@@ -105,19 +113,19 @@ _CONCEALED = KongKind.CONCEALED
 _WILD = 27
 _IS_CHICKEN = tuple(t in STANDING_CHICKENS for t in range(NUM_KINDS))
 _SUIT_RANGES = ((0, 9), (9, 18), (18, 27))
-_WIN_SELF, _WIN_DISCARD, _WIN_ROB = 0, 1, 2
-_NOBODY = object()  # no seat: what ``Table.run`` compares an event's seat with when none fits
-_CLAIM_PONG = ClaimKind.PONG
+_WIN_SELF = WinSource.SELF_DRAW
+_WIN_DISCARD = WinSource.DISCARD
+_WIN_ROB = WinSource.ROBBED_KONG
+_NO_DISCARD = DiscardFact(Tile.M1, -1, -1)  # the last discard before there is one
 
-# A river row is the tuple (tile, event_index, seat, claimed_by, claim, hot): the fields of
-# :class:`~rules.facts.DiscardFact`; a claim replaces the row.
-_R_TILE: Final = 0
-_R_INDEX: Final = 1
-_R_SEAT: Final = 2
-_R_BY: Final = 3
-_R_CLAIM: Final = 4
-_R_HOT: Final = 5
-_NO_DISCARD: RiverRow = (Tile.M1, -1, -1, None, None, False)
+
+def _discard_fact(fields: tuple[Tile, int, int, int | None, ClaimKind | None, bool]
+                  ) -> DiscardFact:
+    """A :class:`DiscardFact` of its six fields in order: the tuple made the named tuple
+    directly (its generated ``__new__``, interpreted in both engines, costs several times
+    more, and the table makes one per discard and claim)."""
+    return tuple.__new__(DiscardFact, fields)
+_CLAIM_PONG = ClaimKind.PONG
 
 
 _REPEATS = tuple(tuple((tile,) * c for c in range(5)) for tile in ALL_TILES)
@@ -218,14 +226,81 @@ def _compute_big_patterns(ruleset: Ruleset) -> frozenset[Pattern]:
     return frozenset(p for p in SHAPE_PATTERNS if values.value_of(p.value) > values.plain)
 
 
+# ---------------------------------------------------------------------- the records
+@dataclass(slots=True)
+class _KongRecord:
+    """A kong as the table keeps it: :class:`~rules.facts.KongFact`'s fields, filled in as
+    the hand goes on (the replacement draw, a robbing win), and where an added kong's pong
+    stood (put back when the kong is robbed)."""
+
+    seat: int
+    tile: Tile
+    kind: KongKind
+    event_index: int
+    from_seat: int | None
+    delayed: bool
+    pong: Meld | None  # an added kong: the pong it was made on
+    position: int  # an added kong: the pong's place among the seat's melds; else -1
+    robbed: bool = False
+    replacement: Tile | None = None
+
+    def fact(self) -> KongFact:
+        return KongFact(self.seat, self.tile, self.kind, self.event_index, self.from_seat,
+                        self.delayed, self.robbed, self.replacement)
+
+
+@dataclass(slots=True)
+class _ChickenRecord:
+    """The first discard of a standing-chicken tile; a claim of it fills in the claimer."""
+
+    tile: Tile
+    seat: int
+    event_index: int
+    claimed_by: int | None = None
+    claim: ClaimKind | None = None
+
+    def fact(self) -> ChickenDiscard:
+        return ChickenDiscard(self.tile, self.seat, self.event_index, self.claimed_by,
+                              self.claim)
+
+
+class _WonTile(NamedTuple):
+    """The tile the hand was won on: what further wins on it (一炮多响) must match."""
+
+    from_seat: int  # the discarder or the robbed player; -1 on a self-drawn win
+    tile: Tile
+    source: WinSource
+    hot: bool
+    kill: bool
+    offer_index: int  # the event that offered the tile (the discard or the kong); -1
+
+
+class _RobOffer(NamedTuple):
+    """An added kong that could be robbed (what 过水 looks back at, beside the rivers)."""
+
+    event_index: int
+    tile: Tile
+    seat: int
+
+
+class _Offer(NamedTuple):
+    """A tile of another player a seat could have won on (a discard or a robbable kong)."""
+
+    event_index: int
+    tile: Tile
+    seat: int
+    hot: bool
+    robbing: bool
+
+
 class _WinPlan:
     """What a legal win looks like; computed by the check, reused by the apply."""
 
     __slots__ = ("counts", "event", "hot", "kill", "offer_index", "passes", "shape",
                  "source", "waits")
 
-    def __init__(self, event: Win, source: int, counts: list[int], hot: bool, kill: bool,
-                 offer_index: int) -> None:
+    def __init__(self, event: Win, source: WinSource, counts: list[int], hot: bool,
+                 kill: bool, offer_index: int) -> None:
         self.event = event
         self.source = source
         self.counts = counts  # the complete concealed hand including the winning tile
@@ -242,12 +317,12 @@ class Table:
     through :meth:`apply` (or :meth:`step`)."""
 
     __slots__ = (
-        "_back", "_big", "_chickens", "_claimed_any", "_copies", "_ctx", "_dealer", "_disc",
+        "_back", "_big", "_chickens", "_claimed_any", "_copies", "_dealer", "_disc",
         "_findings", "_flip", "_front", "_frozen", "_hand_no", "_hands", "_index", "_kong_chances",
-        "_kong_ctx", "_kong_turn", "_kongs", "_last_draw", "_melds", "_n", "_next",
-        "_passed_kongs", "_phase", "_plan", "_pong_tiles", "_ready_at", "_ready_hard",
+        "_kong_turn", "_kongs", "_last_draw", "_melds", "_n", "_next", "_passed_kongs",
+        "_pending_kong", "_phase", "_plan", "_pong_tiles", "_ready_at", "_ready_hard",
         "_ready_pending", "_replaced", "_rivers", "_rob_offers", "_robbed_tiles", "_ruleset",
-        "_set_aside", "_taken", "_turn", "_waits", "_wall", "_winners", "_won",
+        "_set_aside", "_taken", "_turn", "_waits", "_wall", "_winners", "_won", "_won_tile",
     )
 
     def __init__(self, record: HandRecord, ruleset: Ruleset) -> None:
@@ -270,10 +345,10 @@ class Table:
                       else sum(copies) - sum(len(d) for d in record.deal))
         # per-seat lists (four players: a literal is much quicker than a comprehension)
         self._melds: list[list[Meld]] = [[], [], [], []] if n == 4 else [[] for _ in range(n)]
-        self._rivers: list[list[RiverRow]] = (
+        self._rivers: list[list[DiscardFact]] = (
             [[], [], [], []] if n == 4 else [[] for _ in range(n)])
-        self._rob_offers: list[tuple[int, Tile, int]] = []  # (event_index, tile, seat)
-        self._disc: RiverRow = _NO_DISCARD  # the last discard's river row
+        self._rob_offers: list[_RobOffer] = []
+        self._disc = _NO_DISCARD  # the last discard (a claim replaces it in the river too)
         self._turn = record.dealer
         self._phase = _DISCARD
         self._index = 0
@@ -283,10 +358,8 @@ class Table:
         self._pong_tiles: list[list[int]] = (  # tiles of current pongs
             [[], [], [], []] if n == 4 else [[] for _ in range(n)])
         self._claimed_any = False  # any pong or kong so far (ends the first go-round)
-        # the kong waiting for its replacement: (seat, tile, kind, event_index, pong, position)
-        self._kong_ctx: tuple[int, Tile, KongKind, int, Meld | None, int] | None = None
-        # kong records: [seat, tile, kind, event_index, from, delayed, robbed, replacement]
-        self._kongs: list[list[Any]] = []
+        self._pending_kong: _KongRecord | None = None  # the kong waiting for its replacement
+        self._kongs: list[_KongRecord] = []
         self._kong_chances: list[list[int]] = (
             [[], [], [], []] if n == 4 else [[] for _ in range(n)])
         for s, h in enumerate(hands):
@@ -299,14 +372,12 @@ class Table:
         self._ready_pending = -1
         self._frozen = [False] * n
         self._waits: list[tuple[Tile, ...] | None] = [None] * n  # at the last waiting size
-        # the won tile: (from_seat, tile, source, hot, kill, offer_index)
-        self._ctx: tuple[int, Tile, int, bool, bool, int] | None = None
+        self._won_tile: _WonTile | None = None
         self._won = [False] * n
         self._winners: list[WinFact] = []
         self._robbed_tiles = 0
         self._flip: Tile | None = None
-        # first standing-chicken discards: tile -> [tile, seat, event_index, claimed_by, claim]
-        self._chickens: dict[int, list[Any]] = {}
+        self._chickens: dict[int, _ChickenRecord] = {}  # first standing-chicken discards
         self._findings: list[Violation] = _false_hands(record, ruleset)
         self._plan: _WinPlan | None = None
 
@@ -392,7 +463,7 @@ class Table:
         return tuple(self._melds[seat])
 
     def discards(self, seat: int) -> tuple[DiscardFact, ...]:
-        return tuple([DiscardFact._make(r) for r in self._rivers[seat]])
+        return tuple(self._rivers[seat])
 
     def declared_ready_at(self, seat: int) -> int | None:
         return self._ready_at[seat]
@@ -406,11 +477,11 @@ class Table:
         return self._frozen[seat]
 
     def kongs(self) -> tuple[KongFact, ...]:
-        return tuple(KongFact(*k) for k in self._kongs)
+        return tuple([k.fact() for k in self._kongs])
 
     def chicken_discards(self) -> tuple[ChickenDiscard, ...]:
         """First discards of 1s, 8p and 7p, in the order they happened."""
-        return tuple([ChickenDiscard(*r) for r in self._chickens.values()])  # insertion order
+        return tuple([c.fact() for c in self._chickens.values()])  # insertion order
 
     def waits(self, seat: int) -> tuple[Tile, ...]:
         """Waits of a seat holding a waiting-size hand (13 - 3 per meld); ``()`` for a
@@ -481,235 +552,30 @@ class Table:
     def apply(self, event: Event) -> None:
         """Apply a legal event. A fatal violation raises :class:`IllegalMoveError` and
         leaves the table unchanged; a non-fatal one is recorded in :attr:`findings`."""
-        v = _STEP[type(event)](self, event)
+        v = self.step(event)
         if v is not None:
             raise IllegalMoveError(v)
 
     def step(self, event: Event) -> Violation | None:
         """Like :meth:`apply`, but returns the fatal violation instead of raising."""
-        return _STEP[type(event)](self, event)
+        return self.run((event,))
 
     def run(self, events: Iterable[Event]) -> Violation | None:
-        """:meth:`step` through ``events`` up to the first fatal violation (returned).
+        """Apply ``events`` in order up to the first fatal violation (returned, the table
+        left as it was before that event); non-fatal ones go to :attr:`findings`.
 
-        The common cases of draws, discards and pongs (the same conditions as
-        ``_step_draw``, ``_step_discard`` and ``_step_pong``) are checked and applied here
-        on local copies of the turn state; everything else, illegal events included,
-        goes through the full check with the state written back first."""
-        if not isinstance(events, (tuple, list)):  # an iterator may fail between events
-            steps = _STEP
-            for event in events:
-                v = steps[type(event)](self, event)
+        An event of the plain case of its kind is legal as it stands and applied at once
+        (:func:`_apply_plain`); any other goes through the full check first."""
+        for event in events:
+            if not _apply_plain(self, event):
+                v = self._check(event)
                 if v is not None:
-                    return v
-            return None
-        return self._run(events)
-
-    def _run(self, events: Sequence[Event]) -> Violation | None:
-        """:meth:`run` on a sequence of events."""
-        hands = self._hands
-        rivers = self._rivers
-        waits = self._waits
-        frozen = self._frozen
-        nxt = self._next
-        wall = self._wall
-        taken = self._taken
-        copies = self._copies
-        chickens = self._chickens
-        kong_chances = self._kong_chances
-        pong_tiles = self._pong_tiles
-        melds = self._melds
-        n = self._n
-        draw_tp, discard_tp, pong_tp, ready_tp = Draw, Discard, Pong, Ready
-        discard_ph, after_claim_ph, claim_ph, kong_draw_ph = (
-            _DISCARD, _AFTER_CLAIM, _CLAIM, _KONG_DRAW)
-        kongs = self._kongs
-        is_chicken = _IS_CHICKEN
-        pong_passes_kong = self._ruleset.kongs.pong_then_kong_delayed
-        # The turn state, written back before any other step and at the end, and what it
-        # implies: ``discarder`` is the seat that may discard now without a closer look
-        # (the seat to act, when it is neither frozen nor about to be by its 报听),
-        # ``drawer`` the seat due to draw from the front (``_NOBODY``: no such seat); both
-        # are compared by identity, which any other value of an event's seat fails,
-        # sending the event to the full check;
-        # ``kong_chance`` is False when the discarding seat cannot have passed a kong
-        # this turn.
-        (phase, turn, front, back, last_draw, kong_turn, replaced, disc,
-         claimed_any) = self._turn_state()
-        free = [not f for f in frozen]
-        if self._ready_pending >= 0:
-            free[self._ready_pending] = False
-        discarder: Any = (  # a seat, or _NOBODY
-            turn if (phase is discard_ph or phase is after_claim_ph) and free[turn] else _NOBODY)
-        drawer: Any = nxt[disc[2]] if phase is claim_ph and front < back else _NOBODY
-        kong_chance: object = True
-        index = self._index - 1
-        stream: Sequence[Any] = events  # dispatched on type(ev) below, not narrowed
-        stepping = False  # in a full step (the state is then the table's own)
-        try:
-            for index, ev in enumerate(stream, self._index):
-                tp = type(ev)
-                if tp is discard_tp:
-                    seat = ev.seat
-                    if seat is discarder:
-                        tile = ev.tile
-                        try:
-                            k = tile | 0  # a list is quicker to index by an int than a Tile
-                        except TypeError:  # no tile: the full check reports it
-                            k = _WILD
-                        hand = hands[seat]
-                        if k != 27 and hand[k]:
-                            if kong_chance and phase is discard_ph and front < back:
-                                chances = kong_chances[seat]
-                                if chances or (last_draw >= 0 and (
-                                        hand[last_draw] == 4 or last_draw in pong_tiles[seat])):
-                                    self._last_draw = last_draw
-                                    _note_passed_kongs(self, seat, hand, chances)
-                            hand[k] -= 1
-                            disc = (tile, index, seat, None, None, kong_turn)
-                            rivers[seat].append(disc)
-                            phase = claim_ph
-                            discarder = _NOBODY
-                            drawer = nxt[seat] if front < back else _NOBODY
-                            waits[seat] = None
-                            if is_chicken[k] and tile not in chickens:
-                                chickens[tile] = [tile, seat, index, None, None]
-                            continue
-                elif tp is draw_tp:
-                    seat = ev.seat
-                    if seat is drawer:
-                        tile = ev.tile
-                        if wall is not None:
-                            ok = wall[front] is tile  # (an equal tile of another type: full check)
-                        elif taken[tile] < copies[tile]:
-                            taken[tile] += 1
-                            ok = True
-                        else:
-                            ok = False
-                        if ok:
-                            hand = hands[seat]
-                            k = tile | 0
-                            count = hand[k] + 1
-                            hand[k] = count
-                            front += 1
-                            kong_turn = False
-                            replaced = False
-                            last_draw = tile
-                            turn = seat
-                            phase = discard_ph
-                            discarder = seat if free[seat] else _NOBODY
-                            drawer = _NOBODY
-                            kong_chance = (True if count == 4
-                                           else kong_chances[seat] or pong_tiles[seat])
-                            continue
-                    elif phase is kong_draw_ph and seat == turn and front < back:
-                        # the replacement draw of a kong, from the back of the wall
-                        tile = ev.tile
-                        if wall is not None:
-                            ok = wall[back - 1] is tile
-                        elif taken[tile] < copies[tile]:
-                            taken[tile] += 1
-                            ok = True
-                        else:
-                            ok = False
-                        if ok:
-                            hand = hands[seat]
-                            k = tile | 0
-                            count = hand[k] + 1
-                            hand[k] = count
-                            back -= 1
-                            kongs[-1][7] = tile
-                            self._kong_ctx = None
-                            replaced = True
-                            last_draw = tile
-                            phase = discard_ph
-                            discarder = seat if free[seat] else _NOBODY
-                            kong_chance = (True if count == 4
-                                           else kong_chances[seat] or pong_tiles[seat])
-                            continue
-                elif tp is pong_tp:
-                    seat = ev.seat
-                    tile = ev.tile
-                    d = disc[2]
-                    if (phase is claim_ph and tile is disc[0] and ev.from_seat == d and seat != d
-                            and 0 <= seat < n and not frozen[seat]):
-                        hand = hands[seat]
-                        k = tile | 0
-                        if hand[k] >= 2:
-                            hand[k] -= 2
-                            melds[seat].append(_meld(_PONG, tile, d, False))
-                            pong_tiles[seat].append(tile)
-                            if hand[k]:
-                                if pong_passes_kong:  # 不可先碰后杠
-                                    self._passed_kongs[seat].add(tile)
-                                else:
-                                    kong_chances[seat].append(tile)
-                            if disc[3] is None:
-                                disc = rivers[d][-1] = (disc[0], disc[1], d, seat, _CLAIM_PONG,
-                                                        disc[5])
-                                chicken = chickens.get(disc[0])
-                                if chicken is not None and chicken[2] == disc[1]:
-                                    chicken[3] = seat
-                                    chicken[4] = _CLAIM_PONG
-                            turn = seat
-                            phase = after_claim_ph
-                            claimed_any = True
-                            last_draw = -1
-                            kong_turn = False
-                            waits[seat] = None
-                            discarder = seat if free[seat] else _NOBODY
-                            drawer = _NOBODY
-                            kong_chance = True
-                            continue
-                # anything else: the full check, on the written-back state
-                self._put_turn_state(phase, turn, front, back, index, last_draw, kong_turn,
-                                     replaced, disc, claimed_any)
-                stepping = True
-                v = _STEP[tp](self, ev)
-                stepping = False
-                if v is not None:
-                    return v
-                (phase, turn, front, back, last_draw, kong_turn, replaced, disc,
-                 claimed_any) = self._turn_state()
-                if tp is discard_tp or tp is ready_tp:  # the only steps freezing a seat
-                    free = [not f for f in frozen]
-                    if self._ready_pending >= 0:
-                        free[self._ready_pending] = False
-                discarder = (
-                    turn if (phase is discard_ph or phase is after_claim_ph) and free[turn]
-                    else _NOBODY)
-                drawer = nxt[disc[2]] if phase is claim_ph and front < back else _NOBODY
-                kong_chance = True
-            index += 1
-        finally:
-            # Written back at the end, at a fatal violation (unchanged then), and when a
-            # quick path raises (it does so before changing anything: the events before
-            # ``index`` are applied); not when a full step raises, having written the
-            # table itself.
-            if not stepping:
-                self._put_turn_state(phase, turn, front, back, index, last_draw, kong_turn,
-                                     replaced, disc, claimed_any)
+                    if v.fatal:
+                        return v
+                    self._findings.append(v)
+                _KINDS[type(event)].apply(self, event)
+            self._index += 1
         return None
-
-    def _turn_state(self) -> tuple[Phase, int, int, int, int, bool, bool, RiverRow, bool]:
-        """The turn state :meth:`_run` keeps in locals (all but the event index)."""
-        return (self._phase, self._turn, self._front, self._back, self._last_draw,
-                self._kong_turn, self._replaced, self._disc, self._claimed_any)
-
-    def _put_turn_state(self, phase: Phase, turn: int, front: int, back: int, index: int,
-                        last_draw: int, kong_turn: bool, replaced: bool, disc: RiverRow,
-                        claimed_any: bool) -> None:
-        """Write :meth:`_run`'s locals back (and the index of the next event)."""
-        self._phase = phase
-        self._turn = turn
-        self._front = front
-        self._back = back
-        self._index = index
-        self._last_draw = last_draw
-        self._kong_turn = kong_turn
-        self._replaced = replaced
-        self._disc = disc
-        self._claimed_any = claimed_any
 
     def finish(self) -> Violation | None:
         """Called when the log has no more events: the hand must have ended
@@ -745,8 +611,8 @@ class Table:
         if ph is _DISCARD or ph is _AFTER_CLAIM:
             return f"seat {self._turn} must discard"
         if ph is _CLAIM:
-            d = self._disc[_R_SEAT]
-            return (f"seat {d} just discarded {self._disc[_R_TILE]}, "
+            d = self._disc.seat
+            return (f"seat {d} just discarded {self._disc.tile}, "
                     f"seat {self._next[d]} draws next")
         if ph is _KONG_DRAW:
             return f"seat {self._turn} must draw its kong replacement"
@@ -804,12 +670,11 @@ class Table:
         if (ph is _ENDED or ph is _WON) and tp is not Flip and (tp is not Win or ph is _ENDED):
             return self._v(_C.EVENT_AFTER_END, getattr(ev, "seat", None),
                            f"{_describe(ev)} after the hand ended ({self._describe_phase()})")
-        seat = getattr(ev, "seat", 0)
-        if not 0 <= seat < self._n:
-            return self._v(_C.OUT_OF_TURN, seat,
-                           f"{_describe(ev)}: there is no seat {seat} at a "
+        if not isinstance(ev, (Flip, ExhaustiveDraw)) and not 0 <= ev.seat < self._n:
+            return self._v(_C.OUT_OF_TURN, ev.seat,
+                           f"{_describe(ev)}: there is no seat {ev.seat} at a "
                            f"{self._n}-player table")
-        return _CHECK[tp](self, ev)
+        return _KINDS[type(ev)].check(self, ev)
 
     def _candidates(self) -> list[Event]:
         """A superset of the legal events, pruned by cheap necessary conditions (a tile
@@ -848,7 +713,7 @@ class Table:
             return out
         seats_after = [(self._turn + k) % n for k in range(1, n)]
         if ph is _CLAIM:
-            d, tile = self._disc[_R_SEAT], self._disc[_R_TILE]
+            d, tile = self._disc.seat, self._disc.tile
             out.extend(Win(o, tile, d) for o in seats_after if tile in self._seat_waits(o))
             for o in seats_after:
                 count = self._hands[o][tile]
@@ -862,15 +727,17 @@ class Table:
                 out.append(ExhaustiveDraw())
             return out
         if ph is _KONG_DRAW:
-            assert self._kong_ctx is not None
-            k_seat, k_tile, k_kind = self._kong_ctx[0], self._kong_ctx[1], self._kong_ctx[2]
+            kong = self._pending_kong
+            assert kong is not None
+            k_seat, k_tile, k_kind = kong.seat, kong.tile, kong.kind
             if k_kind is _ADDED and self._ruleset.robbing_kong:
                 out.extend(Win(o, k_tile, k_seat) for o in seats_after
                            if k_tile in self._seat_waits(o))
             out.extend(self._draw_candidates(k_seat, back=True))
             return out
-        assert self._ctx is not None  # WON
-        c_from, c_tile = self._ctx[0], self._ctx[1]
+        won = self._won_tile
+        assert won is not None  # WON
+        c_from, c_tile = won.from_seat, won.tile
         if c_from >= 0 and self._ruleset.multiple_winners:
             out.extend(Win(o, c_tile, c_from) for o in
                        ((c_from + k) % n for k in range(1, n))
@@ -1056,10 +923,35 @@ def _not_your_turn(t: Table, ev: Draw | Discard | Kong | Win) -> Violation:
     return t._v(_C.OUT_OF_TURN, ev.seat, f"{_describe(ev)} but {t._describe_phase()}")
 
 
-def _check_draw(t: Table, ev: Draw) -> Violation | None:
+def _plain_draw(t: Table, ev: Draw) -> bool:
+    """The draw due: the seat after the discarder (from the wall's front) or the kong's
+    owner (its replacement, from the back), a tile being left, of the wall's tile there
+    (without a wall: of a tile not all of whose copies are out). Every legal draw is one."""
     ph = t._phase
     if ph is _CLAIM:
-        due = t._next[t._disc[_R_SEAT]]
+        if ev.seat != t._next[t._disc.seat]:
+            return False
+        at = t._front
+    elif ph is _KONG_DRAW:
+        if ev.seat != t._turn:
+            return False
+        at = t._back - 1
+    else:
+        return False
+    if t._front >= t._back:
+        return False
+    wall = t._wall
+    if wall is not None:
+        return wall[at] == ev.tile
+    return t._taken[ev.tile] < t._copies[ev.tile]
+
+
+def _check_draw(t: Table, ev: Draw) -> Violation | None:
+    if _plain_draw(t, ev):
+        return None
+    ph = t._phase
+    if ph is _CLAIM:
+        due = t._next[t._disc.seat]
         back = False
     elif ph is _KONG_DRAW:
         due = t._turn
@@ -1082,10 +974,22 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
         return t._v(_C.TILE_OVERFLOW, ev.seat,
                     f"{_describe(ev)} but all {t._copies[tile]} copies of {tile} are "
                     f"already out; {t.summary(ev.seat)}")
-    return None
+    raise AssertionError(f"{_describe(ev)}: a draw neither plain nor illegal")
+
+
+def _plain_discard(t: Table, ev: Discard) -> bool:
+    """The player to act discards a tile it holds (not the wildcard), neither declared
+    ready nor declaring (a frozen hand and the discard after 报听 are looked at closer)."""
+    seat = ev.seat
+    ph = t._phase
+    return (t._turn == seat and (ph is _DISCARD or ph is _AFTER_CLAIM) and ev.tile != _WILD
+            and t._hands[seat][ev.tile] > 0 and not t._frozen[seat]
+            and t._ready_pending != seat)
 
 
 def _check_discard(t: Table, ev: Discard) -> Violation | None:
+    if _plain_discard(t, ev):
+        return None
     seat = ev.seat
     ph = t._phase
     if (ph is not _DISCARD and ph is not _AFTER_CLAIM) or t._turn != seat:
@@ -1111,7 +1015,7 @@ def _claim_target(t: Table, ev: Pong | Kong, code: ViolationCode) -> Violation |
     if t._phase is not _CLAIM:
         return t._v(code, ev.seat, f"{_describe(ev)} but there is no discard to claim "
                                    f"({t._describe_phase()})")
-    d, tile = t._disc[_R_SEAT], t._disc[_R_TILE]
+    d, tile = t._disc.seat, t._disc.tile
     if ev.from_seat != d or ev.tile != tile:
         return t._v(code, ev.seat, f"{_describe(ev)} but the last discard is {tile} by "
                                    f"seat {d}")
@@ -1120,7 +1024,19 @@ def _claim_target(t: Table, ev: Pong | Kong, code: ViolationCode) -> Violation |
     return None
 
 
+def _plain_pong(t: Table, ev: Pong) -> bool:
+    """A pong of the last discard, by another seat holding two of it, not declared ready.
+    Every legal pong is one."""
+    seat = ev.seat
+    disc = t._disc
+    return (t._phase is _CLAIM and ev.tile == disc.tile and ev.from_seat == disc.seat
+            and seat != disc.seat and 0 <= seat < t._n and t._hands[seat][ev.tile] >= 2
+            and not t._frozen[seat])
+
+
 def _check_pong(t: Table, ev: Pong) -> Violation | None:
+    if _plain_pong(t, ev):
+        return None
     v = _claim_target(t, ev, _C.ILLEGAL_PONG)
     if v is not None:
         return v
@@ -1131,7 +1047,7 @@ def _check_pong(t: Table, ev: Pong) -> Violation | None:
         return t._v(_C.FROZEN_HAND, ev.seat,
                     f"{_describe(ev)} but declared ready (a pong changes the hand); "
                     f"{t.summary(ev.seat)}")
-    return None
+    raise AssertionError(f"{_describe(ev)}: a pong neither plain nor illegal")
 
 
 def _no_kong_after_ready(t: Table, ev: Kong) -> Violation:
@@ -1265,9 +1181,10 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
     hand = t._hands[seat]
     ready_at = t._ready_at
     if ph is _WON:
-        assert t._ctx is not None
-        c_from, c_tile, c_source, c_hot, c_kill, c_offer = t._ctx
-        if c_source == _WIN_SELF:
+        won = t._won_tile
+        assert won is not None
+        c_from, c_tile = won.from_seat, won.tile
+        if won.source is _WIN_SELF:
             return t._v(_C.EVENT_AFTER_END, seat,
                         f"{_describe(ev)} after a self-drawn win ended the hand")
         if t._won[seat]:
@@ -1282,7 +1199,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
                         f"per tile (一炮多响 off)")
         if seat == frm:
             return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)}: its own tile")
-        plan = _WinPlan(ev, c_source, hand[:], c_hot, c_kill, c_offer)
+        plan = _WinPlan(ev, won.source, hand[:], won.hot, won.kill, won.offer_index)
         plan.counts[tile] += 1
     elif frm is None:
         if t._turn != seat or ph is not _DISCARD:
@@ -1300,21 +1217,22 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
             return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)} but {t.summary(seat)}")
         plan = _WinPlan(ev, _WIN_SELF, hand, False, False, -1)
     else:
-        kctx = t._kong_ctx
-        if ph is _CLAIM and frm == t._disc[_R_SEAT] and tile == t._disc[_R_TILE]:
+        kong = t._pending_kong
+        if ph is _CLAIM and frm == t._disc.seat and tile == t._disc.tile:
             d_at = ready_at[frm]
-            plan = _WinPlan(ev, _WIN_DISCARD, hand[:], t._disc[_R_HOT], d_at is not None,
-                            t._disc[_R_INDEX])
-        elif (ph is _KONG_DRAW and kctx is not None and frm == kctx[0] and tile == kctx[1]
-              and kctx[2] is _ADDED):
+            plan = _WinPlan(ev, _WIN_DISCARD, hand[:], t._disc.hot, d_at is not None,
+                            t._disc.event_index)
+        elif (ph is _KONG_DRAW and kong is not None and frm == kong.seat and tile == kong.tile
+              and kong.kind is _ADDED):
             if not t._ruleset.robbing_kong:
                 return t._v(_C.INVALID_WIN, seat,
                             f"{_describe(ev)} but ruleset {t._ruleset.name!r} does not allow "
                             f"robbing a kong (抢杠)")
-            plan = _WinPlan(ev, _WIN_ROB, hand[:], False, ready_at[frm] is not None, kctx[3])
+            plan = _WinPlan(ev, _WIN_ROB, hand[:], False, ready_at[frm] is not None,
+                            kong.event_index)
         else:
             if ph is _CLAIM:
-                what = f"the last discard is {t._disc[_R_TILE]} by seat {t._disc[_R_SEAT]}"
+                what = f"the last discard is {t._disc.tile} by seat {t._disc.seat}"
             elif ph is _KONG_DRAW:
                 what = "only an added kong can be robbed, on its own tile"
             else:
@@ -1376,19 +1294,18 @@ def _missed_win(t: Table, seat: int, waits: tuple[Tile, ...], current: int,
     rs = t._ruleset
     if rs.penalties.missed_win is MissedWinRule.NONE:
         return None  # the table has no 过水 rule
-    since = t._rivers[seat][-1][_R_INDEX] if t._rivers[seat] else -1
+    since = t._rivers[seat][-1].event_index if t._rivers[seat] else -1
     ready_at = t._ready_at
-    missed: list[tuple[int, Tile, int, bool, bool]] = []
+    missed: list[_Offer] = []
     for river in t._rivers:
         for entry in reversed(river):
-            if entry[_R_INDEX] <= since:
+            if entry.event_index <= since:
                 break
-            missed.append((entry[_R_INDEX], entry[_R_TILE], entry[_R_SEAT], entry[_R_HOT],
-                           False))
-    for idx, tile, frm in reversed(t._rob_offers):
-        if idx <= since:
+            missed.append(_Offer(entry.event_index, entry.tile, entry.seat, entry.hot, False))
+    for offer in reversed(t._rob_offers):
+        if offer.event_index <= since:
             break
-        missed.append((idx, tile, frm, False, True))
+        missed.append(_Offer(offer.event_index, offer.tile, offer.seat, False, True))
     for idx, tile, frm, hot, rob in sorted(missed):
         if idx == current or frm == seat or tile not in waits:
             continue
@@ -1456,19 +1373,21 @@ def _check_chow(t: Table, ev: Chow) -> Violation | None:
 # ---------------------------------------------------------------------- apply
 def _apply_draw(t: Table, ev: Draw) -> None:
     seat, tile = ev.seat, ev.tile
-    replacement = t._phase is _KONG_DRAW
     t._hands[seat][tile] += 1
     if t._wall is None:
         t._taken[tile] += 1
-    if replacement:
+    if t._phase is _KONG_DRAW:  # the replacement draw, from the back
+        kong = t._pending_kong
+        assert kong is not None
         t._back -= 1
-        t._kongs[-1][7] = tile
-        t._kong_ctx = None
+        kong.replacement = tile
+        t._pending_kong = None
+        t._replaced = True
     else:
         t._front += 1
         t._kong_turn = False
+        t._replaced = False
     t._last_draw = tile
-    t._replaced = replacement
     t._turn = seat
     t._phase = _DISCARD
 
@@ -1498,8 +1417,7 @@ def _apply_discard(t: Table, ev: Discard) -> None:
             _note_passed_kongs(t, seat, hand, chances)
     hand[tile] -= 1
     idx = t._index
-    hot = t._kong_turn
-    entry: RiverRow = (tile, idx, seat, None, None, hot)
+    entry = _discard_fact((tile, idx, seat, None, None, t._kong_turn))
     t._rivers[seat].append(entry)
     t._disc = entry
     t._phase = _CLAIM
@@ -1508,18 +1426,20 @@ def _apply_discard(t: Table, ev: Discard) -> None:
         t._frozen[seat] = True
         t._ready_pending = -1
     if _IS_CHICKEN[tile] and tile not in t._chickens:
-        t._chickens[tile] = [tile, seat, idx, None, None]
+        t._chickens[tile] = _ChickenRecord(tile, seat, idx)
 
 
 def _claim_discard(t: Table, seat: int, claim: ClaimKind) -> None:
+    """The last discard is taken by ``seat`` (the first claim only: the first winner of a
+    multiple win)."""
     entry = t._disc
-    if entry[_R_BY] is None:
-        tile, idx, d, _, _, hot = entry
-        t._disc = t._rivers[d][-1] = (tile, idx, d, seat, claim, hot)
-        chicken = t._chickens.get(entry[_R_TILE])
-        if chicken is not None and chicken[2] == entry[_R_INDEX]:
-            chicken[3] = seat
-            chicken[4] = claim
+    if entry.claimed_by is None:
+        t._disc = t._rivers[entry.seat][-1] = _discard_fact(
+            (entry.tile, entry.event_index, entry.seat, seat, claim, entry.hot))
+        chicken = t._chickens.get(entry.tile)
+        if chicken is not None and chicken.event_index == entry.event_index:
+            chicken.claimed_by = seat
+            chicken.claim = claim
 
 
 def _apply_pong(t: Table, ev: Pong) -> None:
@@ -1534,7 +1454,7 @@ def _apply_pong(t: Table, ev: Pong) -> None:
             t._passed_kongs[seat].add(tile)
         else:
             t._kong_chances[seat].append(tile)
-    _claim_discard(t, seat, ClaimKind.PONG)
+    _claim_discard(t, seat, _CLAIM_PONG)
     t._turn = seat
     t._phase = _AFTER_CLAIM
     t._claimed_any = True
@@ -1570,15 +1490,16 @@ def _apply_kong(t: Table, ev: Kong) -> None:
             hand[tile] -= 4
             melds.append(_meld(MeldKind.CONCEALED_KONG, tile, None, delayed))
     idx = t._index
-    t._kongs.append([seat, tile, kind, idx, ev.from_seat, delayed, False, None])
-    t._kong_ctx = (seat, tile, kind, idx, pong, position)
+    kong = _KongRecord(seat, tile, kind, idx, ev.from_seat, delayed, pong, position)
+    t._kongs.append(kong)
+    t._pending_kong = kong
     t._phase = _KONG_DRAW
     t._kong_turn = True
     t._claimed_any = True
     t._last_draw = -1
     t._waits[seat] = None
     if kind is _ADDED and t._ruleset.robbing_kong:
-        t._rob_offers.append((idx, tile, seat))
+        t._rob_offers.append(_RobOffer(idx, tile, seat))
 
 
 def _apply_ready(t: Table, ev: Ready) -> None:
@@ -1602,7 +1523,7 @@ def _apply_win(t: Table, ev: Win) -> None:
     seat, tile = ev.seat, ev.tile
     source = plan.source
     dealer = t._dealer
-    self_drawn = source == _WIN_SELF
+    self_drawn = source is _WIN_SELF
     concealed_counts = t._hands[seat][:]
     if self_drawn:
         concealed_counts[tile] -= 1
@@ -1623,7 +1544,7 @@ def _apply_win(t: Table, ev: Win) -> None:
     if not t._ruleset.pass_rule:
         passes = (PassKind.NO_PASS_RULE, *passes)
     declared = t._ready_at[seat] is not None
-    robbed = source == _WIN_ROB
+    robbed = source is _WIN_ROB
     situational: tuple[Pattern, ...] = ()
     if heavenly or earthly or kong_bloom or plan.hot or robbed or declared:
         flags = (heavenly, earthly, kong_bloom, plan.hot, robbed, declared)
@@ -1635,21 +1556,22 @@ def _apply_win(t: Table, ev: Win) -> None:
     ))
     t._won[seat] = True
     if t._phase is not _WON:
-        if source == _WIN_DISCARD:
+        if source is _WIN_DISCARD:
             _claim_discard(t, seat, ClaimKind.WIN)
-            t._ctx = (t._disc[_R_SEAT], tile, source, plan.hot, plan.kill, plan.offer_index)
+            t._won_tile = _WonTile(t._disc.seat, tile, source, plan.hot, plan.kill,
+                                   plan.offer_index)
         elif robbed:
-            kctx = t._kong_ctx
-            assert kctx is not None and kctx[4] is not None
-            k_seat = kctx[0]
-            t._melds[k_seat][kctx[5]] = kctx[4]  # the kong does not stand: a pong again
+            kong = t._pending_kong
+            assert kong is not None and kong.pong is not None
+            k_seat = kong.seat
+            t._melds[k_seat][kong.position] = kong.pong  # the kong does not stand: a pong again
             t._pong_tiles[k_seat].append(tile)
-            t._kongs[-1][6] = True
+            kong.robbed = True
             t._robbed_tiles += 1
             t._waits[k_seat] = None
-            t._ctx = (k_seat, tile, source, False, plan.kill, plan.offer_index)
+            t._won_tile = _WonTile(k_seat, tile, source, False, plan.kill, plan.offer_index)
         else:
-            t._ctx = (-1, tile, source, False, False, -1)
+            t._won_tile = _WonTile(-1, tile, source, False, False, -1)
         t._phase = _WON
 
 
@@ -1666,116 +1588,55 @@ def _apply_exhaustive(t: Table, ev: ExhaustiveDraw) -> None:
     t._phase = _ENDED
 
 
+# ---------------------------------------------------------------------- dispatch
+def _apply_plain(t: Table, ev: Event) -> bool:
+    """Apply ``ev`` if it is the plain case of its kind (legal as it stands); whether it
+    was. Compiled, these are direct calls (no look-up in :data:`_KINDS`)."""
+    if isinstance(ev, Discard):
+        plain = _plain_discard(t, ev)
+        if plain:
+            _apply_discard(t, ev)
+    elif isinstance(ev, Draw):
+        plain = _plain_draw(t, ev)
+        if plain:
+            _apply_draw(t, ev)
+    elif isinstance(ev, Pong):
+        plain = _plain_pong(t, ev)
+        if plain:
+            _apply_pong(t, ev)
+    else:
+        plain = False
+    return plain
+
+
+def _not_plain(t: Table, ev: Event) -> bool:
+    """The kinds without a plain case: always the full check."""
+    return False
+
+
 def _apply_chow(t: Table, ev: Chow) -> None:
-    raise AssertionError("a chow is never legal")  # the check always rejects it
+    raise AssertionError(f"{_describe(ev)} is never legal")  # its check always rejects it
 
 
-# ---------------------------------------------------------------------- stepping
-def _step_checked(t: Table, ev: Event) -> Violation | None:
-    v = t._check(ev)
-    if v is not None:
-        if v.fatal:
-            return v
-        t._findings.append(v)
-    _APPLY[type(ev)](t, ev)
-    t._index += 1
-    return None
+class _Kind(NamedTuple):
+    """One event kind's rule: ``plain`` says an event is the plain case (legal as it
+    stands, and the check agrees), ``check`` gives the violation it would be (``None``:
+    legal), ``apply`` applies a legal one."""
+
+    plain: Callable[[Table, Any], bool]
+    check: Callable[[Table, Any], Violation | None]
+    apply: Callable[[Table, Any], None]
 
 
-def _step_draw(t: Table, ev: Draw) -> Violation | None:
-    """A draw: the common case (the next seat draws the expected front tile) is checked
-    inline; anything else goes through the full check."""
-    if t._phase is _CLAIM and ev.seat == t._next[t._disc[_R_SEAT]] and t._front < t._back:
-        tile = ev.tile
-        wall = t._wall
-        if wall is not None:
-            ok = wall[t._front] == tile
-        elif t._taken[tile] < t._copies[tile]:
-            t._taken[tile] += 1
-            ok = True
-        else:
-            ok = False
-        if ok:
-            seat = ev.seat
-            t._hands[seat][tile] += 1
-            t._front += 1
-            t._kong_turn = False
-            t._replaced = False
-            t._last_draw = tile
-            t._turn = seat
-            t._phase = _DISCARD
-            t._index += 1
-            return None
-    return _step_checked(t, ev)
-
-
-def _step_discard(t: Table, ev: Discard) -> Violation | None:
-    """A discard: the common case (the player to act discards a tile it holds, no 报听
-    involved) is checked and applied inline, exactly as ``_apply_discard`` does; anything
-    else goes through the full check."""
-    seat = ev.seat
-    ph = t._phase
-    tile = ev.tile
-    if t._turn == seat and (ph is _DISCARD or ph is _AFTER_CLAIM) and tile != _WILD:
-        hand = t._hands[seat]
-        if hand[tile] and not t._frozen[seat] and t._ready_pending != seat:
-            if ph is _DISCARD and t._front < t._back:
-                chances = t._kong_chances[seat]
-                last = t._last_draw
-                if chances or (last >= 0 and (hand[last] == 4 or last in t._pong_tiles[seat])):
-                    _note_passed_kongs(t, seat, hand, chances)
-            hand[tile] -= 1
-            idx = t._index
-            entry: RiverRow = (tile, idx, seat, None, None, t._kong_turn)
-            t._rivers[seat].append(entry)
-            t._disc = entry
-            t._phase = _CLAIM
-            t._waits[seat] = None
-            if _IS_CHICKEN[tile] and tile not in t._chickens:
-                t._chickens[tile] = [tile, seat, idx, None, None]
-            t._index = idx + 1
-            return None
-    return _step_checked(t, ev)
-
-
-def _step_pong(t: Table, ev: Pong) -> Violation | None:
-    """A pong: the common case is checked inline, the rest by the full check."""
-    seat = ev.seat
-    disc = t._disc
-    if (t._phase is _CLAIM and ev.tile == disc[_R_TILE] and ev.from_seat == disc[_R_SEAT]
-            and seat != disc[_R_SEAT] and 0 <= seat < t._n and t._hands[seat][ev.tile] >= 2
-            and not t._frozen[seat]):
-        _apply_pong(t, ev)
-        t._index += 1
-        return None
-    return _step_checked(t, ev)
-
-
-_CHECK: dict[type, Callable[[Table, Any], Violation | None]] = {
-    Draw: _check_draw,
-    Discard: _check_discard,
-    Pong: _check_pong,
-    Kong: _check_kong,
-    Ready: _check_ready,
-    Win: _check_win,
-    Flip: _check_flip,
-    ExhaustiveDraw: _check_exhaustive,
-    Chow: _check_chow,
+_KINDS: dict[type, _Kind] = {
+    Discard: _Kind(_plain_discard, _check_discard, _apply_discard),
+    Draw: _Kind(_plain_draw, _check_draw, _apply_draw),
+    Pong: _Kind(_plain_pong, _check_pong, _apply_pong),
+    Kong: _Kind(_not_plain, _check_kong, _apply_kong),
+    Win: _Kind(_not_plain, _check_win, _apply_win),
+    Ready: _Kind(_not_plain, _check_ready, _apply_ready),
+    Flip: _Kind(_not_plain, _check_flip, _apply_flip),
+    ExhaustiveDraw: _Kind(_not_plain, _check_exhaustive, _apply_exhaustive),
+    Chow: _Kind(_not_plain, _check_chow, _apply_chow),
 }
-_APPLY: dict[type, Callable[[Table, Any], None]] = {
-    Draw: _apply_draw,
-    Discard: _apply_discard,
-    Pong: _apply_pong,
-    Kong: _apply_kong,
-    Ready: _apply_ready,
-    Win: _apply_win,
-    Flip: _apply_flip,
-    ExhaustiveDraw: _apply_exhaustive,
-    Chow: _apply_chow,
-}
-_STEP: dict[type, Callable[[Table, Any], Violation | None]] = {
-    **{tp: _step_checked for tp in _CHECK},
-    Draw: _step_draw,
-    Discard: _step_discard,
-    Pong: _step_pong,
-}
+"""Each event kind's plain case, check and apply."""

@@ -4,9 +4,11 @@
   tables compute, and counts outside 0-4 (negative ones index from the end) still make no
   hand;
 * the wait trie and :func:`rules.hand._waiting_tiles_of_valid` agree with the keyed tables;
-* :meth:`rules.table.Table.run` (draws, discards, pongs and replacement draws checked on
-  local state) leaves the table exactly as stepping the events one by one does, illegal
-  events included.
+* :meth:`rules.table.Table.run` leaves the table exactly as stepping the events one by one
+  does, illegal events included;
+* the plain case of a draw, a discard and a pong (what ``Table.run`` applies without the
+  full check) is legal whenever it holds; a draw or a pong outside it is illegal, a
+  discard outside it legal only when 报听 is involved.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 import pytest
 
 import rules.hand as hand
-from rules.events import Discard, Draw, Event, HandRecord, KongKind
+from rules.events import Discard, Draw, Event, HandRecord, KongKind, Pong
 from rules.families.guizhou.settings import Ruleset
 from rules.hand import (
     _waiting_tiles_of_valid,
@@ -260,3 +262,41 @@ def test_a_pong_then_an_added_kong_and_its_replacement_draw_through_run() -> Non
     assert kong.kind is KongKind.ADDED and kong.replacement is Tile.S8
     assert table.melds(1)[0].tile is Tile.P5
     assert table.discards(0)[0].claimed_by == 1
+
+
+# --- the plain cases against the full check ------------------------------------------------
+
+
+def _probes(table: Table) -> list[Event]:
+    """Every draw, discard and pong a seat (one not at the table too) could try now."""
+    seats = range(-1, table.n_players + 1)
+    out: list[Event] = []
+    for tile in ALL_TILES:
+        out.extend(Draw(s, tile) for s in seats)
+        out.extend(Discard(s, tile) for s in seats)
+        out.extend(Pong(s, tile, f) for s in seats for f in range(table.n_players))
+    return out
+
+
+@pytest.mark.parametrize("preset", ["guiyang", "an-majiang", "guiyang-3p"])
+def test_the_plain_case_is_legal_and_outside_it_the_check_decides(preset: str) -> None:
+    from rules.table import _KINDS
+
+    ruleset = load_preset(preset)
+    seen = {Draw: [0, 0], Discard: [0, 0], Pong: [0, 0]}  # plain, legal but not plain
+    for record in random_hands(20261102, 12, ruleset):
+        table = Table.from_record(record, ruleset)
+        for event in record.events:
+            for probe in _probes(table):
+                plain = _KINDS[type(probe)].plain(table, probe)
+                legal = table.check(probe) is None
+                if plain:
+                    assert legal, probe
+                    seen[type(probe)][0] += 1
+                elif legal:
+                    assert isinstance(probe, Discard), probe
+                    assert table.is_frozen(probe.seat) or table.declared_ready_at(
+                        probe.seat) is not None, probe
+                    seen[type(probe)][1] += 1
+            table.apply(event)
+    assert all(plain for plain, _ in seen.values()), seen
