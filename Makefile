@@ -53,7 +53,8 @@ check-wheel: $(STAMP)
 	scripts/check_wheel.sh $(BIN)/python
 
 # The suite on every dependency at its declared lower bound, in a fresh .venv-lower (pure
-# engine); about XX minutes. See docs/install.md (dependency bounds).
+# engine): the install about 4 minutes, then the whole suite. Not in .ci/run. See
+# docs/install.md (checking the lower bounds).
 check-lower-bounds:
 	$(PYTHON) scripts/check_lower_bounds.py
 
