@@ -138,7 +138,7 @@ def _generate_fast_events(events: Sequence[fast.Event]) -> list[Event]:
         elif kind is discard:
             append(discards[ev.seat][ev.tile])  # type: ignore[union-attr]
         elif kind is pong:
-            append(pongs[ev.seat][ev.from_seat][ev.tile])  # type: ignore[union-attr]
+            append(pongs[ev.seat][ev.from_seat][ev.tile])  # type: ignore[union-attr,index]
         elif isinstance(ev, fast.KongEvent):
             append(Kong(ev.seat, tiles[ev.tile], _KONG_KIND[ev.kind], ev.from_seat))
         elif isinstance(ev, fast.WinEvent):

@@ -20,7 +20,8 @@ from flows.app import app
 from flows.cli_errors import fail
 
 if TYPE_CHECKING:
-    from http.server import ThreadingHTTPServer
+    from collections.abc import Callable
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
     from flows.dashboard import LiveDashboard
 
@@ -101,7 +102,7 @@ def print_progress(group: str, pages: int, seconds: float) -> None:
 
 
 @functools.cache
-def _handler_class() -> type[Any]:
+def _handler_class() -> Callable[..., SimpleHTTPRequestHandler]:
     """The request handler (made on first use: ``http.server`` costs --help 90 ms)."""
     from http import HTTPStatus
     from http.server import SimpleHTTPRequestHandler

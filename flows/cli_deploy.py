@@ -12,6 +12,7 @@ from flows.cli_ingest import quiet_prefect
 
 
 @app.command("deploy")
+@quiet_prefect()
 def deploy_command(
     inbox: Annotated[Path, typer.Argument(help="the folder whose logs each run ingests")],
     db: Annotated[Path, typer.Option("--db", help="the DuckDB file")] = Path("zhuoji.duckdb"),
@@ -49,7 +50,6 @@ def deploy_command(
 
     Needs a Prefect server (PREFECT_API_URL); runs without a schedule when neither
     --interval nor --cron is given (start them with `prefect deployment run`)."""
-    quiet_prefect()
     from flows.deploy import DeployError, serve_inbox
 
     try:

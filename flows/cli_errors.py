@@ -27,11 +27,23 @@ from typing import Any
 
 import orjson
 import typer
-from typer._click import Context
-from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
+# Older typer releases run on click, recent ones on a copy of it of their own
+# (typer._click), whose classes are the ones their commands raise.
+try:
+    from typer._click import Context
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
+except ImportError:  # pragma: no cover - an older typer (the lower bounds' environment)
+    from click import Context  # type: ignore[assignment]
+    from click.exceptions import (  # type: ignore[assignment]
+        ClickException,
+        NoArgsIsHelpError,
+        UsageError,
+    )
+
 from flows.cli_text import safe
+from flows.oserrors import OS_ERROR_TEXT, errno_in_text, os_error_text
 
 __all__ = [
     "EXIT_ERROR",
@@ -68,27 +80,6 @@ def is_debug() -> bool:
     return _state["debug"] or os.environ.get("ZHUOJI_DEBUG", "") not in ("", "0")
 
 
-_OS_TEXT = {
-    errno.ENOSPC: "no space left on device (the disk is full)",
-    errno.EROFS: "read-only file system",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "operation not permitted",
-    errno.ENOENT: "no such file or directory",
-    errno.EISDIR: "is a directory",
-    errno.ENOTDIR: "not a directory",
-    errno.EDQUOT: "disk quota exceeded",
-    errno.EIO: "input/output error",
-}
-
-# The texts of duckdb's IOException for the same conditions (it does not keep the errno).
-_DUCKDB_TEXT = (
-    ("no space left on device", errno.ENOSPC),
-    ("read-only file system", errno.EROFS),
-    ("permission denied", errno.EACCES),
-    ("disk quota exceeded", errno.EDQUOT),
-)
-
-
 def environment_errno(exc: BaseException) -> int | None:
     """The errno of a full disk, a read-only file system, ... behind ``exc`` (its causes
     and contexts included), or None."""
@@ -96,18 +87,17 @@ def environment_errno(exc: BaseException) -> int | None:
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, OSError) and current.errno in _OS_TEXT:
+        if isinstance(current, OSError) and current.errno in OS_ERROR_TEXT:
             return current.errno
-        text = str(current).lower()
-        for needle, code in _DUCKDB_TEXT:
-            if needle in text:
-                return code
+        code = errno_in_text(str(current))
+        if code is not None:
+            return code
         current = current.__cause__ or current.__context__
     return None
 
 
 def _os_error(exc: OSError) -> str:
-    text = _OS_TEXT.get(exc.errno or -1) or (exc.strerror or str(exc)).lower()
+    text = OS_ERROR_TEXT.get(exc.errno or -1) or (exc.strerror or str(exc)).lower()
     names = [n for n in (exc.filename, exc.filename2) if n is not None]
     where = " -> ".join(os.fsdecode(n) if isinstance(n, bytes) else str(n) for n in names)
     return f"{where}: {text}" if where else text
@@ -133,7 +123,7 @@ def describe_error(exc: BaseException) -> str:
     if _is_from(exc, "duckdb"):
         message = str(exc).split("\n", 1)[0]
         if code is not None:
-            return f"{_OS_TEXT[code]}: {message}"
+            return f"{os_error_text(code)}: {message}"
         return message
     if _is_from(exc, "httpx", "httpcore"):
         url = os.environ.get("PREFECT_API_URL")
@@ -156,7 +146,7 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(exc, TimeoutError):
         return f"timed out: {exc}" if str(exc) else "timed out"
     if code is not None:
-        return f"{_OS_TEXT[code]}: {exc}"
+        return f"{os_error_text(code)}: {exc}"
     detail = str(exc).split("\n", 1)[0]
     return (
         f"unexpected error {_type_path(exc)}: {detail} "

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -44,16 +46,39 @@ _PREFECT_QUIET_RUNS = {
 }
 
 
-def quiet_prefect() -> None:
+@contextmanager
+def quiet_prefect() -> Iterator[None]:
+    """Prefect's settings for one command (the defaults above), for as long as it runs.
+
+    Prefect reads its settings from the environment, when it is first imported and in
+    every process it starts (the local pool's workers, the temporary server), so they are
+    set in ``os.environ``; a user's own values win. On exit the variables set here are
+    removed again (unless the command changed them meanwhile), so a command run in-process
+    (``CliRunner``, a notebook) leaves the environment as it found it. Prefect's logging,
+    configured once at its import, stays as configured. A context manager, and a
+    decorator of a command: ``@quiet_prefect()``.
+    """
+    added: dict[str, str] = {}
+
+    def default(key: str, value: str) -> None:
+        if key not in os.environ:
+            os.environ[key] = added[key] = value
+
     for key, value in _PREFECT_DEFAULTS.items():
-        os.environ.setdefault(key, value)
+        default(key, value)
     asked = os.environ.get("PREFECT_LOGGING_LEVEL", "").upper() in ("DEBUG", "INFO")
     if not is_debug() and not asked:
         for key, value in _PREFECT_QUIET_RUNS.items():
-            os.environ.setdefault(key, value)
+            default(key, value)
     if "PREFECT_LOGGING_LEVEL" not in os.environ:
         for key, value in _PREFECT_QUIET_CONSOLE.items():
-            os.environ.setdefault(key, value)
+            default(key, value)
+    try:
+        yield
+    finally:
+        for key, value in added.items():
+            if os.environ.get(key) == value:
+                del os.environ[key]
 
 
 # scheme://host:port (Dask's tcp, tls, ucx, ws, wss, inproc) or host:port
@@ -89,6 +114,7 @@ def explain_run_error(exc: BaseException, dask_address: str | None) -> str:
 
 
 @app.command("ingest")
+@quiet_prefect()
 def ingest_command(
     paths: Annotated[
         list[str], typer.Argument(help="Log files, folders (searched recursively) or globs.")
@@ -156,7 +182,6 @@ def ingest_command(
     set_json_errors(json_output)
     if dask_address is not None:
         check_dask_address(dask_address)
-    quiet_prefect()
     if dask_address is None and os.environ.get("PREFECT_API_URL"):
         # No temporary server will start for the fork server's imports to overlap (see
         # run_ingest), so they overlap this process's import of the flow. Without a

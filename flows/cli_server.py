@@ -17,10 +17,10 @@ app.add_typer(server_app, name="server")
 
 
 @server_app.command("status")
+@quiet_prefect()
 def status_command() -> None:
     """Whether the local server runs: its address, process, Prefect home and idle timeout.
     Exit code 0 when it runs, 1 when it does not."""
-    quiet_prefect()
     from flows.prefect_server import LEASE_NAME, ReusedPrefectServer, idle_seconds
 
     idle = idle_seconds()
@@ -40,10 +40,10 @@ def status_command() -> None:
 
 
 @server_app.command("stop")
+@quiet_prefect()
 def stop_command() -> None:
     """Stop the local server, once the ingest runs using it end (the next run starts a
     new one)."""
-    quiet_prefect()
     from flows.prefect_server import ReusedPrefectServer, idle_seconds
 
     server = ReusedPrefectServer(timeout=0, idle=idle_seconds())

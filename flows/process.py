@@ -115,17 +115,6 @@ def _game_error(path: str, game: Game, reason: str, json_path: str | None = None
     )
 
 
-def _hand_no_error(path: str, game: Game) -> FileError | None:
-    seen: set[int] = set()
-    for i, hand in enumerate(game.hands):
-        if hand.hand_no in seen:
-            return _game_error(
-                path, game, f"hand_no {hand.hand_no} appears twice", f"hands[{i}].hand_no"
-            )
-        seen.add(hand.hand_no)
-    return None
-
-
 def _range_error(path: str, game: Game, audits: Sequence[HandAudit]) -> FileError | None:
     """The first recomputed amount of the game beyond the warehouse's 32-bit columns
     (``delta``, ``amount``, ``win_value``): huge stakes or ``rule_overrides`` multipliers
@@ -232,7 +221,6 @@ def _audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome
     content = ContentDigest()
     errors: list[FileError] = []
     game_ids: list[str] = []
-    seen_ids: set[str] = set()
     uses: set[RulesetUse] = set()
     hands = violations = mismatches = 0
     try:
@@ -242,14 +230,8 @@ def _audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome
                 continue
             if errors:
                 continue  # the file is quarantined; read on only to report every fault
-            if item.game_id in seen_ids:
-                errors.append(_game_error(path, item, "the game id appears twice in the file"))
-                continue
-            seen_ids.add(item.game_id)
-            fault = _hand_no_error(path, item)
-            if fault is not None:
-                errors.append(fault)
-                continue
+            # A game id twice in the file, a hand_no twice in a game: the reader has
+            # already turned them into MalformedLogError (parsers.read.find_game_fault).
             try:
                 ruleset = _game_ruleset(item)
             except ValueError as exc:

@@ -67,7 +67,9 @@ def hand_tiles_schema() -> dict[str, pl.DataType]:
     """:data:`HAND_TILES_ARROW_SCHEMA` as polars types."""
     import polars as pl
 
-    return dict(pl.from_arrow(HAND_TILES_ARROW_SCHEMA.empty_table()).schema)
+    frame = pl.from_arrow(HAND_TILES_ARROW_SCHEMA.empty_table())
+    assert isinstance(frame, pl.DataFrame)  # a table gives a frame, not a series
+    return dict(frame.schema)
 
 
 class MeldTextError(ValueError):

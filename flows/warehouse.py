@@ -22,6 +22,7 @@ import duckdb
 import pyarrow as pa
 
 from flows import catalog
+from flows.oserrors import STORAGE_ERRNOS, errno_in_text, os_error_text
 from flows.rows import (
     DATA_TABLES,
     FileOutcome,
@@ -88,7 +89,7 @@ class DatabaseStorageError(WarehouseError):
     (``errno`` is ``ENOSPC``, ``EROFS``, ``EACCES`` ...) and that nothing was half-written."""
 
     def __init__(self, path: str, code: int, detail: str) -> None:
-        what = _STORAGE_TEXT.get(code, os.strerror(code).lower())
+        what = os_error_text(code)
         super().__init__(f"database {path}: {what} ({detail})")
         self.path = path
         self.errno = code
@@ -166,34 +167,14 @@ def is_lock_error(exc: BaseException) -> bool:
     return isinstance(exc, duckdb.IOException) and _LOCK_TEXT in str(exc)
 
 
-_STORAGE_TEXT = {
-    errno.ENOSPC: "no space left on device (the disk is full; free some space and run again)",
-    errno.EROFS: "read-only file system (it cannot be written here)",
-    errno.EACCES: "permission denied",
-    errno.EDQUOT: "disk quota exceeded",
-}
-
-# duckdb's IOException keeps the system's text, not the errno.
-_STORAGE_NEEDLES = (
-    ("no space left on device", errno.ENOSPC),
-    ("read-only file system", errno.EROFS),
-    ("permission denied", errno.EACCES),
-    ("disk quota exceeded", errno.EDQUOT),
-)
-
-
 def storage_errno(exc: BaseException) -> int | None:
     """``ENOSPC``, ``EROFS``, ``EACCES`` or ``EDQUOT`` when ``exc`` (a duckdb error or an
     ``OSError``) says the disk refused, else None."""
-    if isinstance(exc, OSError) and exc.errno in _STORAGE_TEXT:
+    if isinstance(exc, OSError) and exc.errno in STORAGE_ERRNOS:
         return exc.errno
     if not isinstance(exc, duckdb.Error | OSError):
         return None
-    text = str(exc).lower()
-    for needle, code in _STORAGE_NEEDLES:
-        if needle in text:
-            return code
-    return None
+    return errno_in_text(str(exc))
 
 
 def storage_error(path: str | Path, exc: BaseException) -> DatabaseStorageError | None:
