@@ -204,9 +204,9 @@ def test_the_ingest_command_starts_the_fork_server_early_with_a_server_configure
 def test_a_worker_running_the_ingest_task_imports_no_duckdb_or_polars(
     prefect_harness: str, tmp_path: Path
 ) -> None:
-    # The worker imports flows.process for its task, not the flow's module with its
+    # The worker imports flows.process_task for its task, not the flow's module with its
     # database and frame libraries (about 0.3 s of CPU and 0.7 s of start-up a worker).
-    from flows.process import process_files_task
+    from flows.process_task import process_files_task
 
     def heavy_modules() -> list[str]:  # pickled by value: the worker imports no test module
         names = ("duckdb", "polars", "flows.ingest", "flows.warehouse")
