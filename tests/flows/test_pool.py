@@ -164,7 +164,7 @@ def test_the_ingest_command_starts_the_fork_server_early_with_a_server_configure
 
     import flows.cli  # registers the commands
     import flows.fork_server
-    import flows.ingest
+    import flows.planning
     from flows.app import app
 
     calls: list[str] = []
@@ -177,7 +177,7 @@ def test_the_ingest_command_starts_the_fork_server_early_with_a_server_configure
         calls.append("run")
         raise Stop
 
-    monkeypatch.setattr(flows.ingest, "run_ingest", stop)
+    monkeypatch.setattr(flows.planning, "run_ingest", stop)
     runner = CliRunner()
     local = ["ingest", str(tmp_path), "--db", str(tmp_path / "a.duckdb")]
     dask = [*local, "--dask-address", "tcp://x:1"]
