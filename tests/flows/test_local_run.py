@@ -284,3 +284,22 @@ def test_a_flow_run_over_8000_named_files_passes_them_in_a_manifest(
     statuses = con.execute("SELECT DISTINCT status FROM files").fetchall()
     con.close()
     assert statuses == [(FileStatus.QUARANTINED.value,)]
+
+
+def test_a_plain_run_waits_for_a_reader_with_wait(tmp_path: Path) -> None:
+    from flows import warehouse
+    from tests.flows.test_ingest_prefect import _holder
+
+    db = tmp_path / "w.duckdb"
+    warehouse.open_writer(db).close()
+    env = _env_without_server(tmp_path / "home")
+    args = ["ingest", str(SAMPLE / "t3-20261102.ndjson.gz"), "--db", str(db), "--json"]
+    with _holder(db, read_only=True, seconds=3) as reader:
+        refused = _zhuoji(args, env)
+        waited = _zhuoji([*args, "--wait", "120"], env)
+    assert refused.returncode == 2
+    message = json.loads(refused.stdout)["error"]["message"]
+    assert f"database {db} is busy: a reader (PID {reader.pid})" in message
+    assert waited.returncode == 0, waited.stderr
+    assert json.loads(waited.stdout)["files_loaded"] == 1
+    assert "LOADED []" in waited.stderr
