@@ -181,6 +181,9 @@ def ingest_command(
     and recorded), 2 on an error (a path that names nothing, a busy database, a full or
     read-only disk, an unreachable scheduler or Prefect API).
     """
+    from flows.entry import skip_teardown
+
+    skip_teardown()  # once the output is written: no interpreter teardown (1-3 s)
     set_json_errors(json_output)
     if dask_address is not None:
         check_dask_address(dask_address)

@@ -54,10 +54,16 @@ def _env_without_server(home: Path, **extra: str) -> dict[str, str]:
 _NO_PREFECT = textwrap.dedent(
     """
     import atexit, sys
+    import flows.cli
     def report():
         heavy = [m for m in ("prefect", "flows.ingest", "flows.process_task") if m in sys.modules]
         print("LOADED", heavy, file=sys.stderr)
-    atexit.register(report)
+    run = flows.cli.main
+    def run_and_report():
+        # an exit handler registered by the command runs, before the exit without teardown
+        atexit.register(report)
+        run()
+    flows.cli.main = run_and_report
     from flows.entry import main
     sys.argv[0] = "zhuoji"
     main()
