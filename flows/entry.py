@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import os
 import sys
+from contextlib import suppress
 
 _status: list[int] = []
 """The command's exit status, once it has ended by ``SystemExit`` or returned."""
@@ -39,10 +40,8 @@ def _end() -> None:
     if not (_skip and _status):
         return
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with suppress(OSError, ValueError):  # a closed pipe: nothing more to say
             stream.flush()
-        except (OSError, ValueError):
-            pass
     os._exit(_status[-1])
 
 

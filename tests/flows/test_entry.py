@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tomllib
@@ -40,7 +41,7 @@ def test_an_ingest_ends_without_teardown_with_its_output_and_status(tmp_path: Pa
     # The ingest asks to skip the interpreter's teardown: what it wrote and its exit
     # status are kept, on success (0) and on an error (2).
     run = "import sys; from flows.entry import main; sys.argv[0] = 'zhuoji'; main()"
-    env = {k: v for k, v in __import__("os").environ.items() if k != "PREFECT_API_URL"}
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     log = ROOT / "data" / "sample" / "t3-20261102.ndjson.gz"
     done = subprocess.run(
         [sys.executable, "-c", run, "ingest", str(log), "--db", str(tmp_path / "w.duckdb"),
