@@ -300,8 +300,9 @@ def test_a_plain_run_waits_for_a_reader_with_wait(tmp_path: Path) -> None:
     warehouse.open_writer(db).close()
     env = _env_without_server(tmp_path / "home")
     args = ["ingest", str(SAMPLE / "t3-20261102.ndjson.gz"), "--db", str(db), "--json"]
-    with _holder(db, read_only=True, seconds=3) as reader:
+    with _holder(db, read_only=True) as reader:  # held until the block ends
         refused = _zhuoji(args, env)
+    with _holder(db, read_only=True, seconds=3):  # lets go while the ingest waits
         waited = _zhuoji([*args, "--wait", "120"], env)
     assert refused.returncode == 2
     message = json.loads(refused.stdout)["error"]["message"]
