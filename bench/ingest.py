@@ -16,11 +16,12 @@ loaded).
 Then:
 
 * **start-up** (:func:`startup`): ``zhuoji ingest`` of one 8-hand document file as a user
-  runs it (a new process, no ``PREFECT_API_URL``), beside ``zhuoji audit`` of the same
-  file: the first run on a new ``PREFECT_HOME`` (the local Prefect server starts and
-  creates its database), then ``--runs`` rounds, in turns, of an ingest into a new
-  database (the local server reused), a rerun that skips the file, and an audit; the
-  best of each, and the time the ingest summary shows beside the wall time;
+  runs it (a new process, no ``PREFECT_API_URL``: no Prefect), beside ``zhuoji audit``
+  of the same file: the first run on a new ``PREFECT_HOME``, then ``--runs`` rounds, in
+  turns, of an ingest into a new database, a rerun that skips the file, and an audit;
+  the best of each, and the time the ingest summary shows beside the wall time; then
+  the same file as a flow run (``--prefect``: the local Prefect server started on a new
+  ``PREFECT_HOME``, then reused), and the seconds from the summary to the exit;
 * **floors** on the first ``--small`` hands of the streams, one process: ``orjson.loads``
   of every line; validated parsing (``parsers.generate_fast_games``, what the ingest
   reads); parse + bridge + audit (no rows, no database); a worker's whole work without
@@ -416,16 +417,33 @@ def machine_text(before: list[int] | None, after: list[int] | None) -> str:
 def _zhuoji(args: Sequence[str], env: dict[str, str]) -> tuple[float, str]:
     """Wall seconds of one ``zhuoji`` command (a new process, as a user runs it) and its
     output; exit codes other than 0 and 1 (1: violations found) are an error."""
+    seconds, out, _ = _zhuoji_timed(args, env)
+    return seconds, out
+
+
+def _zhuoji_timed(args: Sequence[str], env: dict[str, str]) -> tuple[float, str, float]:
+    """:func:`_zhuoji`, and the seconds from the last line of its output to its exit (the
+    command's end: its exit handlers and the interpreter's finalization)."""
     import subprocess
     import sys
 
     exe = Path(sys.executable).with_name("zhuoji")
     started = time.perf_counter()
-    done = subprocess.run([str(exe), *args], env=env, capture_output=True, text=True)
-    seconds = time.perf_counter() - started
-    if done.returncode not in (0, 1):
-        raise RuntimeError(f"zhuoji {' '.join(args)}: exit {done.returncode}\n{done.stderr}")
-    return seconds, done.stdout
+    proc = subprocess.Popen(
+        [str(exe), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    lines = []
+    last = started
+    for line in proc.stdout:
+        lines.append(line)
+        last = time.perf_counter()
+    err = proc.stderr.read()
+    code = proc.wait()
+    ended = time.perf_counter()
+    if code not in (0, 1):
+        raise RuntimeError(f"zhuoji {' '.join(args)}: exit {code}\n{err}")
+    return ended - started, "".join(lines), ended - last
 
 
 def _shown_time(stdout: str) -> str:
@@ -439,9 +457,13 @@ def _shown_time(stdout: str) -> str:
 def startup(out: Path, log: Path, runs: int, row: Callable[[str, str, str], None]) -> None:
     """``zhuoji ingest`` of one small file against ``zhuoji audit`` of it, with no Prefect
     server configured: the first run on a new ``PREFECT_HOME`` (what a fresh machine
-    sees: the local server starts and creates its database), ``runs`` runs each into a
-    new database (the local server reused), ``runs`` reruns that skip the file, and
-    ``runs`` audits; best of each. The local server is stopped at the end."""
+    sees), ``runs`` runs each into a new database, ``runs`` reruns that skip the file,
+    and ``runs`` audits, in turns; best of each. Such a run takes no Prefect
+    (:mod:`flows.local_run`). Then the same as a flow run (``--prefect``): its first run
+    on a new ``PREFECT_HOME`` (the local Prefect server starts and creates its
+    database), and ``runs`` runs into a new database (the server reused), with the
+    seconds between the summary and the command's exit. The local server is stopped at
+    the end."""
     home = out / f"startup-home-{os.getpid()}"
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
@@ -457,14 +479,18 @@ def startup(out: Path, log: Path, runs: int, row: Callable[[str, str, str], None
             f"{first:.2f} s",
             f"summary shows {_shown_time(first_out)}, {_load()}, {machine}",
         )
-        figures: dict[str, list[float]] = {"ingest": [], "rerun": [], "audit": []}
-        shown: dict[str, list[str]] = {"ingest": [], "rerun": []}
+        figures: dict[str, list[float]] = {"ingest": [], "rerun": [], "audit": [], "flow": []}
+        shown: dict[str, list[str]] = {"ingest": [], "rerun": [], "flow": []}
+        ends: dict[str, list[float]] = {"ingest": [], "flow": []}
         ticks = cpu_ticks()
         for k in range(runs):  # in turns, so that the machine's pace moves them alike
             db = home / f"run-{k}.duckdb"
-            seconds, text = _zhuoji(["ingest", str(log), "--db", str(db), "--quiet"], env)
+            seconds, text, end = _zhuoji_timed(
+                ["ingest", str(log), "--db", str(db), "--quiet"], env
+            )
             figures["ingest"].append(seconds)
             shown["ingest"].append(_shown_time(text))
+            ends["ingest"].append(end)
             seconds, text = _zhuoji(["ingest", str(log), "--db", str(db), "--quiet"], env)
             figures["rerun"].append(seconds)
             shown["rerun"].append(_shown_time(text))
@@ -477,7 +503,7 @@ def startup(out: Path, log: Path, runs: int, row: Callable[[str, str, str], None
             "runs " + ", ".join(f"{s:.2f}" for s in figures["audit"]),
         )
         for key, label in (
-            ("ingest", "ingest of the file (server reused), best"),
+            ("ingest", "ingest of the file (no Prefect), best"),
             ("rerun", "rerun that skips it, best"),
         ):
             best = min(figures[key])
@@ -490,6 +516,38 @@ def startup(out: Path, log: Path, runs: int, row: Callable[[str, str, str], None
                 + ", ".join(shown[key]),
             )
         print(f"  ({_load()}, {machine})")
+        ticks = cpu_ticks()
+        db = home / "flow-first.duckdb"
+        flow_args = ["ingest", str(log), "--quiet", "--prefect", "--db"]
+        first, first_out = _zhuoji([*flow_args, str(db)], env)
+        row(
+            "flow run (--prefect): first on the new PREFECT_HOME",
+            f"{first:.2f} s",
+            f"summary shows {_shown_time(first_out)}, {_load()}, "
+            f"{machine_text(ticks, cpu_ticks())}",
+        )
+        ticks = cpu_ticks()
+        for k in range(runs):
+            seconds, text, end = _zhuoji_timed([*flow_args, str(home / f"flow-{k}.duckdb")], env)
+            figures["flow"].append(seconds)
+            shown["flow"].append(_shown_time(text))
+            ends["flow"].append(end)
+        best = min(figures["flow"])
+        row(
+            "flow run (--prefect, server reused), best",
+            f"{best:.2f} s",
+            f"{best / audit:.1f}x the audit; runs "
+            + ", ".join(f"{s:.2f}" for s in figures["flow"])
+            + "; summary shows "
+            + ", ".join(shown["flow"]),
+        )
+        for key, label in (("ingest", "no Prefect"), ("flow", "flow run")):
+            row(
+                f"summary to exit, {label}",
+                f"{min(ends[key]):.2f} s",
+                "runs " + ", ".join(f"{s:.2f}" for s in ends[key]),
+            )
+        print(f"  ({_load()}, {machine_text(ticks, cpu_ticks())})")
     finally:
         _zhuoji(["server", "stop"], env)
         shutil.rmtree(home, ignore_errors=True)

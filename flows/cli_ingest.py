@@ -1,4 +1,5 @@
-"""``zhuoji ingest``: load log files into the DuckDB warehouse (the Prefect ingest flow)."""
+"""``zhuoji ingest``: load log files into the DuckDB warehouse (a Prefect flow, or plain
+calls for a small run with no server configured: :func:`flows.planning.run_ingest`)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from flows.discover import SkippedPath
-    from flows.ingest import RunSummary
+    from flows.planning import RunSummary
 
 # Prefect reads these when it is first imported: quiet its console logging, no telemetry,
 # and room for a slow first start of the temporary server. A user's own values win.
@@ -79,6 +80,20 @@ def quiet_prefect() -> Iterator[None]:
         for key, value in added.items():
             if os.environ.get(key) == value:
                 del os.environ[key]
+
+
+def log_plain_run() -> None:
+    """A run without Prefect (:mod:`flows.local_run`) prints its log lines on standard
+    error with ``--debug`` (from DEBUG) or when Prefect's were asked for
+    (``PREFECT_LOGGING_LEVEL=INFO`` or ``DEBUG``); otherwise they go nowhere, as a flow
+    run's stay on its server."""
+    import logging
+
+    asked = os.environ.get("PREFECT_LOGGING_LEVEL", "").upper()
+    if is_debug() or asked in ("DEBUG", "INFO"):
+        from flows.local_run import log_to_stderr
+
+        log_to_stderr(logging.DEBUG if is_debug() or asked == "DEBUG" else logging.INFO)
 
 
 # scheme://host:port (Dask's tcp, tls, ucx, ws, wss, inproc) or host:port
@@ -162,6 +177,15 @@ def ingest_command(
             help="Drop the rows of files under the given folders that no longer exist.",
         ),
     ] = False,
+    prefect: Annotated[
+        bool,
+        typer.Option(
+            "--prefect",
+            help="Run as a Prefect flow even when the run is small and no Prefect server "
+            "is configured (the local server is started or reused; ZHUOJI_PREFECT=1 for "
+            "every run).",
+        ),
+    ] = False,
 ) -> None:
     """Parse, audit and load logs into DuckDB; files already loaded are skipped.
 
@@ -175,10 +199,17 @@ def ingest_command(
     "files_quarantined", "games", "hands", "violations", "mismatches", "seconds",
     "quarantined": [{"file", "reason"}]}; an error is one object {"error": {"message"}}.
 
+    A small run (at most 1 MiB of logs, no --workers) with no Prefect server configured
+    (PREFECT_API_URL, in the environment or a Prefect profile) runs in this process
+    without Prefect: no flow run, no server. Any other run is a Prefect flow run.
+
     Exit status: 0 when the run finished (quarantined files included: they are reported
     and recorded), 2 on an error (a path that names nothing, a busy database, a full or
     read-only disk, an unreachable scheduler or Prefect API).
     """
+    from flows.entry import skip_teardown
+
+    skip_teardown()  # once the output is written: no interpreter teardown (1-3 s)
     set_json_errors(json_output)
     if dask_address is not None:
         check_dask_address(dask_address)
@@ -193,16 +224,19 @@ def ingest_command(
     from flows.cli_parse import check_limits
     from flows.dask_cluster import DaskClusterError
     from flows.discover import InputPathError, find_log_paths
-    from flows.ingest import MissingExtraError, command_started, require_dask_extra, run_ingest
+    from flows.planning import command_started, run_ingest
     from flows.warehouse import WarehouseError
 
     if dask_address is not None:
+        from flows.ingest import MissingExtraError, require_dask_extra
+
         try:
             require_dask_extra()
         except MissingExtraError as exc:
             raise fail(str(exc)) from None
     check_limits()  # before the workers start: they read the same variables
-    skipped = find_log_paths(paths).skipped
+    log_plain_run()
+    found = find_log_paths(paths)  # the one walk of the paths: the run takes it as it is
     try:
         summary = run_ingest(
             paths,
@@ -215,6 +249,8 @@ def ingest_command(
             prune=prune,
             wait=wait,
             started=command_started(),  # the time the summary shows counts from there
+            prefect=prefect,
+            found=found,
         )
     except (InputPathError, WarehouseError, DaskClusterError) as exc:
         raise fail(str(exc)) from None
@@ -227,7 +263,7 @@ def ingest_command(
     if json_output:
         import orjson
 
-        sys.stdout.write(orjson.dumps(summary_json(summary, skipped)).decode() + "\n")
+        sys.stdout.write(orjson.dumps(summary_json(summary, found.skipped)).decode() + "\n")
         return
     from rich.text import Text
 
@@ -253,7 +289,7 @@ def ingest_command(
             Text.assemble(("quarantined", "yellow"), f" {safe(path)}: {safe(reason)}"),
             soft_wrap=True,
         )
-    for skip in skipped:
+    for skip in found.skipped:
         console.print(
             Text.assemble(("skipped", "yellow"), f" {safe(skip.path)}: {safe(skip.reason)}"),
             soft_wrap=True,

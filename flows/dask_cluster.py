@@ -45,7 +45,7 @@ POLL_SECONDS = 1.0
 """How often a run waiting for a task looks at the cluster."""
 
 _PROBE = (
-    "(__import__('flows.process'), "
+    "(__import__('flows.process_task'), "
     "__import__('importlib.metadata').metadata.version('zhuoji'))[1]"
 )
 """What each worker evaluates: import the workers' module, return zhuoji's version."""

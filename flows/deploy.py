@@ -46,8 +46,9 @@ def inbox_flow(
     wait: float = DEFAULT_WAIT_SECONDS,
 ) -> dict[str, Any]:
     """Ingest the folder ``inbox`` into the database ``db``; the run's summary."""
-    summary = run_ingest(
-        [inbox], db, workers=workers, dask_address=dask_address, wait=wait, progress=False
+    summary = run_ingest(  # a subflow of this flow run, however small
+        [inbox], db, workers=workers, dask_address=dask_address, wait=wait, progress=False,
+        prefect=True,
     )
     return dataclasses.asdict(summary)
 

@@ -4,12 +4,13 @@
 a :class:`~flows.rows.RowBuffer`; :func:`process_files` does so for a chunk of files into
 one set of Parquet shards in the run's staging folder, and returns a small
 :class:`~flows.rows.FileOutcome` per file; it never opens the database.
-:data:`process_files_task` is the Prefect task over a chunk that :mod:`flows.ingest`
-submits.
+:data:`flows.process_task.process_files_task` is the Prefect task over a chunk that
+:mod:`flows.ingest` submits; a run without Prefect (:mod:`flows.local_run`) calls
+:func:`process_files` itself.
 
 This module is what a worker imports to run that task (a process of the local pool, or
-a Dask worker), so it imports only what the work needs: Prefect's task machinery, the
-parsers, the engine and ``pyarrow``, not DuckDB, polars or the flow.
+a Dask worker), so it imports only what the work needs: the parsers, the engine and
+``pyarrow``, not Prefect, DuckDB, polars or the flow.
 """
 
 from __future__ import annotations
@@ -25,8 +26,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import orjson
-from prefect import task
-from prefect.cache_policies import NO_CACHE
 
 from flows.bridge import hand_records
 from flows.discover import ContentDigest, FileDigest, digest_file
@@ -50,7 +49,6 @@ __all__ = [
     "failed_outcome",
     "process_file",
     "process_files",
-    "process_files_task",
     "rare_collections",
     "ruleset_use_of",
     "shard_dir_for",
@@ -368,8 +366,3 @@ def _audit_tries(d: FileDigest, buffer: RowBuffer) -> FileOutcome:
             if attempt == CHANGED_TRIES:
                 return failed_outcome(d.path, exc, d.size)
     raise AssertionError("unreachable")
-
-
-@task(name="process-files", retries=2, retry_delay_seconds=1, cache_policy=NO_CACHE)
-def process_files_task(files: list[FileDigest], staging_dir: str) -> list[FileOutcome]:
-    return process_files(files, staging_dir)

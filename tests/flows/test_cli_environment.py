@@ -115,7 +115,19 @@ def test_a_read_only_file_system_says_so(tiny_disk: TinyDisk) -> None:
     assert exported.returncode == 2 and "read-only file system" in exported.stderr
 
 
-def test_a_reader_holding_the_database_makes_ingest_say_busy(tmp_path: Path) -> None:
+@pytest.fixture(params=["plain", "flow"])
+def ingest_env(request: pytest.FixtureRequest) -> dict[str, str]:
+    """The environment of an ingest of a small file: no Prefect server configured (the
+    run takes no Prefect), or the session's server (a flow run)."""
+    if request.param == "plain":
+        return {}
+    return {"PREFECT_API_URL": request.getfixturevalue("prefect_harness")}
+
+
+@pytest.mark.xdist_group("prefect")
+def test_a_reader_holding_the_database_makes_ingest_say_busy(
+    tmp_path: Path, ingest_env: dict[str, str]
+) -> None:
     db = tmp_path / "w.duckdb"
     warehouse.open_writer(db).close()
     reader = subprocess.Popen(
@@ -129,7 +141,7 @@ def test_a_reader_holding_the_database_makes_ingest_say_busy(tmp_path: Path) -> 
     )
     try:
         assert reader.stdout is not None and reader.stdout.readline().strip() == "open"
-        result = zhuoji("ingest", str(DISPUTE), "--db", str(db), "--quiet")
+        result = zhuoji("ingest", str(DISPUTE), "--db", str(db), "--quiet", env=ingest_env)
         assert result.returncode == 2
         line = result.stderr.strip()
         assert line.startswith(f"error: database {db} is busy: a reader (PID {reader.pid}) "
@@ -141,14 +153,17 @@ def test_a_reader_holding_the_database_makes_ingest_say_busy(tmp_path: Path) -> 
         reader.wait(timeout=30)
 
 
-def test_ingest_json_and_its_human_lines_escape_names(tmp_path: Path) -> None:
+@pytest.mark.xdist_group("prefect")
+def test_ingest_json_and_its_human_lines_escape_names(
+    tmp_path: Path, ingest_env: dict[str, str]
+) -> None:
     logs = tmp_path / "logs"
     logs.mkdir()
     (logs / "good.json").write_bytes(DISPUTE.read_bytes())
     bad_name = "bad\x1b[2J\x1b]0;owned\x07.jsonl"
     (logs / bad_name).write_text("{\n", encoding="utf-8")
     db = tmp_path / "w.duckdb"
-    result = zhuoji("ingest", str(logs), "--db", str(db), "--json")
+    result = zhuoji("ingest", str(logs), "--db", str(db), "--json", env=ingest_env)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert (summary["files_seen"], summary["files_loaded"], summary["files_quarantined"]) == (
@@ -156,7 +171,7 @@ def test_ingest_json_and_its_human_lines_escape_names(tmp_path: Path) -> None:
     assert summary["hands"] == 1 and summary["quarantined"][0]["file"].endswith(bad_name)
     assert summary["quarantined"][0]["reason"]
     (logs / "bad2\x1b[31m.jsonl").write_text("not json\n", encoding="utf-8")
-    human = zhuoji("ingest", str(logs), "--db", str(db), "--quiet")
+    human = zhuoji("ingest", str(logs), "--db", str(db), "--quiet", env=ingest_env)
     assert human.returncode == 0, human.stderr
     assert "\x1b" not in human.stdout and "bad2\\x1b[31m.jsonl" in human.stdout
     assert "quarantined" in human.stdout

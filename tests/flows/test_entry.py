@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tomllib
@@ -34,3 +35,24 @@ def test_the_entry_point_runs_the_cli() -> None:
     assert out.returncode == 0, out.stderr
     for command in ("ingest", "report", "sql", "audit"):
         assert command in out.stdout
+
+
+def test_an_ingest_ends_without_teardown_with_its_output_and_status(tmp_path: Path) -> None:
+    # The ingest asks to skip the interpreter's teardown: what it wrote and its exit
+    # status are kept, on success (0) and on an error (2).
+    run = "import sys; from flows.entry import main; sys.argv[0] = 'zhuoji'; main()"
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    log = ROOT / "data" / "sample" / "t3-20261102.ndjson.gz"
+    done = subprocess.run(
+        [sys.executable, "-c", run, "ingest", str(log), "--db", str(tmp_path / "w.duckdb"),
+         "--json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert '"files_loaded":1' in done.stdout and done.stdout.endswith("}\n")
+    missing = subprocess.run(
+        [sys.executable, "-c", run, "ingest", str(tmp_path / "none"), "--json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+    assert missing.returncode == 2
+    assert missing.stdout.startswith('{"error"') and missing.stdout.endswith("}\n")

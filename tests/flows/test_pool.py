@@ -164,7 +164,7 @@ def test_the_ingest_command_starts_the_fork_server_early_with_a_server_configure
 
     import flows.cli  # registers the commands
     import flows.fork_server
-    import flows.ingest
+    import flows.planning
     from flows.app import app
 
     calls: list[str] = []
@@ -177,7 +177,7 @@ def test_the_ingest_command_starts_the_fork_server_early_with_a_server_configure
         calls.append("run")
         raise Stop
 
-    monkeypatch.setattr(flows.ingest, "run_ingest", stop)
+    monkeypatch.setattr(flows.planning, "run_ingest", stop)
     runner = CliRunner()
     local = ["ingest", str(tmp_path), "--db", str(tmp_path / "a.duckdb")]
     dask = [*local, "--dask-address", "tcp://x:1"]
@@ -204,9 +204,9 @@ def test_the_ingest_command_starts_the_fork_server_early_with_a_server_configure
 def test_a_worker_running_the_ingest_task_imports_no_duckdb_or_polars(
     prefect_harness: str, tmp_path: Path
 ) -> None:
-    # The worker imports flows.process for its task, not the flow's module with its
+    # The worker imports flows.process_task for its task, not the flow's module with its
     # database and frame libraries (about 0.3 s of CPU and 0.7 s of start-up a worker).
-    from flows.process import process_files_task
+    from flows.process_task import process_files_task
 
     def heavy_modules() -> list[str]:  # pickled by value: the worker imports no test module
         names = ("duckdb", "polars", "flows.ingest", "flows.warehouse")

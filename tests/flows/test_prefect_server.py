@@ -273,6 +273,7 @@ def test_ingest_with_no_server_configured_starts_one_and_leaves_nothing_running(
             "--db",
             str(db),
             "--quiet",
+            "--prefect",  # data/sample is small: without it, no Prefect at all
         ],
         cwd=REPO,
         # INFO: Prefect then sends the run's logs to the server, some after the run ends;

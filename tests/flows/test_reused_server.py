@@ -309,12 +309,16 @@ def test_ingest_reuses_the_server_of_an_earlier_run(home: Path, tmp_path: Path) 
         COLUMNS="200",  # the summary's table unwrapped
     )
     db = tmp_path / "w.duckdb"
-    first = _zhuoji(["ingest", "data/sample", "--db", str(db), "--quiet"], env)
+    # --prefect: runs this small (data/sample) take the flow path without a server too
+    first = _zhuoji(["ingest", "data/sample", "--db", str(db), "--quiet", "--prefect"], env)
     assert first.returncode == 0, first.stderr
     assert re.search(r"│ loaded\s+│\s+36 │", first.stdout), first.stdout
     record = ServerRecord.read(home / RECORD_NAME)
     assert record is not None and _servers_of(home) == [record.pid]
-    second = _zhuoji(["ingest", "data/sample/t3-20261102.ndjson.gz", "--db", str(db)], env)
+    second = _zhuoji(
+        ["ingest", "data/sample/t3-20261102.ndjson.gz", "--db", str(db)],
+        {**env, "ZHUOJI_PREFECT": "1"},  # the setting of --prefect
+    )
     assert second.returncode == 0, second.stderr
     assert re.search(r"│ skipped \(unchanged\)\s+│\s+1 │", second.stdout), second.stdout
     assert ServerRecord.read(home / RECORD_NAME) == record, "the same server"
