@@ -20,7 +20,7 @@ from parsers.errors import MalformedLogError
 from parsers.fast import Game
 from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import HandAudit, audit_game
-from rules.families.guizhou.settings import Ruleset
+from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
 from rules.presets import resolve_ruleset
 from rules.tiles import TILE_TEXT
 
@@ -85,7 +85,7 @@ def generate_file_audits(
         if game_id is not None and item.game_id != game_id:
             continue
         try:
-            ruleset = resolve_ruleset(item.ruleset, item.rule_overrides)
+            ruleset = guizhou_ruleset(resolve_ruleset(item.ruleset, item.rule_overrides))
         except ValueError as exc:
             yield GameAudit(name, item, None, str(exc), ())
             continue

@@ -43,6 +43,7 @@ from flows import warehouse
 from flows.replay_page import finding_step, hand_replay, replay_json
 from flows.rows_tiles import MeldTextError, parse_discards, parse_melds
 from rules.families.guizhou.patterns import Pattern
+from rules.families.guizhou.settings import guizhou_ruleset
 from rules.families.guizhou.settlement import Reason
 from rules.melds import MeldKind
 from rules.presets import resolve_ruleset
@@ -1474,7 +1475,9 @@ def ledger_groups(items: Sequence[Row], n_players: int) -> list[LedgerGroup]:
 def _chicken_tiles(ruleset: str, overrides: str | None) -> frozenset[Tile]:
     """The standing chickens of a game's ruleset (none when it cannot be resolved)."""
     try:
-        rules = resolve_ruleset(ruleset, orjson.loads(overrides) if overrides else None)
+        rules = guizhou_ruleset(
+            resolve_ruleset(ruleset, orjson.loads(overrides) if overrides else None)
+        )
     except ValueError:
         return frozenset()
     return frozenset(Tile(c.tile) for c in rules.chickens.standing)

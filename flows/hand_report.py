@@ -94,7 +94,8 @@ def write_hand_report(
             outcome = process_file(source, None, (Path(folder) / "stage").as_posix())
             (loaded,) = load_outcomes(con, [outcome], run_id)
             if loaded.status.value != "loaded":
-                raise HandReportError(f"{source} cannot be audited: {loaded.reason}")
+                reasons = "; ".join(e.sentence for e in loaded.errors)
+                raise HandReportError(f"{source} cannot be audited: {reasons}")
             params = {"game_ids": [game], "hand_nos": [hand]}
             (header,) = query(con, "dashboard_hand_header", **params)
             context = hand_context(

@@ -35,7 +35,7 @@ from parsers.fast import Game
 from parsers.models import INT32_MAX, INT32_MIN
 from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import HandAudit, audit_game
-from rules.families.guizhou.settings import Ruleset
+from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
 from rules.presets import resolve_ruleset
 from rules.version import ENGINE_VERSION, ruleset_fingerprint
 
@@ -69,7 +69,7 @@ class FileChangedError(ValueError):
 @lru_cache(maxsize=64)
 def _ruleset(name: str, overrides_json: str) -> Ruleset:
     overrides = orjson.loads(overrides_json)
-    return resolve_ruleset(name, overrides or None)
+    return guizhou_ruleset(resolve_ruleset(name, overrides or None))
 
 
 def _game_ruleset(game: Game) -> Ruleset:

@@ -26,7 +26,7 @@ from parsers.errors import MalformedLogError
 from parsers.fast import Game
 from parsers.read import generate_fast_games
 from rules.events import HandRecord
-from rules.families.guizhou.settings import Ruleset
+from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
 from rules.presets import resolve_ruleset
 from rules.snapshot import HandSnapshots, replay_snapshots
 
@@ -87,7 +87,7 @@ def load_hand(game: Game, hand_no: int) -> tuple[HandRecord, Ruleset] | None:
         return None
     for record in hand_records(game):
         if record.hand_no == hand_no:
-            return record, ruleset
+            return record, guizhou_ruleset(ruleset)
     return None
 
 

@@ -47,7 +47,7 @@ from parsers.models import Game, Player
 from parsers.read import Encoding
 from parsers.write import format_document, generate_stream_lines
 from rules.events import HandRecord
-from rules.families.guizhou.settings import Ruleset
+from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
 from rules.presets import load_preset
 from rules.simulate import SimulatedGame, simulate_game
 
@@ -259,7 +259,7 @@ def _manifest_row(name: str, game_id: str, fault: Fault) -> dict[str, Any]:
 
 def generate_file_bytes(task: FileTask) -> Iterator[tuple[bytes, int, list[dict[str, Any]]]]:
     """The uncompressed bytes of each game of a file, its hand count and manifest rows."""
-    ruleset = load_preset(task.ruleset)
+    ruleset = guizhou_ruleset(load_preset(task.ruleset))
     stream = task.encoding is Encoding.STREAM
     for position, game_no in enumerate(task.game_nos):
         game = simulate_game(

@@ -304,7 +304,7 @@ def open_writer(
     return con
 
 
-def check_writable(path: str | Path, *, wait: float = 0) -> None:
+def check_writable(path: str | os.PathLike[str], *, wait: float = 0) -> None:
     """Raise :class:`DatabaseBusyError` if another process holds the database now, or
     still holds it after ``wait`` seconds, and :class:`DatabaseStorageError` if it (or,
     for a new one, its folder) cannot be written: a read-only file system, no permission."""
@@ -315,7 +315,7 @@ def check_writable(path: str | Path, *, wait: float = 0) -> None:
             code = errno.EROFS if _is_read_only_mount(folder) else errno.EACCES
             raise DatabaseStorageError(str(path), code, f"cannot create files in {folder}")
         return
-    _connect_waiting(path, {}, wait).close()
+    _connect_waiting(Path(path), {}, wait).close()
 
 
 def _connect_waiting(

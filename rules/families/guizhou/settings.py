@@ -686,3 +686,14 @@ class Ruleset(RulesetBase):
 
 SETTING_PATHS: tuple[str, ...] = Ruleset.setting_paths()
 """Every Guizhou setting's dotted path, in declaration order (``players`` first)."""
+
+
+def guizhou_ruleset(ruleset: RulesetBase) -> Ruleset:
+    """``ruleset`` as a Guizhou ruleset, for the code that replays and settles the Guizhou
+    family; a ruleset of another family raises :class:`RulesetError` naming it."""
+    if not isinstance(ruleset, Ruleset):
+        raise RulesetError(
+            f"ruleset {ruleset.name!r} is of the {ruleset.family!r} family; this command "
+            f"replays the guizhou family only"
+        )
+    return ruleset
