@@ -80,9 +80,12 @@ def test_a_failing_block_takes_the_settings_back_too(bare_env: None) -> None:
 def test_a_command_run_in_process_leaves_the_environment_as_it_found_it(
     bare_env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Prefect reads PREFECT_HOME once per process, so whether a server runs for the home
+    # it reads depends on the tests before this one: either answer is fine, the
+    # environment afterwards is what is checked.
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect-home"))
     before = dict(os.environ)
     result = CliRunner().invoke(app, ["server", "status"])
-    assert result.exit_code == 1, result.output  # no server runs for this home
-    assert "not running" in result.output
+    assert result.exit_code in (0, 1), result.output
+    assert "prefect home" in result.output
     assert dict(os.environ) == before
