@@ -100,8 +100,8 @@ def test_a_small_run_without_a_server_imports_no_prefect_and_starts_none(
     rerun = _zhuoji(["ingest", str(SAMPLE), "--db", str(db), "--json"], env, cwd=tmp_path)
     assert rerun.returncode == 0 and json.loads(rerun.stdout)["files_skipped"] == 39
     assert [(r["status"], r["files_loaded"], r["files_skipped"]) for r in _runs(db)] == [
-        ("completed", 36, 0),
-        ("completed", 0, 36),
+        ("completed", 39, 0),
+        ("completed", 0, 39),
     ]
     assert "LOADED []" in rerun.stderr
 
