@@ -50,6 +50,7 @@ from rules.hand import (
     is_complete,
     shape_patterns,
 )
+from rules.mechanics import Mechanics, mechanics_of
 from rules.melds import Meld, MeldKind
 from rules.memo import Memo, on_clear_all
 from rules.tiles import (
@@ -318,11 +319,12 @@ class Table:
 
     __slots__ = (
         "_back", "_big", "_chickens", "_claimed_any", "_copies", "_dealer", "_disc",
-        "_findings", "_flip", "_front", "_frozen", "_hand_no", "_hands", "_index", "_kong_chances",
-        "_kong_turn", "_kongs", "_last_draw", "_melds", "_n", "_next", "_passed_kongs",
-        "_pending_kong", "_phase", "_plan", "_pong_tiles", "_ready_at", "_ready_hard",
-        "_ready_pending", "_replaced", "_rivers", "_rob_offers", "_robbed_tiles", "_ruleset",
-        "_set_aside", "_taken", "_turn", "_waits", "_wall", "_winners", "_won", "_won_tile",
+        "_findings", "_flip", "_front", "_frozen", "_hand_no", "_hands", "_index",
+        "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech", "_melds", "_n",
+        "_next", "_passed_kongs", "_pending_kong", "_phase", "_plan", "_pong_tiles",
+        "_ready_at", "_ready_hard", "_ready_pending", "_replaced", "_rivers", "_rob_offers",
+        "_robbed_tiles", "_ruleset", "_set_aside", "_taken", "_turn", "_waits", "_wall",
+        "_winners", "_won", "_won_tile",
     )
 
     def __init__(self, record: HandRecord, ruleset: Ruleset) -> None:
@@ -331,6 +333,7 @@ class Table:
         self._set_aside: tuple[Tile, ...] | None = record.set_aside
         n = record.n_players
         self._ruleset = ruleset
+        self._mech: Mechanics = mechanics_of(ruleset)  # the core mechanics the family plays
         self._big = _big_patterns(ruleset)
         self._hand_no = record.hand_no
         self._n = n
