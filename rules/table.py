@@ -567,11 +567,28 @@ class Table:
         """Apply ``events`` in order up to the first fatal violation (returned, the table
         left as it was before that event); non-fatal ones go to :attr:`findings`.
 
-        An event of the plain case of its kind is legal as it stands and applied at once
-        (:func:`_apply_plain`); any other goes through the full check first."""
+        An event of the plain case of its kind (a draw, a discard or a pong: the kind's
+        ``_plain_*`` predicate) is legal as it stands and applied at once; any other goes
+        through the full check first (its kind's check, which starts from the same
+        predicate), then its apply."""
         kinds = self._kinds
         for event in events:
-            if not _apply_plain(self, event):
+            tp = type(event)
+            if tp is Discard:
+                plain = _plain_discard(self, event)  # type: ignore[arg-type]
+                if plain:
+                    _apply_discard(self, event)  # type: ignore[arg-type]
+            elif tp is Draw:
+                plain = _plain_draw(self, event)  # type: ignore[arg-type]
+                if plain:
+                    _apply_draw(self, event)  # type: ignore[arg-type]
+            elif tp is Pong:
+                plain = _plain_pong(self, event)  # type: ignore[arg-type]
+                if plain:
+                    _apply_pong(self, event)  # type: ignore[arg-type]
+            else:
+                plain = False
+            if not plain:
                 kind = kinds.get(type(event))
                 if kind is None:
                     return self._not_in_family(event)
@@ -1257,7 +1274,7 @@ def _apply_discard(t: Table, ev: Discard) -> None:
             _note_passed_kongs(t, seat, hand, chances)
     hand[tile] -= 1
     idx = t._index
-    entry = _discard_fact((tile, idx, seat, None, None, t._kong_turn))
+    entry = tuple.__new__(DiscardFact, (tile, idx, seat, None, None, t._kong_turn))
     t._rivers[seat].append(entry)
     t._disc = entry
     t._phase = _CLAIM
@@ -1405,26 +1422,6 @@ def _apply_exhaustive(t: Table, ev: ExhaustiveDraw) -> None:
 
 
 # ---------------------------------------------------------------------- dispatch
-def _apply_plain(t: Table, ev: Event) -> bool:
-    """Apply ``ev`` if it is the plain case of its kind (legal as it stands); whether it
-    was. Compiled, these are direct calls (no look-up in :data:`_KINDS`)."""
-    if isinstance(ev, Discard):
-        plain = _plain_discard(t, ev)
-        if plain:
-            _apply_discard(t, ev)
-    elif isinstance(ev, Draw):
-        plain = _plain_draw(t, ev)
-        if plain:
-            _apply_draw(t, ev)
-    elif isinstance(ev, Pong):
-        plain = _plain_pong(t, ev)
-        if plain:
-            _apply_pong(t, ev)
-    else:
-        plain = False
-    return plain
-
-
 def _not_plain(t: Table, ev: Event) -> bool:
     """The kinds without a plain case: always the full check."""
     return False
