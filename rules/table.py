@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from enum import Enum, StrEnum
 from functools import cache
 from operator import getitem
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from rules.events import (
+    Bird,
     Chow,
     Discard,
     Draw,
@@ -31,6 +32,8 @@ from rules.events import (
     KongKind,
     Pong,
     Ready,
+    Roll,
+    Seabed,
     Win,
 )
 from rules.facts import (
@@ -40,6 +43,7 @@ from rules.facts import (
     KongFact,
     PassKind,
     SeatFacts,
+    WallFacts,
     WinFact,
 )
 from rules.families.guizhou.patterns import SHAPE_PATTERNS, Pattern, in_pattern_order
@@ -64,6 +68,9 @@ from rules.tiles import (
 )
 from rules.violations import Violation, ViolationCode
 
+if TYPE_CHECKING:
+    from rules.wall_events import WallState
+
 __all__ = ["STANDING_CHICKENS", "IllegalMoveError", "Phase", "Table", "WinSource"]
 
 
@@ -85,6 +92,7 @@ class Phase(StrEnum):
     KONG_DRAW = "kong_draw"  # after a kong: robbing wins (added kong), else the replacement
     WON = "won"  # after a win: further wins on the same tile, then the flip
     ENDED = "ended"
+    SEABED = "seabed"  # the last tile offered in turn (海底漫游, rules/wall_events.py)
 
 
 class WinSource(Enum):
@@ -107,6 +115,7 @@ _CLAIM = Phase.CLAIM
 _KONG_DRAW = Phase.KONG_DRAW
 _WON = Phase.WON
 _ENDED = Phase.ENDED
+_SEABED = Phase.SEABED
 _PONG = MeldKind.PONG
 _EXPOSED = KongKind.EXPOSED
 _ADDED = KongKind.ADDED
@@ -319,12 +328,12 @@ class Table:
 
     __slots__ = (
         "_back", "_big", "_chickens", "_claimed_any", "_copies", "_dealer", "_disc",
-        "_findings", "_flip", "_front", "_frozen", "_hand_no", "_hands", "_index",
+        "_findings", "_flip", "_front", "_frozen", "_hand_no", "_hands", "_index", "_kinds",
         "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech", "_melds", "_n",
-        "_next", "_passed_kongs", "_pending_kong", "_phase", "_plan", "_pong_tiles",
+        "_next", "_passed_kongs", "_pending_kong", "_phase", "_plain", "_plan", "_pong_tiles",
         "_ready_at", "_ready_hard", "_ready_pending", "_replaced", "_rivers", "_rob_offers",
         "_robbed_tiles", "_ruleset", "_set_aside", "_taken", "_turn", "_waits", "_wall",
-        "_winners", "_won", "_won_tile",
+        "_wend", "_winners", "_won", "_won_tile",
     )
 
     def __init__(self, record: HandRecord, ruleset: Ruleset) -> None:
@@ -383,6 +392,18 @@ class Table:
         self._chickens: dict[int, _ChickenRecord] = {}  # first standing-chicken discards
         self._findings: list[Violation] = _false_hands(record, ruleset)
         self._plan: _WinPlan | None = None
+        # each event kind's rule; a family playing the wall mechanics wraps some of them
+        # (rules/wall_events.py) and every event takes the full check
+        self._kinds: dict[type, _Kind] = _KINDS
+        self._plain = True
+        self._wend: WallState | None = None
+        mech = self._mech
+        if mech.kong_dice or mech.seabed or mech.birds:
+            from rules.wall_events import WallState  # it imports this module
+
+            self._wend = WallState(self, record)
+            self._kinds = self._wend.kinds
+            self._plain = False
 
     @classmethod
     def from_record(cls, record: HandRecord, ruleset: Ruleset) -> Table:
@@ -454,7 +475,10 @@ class Table:
     @property
     def is_over(self) -> bool:
         """The hand may end here: it ended, or it was won and no flip is due."""
-        return self._phase is _ENDED or (self._phase is _WON and not self._flip_due())
+        if self._phase is _ENDED:
+            return True
+        return (self._phase is _WON and not self._flip_due()
+                and (self._wend is None or not self._wend.bird_due(self)))
 
     def counts(self, seat: int) -> tuple[int, ...]:
         return tuple(self._hands[seat])
@@ -503,6 +527,11 @@ class Table:
         if sum(self._hands[seat]) + 3 * len(self._melds[seat]) != 13:
             return False
         return self._ready_now(seat)
+
+    def wall_facts(self) -> WallFacts | None:
+        """What the wall mechanics recorded (dice, the last tile's offers, the birds);
+        ``None`` when the family plays none of them."""
+        return None if self._wend is None else self._wend.facts(self)
 
     def seat_facts(self) -> tuple[SeatFacts, ...]:
         kongs = self.kongs() if self._kongs else ()
@@ -569,14 +598,16 @@ class Table:
 
         An event of the plain case of its kind is legal as it stands and applied at once
         (:func:`_apply_plain`); any other goes through the full check first."""
+        kinds = self._kinds
+        plain = self._plain
         for event in events:
-            if not _apply_plain(self, event):
+            if not (plain and _apply_plain(self, event)):
                 v = self._check(event)
                 if v is not None:
                     if v.fatal:
                         return v
                     self._findings.append(v)
-                _KINDS[type(event)].apply(self, event)
+                kinds[type(event)].apply(self, event)
             self._index += 1
         return None
 
@@ -586,6 +617,10 @@ class Table:
         ph = self._phase
         if ph is _ENDED:
             return None
+        if self._wend is not None:
+            v = self._wend.finish(self)
+            if v is not None:
+                return v
         if ph is _WON:
             if self._flip_due():
                 return self._v(_C.BAD_FLIP, None,
@@ -621,6 +656,8 @@ class Table:
             return f"seat {self._turn} must draw its kong replacement"
         if ph is _WON:
             return "the hand was won"
+        if ph is _SEABED and self._wend is not None:
+            return self._wend.describe(self)
         return "the hand has ended"
 
     def _flip_due(self) -> bool:
@@ -670,16 +707,22 @@ class Table:
     def _check(self, ev: Event) -> Violation | None:
         ph = self._phase
         tp = type(ev)
-        if (ph is _ENDED or ph is _WON) and tp is not Flip and (tp is not Win or ph is _ENDED):
+        if ((ph is _ENDED or ph is _WON) and tp is not Flip and tp is not Bird
+                and (tp is not Win or ph is _ENDED)):
             return self._v(_C.EVENT_AFTER_END, getattr(ev, "seat", None),
                            f"{_describe(ev)} after the hand ended ({self._describe_phase()})")
-        if not isinstance(ev, (Flip, ExhaustiveDraw)) and not 0 <= ev.seat < self._n:
+        if not isinstance(ev, (Flip, ExhaustiveDraw, Bird)) and not 0 <= ev.seat < self._n:
             return self._v(_C.OUT_OF_TURN, ev.seat,
                            f"{_describe(ev)}: there is no seat {ev.seat} at a "
                            f"{self._n}-player table")
-        return _KINDS[type(ev)].check(self, ev)
+        return self._kinds[type(ev)].check(self, ev)
 
     def _candidates(self) -> list[Event]:
+        if self._wend is not None:
+            return self._wend.candidates(self)
+        return self._core_candidates()
+
+    def _core_candidates(self) -> list[Event]:
         """A superset of the legal events, pruned by cheap necessary conditions (a tile
         held, a wait, a pair for a pong ...); legal_actions keeps those passing the check."""
         ph = self._phase
@@ -918,6 +961,12 @@ def _describe(ev: Event) -> str:
         return f"flip {ev.tile}"
     if isinstance(ev, ExhaustiveDraw):
         return "exhaustive draw"
+    if isinstance(ev, Roll):
+        return f"seat {ev.seat} throws the dice {list(ev.dice)}"
+    if isinstance(ev, Seabed):
+        return f"seat {ev.seat} {'takes' if ev.take else 'declines'} the last tile (海底)"
+    if isinstance(ev, Bird):
+        return f"birds {format_tiles(ev.tiles) or 'none'}"
     return f"seat {ev.seat} chows {format_tiles(ev.tiles)} from seat {ev.from_seat}"
 
 
@@ -939,6 +988,10 @@ def _plain_draw(t: Table, ev: Draw) -> bool:
         if ev.seat != t._turn:
             return False
         at = t._back - 1
+    elif ph is _SEABED:  # the taker of the last tile draws it (rules/wall_events.py)
+        if ev.seat != t._turn:
+            return False
+        at = t._front
     else:
         return False
     if t._front >= t._back:
@@ -959,6 +1012,9 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
     elif ph is _KONG_DRAW:
         due = t._turn
         back = True
+    elif ph is _SEABED:
+        due = t._turn
+        back = False
     else:
         return _not_your_turn(t, ev)
     if ev.seat != due:
@@ -1631,6 +1687,24 @@ class _Kind(NamedTuple):
     apply: Callable[[Table, Any], None]
 
 
+def _check_wall_event(t: Table, ev: Roll | Seabed | Bird) -> Violation | None:
+    """A wall event of a family that plays none of the wall mechanics (the others are
+    checked by rules/wall_events.py)."""
+    if isinstance(ev, Roll):
+        return t._v(_C.BAD_ROLL, ev.seat, f"{_describe(ev)} but ruleset {t._ruleset.name!r} "
+                                          f"throws no dice after a kong (mechanics.kong_dice)")
+    if isinstance(ev, Seabed):
+        return t._v(_C.BAD_SEABED, ev.seat,
+                    f"{_describe(ev)} but ruleset {t._ruleset.name!r} offers no last tile "
+                    f"(mechanics.seabed)")
+    return t._v(_C.BAD_BIRD, None, f"{_describe(ev)} but ruleset {t._ruleset.name!r} turns up "
+                                   f"no birds (mechanics.birds)")
+
+
+def _apply_wall_event(t: Table, ev: Roll | Seabed | Bird) -> None:
+    raise AssertionError(f"{_describe(ev)}: the family plays no wall mechanics")
+
+
 _KINDS: dict[type, _Kind] = {
     Discard: _Kind(_plain_discard, _check_discard, _apply_discard),
     Draw: _Kind(_plain_draw, _check_draw, _apply_draw),
@@ -1641,5 +1715,8 @@ _KINDS: dict[type, _Kind] = {
     Flip: _Kind(_not_plain, _check_flip, _apply_flip),
     ExhaustiveDraw: _Kind(_not_plain, _check_exhaustive, _apply_exhaustive),
     Chow: _Kind(_not_plain, _check_chow, _apply_chow),
+    Roll: _Kind(_not_plain, _check_wall_event, _apply_wall_event),
+    Seabed: _Kind(_not_plain, _check_wall_event, _apply_wall_event),
+    Bird: _Kind(_not_plain, _check_wall_event, _apply_wall_event),
 }
 """Each event kind's plain case, check and apply."""

@@ -29,6 +29,11 @@ class ViolationCode(StrEnum):
     MISSING_SUIT = "missing_suit"
     BAD_FLIP = "bad_flip"
     FALSE_HAND = "false_hand"
+    # --- wallend: the end of the wall and kong draws (rules/wall_events.py)
+    BAD_ROLL = "bad_roll"
+    LOCKED_HAND = "locked_hand"
+    BAD_SEABED = "bad_seabed"
+    BAD_BIRD = "bad_bird"
     # settlement checks against the recorded result
     SCORE_MISMATCH = "score_mismatch"
     DEALER_MISMATCH = "dealer_mismatch"
