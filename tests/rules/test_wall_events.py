@@ -41,7 +41,7 @@ def wall_event(token: str) -> Event:
 
 def hand(
     deal: Mapping[int, str], *, place: Mapping[int, str] | None = None, dealer: int = 0,
-    known_wall: bool = True,
+    known_wall: bool = True, hand_no: int = 1,
 ) -> HandRecord:
     """A four-player hand: the seats given are dealt those tiles, the others spread-out
     ones; ``place`` puts tiles at wall positions (negative: from the back, -1 the last)."""
@@ -70,7 +70,7 @@ def hand(
             hands[seat], spare = spare[:n], spare[n:]
     filled = [w if w is not None else spare.pop(0) for w in wall]
     assert not spare
-    return HandRecord(hand_no=1, n_players=4, dealer=dealer, dealer_streak=0,
+    return HandRecord(hand_no=hand_no, n_players=4, dealer=dealer, dealer_streak=0,
                       deal=tuple(tuple(hands[s]) for s in range(4)), events=(),
                       wall=tuple(filled) if known_wall else None)
 
@@ -105,7 +105,7 @@ def stop(record: HandRecord, events: str, ruleset: object = WALL) -> tuple[Viola
 
 
 def replay(record: HandRecord, events: str, ruleset: WallRuleset = WALL) -> object:
-    rec = HandRecord(hand_no=1, n_players=4, dealer=record.dealer, dealer_streak=0,
+    rec = HandRecord(hand_no=record.hand_no, n_players=4, dealer=record.dealer, dealer_streak=0,
                      deal=record.deal, events=tuple(wall_event(t) for t in events.split()),
                      wall=record.wall)
     return replay_hand(rec, ruleset)
