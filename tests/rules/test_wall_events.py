@@ -4,7 +4,9 @@ through the table and the replay; a Guizhou table rejects each of the three even
 
 from __future__ import annotations
 
+import random
 import re
+from collections import Counter
 from collections.abc import Mapping
 
 import pytest
@@ -368,3 +370,71 @@ def test_a_guizhou_table_rejects_the_wall_events(token: str, code: ViolationCode
     got, message = stop(rec, token, load_preset("guiyang"))
     assert got is code and "mechanics." in message
     assert Table.from_record(rec, load_preset("guiyang")).wall_facts() is None
+
+
+# ---------------------------------------------------------------------- random playouts
+def wall_universe(table: Table) -> list[Event]:
+    """Every event of the core's (:func:`generate_all_events`) and of the wall's a log could
+    hold now: dice of every seat, offers, and birds of the next tiles or of any one tile."""
+    from tests.rules.test_replay import generate_all_events
+
+    out = list(generate_all_events(4))
+    for seat in range(5):
+        out.extend(Roll(seat, (a, b)) for a in range(7) for b in range(1, 8))
+        out.extend((Seabed(seat, True), Seabed(seat, False)))
+    front = table.wall or ()
+    out.extend(Bird(tuple(front[:k])) for k in range(4))
+    out.extend(Bird((Tile(t),)) for t in range(NUM_SUITED))
+    return list(dict.fromkeys(out))
+
+
+@pytest.mark.parametrize("mechanics", [
+    {**WALL.mechanics.model_dump()},
+    {**WALL.mechanics.model_dump(), "kong_dice_needs_ready": False, "birds": 3,
+     "seabed_tile_is_bird": False},
+    {"seabed": True},
+])
+def test_legal_actions_are_exactly_the_wall_events_that_pass(
+        mechanics: dict[str, object]) -> None:
+    """Random hands played through ``legal_actions()`` with more kongs, dice and offers
+    than a player would make; every few states the legal actions are compared with the
+    checks of every possible event. Each hand replays cleanly."""
+    from tests.rules.builders import Players, choose, deal_tiles
+
+    rs = wall_ruleset(mechanics=mechanics)
+    rng = random.Random(f"wall {mechanics}")
+    players = Players(win=0.3, kong=1.0, pong=0.9)
+    seen: Counter[str] = Counter()
+    for hand_no in range(6):
+        deal, wall = deal_tiles(rng, rs, hand_no % 4)
+        record = HandRecord(hand_no=hand_no, n_players=4, dealer=hand_no % 4,
+                            dealer_streak=0, deal=deal, events=(), wall=wall)
+        table = Table.from_record(record, rs)
+        events: list[Event] = []
+        while True:
+            legal = table.legal_actions()
+            if len(events) % 5 == 0 or table.phase is Phase.SEABED:
+                passing = [e for e in wall_universe(table) if table.check(e) is None]
+                assert set(passing) == set(legal), set(passing) ^ set(legal)
+            if table.is_over or not legal:
+                break
+            rolls = [a for a in legal if isinstance(a, Roll)]
+            offers = [a for a in legal if isinstance(a, Seabed)]
+            if rolls and rng.random() < 0.7:
+                event: Event = rng.choice(rolls)
+            elif offers:
+                event = offers[rng.random() < 0.6]  # take, or decline
+            else:
+                event = choose(rng, table, legal, players)
+            table.apply(event)
+            events.append(event)
+            seen[type(event).__name__] += 1
+        assert table.finish() is None
+        r = replay_hand(HandRecord(hand_no=hand_no, n_players=4, dealer=hand_no % 4,
+                                   dealer_streak=0, deal=deal, events=tuple(events),
+                                   wall=wall), rs)
+        assert r.violations == () and r.outcome is not Outcome.INCOMPLETE
+        assert r.wall_facts == table.wall_facts()
+    assert seen["Seabed"] and seen["ExhaustiveDraw"], seen
+    assert bool(seen["Roll"]) is bool(rs.mechanics.kong_dice), seen
+    assert bool(seen["Bird"]) is bool(rs.mechanics.birds), seen
