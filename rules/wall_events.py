@@ -25,7 +25,9 @@ wall") describes every rule and the seed each follows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import product
+from typing import Any
 
 from rules.events import (
     Bird,
@@ -386,16 +388,28 @@ def _apply_bird(t: Table, ev: Bird) -> None:
 
 
 # ---------------------------------------------------------------------- the core's kinds
-def _check_wall_draw(t: Table, ev: Draw) -> Violation | None:
-    v = _seabed_gate(t, ev)
-    if v is not None:
-        return v
+_Check = Callable[[Table, Any], Violation | None]
+
+
+def _checks(*rules: _Check) -> _Check:
+    """One check of several rules: the first violation found, in their order (the wall's
+    rules, then the core's)."""
+    def check(t: Table, ev: Any) -> Violation | None:
+        for rule in rules:
+            v = rule(t, ev)
+            if v is not None:
+                return v
+        return None
+    return check
+
+
+def _offered_first(t: Table, ev: Draw) -> Violation | None:
     w = _state(t)
     if w.seabed_due(t) and ev.seat == t._next[t._disc.seat]:
         return t._v(_C.BAD_SEABED, ev.seat,
                     f"{_describe(ev)} but the wall holds only its last tile: it is offered "
                     f"first (a `seabed` event by seat {w.next_offer(t)})")
-    return _check_draw(t, ev)
+    return None
 
 
 def _apply_wall_draw(t: Table, ev: Draw) -> None:
@@ -419,32 +433,30 @@ def _apply_wall_draw(t: Table, ev: Draw) -> None:
         w.last_draw_at = t._index
 
 
-def _locked_discard(t: Table, ev: Discard) -> Violation | None:
-    w = _state(t)
-    seat = ev.seat
+def _keeps_drawn_tile(t: Table, ev: Discard | Kong) -> bool:
+    """In its turn, the player uses another tile than the one it just drew."""
     last = t._last_draw
-    if t._turn != seat or t._phase is not Phase.DISCARD or last < 0 or ev.tile == last:
-        return None
-    if w.locked[seat]:
-        return t._v(_C.LOCKED_HAND, seat,
+    return (t._turn == ev.seat and t._phase is Phase.DISCARD and last >= 0
+            and (isinstance(ev, Kong) or ev.tile != last))
+
+
+def _locked(t: Table, ev: Discard | Kong) -> Violation | None:
+    if (_state(t).locked[ev.seat] and _keeps_drawn_tile(t, ev)
+            and not (isinstance(ev, Kong) and ev.kind is KongKind.EXPOSED)):
+        return t._v(_C.LOCKED_HAND, ev.seat,
                     f"{_describe(ev)} but threw the dice after a kong: every tile it draws is "
                     f"discarded until it wins (mechanics.kong_dice_locks_hand); it drew "
-                    f"{ALL_TILES[last]}")
-    if w.taker == seat and w.taker_drew and w.shown_at < 0:
-        return t._v(_C.BAD_SEABED, seat,
-                    f"{_describe(ev)} but took the last tile ({ALL_TILES[last]}): unless it "
-                    f"wins, it shows that tile")
+                    f"{ALL_TILES[t._last_draw]}")
     return None
 
 
-def _check_wall_discard(t: Table, ev: Discard) -> Violation | None:
-    v = _seabed_gate(t, ev)
-    if v is not None:
-        return v
-    v = _check_discard(t, ev)
-    if v is not None and v.fatal:
-        return v
-    return _locked_discard(t, ev) or v
+def _shows_last_tile(t: Table, ev: Discard) -> Violation | None:
+    w = _state(t)
+    if w.taker == ev.seat and w.taker_drew and w.shown_at < 0 and _keeps_drawn_tile(t, ev):
+        return t._v(_C.BAD_SEABED, ev.seat,
+                    f"{_describe(ev)} but took the last tile ({ALL_TILES[t._last_draw]}): "
+                    f"unless it wins, it shows that tile")
+    return None
 
 
 def _apply_wall_discard(t: Table, ev: Discard) -> None:
@@ -463,36 +475,18 @@ def _shown_claim(t: Table, ev: Pong | Kong) -> Violation | None:
     return None
 
 
-def _check_wall_pong(t: Table, ev: Pong) -> Violation | None:
-    return _seabed_gate(t, ev) or _shown_claim(t, ev) or _check_pong(t, ev)
-
-
-def _check_wall_kong(t: Table, ev: Kong) -> Violation | None:
-    v = _seabed_gate(t, ev) or _shown_claim(t, ev)
-    if v is not None:
-        return v
-    w = _state(t)
-    seat = ev.seat
-    if (ev.kind is not KongKind.EXPOSED and w.locked[seat] and t._turn == seat
-            and t._phase is Phase.DISCARD and t._last_draw >= 0):
-        return t._v(_C.LOCKED_HAND, seat,
-                    f"{_describe(ev)} but threw the dice after a kong: every tile it draws is "
-                    f"discarded until it wins (mechanics.kong_dice_locks_hand)")
-    return _check_kong(t, ev)
-
-
-def _check_wall_win(t: Table, ev: Win) -> Violation | None:
-    v = _seabed_gate(t, ev)
-    if v is not None:
-        return v
-    w = _state(t)
-    if w.birds is not None:
+def _after_birds(t: Table, ev: Win) -> Violation | None:
+    if _state(t).birds is not None:
         return t._v(_C.EVENT_AFTER_END, ev.seat, f"{_describe(ev)} after the birds were shown")
-    if t._phase is Phase.KONG_DRAW and w.roll_pending and ev.from_seat is not None:
+    return None
+
+
+def _robbed_after_dice(t: Table, ev: Win) -> Violation | None:
+    if t._phase is Phase.KONG_DRAW and _state(t).roll_pending and ev.from_seat is not None:
         return t._v(_C.INVALID_WIN, ev.seat,
                     f"{_describe(ev)} but the kong's player threw the dice for its "
                     f"replacement: the kong stands (a robbing win comes before the dice)")
-    return _check_win(t, ev)
+    return None
 
 
 def _apply_wall_win(t: Table, ev: Win) -> None:
@@ -511,9 +505,6 @@ def _apply_wall_win(t: Table, ev: Win) -> None:
 
 
 def _check_wall_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
-    v = _seabed_gate(t, ev)
-    if v is not None:
-        return v
     if t._phase is Phase.SEABED:
         return None  # every seat declined the last tile (the gate let only that through)
     return _check_exhaustive(t, ev)
@@ -521,12 +512,17 @@ def _check_wall_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
 
 WALL_KINDS: dict[type, _Kind] = {
     **_KINDS,
-    Draw: _Kind(_not_plain, _check_wall_draw, _apply_wall_draw),
-    Discard: _Kind(_not_plain, _check_wall_discard, _apply_wall_discard),
-    Pong: _Kind(_not_plain, _check_wall_pong, _apply_pong),
-    Kong: _Kind(_not_plain, _check_wall_kong, _apply_kong),
-    Win: _Kind(_not_plain, _check_wall_win, _apply_wall_win),
-    ExhaustiveDraw: _Kind(_not_plain, _check_wall_exhaustive, _apply_exhaustive),
+    Draw: _Kind(_not_plain, _checks(_seabed_gate, _offered_first, _check_draw),
+                _apply_wall_draw),
+    Discard: _Kind(_not_plain, _checks(_seabed_gate, _check_discard, _locked, _shows_last_tile),
+                   _apply_wall_discard),
+    Pong: _Kind(_not_plain, _checks(_seabed_gate, _shown_claim, _check_pong), _apply_pong),
+    Kong: _Kind(_not_plain, _checks(_seabed_gate, _shown_claim, _locked, _check_kong),
+                _apply_kong),
+    Win: _Kind(_not_plain, _checks(_seabed_gate, _after_birds, _robbed_after_dice, _check_win),
+               _apply_wall_win),
+    ExhaustiveDraw: _Kind(_not_plain, _checks(_seabed_gate, _check_wall_exhaustive),
+                          _apply_exhaustive),
     Roll: _Kind(_not_plain, _check_roll, _apply_roll),
     Seabed: _Kind(_not_plain, _check_seabed, _apply_seabed),
     Bird: _Kind(_not_plain, _check_bird, _apply_bird),
