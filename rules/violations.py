@@ -29,6 +29,7 @@ class ViolationCode(StrEnum):
     MISSING_SUIT = "missing_suit"
     BAD_FLIP = "bad_flip"
     FALSE_HAND = "false_hand"
+    EVENT_NOT_IN_FAMILY = "event_not_in_family"
     # --- wallend: the end of the wall and kong draws (rules/wall_events.py)
     BAD_ROLL = "bad_roll"
     LOCKED_HAND = "locked_hand"

@@ -46,6 +46,7 @@ from rules.events import (
 from rules.facts import RollFact, SeabedOffer, WallFacts
 from rules.table import (
     _KINDS,
+    Kind,
     Phase,
     Table,
     _apply_discard,
@@ -61,8 +62,8 @@ from rules.table import (
     _check_pong,
     _check_win,
     _describe,
-    _Kind,
     _not_plain,
+    register_mechanic_kind,
 )
 from rules.tiles import ALL_TILES, Tile, format_tiles
 from rules.violations import Violation, ViolationCode
@@ -93,13 +94,12 @@ class WallState:
     """What the wall mechanics keep beside the table during one hand."""
 
     __slots__ = (
-        "birds", "declined", "kinds", "last_draw_at", "last_drawer", "last_tile", "length",
+        "birds", "declined", "last_draw_at", "last_drawer", "last_tile", "length",
         "locked", "offers", "origin", "replaced_by", "roll_pending", "rolls", "seabed_win",
         "shown_at", "taker", "taker_drew",
     )
 
     def __init__(self, t: Table, record: HandRecord) -> None:
-        self.kinds = WALL_KINDS
         wall = record.wall
         self.length = len(wall) if wall is not None else 0
         # each wall place's position in the recorded wall (the stacks are counted on it)
@@ -239,10 +239,6 @@ def _seabed_gate(t: Table, ev: Event) -> Violation | None:
 def _check_roll(t: Table, ev: Roll) -> Violation | None:
     seat = ev.seat
     mech = t._mech
-    name = t._ruleset.name
-    if not mech.kong_dice:
-        return t._v(_C.BAD_ROLL, seat, f"{_describe(ev)} but ruleset {name!r} throws no dice "
-                                       f"after a kong (mechanics.kong_dice)")
     v = _seabed_gate(t, ev)
     if v is not None:
         return v
@@ -298,10 +294,6 @@ def _apply_roll(t: Table, ev: Roll) -> None:
 # ---------------------------------------------------------------------- seabed
 def _check_seabed(t: Table, ev: Seabed) -> Violation | None:
     seat = ev.seat
-    if not t._mech.seabed:
-        return t._v(_C.BAD_SEABED, seat,
-                    f"{_describe(ev)} but ruleset {t._ruleset.name!r} offers no last tile "
-                    f"(mechanics.seabed)")
     v = _seabed_gate(t, ev)
     if v is not None:
         return v
@@ -338,9 +330,6 @@ def _apply_seabed(t: Table, ev: Seabed) -> None:
 # ---------------------------------------------------------------------- bird
 def _check_bird(t: Table, ev: Bird) -> Violation | None:
     mech = t._mech
-    if not mech.birds:
-        return t._v(_C.BAD_BIRD, None, f"{_describe(ev)} but ruleset {t._ruleset.name!r} "
-                                       f"turns up no birds (mechanics.birds)")
     v = _seabed_gate(t, ev)
     if v is not None:
         return v
@@ -383,7 +372,7 @@ def _apply_bird(t: Table, ev: Bird) -> None:
         if t._wall is None:
             for tile in ev.tiles:
                 t._taken[tile] += 1
-    if not t._flip_due():
+    if not t._closing_due():
         t._phase = Phase.ENDED
 
 
@@ -510,22 +499,37 @@ def _check_wall_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
     return _check_exhaustive(t, ev)
 
 
-WALL_KINDS: dict[type, _Kind] = {
-    **_KINDS,
-    Draw: _Kind(_not_plain, _checks(_seabed_gate, _offered_first, _check_draw),
-                _apply_wall_draw),
-    Discard: _Kind(_not_plain, _checks(_seabed_gate, _check_discard, _locked, _shows_last_tile),
-                   _apply_wall_discard),
-    Pong: _Kind(_not_plain, _checks(_seabed_gate, _shown_claim, _check_pong), _apply_pong),
-    Kong: _Kind(_not_plain, _checks(_seabed_gate, _shown_claim, _locked, _check_kong),
-                _apply_kong),
-    Win: _Kind(_not_plain, _checks(_seabed_gate, _after_birds, _robbed_after_dice, _check_win),
-               _apply_wall_win),
-    ExhaustiveDraw: _Kind(_not_plain, _checks(_seabed_gate, _check_wall_exhaustive),
-                          _apply_exhaustive),
-    Roll: _Kind(_not_plain, _check_roll, _apply_roll),
-    Seabed: _Kind(_not_plain, _check_seabed, _apply_seabed),
-    Bird: _Kind(_not_plain, _check_bird, _apply_bird),
+def _wrapped(event_type: type, check: _Check, apply: Callable[[Table, Any], None]) -> Kind:
+    """The core's kind of ``event_type`` with the wall's check and apply (its flags kept;
+    no plain case: the table takes every event through the check)."""
+    return _KINDS[event_type]._replace(plain=_not_plain, check=check, apply=apply)
+
+
+WALL_KINDS: dict[type, Kind] = {
+    Draw: _wrapped(Draw, _checks(_seabed_gate, _offered_first, _check_draw), _apply_wall_draw),
+    Discard: _wrapped(Discard, _checks(_seabed_gate, _check_discard, _locked, _shows_last_tile),
+                      _apply_wall_discard),
+    Pong: _wrapped(Pong, _checks(_seabed_gate, _shown_claim, _check_pong), _apply_pong),
+    Kong: _wrapped(Kong, _checks(_seabed_gate, _shown_claim, _locked, _check_kong),
+                   _apply_kong),
+    Win: _wrapped(Win, _checks(_seabed_gate, _after_birds, _robbed_after_dice, _check_win),
+                  _apply_wall_win),
+    ExhaustiveDraw: _wrapped(ExhaustiveDraw, _checks(_seabed_gate, _check_wall_exhaustive),
+                             _apply_exhaustive),
 }
-"""The event kinds of a table playing any of the wall mechanics: the core's, with the
-draw, discard, claims, win and exhaustive draw checked here first."""
+"""The core's kinds as a table playing any of the wall mechanics plays them: the draw,
+discard, claims, win and exhaustive draw with the wall's rules checked first."""
+
+_OWN_KINDS: dict[str, tuple[type, Kind]] = {
+    "kong_dice": (Roll, Kind(_not_plain, _check_roll, _apply_roll)),
+    "seabed": (Seabed, Kind(_not_plain, _check_seabed, _apply_seabed)),
+    "birds": (Bird, Kind(_not_plain, _check_bird, _apply_bird, seated=False, after_win=True,
+                         after_end=True)),
+}
+"""Each mechanic's own event kind (a family not playing it has no such event:
+``event_not_in_family``)."""
+
+for _mechanic, (_event_type, _kind) in _OWN_KINDS.items():
+    register_mechanic_kind(_mechanic, _event_type, _kind)
+    for _core_type, _core_kind in WALL_KINDS.items():
+        register_mechanic_kind(_mechanic, _core_type, _core_kind)

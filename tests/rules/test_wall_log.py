@@ -123,5 +123,5 @@ def test_a_guizhou_log_with_wall_events_is_flagged(tmp_path: Path) -> None:
                          [with_events(rec, f"0C5m 0@3,4 0+{rec.wall[-1]}")], "guiyang")
     assert code == 1 and "wall" not in row
     (v,) = row["violations"]
-    assert v["code"] == "bad_roll" and v["event_index"] == 1
-    assert "mechanics.kong_dice" in v["message"]
+    assert v["code"] == "event_not_in_family" and v["event_index"] == 1
+    assert "has no roll event" in v["message"]

@@ -2,9 +2,10 @@
 kong (开杠), the offer of the last tile (海底漫游) and birds (扎鸟), each switched on in its
 ``mechanics`` section (``tests/rules/test_wall_events.py``).
 
-The table still reads the Guizhou table settings (claims, 报听, 抢杠, several winners), so
-its settings model extends those with its own family name and the ``mechanics`` section;
-no 翻鸡 flip, no 通行证. Its settlement is Guizhou's.
+It plays on the Guizhou table: its settings model extends Guizhou's with its own family
+name and the ``mechanics`` section (no 翻鸡 flip, no 通行证), and it takes Guizhou's table
+rules (which pass a ruleset's mechanics to the core), settlement and audit, so that its
+hands run through ``zhuoji audit --json`` like any Guizhou hand.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Literal
 from pydantic import Field
 
 from rules.families import Family, register
+from rules.families.guizhou.legality import table_rules
 from rules.families.guizhou.settings import Ruleset
 from rules.families.guizhou.settlement import audit_result, settle
 from rules.mechanics import Mechanics
@@ -48,5 +50,6 @@ FAMILY = register(
         patterns=("plain",),
         tile_set=TileSet.SUITED,
         event_kinds=frozenset({"roll", "seabed", "bird"}),
+        table_rules=table_rules,
     )
 )
