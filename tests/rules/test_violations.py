@@ -14,7 +14,7 @@ The deal used by most tests (dealer seat 0):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -406,15 +406,13 @@ def test_event_not_in_family() -> None:
     """An event of a kind the ruleset's family does not play (Guizhou plays ready, flip and,
     to reject it, chow): fatal, the event and its seat named, the table unchanged."""
 
-    @dataclass(frozen=True)
-    class Roll:  # an event of a kind no family here plays
-        seat: int
+    from rules.events import Roll  # dice after a kong: a mechanic Guizhou does not play
 
     table = Table.from_record(record(""), test_ruleset())
-    v = table.check(Roll(2))  # type: ignore[arg-type]
+    v = table.check(Roll(2, (3, 4)))
     assert v is not None and (v.code, v.seat, v.fatal) == (C.EVENT_NOT_IN_FAMILY, 2, True)
     assert "the guizhou family (ruleset 'test') has no roll event" in v.message
-    stopped = table.run([Discard(0, Tile.P2), Roll(1)])  # type: ignore[list-item]
+    stopped = table.run([Discard(0, Tile.P2), Roll(1, (1, 1))])
     assert stopped is not None and stopped.code is C.EVENT_NOT_IN_FAMILY
     assert stopped.event_index == 1 and table.event_index == 1
     assert only(replay("0-1p 2Y123p<0")).code is C.CHOW_NOT_ALLOWED  # Guizhou's own code
