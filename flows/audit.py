@@ -20,6 +20,7 @@ from parsers.errors import MalformedLogError
 from parsers.fast import Game
 from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import HandAudit, audit_game
+from rules.facts import WallFacts
 from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
 from rules.presets import resolve_ruleset
 from rules.tiles import TILE_TEXT
@@ -33,6 +34,7 @@ __all__ = [
     "generate_file_audits",
     "hand_json",
     "player_names",
+    "wall_json",
 ]
 
 
@@ -172,6 +174,33 @@ def hand_json(audit: GameAudit, hand: HandAudit) -> dict[str, Any]:
         "chickens": None if settlement is None else [
             {"seat": c.seat, "kind": c.kind.value, "tile": TILE_TEXT[c.tile], "count": c.count}
             for c in settlement.chickens
+        ],
+        **({} if replay.wall_facts is None else {"wall": wall_json(replay.wall_facts)}),
+    }
+
+
+def wall_json(facts: WallFacts) -> dict[str, Any]:
+    """The wall mechanics' record of a hand (dice after kongs, the last tile's offers, the
+    birds and the seat each counts to); only in the hands of a family that plays them."""
+    return {
+        "rolls": [
+            {"seat": r.seat, "dice": list(r.dice), "event_index": r.event_index,
+             "kong_index": r.kong_index, "stack": r.stack,
+             "tile": None if r.tile is None else TILE_TEXT[r.tile]}
+            for r in facts.rolls
+        ],
+        "locked": list(facts.locked),
+        "seabed_offers": [
+            {"seat": o.seat, "take": o.take, "event_index": o.event_index}
+            for o in facts.offers
+        ],
+        "seabed_taker": facts.seabed_taker,
+        "seabed_tile": None if facts.seabed_tile is None else TILE_TEXT[facts.seabed_tile],
+        "seabed_replaced_by": facts.seabed_replaced_by,
+        "seabed_win": facts.seabed_win,
+        "birds": [
+            {"tile": TILE_TEXT[tile], "seat": seat}
+            for tile, seat in zip(facts.birds, facts.bird_seats, strict=True)
         ],
     }
 

@@ -17,14 +17,16 @@ in ``docs/rules/legality.md``; the split between the core and a family in
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 from functools import cache
 from operator import getitem
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rules.events import (
+    Bird,
     Chow,
     Discard,
     Draw,
@@ -36,6 +38,8 @@ from rules.events import (
     KongKind,
     Pong,
     Ready,
+    Roll,
+    Seabed,
     Win,
 )
 from rules.facts import (
@@ -45,6 +49,7 @@ from rules.facts import (
     KongFact,
     PassKind,
     SeatFacts,
+    WallFacts,
     WinFact,
 )
 from rules.families import family_of
@@ -63,6 +68,9 @@ from rules.tiles import (
     tiles_of,
 )
 from rules.violations import Violation, ViolationCode
+
+if TYPE_CHECKING:
+    from rules.wall_events import WallState
 
 __all__ = [
     "IllegalMoveError",
@@ -95,6 +103,7 @@ class Phase(StrEnum):
     KONG_DRAW = "kong_draw"  # after a kong: robbing wins (added kong), else the replacement
     WON = "won"  # after a win: further wins on the same tile, then the flip
     ENDED = "ended"
+    SEABED = "seabed"  # the last tile offered in turn (海底漫游, rules/wall_events.py)
 
 
 class WinSource(Enum):
@@ -114,6 +123,7 @@ _CLAIM = Phase.CLAIM
 _KONG_DRAW = Phase.KONG_DRAW
 _WON = Phase.WON
 _ENDED = Phase.ENDED
+_SEABED = Phase.SEABED
 _PONG = MeldKind.PONG
 _EXPOSED = KongKind.EXPOSED
 _ADDED = KongKind.ADDED
@@ -310,10 +320,11 @@ class Table:
         "_back", "_chickens", "_claimed_any", "_copies", "_dealer", "_disc",
         "_findings", "_flip", "_front", "_frozen", "_hand_no", "_hands", "_index",
         "_kinds", "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech", "_melds",
-        "_n", "_next", "_passed_kongs", "_pending_kong", "_phase", "_plan", "_pong_tiles",
+        "_n", "_next", "_passed_kongs", "_pending_kong", "_phase", "_plain", "_plan",
+        "_pong_tiles",
         "_ready_at", "_ready_hard", "_ready_pending", "_replaced", "_rivers", "_rob_offers",
         "_robbed_tiles", "_rules", "_ruleset", "_set_aside", "_taken", "_tracked", "_turn",
-        "_waits", "_wall", "_winners", "_won", "_won_tile",
+        "_waits", "_wall", "_wend", "_winners", "_won", "_won_tile",
     )
 
     def __init__(self, record: HandRecord, ruleset: RulesetBase) -> None:
@@ -376,6 +387,16 @@ class Table:
         deal_findings = rules.deal_findings
         self._findings: list[Violation] = [] if deal_findings is None else deal_findings(record)
         self._plan: WinPlan | None = None
+        # the wall mechanics (dice after a kong, the last tile, birds) keep their own state
+        # and wrap the draw, discard, claims and win: every event takes the full check
+        self._wend: WallState | None = None
+        self._plain = True
+        mech = self._mech
+        if mech.kong_dice or mech.seabed or mech.birds:
+            from rules.wall_events import WallState  # it imports this module
+
+            self._wend = WallState(self, record)
+            self._plain = False
 
     @classmethod
     def from_record(cls, record: HandRecord, ruleset: RulesetBase) -> Table:
@@ -453,7 +474,10 @@ class Table:
     def is_over(self) -> bool:
         """The hand may end here: it ended, or it was won and nothing the family plays after
         a win (Guizhou: the flip) is due."""
-        return self._phase is _ENDED or (self._phase is _WON and not self._closing_due())
+        if self._phase is _ENDED:
+            return True
+        return (self._phase is _WON and not self._closing_due()
+                and (self._wend is None or not self._wend.bird_due(self)))
 
     def counts(self, seat: int) -> tuple[int, ...]:
         return tuple(self._hands[seat])
@@ -503,6 +527,11 @@ class Table:
         if sum(self._hands[seat]) + 3 * len(self._melds[seat]) != 13:
             return False
         return self._ready_now(seat)
+
+    def wall_facts(self) -> WallFacts | None:
+        """What the wall mechanics recorded (dice, the last tile's offers, the birds);
+        ``None`` when the family plays none of them."""
+        return None if self._wend is None else self._wend.facts(self)
 
     def seat_facts(self) -> tuple[SeatFacts, ...]:
         kongs = self.kongs() if self._kongs else ()
@@ -572,9 +601,12 @@ class Table:
         through the full check first (its kind's check, which starts from the same
         predicate), then its apply."""
         kinds = self._kinds
+        plain_cases = self._plain  # off where the wall mechanics wrap the plain kinds
         for event in events:
             tp = type(event)
-            if tp is Discard:
+            if not plain_cases:
+                plain = False
+            elif tp is Discard:
                 plain = _plain_discard(self, event)  # type: ignore[arg-type]
                 if plain:
                     _apply_discard(self, event)  # type: ignore[arg-type]
@@ -608,6 +640,10 @@ class Table:
         ph = self._phase
         if ph is _ENDED:
             return None
+        if self._wend is not None:
+            v = self._wend.finish(self)
+            if v is not None:
+                return v
         if ph is _WON:
             missing = self._rules.closing_missing
             if missing is not None and self._closing_due():
@@ -642,6 +678,8 @@ class Table:
             return f"seat {self._turn} must draw its kong replacement"
         if ph is _WON:
             return "the hand was won"
+        if ph is _SEABED and self._wend is not None:
+            return self._wend.describe(self)
         return "the hand has ended"
 
     def _closing_due(self) -> bool:
@@ -719,6 +757,12 @@ class Table:
     def _candidates(self) -> list[Event]:
         """A superset of the legal events, pruned by cheap necessary conditions (a tile
         held, a wait, a pair for a pong ...); legal_actions keeps those passing the check."""
+        if self._wend is not None:
+            return self._wend.candidates(self)
+        return self._core_candidates()
+
+    def _core_candidates(self) -> list[Event]:
+        """The candidates of the core's and the family's events."""
         ph = self._phase
         n = self._n
         out: list[Event] = []
@@ -911,6 +955,12 @@ def _describe(ev: Event) -> str:
         return f"flip {ev.tile}"
     if isinstance(ev, ExhaustiveDraw):
         return "exhaustive draw"
+    if isinstance(ev, Roll):
+        return f"seat {ev.seat} throws the dice {list(ev.dice)}"
+    if isinstance(ev, Seabed):
+        return f"seat {ev.seat} {'takes' if ev.take else 'declines'} the last tile (海底)"
+    if isinstance(ev, Bird):
+        return f"birds {format_tiles(ev.tiles) or 'none'}"
     if isinstance(ev, Chow):
         return f"seat {ev.seat} chows {format_tiles(ev.tiles)} from seat {ev.from_seat}"
     kind = _kind_name(ev)  # an event of a kind the core does not describe
@@ -935,6 +985,10 @@ def _plain_draw(t: Table, ev: Draw) -> bool:
         if ev.seat != t._turn:
             return False
         at = t._back - 1
+    elif ph is _SEABED:  # the taker of the last tile draws it (rules/wall_events.py)
+        if ev.seat != t._turn:
+            return False
+        at = t._front
     else:
         return False
     if t._front >= t._back:
@@ -955,6 +1009,9 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
     elif ph is _KONG_DRAW:
         due = t._turn
         back = True
+    elif ph is _SEABED:
+        due = t._turn
+        back = False
     else:
         return _not_your_turn(t, ev)
     if ev.seat != due:
@@ -1478,6 +1535,22 @@ _MECHANIC_KINDS: list[tuple[str, type, Kind]] = []
 field that switches it on, the event type, its rule); see :func:`register_mechanic_kind`."""
 
 
+_MECHANIC_MODULES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("kong_dice", "seabed", "birds"), "rules.wall_events"),
+)
+"""The modules registering the kinds of the core's optional mechanics, each with the
+:class:`~rules.mechanics.Mechanics` fields it plays: imported by the first table rules that
+switch one of them on (each module imports this one)."""
+
+
+def _import_mechanic_modules(mechanics: Mechanics) -> None:
+    if mechanics is NO_MECHANICS:
+        return
+    for fields, module in _MECHANIC_MODULES:
+        if any(getattr(mechanics, f) for f in fields):
+            importlib.import_module(module)
+
+
 def register_mechanic_kind(mechanic: str, event_type: type, kind: Kind) -> None:
     """Add the event kind of one of the core's optional mechanics (``rules/mechanics.py``):
     a table plays it where the ruleset's family switches ``mechanic`` on."""
@@ -1557,6 +1630,7 @@ class TableRules:
         self.tracked: tuple[bool, ...] = tuple(t in wanted for t in range(NUM_KINDS))
         """Per tile kind: whether its first discard is kept (``chicken_discards``)."""
         self.mechanics = mechanics
+        _import_mechanic_modules(mechanics)
         table = dict(_KINDS)
         for mechanic, event_type, kind in _MECHANIC_KINDS:
             if getattr(mechanics, mechanic):

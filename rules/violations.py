@@ -30,6 +30,11 @@ class ViolationCode(StrEnum):
     BAD_FLIP = "bad_flip"
     FALSE_HAND = "false_hand"
     EVENT_NOT_IN_FAMILY = "event_not_in_family"
+    # --- wallend: the end of the wall and kong draws (rules/wall_events.py)
+    BAD_ROLL = "bad_roll"
+    LOCKED_HAND = "locked_hand"
+    BAD_SEABED = "bad_seabed"
+    BAD_BIRD = "bad_bird"
     # settlement checks against the recorded result
     SCORE_MISMATCH = "score_mismatch"
     DEALER_MISMATCH = "dealer_mismatch"

@@ -14,7 +14,7 @@ The deal used by most tests (dealer seat 0):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -406,15 +406,60 @@ def test_event_not_in_family() -> None:
     """An event of a kind the ruleset's family does not play (Guizhou plays ready, flip and,
     to reject it, chow): fatal, the event and its seat named, the table unchanged."""
 
-    @dataclass(frozen=True)
-    class Roll:  # an event of a kind no family here plays
-        seat: int
+    from rules.events import Roll  # dice after a kong: a mechanic Guizhou does not play
 
     table = Table.from_record(record(""), test_ruleset())
-    v = table.check(Roll(2))  # type: ignore[arg-type]
+    v = table.check(Roll(2, (3, 4)))
     assert v is not None and (v.code, v.seat, v.fatal) == (C.EVENT_NOT_IN_FAMILY, 2, True)
     assert "the guizhou family (ruleset 'test') has no roll event" in v.message
-    stopped = table.run([Discard(0, Tile.P2), Roll(1)])  # type: ignore[list-item]
+    stopped = table.run([Discard(0, Tile.P2), Roll(1, (1, 1))])
     assert stopped is not None and stopped.code is C.EVENT_NOT_IN_FAMILY
     assert stopped.event_index == 1 and table.event_index == 1
     assert only(replay("0-1p 2Y123p<0")).code is C.CHOW_NOT_ALLOWED  # Guizhou's own code
+
+
+# --- wallend: the end of the wall and kong draws (a family playing them: tests/rules/wall_family)
+def _wall_replay(record: HandRecord, events: str) -> HandReplay:
+    from tests.rules.test_wall_events import replay as wall_replay
+
+    result = wall_replay(record, events)
+    assert isinstance(result, HandReplay)
+    return result
+
+
+def _wall_hand(deal: dict[int, str], place: dict[int, str]) -> HandRecord:
+    from tests.rules.test_wall_events import hand
+
+    return hand(deal, place=place, hand_no=HAND_NO)
+
+
+_READY_QUAD = {0: "5555m 123p 456p 789s 1s"}
+
+
+def test_bad_roll_dice_thrown_by_a_hand_that_is_not_ready() -> None:
+    rec = _wall_hand({0: "5555m 124p 456p 789s 1s"}, {-13: "1s", 0: "7m"})
+    assert_violation(_wall_replay(rec, "0C5m 0@3,4"), C.BAD_ROLL, 1, 0, "124456p1789s", "ready")
+    assert_clean(_wall_replay(_wall_hand(_READY_QUAD, {-13: "1s", 0: "7m"}),
+                              "0C5m 0@3,4 0+1s 0H1s B7m"))
+
+
+def test_locked_hand_a_tile_kept_after_the_dice() -> None:
+    # seat 1 waits on 9m: the dealer's replacement 9m, discarded as it must be
+    rec = _wall_hand({**_READY_QUAD, 1: "123s 456s 789s 111p 9m"}, {-13: "9m", 0: "7m"})
+    assert_violation(_wall_replay(rec, "0C5m 0@3,4 0+9m 0-1s"), C.LOCKED_HAND, 3, 0, "9m")
+    assert_clean(_wall_replay(rec, "0C5m 0@3,4 0+9m 0-9m 1H9m<0 B7m"))
+
+
+def test_bad_seabed_the_last_tile_drawn_without_its_offer() -> None:
+    from tests.rules.test_wall_events import burn
+
+    rec = _wall_hand({0: "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 2p 3p 4p 9s"}, {54: "5p"})
+    last = f"0-9s {burn(rec, 1, 54)}"
+    assert_violation(_wall_replay(rec, f"{last} 3+5p"), C.BAD_SEABED, 109, 3, "last tile")
+    assert_clean(_wall_replay(rec, f"{last} 3$+ 3+5p 3-5p X"))
+
+
+def test_bad_bird_not_the_next_tile_of_the_wall() -> None:
+    rec = _wall_hand({0: "123m 456m 789m 123p 55p"}, {0: "4s"})
+    assert_violation(_wall_replay(rec, "0H5p B9m"), C.BAD_BIRD, 1, None, "9m", "4s")
+    assert_clean(_wall_replay(rec, "0H5p B4s"))
