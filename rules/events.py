@@ -149,7 +149,26 @@ class Chow:
 quick_init(Chow)
 
 
-Event = Draw | Discard | Pong | Kong | Ready | Win | Flip | ExhaustiveDraw | Chow
+# --- claims events
+
+
+@dataclass(frozen=True, slots=True)
+class Flower:
+    """A flower shown and set aside; the seat's next event is its replacement draw."""
+
+    seat: int
+    tile: Tile
+
+    def __init__(self, seat: int, tile: Tile) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.tile = tile  # type: ignore[misc]
+
+
+quick_init(Flower)
+
+
+Event = Draw | Discard | Pong | Kong | Ready | Win | Flip | ExhaustiveDraw | Chow | Flower
 
 
 @dataclass(frozen=True, slots=True)

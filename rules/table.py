@@ -26,6 +26,7 @@ from rules.events import (
     Event,
     ExhaustiveDraw,
     Flip,
+    Flower,
     HandRecord,
     Kong,
     KongKind,
@@ -42,6 +43,7 @@ from rules.facts import (
     SeatFacts,
     WinFact,
 )
+from rules.families import family_of
 from rules.families.guizhou.patterns import SHAPE_PATTERNS, Pattern, in_pattern_order
 from rules.families.guizhou.settings import MissedWinRule, Ruleset
 from rules.hand import (
@@ -55,14 +57,20 @@ from rules.melds import Meld, MeldKind
 from rules.memo import Memo, on_clear_all
 from rules.tiles import (
     ALL_TILES,
+    EVERY_TILE,
+    NUM_FLOWERS,
+    NUM_HONOURS,
     NUM_KINDS,
     NUM_SUITED,
+    NUM_TILE_KINDS,
     TILE_TEXT,
     Tile,
+    TileSet,
     format_tiles,
     tiles_of,
 )
 from rules.violations import Violation, ViolationCode
+from rules.wide_hand import is_complete_wide, waiting_tiles_wide
 
 __all__ = ["STANDING_CHICKENS", "IllegalMoveError", "Phase", "Table", "WinSource"]
 
@@ -84,6 +92,7 @@ class Phase(StrEnum):
     CLAIM = "claim"  # after a discard: others win / pong / kong, or the next seat draws
     KONG_DRAW = "kong_draw"  # after a kong: robbing wins (added kong), else the replacement
     WON = "won"  # after a win: further wins on the same tile, then the flip
+    FLOWER_DRAW = "flower_draw"  # after a flower: that seat's replacement from the back
     ENDED = "ended"
 
 
@@ -107,17 +116,19 @@ _CLAIM = Phase.CLAIM
 _KONG_DRAW = Phase.KONG_DRAW
 _WON = Phase.WON
 _ENDED = Phase.ENDED
+_FLOWER_DRAW = Phase.FLOWER_DRAW
 _PONG = MeldKind.PONG
 _EXPOSED = KongKind.EXPOSED
 _ADDED = KongKind.ADDED
 _CONCEALED = KongKind.CONCEALED
 _WILD = 27
-_IS_CHICKEN = tuple(t in STANDING_CHICKENS for t in range(NUM_KINDS))
+_IS_CHICKEN = tuple(t in STANDING_CHICKENS for t in range(NUM_TILE_KINDS))
 _SUIT_RANGES = ((0, 9), (9, 18), (18, 27))
 _WIN_SELF = WinSource.SELF_DRAW
 _WIN_DISCARD = WinSource.DISCARD
 _WIN_ROB = WinSource.ROBBED_KONG
 _NO_DISCARD = DiscardFact(Tile.M1, -1, -1)  # the last discard before there is one
+_NO_SHAPE: frozenset[Pattern] = frozenset()
 
 
 def _discard_fact(fields: tuple[Tile, int, int, int | None, ClaimKind | None, bool]
@@ -165,6 +176,9 @@ def _tiles(counts: Sequence[int]) -> tuple[Tile, ...]:
         for suit in range(3):
             _put_suit_tiles(tuple(counts[9 * suit:9 * suit + 9]))
         return _tiles(counts)
+    if len(counts) > NUM_KINDS:  # a wide vector: the honours and flowers held
+        return tiles + tuple([EVERY_TILE[t] for t in range(NUM_KINDS, len(counts))
+                              for _ in range(counts[t])])
     return tiles
 
 
@@ -319,12 +333,12 @@ class Table:
 
     __slots__ = (
         "_back", "_big", "_chickens", "_claimed_any", "_copies", "_dealer", "_disc",
-        "_findings", "_flip", "_front", "_frozen", "_hand_no", "_hands", "_index",
-        "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech", "_melds", "_n",
-        "_next", "_passed_kongs", "_pending_kong", "_phase", "_plan", "_pong_tiles",
-        "_ready_at", "_ready_hard", "_ready_pending", "_replaced", "_rivers", "_rob_offers",
-        "_robbed_tiles", "_ruleset", "_set_aside", "_taken", "_turn", "_waits", "_wall",
-        "_winners", "_won", "_won_tile",
+        "_findings", "_flip", "_flower_seat", "_flowers", "_front", "_frozen", "_hand_no",
+        "_hands", "_index", "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech",
+        "_melds", "_n", "_next", "_passed_kongs", "_pending_kong", "_phase", "_plan",
+        "_pong_tiles", "_ready_at", "_ready_hard", "_ready_pending", "_replaced", "_rivers",
+        "_rob_offers", "_robbed_tiles", "_ruleset", "_set_aside", "_shown", "_taken", "_turn",
+        "_waits", "_wall", "_wide", "_winners", "_won", "_won_tile",
     )
 
     def __init__(self, record: HandRecord, ruleset: Ruleset) -> None:
@@ -334,6 +348,10 @@ class Table:
         n = record.n_players
         self._ruleset = ruleset
         self._mech: Mechanics = mechanics_of(ruleset)  # the core mechanics the family plays
+        self._wide = len(copies) > NUM_KINDS  # honours (and flowers): wide count vectors
+        self._flowers = self._mech.flowers
+        self._shown: list[list[Tile]] = [[] for _ in range(n)] if self._flowers else []
+        self._flower_seat = -1  # the seat whose flower replacement is due
         self._big = _big_patterns(ruleset)
         self._hand_no = record.hand_no
         self._n = n
@@ -468,6 +486,10 @@ class Table:
     def discards(self, seat: int) -> tuple[DiscardFact, ...]:
         return tuple(self._rivers[seat])
 
+    def flowers(self, seat: int) -> tuple[Tile, ...]:
+        """The flowers a seat has shown and set aside, in the order shown."""
+        return tuple(self._shown[seat]) if self._flowers else ()
+
     def declared_ready_at(self, seat: int) -> int | None:
         return self._ready_at[seat]
 
@@ -536,6 +558,7 @@ class Table:
                 waits,
                 tuple([k for k in kongs if k.seat == s]) if kongs else (),
                 won[s],
+                tuple(self._shown[s]) if self._flowers else (),
             ))
         return tuple(out)
 
@@ -619,6 +642,8 @@ class Table:
                     f"seat {self._next[d]} draws next")
         if ph is _KONG_DRAW:
             return f"seat {self._turn} must draw its kong replacement"
+        if ph is _FLOWER_DRAW:
+            return f"seat {self._flower_seat} must draw its flower replacement"
         if ph is _WON:
             return "the hand was won"
         return "the hand has ended"
@@ -631,7 +656,8 @@ class Table:
         """Waits of a seat holding a waiting-size hand (cached until its hand changes)."""
         w = self._waits[seat]
         if w is None:
-            w = _waiting_tiles_of_valid(self._hands[seat], len(self._melds[seat]))
+            w = (waiting_tiles_wide(self._hands[seat], len(self._melds[seat])) if self._wide
+                 else _waiting_tiles_of_valid(self._hands[seat], len(self._melds[seat])))
             self._waits[seat] = w
         return w
 
@@ -642,12 +668,15 @@ class Table:
             return w  # computed before the draw, the hand has not changed since
         counts = self._hands[seat][:]
         counts[tile] -= 1
+        if self._wide:
+            return waiting_tiles_wide(counts, len(self._melds[seat]))
         return _waiting_tiles_of_valid(counts, len(self._melds[seat]))
 
     def _suits(self, seat: int, counts: Sequence[int]) -> int:
         present = [any(counts[a:b]) for a, b in _SUIT_RANGES]
         for m in self._melds[seat]:
-            present[m.tile // 9] = True
+            if m.tile < NUM_SUITED:
+                present[m.tile // 9] = True
         return sum(present)
 
     def _ready_now(self, seat: int) -> bool:
@@ -659,13 +688,19 @@ class Table:
     def _ready_after_discard(self, seat: int, tile: int) -> bool:
         counts = self._hands[seat][:]
         counts[tile] -= 1
-        if not _waiting_tiles_of_valid(counts, len(self._melds[seat])):
+        if not (waiting_tiles_wide(counts, len(self._melds[seat])) if self._wide
+                else _waiting_tiles_of_valid(counts, len(self._melds[seat]))):
             return False
         return not (self._ruleset.missing_suit_required and self._suits(seat, counts) == 3)
 
     def _shape(self, seat: int, counts: Sequence[int], tile: Tile,
                waits: tuple[Tile, ...]) -> frozenset[Pattern]:
+        if self._wide:
+            return _NO_SHAPE  # the shape patterns are Guizhou's; a wide family scores its own
         return shape_patterns(counts, self._melds[seat], tile, waits)
+
+    def _complete(self, counts: Sequence[int], melds: int) -> bool:
+        return is_complete_wide(counts, melds) if self._wide else is_complete(counts, melds)
 
     def _check(self, ev: Event) -> Violation | None:
         ph = self._phase
@@ -693,13 +728,18 @@ class Table:
             s = self._turn
             hand = self._hands[s]
             melds = self._melds[s]
-            held = [ALL_TILES[t] for t in range(NUM_SUITED) if hand[t]]
+            kinds = EVERY_TILE[:len(hand)]
+            held = [kinds[t] for t in range(len(hand)) if hand[t] and t != _WILD]
+            if self._flowers:
+                held = [t for t in held if not t.is_flower]
+                if ph is _DISCARD:
+                    out.extend(_claims.flower_candidates(self))
             if ph is _DISCARD:
-                if is_complete(hand, len(melds)):
+                if self._complete(hand, len(melds)):
                     if self._last_draw >= 0:
-                        out.append(Win(s, ALL_TILES[self._last_draw]))
+                        out.append(Win(s, EVERY_TILE[self._last_draw]))
                     else:
-                        out.extend(Win(s, t) for t in ALL_TILES if hand[t])
+                        out.extend(Win(s, t) for t in kinds if hand[t])
                 if walled:
                     out.extend(Kong(s, t, _CONCEALED) for t in held if hand[t] == 4)
                     out.extend(Kong(s, m.tile, _ADDED) for m in melds
@@ -711,7 +751,7 @@ class Table:
                         out.extend(Ready(o) for o in ((s + k) % n for k in range(1, n))
                                    if not self._rivers[o] and not self._melds[o])
             if self._frozen[s]:
-                held = [ALL_TILES[self._last_draw]] if self._last_draw >= 0 else []
+                held = [EVERY_TILE[self._last_draw]] if self._last_draw >= 0 else []
             out.extend(Discard(s, t) for t in held)
             return out
         seats_after = [(self._turn + k) % n for k in range(1, n)]
@@ -724,6 +764,8 @@ class Table:
                     out.append(Pong(o, tile, d))
                 if count == 3 and walled:
                     out.append(Kong(o, tile, _EXPOSED, d))
+            if self._mech.chow:
+                out.extend(_claims.chow_candidates(self))
             if walled:
                 out.extend(self._draw_candidates(self._next[d], back=False))
             else:
@@ -738,6 +780,8 @@ class Table:
                            if k_tile in self._seat_waits(o))
             out.extend(self._draw_candidates(k_seat, back=True))
             return out
+        if ph is _FLOWER_DRAW:
+            return _claims.flower_draw_candidates(self)
         won = self._won_tile
         assert won is not None  # WON
         c_from, c_tile = won.from_seat, won.tile
@@ -751,7 +795,8 @@ class Table:
             elif self._wall is not None:
                 out.append(Flip(self._wall[self._front]))
             else:
-                out.extend(Flip(t) for t in ALL_TILES if self._taken[t] < self._copies[t])
+                out.extend(Flip(t) for t in EVERY_TILE[:len(self._copies)]
+                           if self._taken[t] < self._copies[t])
         return out
 
     def _draw_candidates(self, seat: int, *, back: bool) -> list[Event]:
@@ -759,7 +804,8 @@ class Table:
             return []
         if self._wall is not None:
             return [Draw(seat, self._wall[self._back - 1] if back else self._wall[self._front])]
-        return [Draw(seat, t) for t in ALL_TILES if self._taken[t] < self._copies[t]]
+        return [Draw(seat, t) for t in EVERY_TILE[:len(self._copies)]
+                if self._taken[t] < self._copies[t]]
 
 
 # ---------------------------------------------------------------------- the deal
@@ -768,6 +814,9 @@ def _copies_in_play(record: HandRecord, ruleset: Ruleset) -> list[int]:
     ones. Raises ``bad_deal`` for set-aside tiles the ruleset does not take, or a wrong
     number of them; ``tile_overflow`` for more copies of a tile than there are."""
     copies = [4] * NUM_SUITED + [ruleset.wildcards]
+    tile_set = _tile_set(ruleset)
+    if tile_set is not TileSet.SUITED:  # wide vectors: the honours, and the flowers' places
+        copies += [4] * NUM_HONOURS + [int(tile_set is TileSet.FLOWERS)] * NUM_FLOWERS
     aside = record.set_aside
     if aside is None:
         return copies
@@ -792,6 +841,24 @@ def _copies_in_play(record: HandRecord, ruleset: Ruleset) -> list[int]:
             raise fail(_C.TILE_OVERFLOW, f"the set-aside tiles {format_tiles(aside)} hold "
                                          f"more than 4 copies of {TILE_TEXT[tile]}")
     return copies
+
+
+def _tile_set(ruleset: Ruleset) -> TileSet:
+    """The tiles the ruleset's family plays with (computed once per ruleset)."""
+    return ruleset.derived(_compute_tile_set)
+
+
+def _compute_tile_set(ruleset: Ruleset) -> TileSet:
+    return family_of(ruleset).tile_set
+
+
+def _not_in_set(record: HandRecord, ruleset: Ruleset, seat: int | None, tile: int,
+                where: str) -> IllegalMoveError:
+    text = TILE_TEXT[tile] if 0 <= tile < len(TILE_TEXT) else str(tile)
+    return IllegalMoveError(Violation(
+        _C.BAD_DEAL, record.hand_no, None, seat,
+        f"{where} holds {text}, which is not one of the {int(_tile_set(ruleset))} tiles "
+        f"ruleset {ruleset.name!r} plays with"))
 
 
 FALSE_HAND_SLACK: Final = 2
@@ -852,7 +919,8 @@ def _check_deal(
         raise fail(_C.BAD_DEAL, None,
                    f"dealer seat {record.dealer} is not at a {n}-player table")
     hands = []
-    seen = [0] * NUM_KINDS
+    kinds = len(copies)
+    seen = [0] * kinds
     for seat, tiles in enumerate(record.deal):
         want = 14 if seat == record.dealer else 13
         if len(tiles) != want and not _is_false_hand(len(tiles), want, ruleset):
@@ -860,14 +928,19 @@ def _check_deal(
             raise fail(_C.BAD_DEAL, seat,
                        f"seat {seat} ({role}) is dealt {len(tiles)} tiles, {want} expected: "
                        f"{format_tiles(tiles)}")
-        counts = [0] * NUM_KINDS
-        for tile in _as_ints(tiles):
-            counts[tile] += 1
-            seen[tile] += 1
+        counts = [0] * kinds
+        try:
+            for tile in _as_ints(tiles):
+                counts[tile] += 1
+                seen[tile] += 1
+        except IndexError:
+            bad = next(t for t in tiles if not 0 <= t < kinds)
+            raise _not_in_set(record, ruleset, seat, bad, f"seat {seat}'s deal") from None
         hands.append(counts)
     if (max(seen[:NUM_SUITED]) > 4 or seen[_WILD] > copies[_WILD]
-            or (record.set_aside is not None and any(map(int.__gt__, seen, copies)))):
-        running = [0] * NUM_KINDS
+            or ((record.set_aside is not None or kinds > NUM_KINDS)
+                and any(map(int.__gt__, seen, copies)))):
+        running = [0] * kinds
         for seat, tiles in enumerate(record.deal):  # blame the seat where it overflows
             for tile in tiles:
                 running[tile] += 1
@@ -880,17 +953,21 @@ def _check_deal(
                                f"{format_tiles(tiles)}")
     taken = seen[:]
     if record.wall is not None:
-        for tile in _as_ints(record.wall):
-            seen[tile] += 1
+        try:
+            for tile in _as_ints(record.wall):
+                seen[tile] += 1
+        except IndexError:
+            bad = next(t for t in record.wall if not 0 <= t < kinds)
+            raise _not_in_set(record, ruleset, None, bad, "the wall") from None
         if seen != copies:
-            for t in range(NUM_KINDS):
+            for t in range(kinds):
                 if seen[t] > copies[t]:
                     raise fail(_C.TILE_OVERFLOW, None,
-                               f"deal and wall hold {seen[t]} copies of {ALL_TILES[t]} "
+                               f"deal and wall hold {seen[t]} copies of {TILE_TEXT[t]} "
                                f"(at most {copies[t]})")
         total = sum(copies)
         if sum(seen) != total:
-            missing = [t for t in range(NUM_KINDS) for _ in range(copies[t] - seen[t])]
+            missing = [t for t in range(kinds) for _ in range(copies[t] - seen[t])]
             aside = ("" if record.set_aside is None
                      else f" beside the set-aside {format_tiles(record.set_aside)}")
             raise fail(_C.BAD_DEAL, None,
@@ -918,6 +995,8 @@ def _describe(ev: Event) -> str:
         return f"flip {ev.tile}"
     if isinstance(ev, ExhaustiveDraw):
         return "exhaustive draw"
+    if isinstance(ev, Flower):
+        return f"seat {ev.seat} shows {ev.tile}"
     return f"seat {ev.seat} chows {format_tiles(ev.tiles)} from seat {ev.from_seat}"
 
 
@@ -959,6 +1038,9 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
     elif ph is _KONG_DRAW:
         due = t._turn
         back = True
+    elif ph is _FLOWER_DRAW:
+        due = t._flower_seat
+        back = True
     else:
         return _not_your_turn(t, ev)
     if ev.seat != due:
@@ -970,13 +1052,16 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
     if t._wall is not None:
         want = t._wall[t._back - 1] if back else t._wall[t._front]
         if tile != want:
-            end = "back (kong replacement)" if back else "front"
+            end = ("front" if not back else "back (kong replacement)" if ph is _KONG_DRAW
+                   else "back (flower replacement)")
             return t._v(_C.WALL_MISMATCH, ev.seat,
                         f"{_describe(ev)} but the next tile at the wall's {end} is {want}")
     elif t._taken[tile] >= t._copies[tile]:
         return t._v(_C.TILE_OVERFLOW, ev.seat,
                     f"{_describe(ev)} but all {t._copies[tile]} copies of {tile} are "
                     f"already out; {t.summary(ev.seat)}")
+    if ph is _FLOWER_DRAW:
+        return None  # the flower replacement (never the plain case)
     raise AssertionError(f"{_describe(ev)}: a draw neither plain nor illegal")
 
 
@@ -987,7 +1072,8 @@ def _plain_discard(t: Table, ev: Discard) -> bool:
     ph = t._phase
     return (t._turn == seat and (ph is _DISCARD or ph is _AFTER_CLAIM) and ev.tile != _WILD
             and t._hands[seat][ev.tile] > 0 and not t._frozen[seat]
-            and t._ready_pending != seat)
+            and t._ready_pending != seat
+            and not (t._flowers and _claims.holds_flower(t._hands[seat])))
 
 
 def _check_discard(t: Table, ev: Discard) -> Violation | None:
@@ -1001,10 +1087,14 @@ def _check_discard(t: Table, ev: Discard) -> Violation | None:
     if tile == _WILD:
         return t._v(_C.WILDCARD_DISCARD, seat,
                     f"{_describe(ev)}: a wildcard may never be discarded; {t.summary(seat)}")
-    if not t._hands[seat][tile]:
+    if tile >= len(t._hands[seat]) or not t._hands[seat][tile]:
         return t._v(_C.NOT_IN_HAND, seat, f"{_describe(ev)} but {t.summary(seat)}")
+    if t._flowers and _claims.holds_flower(t._hands[seat]):
+        return t._v(_C.FLOWER_NOT_SHOWN, seat,
+                    f"{_describe(ev)} while holding a flower, which is shown and replaced "
+                    f"before the discard; {t.summary(seat)}")
     if t._frozen[seat] and tile != t._last_draw:
-        drawn = ALL_TILES[t._last_draw] if t._last_draw >= 0 else "nothing"
+        drawn = EVERY_TILE[t._last_draw] if t._last_draw >= 0 else "nothing"
         return t._v(_C.FROZEN_HAND, seat,
                     f"{_describe(ev)} but declared ready and drew {drawn}; {t.summary(seat)}")
     if t._ready_pending == seat and not t._ready_after_discard(seat, tile):
@@ -1070,6 +1160,8 @@ def _frozen_kong_keeps_waits(t: Table, seat: int, tile: int, kind: KongKind) -> 
         used = 4
     counts = t._hands[seat][:]
     counts[tile] -= used
+    if t._wide:
+        return waiting_tiles_wide(counts, len(t._melds[seat]) + 1) == before
     return _waiting_tiles_of_valid(counts, len(t._melds[seat]) + 1) == before
 
 
@@ -1126,7 +1218,7 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
         if not t._ruleset.ready.kong_after_ready:
             return _no_kong_after_ready(t, ev)
         if tile != t._last_draw:
-            drawn = ALL_TILES[t._last_draw] if t._last_draw >= 0 else "nothing"
+            drawn = EVERY_TILE[t._last_draw] if t._last_draw >= 0 else "nothing"
             return t._v(_C.FROZEN_HAND, seat,
                         f"{_describe(ev)} but declared ready: only the drawn tile "
                         f"({drawn}) may be used; {t.summary(seat)}")
@@ -1214,7 +1306,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
         if t._last_draw >= 0:
             if tile != t._last_draw:
                 return t._v(_C.INVALID_WIN, seat,
-                            f"{_describe(ev)} but drew {ALL_TILES[t._last_draw]}; "
+                            f"{_describe(ev)} but drew {EVERY_TILE[t._last_draw]}; "
                             f"{t.summary(seat)}")
         elif not hand[tile]:
             return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)} but {t.summary(seat)}")
@@ -1245,7 +1337,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
             return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)}: its own tile")
         plan.counts[tile] += 1
     melds = t._melds[seat]
-    if not is_complete(plan.counts, len(melds)):
+    if not t._complete(plan.counts, len(melds)):
         shown = _fmt(plan.counts)
         if melds:
             shown += " [" + ", ".join(f"{m.kind} {m.tile}" for m in melds) + "]"
@@ -1260,7 +1352,8 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
         return None
     waits = t._seat_waits(seat)
     plan.waits = waits
-    shape = _shape_patterns_of_complete(plan.counts, melds, tile, waits)
+    shape = (_NO_SHAPE if t._wide
+             else _shape_patterns_of_complete(plan.counts, melds, tile, waits))
     plan.shape = shape
     passes = _passes(t, seat, shape, plan.source == _WIN_ROB, plan.hot, plan.kill)
     plan.passes = passes
@@ -1281,7 +1374,7 @@ def _passes(t: Table, seat: int, shape: frozenset[Pattern], rob: bool, hot: bool
         out.append(PassKind.HOT_DISCARD)
     if kill and t._ruleset.ready.kill_ready:
         out.append(PassKind.KILL_READY)
-    if any(m.kind is not _PONG for m in t._melds[seat]):
+    if any(m.is_kong for m in t._melds[seat]):
         out.append(PassKind.KONG)
     if t._ready_at[seat] is not None:
         out.append(PassKind.DECLARED_READY)
@@ -1360,7 +1453,7 @@ def _check_flip(t: Table, ev: Flip) -> Violation | None:
 
 def _check_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
     ph = t._phase
-    if ph is not _CLAIM and ph is not _KONG_DRAW:
+    if ph is not _CLAIM and ph is not _KONG_DRAW and ph is not _FLOWER_DRAW:
         return t._v(_C.PREMATURE_END, None,
                     f"exhaustive draw while no draw is due ({t._describe_phase()})")
     if t._back > t._front:
@@ -1369,23 +1462,23 @@ def _check_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
     return None
 
 
-def _check_chow(t: Table, ev: Chow) -> Violation | None:
-    return t._v(_C.CHOW_NOT_ALLOWED, ev.seat, f"{_describe(ev)}: chow (吃) is never allowed")
-
-
 # ---------------------------------------------------------------------- apply
 def _apply_draw(t: Table, ev: Draw) -> None:
     seat, tile = ev.seat, ev.tile
     t._hands[seat][tile] += 1
     if t._wall is None:
         t._taken[tile] += 1
-    if t._phase is _KONG_DRAW:  # the replacement draw, from the back
+    ph = t._phase
+    if ph is _KONG_DRAW:  # the replacement draw, from the back
         kong = t._pending_kong
         assert kong is not None
         t._back -= 1
         kong.replacement = tile
         t._pending_kong = None
         t._replaced = True
+    elif ph is _FLOWER_DRAW:  # a flower's replacement, from the back
+        _claims.apply_flower_draw(t, ev)
+        return
     else:
         t._front += 1
         t._kong_turn = False
@@ -1543,7 +1636,8 @@ def _apply_win(t: Table, ev: Win) -> None:
     melds = t._melds[seat]
     shape = plan.shape
     if shape is None:
-        shape = _shape_patterns_of_complete(plan.counts, melds, tile, waits)
+        shape = (_NO_SHAPE if t._wide
+                 else _shape_patterns_of_complete(plan.counts, melds, tile, waits))
     if not t._ruleset.pass_rule:
         passes = (PassKind.NO_PASS_RULE, *passes)
     declared = t._ready_at[seat] is not None
@@ -1617,10 +1711,6 @@ def _not_plain(t: Table, ev: Event) -> bool:
     return False
 
 
-def _apply_chow(t: Table, ev: Chow) -> None:
-    raise AssertionError(f"{_describe(ev)} is never legal")  # its check always rejects it
-
-
 class _Kind(NamedTuple):
     """One event kind's rule: ``plain`` says an event is the plain case (legal as it
     stands, and the check agrees), ``check`` gives the violation it would be (``None``:
@@ -1640,6 +1730,11 @@ _KINDS: dict[type, _Kind] = {
     Ready: _Kind(_not_plain, _check_ready, _apply_ready),
     Flip: _Kind(_not_plain, _check_flip, _apply_flip),
     ExhaustiveDraw: _Kind(_not_plain, _check_exhaustive, _apply_exhaustive),
-    Chow: _Kind(_not_plain, _check_chow, _apply_chow),
 }
 """Each event kind's plain case, check and apply."""
+
+# --- claims: chow and flowers (rules/claims.py), registered in the dispatch
+from rules import claims as _claims  # noqa: E402  (it reads this module's helpers)
+
+_KINDS[Chow] = _Kind(_not_plain, _claims.check_chow, _claims.apply_chow)
+_KINDS[Flower] = _Kind(_not_plain, _claims.check_flower, _claims.apply_flower)
