@@ -36,6 +36,7 @@ from rules.events import (
     Event,
     ExhaustiveDraw,
     Flip,
+    Flower,
     HandRecord,
     Kong,
     KongKind,
@@ -239,6 +240,9 @@ def _event_dict(event: Event) -> dict[str, Any]:
         return {"type": "ready", "seat": event.seat}
     if isinstance(event, ExhaustiveDraw):
         return {"type": "exhaustive_draw"}
+    # --- claims events
+    if isinstance(event, Flower):
+        return {"type": "flower", "seat": event.seat, "tile": TILE_TEXT[event.tile]}
     return {
         "type": "chow",
         "seat": event.seat,
