@@ -27,6 +27,8 @@ but for the ``chow_not_allowed`` and ``flower_not_allowed`` findings.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rules import table as tb
 from rules.events import Chow, Draw, Event, ExhaustiveDraw, Flower
 from rules.facts import ClaimKind
@@ -34,7 +36,8 @@ from rules.melds import MeldKind
 from rules.tiles import FLOWER_TILES, NUM_SUITED, NUM_TILE_KINDS, Tile, format_tiles
 from rules.violations import Violation, ViolationCode
 
-Table = tb.Table
+if TYPE_CHECKING:
+    from rules.table import Table
 
 __all__ = [
     "apply_chow",

@@ -813,10 +813,7 @@ def _copies_in_play(record: HandRecord, ruleset: Ruleset) -> list[int]:
     """The copies of each tile kind in play: the family's tiles less the hand's set-aside
     ones. Raises ``bad_deal`` for set-aside tiles the ruleset does not take, or a wrong
     number of them; ``tile_overflow`` for more copies of a tile than there are."""
-    copies = [4] * NUM_SUITED + [ruleset.wildcards]
-    tile_set = _tile_set(ruleset)
-    if tile_set is not TileSet.SUITED:  # wide vectors: the honours, and the flowers' places
-        copies += [4] * NUM_HONOURS + [int(tile_set is TileSet.FLOWERS)] * NUM_FLOWERS
+    copies = list(_full_copies(ruleset))
     aside = record.set_aside
     if aside is None:
         return copies
@@ -844,12 +841,23 @@ def _copies_in_play(record: HandRecord, ruleset: Ruleset) -> list[int]:
 
 
 def _tile_set(ruleset: Ruleset) -> TileSet:
-    """The tiles the ruleset's family plays with (computed once per ruleset)."""
-    return ruleset.derived(_compute_tile_set)
-
-
-def _compute_tile_set(ruleset: Ruleset) -> TileSet:
+    """The tiles the ruleset's family plays with."""
     return family_of(ruleset).tile_set
+
+
+def _full_copies(ruleset: Ruleset) -> tuple[int, ...]:
+    """The copies of each tile kind in a full set of the ruleset's tiles (computed once per
+    ruleset): the suits and the wildcards; with honours, a wide vector (the honours, and
+    the flowers' places)."""
+    return ruleset.derived(_compute_full_copies)
+
+
+def _compute_full_copies(ruleset: Ruleset) -> tuple[int, ...]:
+    copies = [4] * NUM_SUITED + [ruleset.wildcards]
+    tile_set = _tile_set(ruleset)
+    if tile_set is not TileSet.SUITED:
+        copies += [4] * NUM_HONOURS + [int(tile_set is TileSet.FLOWERS)] * NUM_FLOWERS
+    return tuple(copies)
 
 
 def _not_in_set(record: HandRecord, ruleset: Ruleset, seat: int | None, tile: int,
@@ -1468,17 +1476,13 @@ def _apply_draw(t: Table, ev: Draw) -> None:
     t._hands[seat][tile] += 1
     if t._wall is None:
         t._taken[tile] += 1
-    ph = t._phase
-    if ph is _KONG_DRAW:  # the replacement draw, from the back
+    if t._phase is _KONG_DRAW:  # the replacement draw, from the back
         kong = t._pending_kong
         assert kong is not None
         t._back -= 1
         kong.replacement = tile
         t._pending_kong = None
         t._replaced = True
-    elif ph is _FLOWER_DRAW:  # a flower's replacement, from the back
-        _claims.apply_flower_draw(t, ev)
-        return
     else:
         t._front += 1
         t._kong_turn = False
@@ -1486,6 +1490,18 @@ def _apply_draw(t: Table, ev: Draw) -> None:
     t._last_draw = tile
     t._turn = seat
     t._phase = _DISCARD
+
+
+def _apply_any_draw(t: Table, ev: Draw) -> None:
+    """A draw that went through the full check: a flower's replacement (never the plain
+    case) or the draw the plain case would have applied."""
+    if t._phase is _FLOWER_DRAW:
+        t._hands[ev.seat][ev.tile] += 1
+        if t._wall is None:
+            t._taken[ev.tile] += 1
+        _claims.apply_flower_draw(t, ev)
+    else:
+        _apply_draw(t, ev)
 
 
 def _note_passed_kongs(t: Table, seat: int, hand: list[int], chances: list[int]) -> None:
@@ -1723,7 +1739,7 @@ class _Kind(NamedTuple):
 
 _KINDS: dict[type, _Kind] = {
     Discard: _Kind(_plain_discard, _check_discard, _apply_discard),
-    Draw: _Kind(_plain_draw, _check_draw, _apply_draw),
+    Draw: _Kind(_plain_draw, _check_draw, _apply_any_draw),
     Pong: _Kind(_plain_pong, _check_pong, _apply_pong),
     Kong: _Kind(_not_plain, _check_kong, _apply_kong),
     Win: _Kind(_not_plain, _check_win, _apply_win),

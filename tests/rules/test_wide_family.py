@@ -13,12 +13,13 @@ The hand most tests start from (dealer seat 0):
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from rules.events import Chow, Discard, Draw, Flower, HandRecord, Pong, Win
+from rules.events import Chow, Discard, Draw, Flower, HandRecord, Kong, Pong, Win
 from rules.facts import ClaimKind, Outcome
 from rules.families import family_of
 from rules.families.guizhou.settings import Ruleset
@@ -295,3 +296,60 @@ def test_guizhou_snapshots_have_no_flower_key() -> None:
 @pytest.mark.parametrize("ruleset", [Ruleset.model_validate({"name": "g"})])
 def test_guizhou_mechanics_are_off(ruleset: Ruleset) -> None:
     assert mechanics_of(ruleset) == Mechanics()
+
+
+# ---------------------------------------------------------------------- playouts
+def _playout(rng: random.Random, hand_no: int) -> tuple[HandRecord, Table]:
+    """A hand of the 144 tiles played through ``legal_actions()`` only: flowers shown at
+    once, wins taken, pongs, kongs and chows often, discards at random."""
+    tiles = list(TileSet.FLOWERS.wall())
+    rng.shuffle(tiles)
+    dealer = hand_no % 4
+    deal, pos = [], 0
+    for seat in range(4):
+        size = 14 if seat == dealer else 13
+        deal.append(tuple(tiles[pos:pos + size]))
+        pos += size
+    rec = HandRecord(hand_no=hand_no, n_players=4, dealer=dealer, dealer_streak=0,
+                     deal=tuple(deal), events=(), wall=tuple(tiles[pos:]))
+    table = Table.from_record(rec, wide_ruleset())
+    events = []
+    while not table.is_over:
+        actions = table.legal_actions()
+        assert actions, table.phase
+        pick = next((a for a in actions if isinstance(a, (Win, Flower))), None)
+        if pick is None:
+            claims = [a for a in actions if isinstance(a, (Pong, Chow, Kong))]
+            if claims and rng.random() < 0.6:
+                pick = rng.choice(claims)
+            else:
+                rest = [a for a in actions if not isinstance(a, (Pong, Chow, Kong))]
+                pick = rng.choice(rest) if table.phase is Phase.DISCARD or (
+                    table.phase is Phase.DISCARD_AFTER_CLAIM) else rest[-1]
+        table.apply(pick)
+        events.append(pick)
+    return replace(rec, events=tuple(events)), table
+
+
+def test_hands_played_through_legal_actions_replay_clean() -> None:
+    rng = random.Random(20261202)
+    seen = {"chow": 0, "flower": 0, "honour_win": 0, "win": 0, "kong": 0}
+    for hand_no in range(60):
+        rec, table = _playout(rng, hand_no)
+        result = replay_hand(rec, wide_ruleset())
+        assert result.violations == (), (hand_no, result.violations)
+        assert result.winners == table.winners
+        seen["chow"] += sum(m.kind is MeldKind.CHOW for s in result.seats for m in s.melds)
+        seen["kong"] += sum(m.is_kong for s in result.seats for m in s.melds)
+        seen["flower"] += sum(len(s.flowers) for s in result.seats)
+        seen["win"] += bool(result.winners)
+        seen["honour_win"] += any(t.is_honour for w in result.winners
+                                  for t in (*w.concealed, w.tile))
+        # every tile is in one place: a hand, a meld, shown, a river (a discard won on
+        # stays there), taken off a robbed kong, or the wall
+        placed = sum(len(s.concealed) + sum(m.size for m in s.melds) + len(s.flowers)
+                     + sum(1 for d in s.discards
+                           if d.claimed_by is None or d.claim is ClaimKind.WIN)
+                     for s in result.seats)
+        assert placed + table.robbed_tiles + result.wall_left == 144, hand_no
+    assert all(seen.values()), seen
