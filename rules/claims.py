@@ -2,11 +2,13 @@
 with ``Mechanics.chow`` and ``Mechanics.flowers`` (``rules/mechanics.py``).
 
 Each rule is written here once, as a check (the violation an event would be, or ``None``)
-and an apply (the change a legal event makes); :mod:`rules.table` registers them in its
-dispatch, calls :func:`apply_flower_draw` for the replacement draw that follows a flower,
-and lists the candidates of :func:`chow_candidates` and :func:`flower_candidates` in
-``legal_actions``. A table whose family plays neither (Guizhou) never reaches this module
-but for the ``chow_not_allowed`` and ``flower_not_allowed`` findings.
+and an apply (the change a legal event makes), registered as the event kinds of the
+mechanics ``chow`` and ``flowers`` (:func:`rules.table.register_mechanic_kind`, when
+:mod:`rules.table` imports this module); the table calls :func:`apply_flower_draw` for the
+replacement draw that follows a flower, and lists the candidates of
+:func:`chow_candidates` and :func:`flower_candidates` in ``legal_actions``. A table whose
+family plays neither (Guizhou) never reaches this module: a ``flower`` there is
+``event_not_in_family``, a ``chow`` Guizhou's own ``chow_not_allowed``.
 
 * **Chow**: only the discarder's next player, on the last discard, three tiles in rank
   order of one suit (honours never chow) including the discard and two from its hand. A
@@ -69,9 +71,6 @@ def _describe(ev: Event) -> str:
 def check_chow(t: Table, ev: Chow) -> Violation | None:
     """The violation a chow would be now, or None."""
     seat = ev.seat
-    if not t._mech.chow:
-        return t._v(_C.CHOW_NOT_ALLOWED, seat,
-                    f"{_describe(ev)}: chow (吃) is never allowed")
     if t._phase is not tb.Phase.CLAIM:
         return t._v(_C.ILLEGAL_CHOW, seat, f"{_describe(ev)} but there is no discard to "
                                            f"claim ({t._describe_phase()})")
@@ -162,9 +161,6 @@ def _opening(t: Table) -> bool:
 def check_flower(t: Table, ev: Flower) -> Violation | None:
     """The violation showing a flower would be now, or None."""
     seat, tile = ev.seat, int(ev.tile)
-    if not t._mech.flowers:
-        return t._v(_C.FLOWER_NOT_ALLOWED, seat,
-                    f"{_describe(ev)} but ruleset {t._ruleset.name!r} plays no flowers (花牌)")
     if tile < _FIRST_FLOWER:
         return t._v(_C.BAD_FLOWER, seat, f"{_describe(ev)} but {ev.tile} is not a flower")
     hand = t._hands[seat]
@@ -214,3 +210,6 @@ def flower_draw_candidates(t: Table) -> list[Event]:
         return [ExhaustiveDraw()]
     return t._draw_candidates(t._flower_seat, back=True)
 
+
+tb.register_mechanic_kind("chow", Chow, tb.Kind(tb._not_plain, check_chow, apply_chow))
+tb.register_mechanic_kind("flowers", Flower, tb.Kind(tb._not_plain, check_flower, apply_flower))

@@ -29,6 +29,7 @@ class ViolationCode(StrEnum):
     MISSING_SUIT = "missing_suit"
     BAD_FLIP = "bad_flip"
     FALSE_HAND = "false_hand"
+    EVENT_NOT_IN_FAMILY = "event_not_in_family"
     # settlement checks against the recorded result
     SCORE_MISMATCH = "score_mismatch"
     DEALER_MISMATCH = "dealer_mismatch"
@@ -37,7 +38,6 @@ class ViolationCode(StrEnum):
     ITEM_SUM_MISMATCH = "item_sum_mismatch"
     # --- claims: chow and flowers
     ILLEGAL_CHOW = "illegal_chow"
-    FLOWER_NOT_ALLOWED = "flower_not_allowed"
     BAD_FLOWER = "bad_flower"
     FLOWER_NOT_SHOWN = "flower_not_shown"
 

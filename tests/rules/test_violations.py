@@ -14,12 +14,12 @@ The deal used by most tests (dealer seat 0):
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
 
-from rules.events import HandRecord
+from rules.events import Discard, HandRecord
 from rules.facts import Outcome
 from rules.families.guizhou.settings import Ruleset
 from rules.replay import HandReplay, replay_game, replay_hand
@@ -401,6 +401,25 @@ def test_the_next_hand_of_the_game_replays_normally() -> None:
     assert second.hand_no == HAND_NO + 1
 
 
+# ---------------------------------------------------------------------- the family's kinds
+def test_event_not_in_family() -> None:
+    """An event of a kind the ruleset's family does not play (Guizhou plays ready, flip and,
+    to reject it, chow): fatal, the event and its seat named, the table unchanged."""
+
+    @dataclass(frozen=True)
+    class Roll:  # an event of a kind no family here plays
+        seat: int
+
+    table = Table.from_record(record(""), test_ruleset())
+    v = table.check(Roll(2))  # type: ignore[arg-type]
+    assert v is not None and (v.code, v.seat, v.fatal) == (C.EVENT_NOT_IN_FAMILY, 2, True)
+    assert "the guizhou family (ruleset 'test') has no roll event" in v.message
+    stopped = table.run([Discard(0, Tile.P2), Roll(1)])  # type: ignore[list-item]
+    assert stopped is not None and stopped.code is C.EVENT_NOT_IN_FAMILY
+    assert stopped.event_index == 1 and table.event_index == 1
+    assert only(replay("0-1p 2Y123p<0")).code is C.CHOW_NOT_ALLOWED  # Guizhou's own code
+
+
 # ---------------------------------------------------------------------- chow and flowers
 # (the codes of the core's chow and flower mechanics, through the test family that plays
 # them: tests/rules/wide_family/, more cases in tests/rules/test_wide_family.py)
@@ -420,12 +439,6 @@ def test_illegal_chow() -> None:
     assert_violation(result, C.ILLEGAL_CHOW, 7, 2, "123m", "next player")
     clean = wide_replay(WIDE_OPENING + " 0-1m 1Y123m<0 1-6s 2+3s 2-1z 1H1z<2")
     assert_clean(clean)
-
-
-def test_flower_not_allowed() -> None:
-    result = wide_replay("0*1f", mechanics={"chow": True, "flowers": False})
-    assert_violation(result, C.FLOWER_NOT_ALLOWED, 0, 0, "1f", "plays no flowers")
-    assert_clean(wide_replay(WIDE_OPENING + " 0-1m 1Y123m<0 1-6s 2+3s 2-1z 1H1z<2"))
 
 
 def test_bad_flower() -> None:

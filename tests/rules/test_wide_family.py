@@ -206,7 +206,8 @@ def test_after_a_chow_the_player_discards_without_drawing() -> None:
 
 def test_chow_not_allowed_when_the_family_does_not_chow() -> None:
     rules = wide_ruleset(mechanics={"chow": False, "flowers": True})
-    fatal(replay(OPENING + " 0-1m 1Y123m<0", rules), C.CHOW_NOT_ALLOWED, 7, 1, "never allowed")
+    fatal(replay(OPENING + " 0-1m 1Y123m<0", rules), C.EVENT_NOT_IN_FAMILY, 7, 1,
+          "the wide family (ruleset 'wide-test') has no chow event")
     # and Guizhou keeps its code
     rec = make_hand({0: "258m125999p13467s", 1: "23m111p444s777s55s"}, "0-2m 1Y234m<0")
     result = replay_hand(rec, test_ruleset())
@@ -235,13 +236,14 @@ def test_the_replacement_draw_follows_the_flower() -> None:
     fatal(replay("0*1f 1+8s"), C.OUT_OF_TURN, 1, 1, "seat 0 is due to draw")
 
 
-def test_flower_not_allowed_in_a_family_without_flowers() -> None:
+def test_a_flower_is_no_event_of_a_family_without_flowers() -> None:
     rules = wide_ruleset(mechanics={"chow": True, "flowers": False})
-    fatal(replay("0*1f", rules), C.FLOWER_NOT_ALLOWED, 0, 0, "plays no flowers")
+    fatal(replay("0*1f", rules), C.EVENT_NOT_IN_FAMILY, 0, 0, "has no flower event")
     rec = make_hand({0: "258m125999p13467s"}, "")
     rec = replace(rec, events=(Flower(0, Tile.SPRING),))
     result = replay_hand(rec, test_ruleset())
-    assert result.violations[0].code is C.FLOWER_NOT_ALLOWED
+    v = result.violations[0]
+    assert v.code is C.EVENT_NOT_IN_FAMILY and "the guizhou family" in v.message
 
 
 def test_a_hand_holding_a_flower_cannot_win() -> None:

@@ -2,11 +2,10 @@
 chow and flower replacement draws: the core's claims mechanics through the public API
 (``tests/rules/test_wide_family.py``).
 
-Its settings switch on ``mechanics.chow`` and ``mechanics.flowers``. The table still reads
-its legality settings from the Guizhou model (the 通行证 pass, 报听, 翻鸡 ...) until those
-checks move behind the families' hooks, so the family's model starts from it with every
-Guizhou-only rule off (no pass rule, no 报听, no flip). Its settlement pays the winner
-``win_value`` plus ``flower_value`` per flower it showed, from every other seat.
+Its settings switch on ``mechanics.chow`` and ``mechanics.flowers``; its table rules are
+the core's (:class:`rules.table.TableRules`: no family event kinds or hooks of its own).
+Its settlement pays the winner ``win_value`` plus ``flower_value`` per flower it showed,
+from every other seat. It imports no other family.
 
 :func:`wide_hand` writes a hand compactly: the deal by seat, the wall as ``front`` (the
 next draws), the unused tiles, then ``back`` (replacement draws, first one first); the
@@ -18,7 +17,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Literal
+from collections.abc import Mapping as _Mapping
+from types import MappingProxyType
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -36,17 +37,20 @@ from rules.events import (
     Win,
 )
 from rules.families import Family, register
-from rules.families.guizhou.settings import Ruleset
 from rules.mechanics import Mechanics
 from rules.replay import HandReplay
+from rules.settings import RulesetBase
+from rules.table import TableRules
 from rules.tiles import Tile, TileSet, parse_tiles
 
 
-class WideRuleset(Ruleset):
-    family: Literal["wide"] = Field("wide", description="the rule family")  # type: ignore[assignment]
-    pass_rule: bool = Field(False, description="no 通行证")
-    declared_ready: bool = Field(False, description="no 报听")
-    flip_chicken: bool = Field(False, description="no 翻鸡")
+class WideRuleset(RulesetBase):
+    flat_prefixes: ClassVar[_Mapping[str, str]] = MappingProxyType({"mechanics": ""})
+
+    family: Literal["wide"] = Field("wide", description="the rule family")
+    players: int = Field(4, ge=2, le=4, description="player count")
+    multiple_winners: bool = Field(False, description="several may win on one discard")
+    robbing_kong: bool = Field(True, description="an added kong can be robbed")
     mechanics: Mechanics = Field(
         default_factory=lambda: Mechanics(chow=True, flowers=True),
         description="the core mechanics: chow and flowers")
@@ -70,6 +74,12 @@ def audit_result(ours: tuple[int, ...], recorded: tuple[int, ...]) -> list[str]:
     return [] if ours == recorded else [f"score_mismatch: {ours} != {recorded}"]
 
 
+def table_rules(ruleset: WideRuleset) -> TableRules:
+    return TableRules("wide", ruleset.name, players=ruleset.players,
+                      multiple_winners=ruleset.multiple_winners,
+                      robbing_kong=ruleset.robbing_kong, mechanics=ruleset.mechanics)
+
+
 FAMILY = register(
     Family(
         name="wide",
@@ -80,6 +90,7 @@ FAMILY = register(
         patterns=("win",),
         tile_set=TileSet.FLOWERS,
         event_kinds=frozenset({"chow", "flower"}),
+        table_rules=table_rules,
     )
 )
 
