@@ -35,6 +35,7 @@ from rules.wide_hand import (
 )
 
 HANDS = 12_000
+_AGARI = Agari()  # an instance: the package's 1.x releases have instance methods only
 KINDS34 = [*range(27), *range(28, 35)]  # our tile values of the package's 34 kinds
 Meld = tuple[int, int, int]  # (first tile, size 3 or 4, 1 for a chow)
 
@@ -156,7 +157,7 @@ def test_complete_verdicts_agree(complete_cases: list[tuple[list[int], list[Meld
     agree_true = known = with_honours = 0
     for h, melds in complete_cases:
         ours = is_complete_wide(h, len(melds))
-        theirs = Agari.is_agari(_full34(h, melds), _open_sets(melds))
+        theirs = _AGARI.is_agari(_full34(h, melds), _open_sets(melds))
         if ours == theirs:
             agree_true += ours
             with_honours += ours and any(h[28:35])
@@ -180,7 +181,7 @@ def test_waits_agree(waiting_cases: list[tuple[list[int], list[Meld]]]) -> None:
                 continue
             more = list(h)
             more[t] += 1
-            if Agari.is_agari(_full34(more, melds), _open_sets(melds)) or (
+            if _AGARI.is_agari(_full34(more, melds), _open_sets(melds)) or (
                 not melds and _is_four_seven_pairs(more)
             ):
                 expected.append(Tile(t))
