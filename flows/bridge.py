@@ -40,6 +40,7 @@ from rules.events import (
     Event,
     ExhaustiveDraw,
     Flip,
+    Flower,
     HandRecord,
     Kong,
     KongKind,
@@ -266,6 +267,9 @@ def _event_dict(event: Event) -> dict[str, Any]:
         return {"type": "seabed", "seat": event.seat, "take": event.take}
     if isinstance(event, Bird):
         return {"type": "bird", "tiles": [TILE_TEXT[t] for t in event.tiles]}
+    # --- claims events
+    if isinstance(event, Flower):
+        return {"type": "flower", "seat": event.seat, "tile": TILE_TEXT[event.tile]}
     return {
         "type": "chow",
         "seat": event.seat,

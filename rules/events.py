@@ -149,6 +149,25 @@ class Chow:
 quick_init(Chow)
 
 
+# --- claims events
+
+
+@dataclass(frozen=True, slots=True)
+class Flower:
+    """A flower shown and set aside; the seat's next event is its replacement draw."""
+
+    seat: int
+    tile: Tile
+
+    def __init__(self, seat: int, tile: Tile) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.tile = tile  # type: ignore[misc]
+
+
+quick_init(Flower)
+
+
 @dataclass(frozen=True, slots=True)
 class RecordedItem:
     payer: int
@@ -284,4 +303,5 @@ WallEvent = Roll | Seabed | Bird
 """The events of the wall mechanics (``roll``, ``seabed``, ``bird``)."""
 
 # --- every event kind (each mechanic's block adds its kinds to the union)
-Event = Draw | Discard | Pong | Kong | Ready | Win | Flip | ExhaustiveDraw | Chow | WallEvent
+Event = (Draw | Discard | Pong | Kong | Ready | Win | Flip | ExhaustiveDraw | Chow | WallEvent
+         | Flower)

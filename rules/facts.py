@@ -42,6 +42,7 @@ class ClaimKind(StrEnum):
     PONG = "pong"
     EXPOSED_KONG = "exposed_kong"
     WIN = "win"
+    CHOW = "chow"
 
 
 class DiscardFact(NamedTuple):
@@ -218,6 +219,7 @@ class SeatFacts:
     waits: tuple[Tile, ...]
     kongs: tuple[KongFact, ...]
     won: bool
+    flowers: tuple[Tile, ...] = ()  # flowers shown and set aside, in the order shown
 
     @property
     def discards(self) -> tuple[DiscardFact, ...]:
@@ -239,6 +241,7 @@ class SeatFacts:
         waits: tuple[Tile, ...],
         kongs: tuple[KongFact, ...],
         won: bool,
+        flowers: tuple[Tile, ...] = (),
     ) -> None:
         # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
         self.seat = seat  # type: ignore[misc]
@@ -251,6 +254,7 @@ class SeatFacts:
         self.waits = waits  # type: ignore[misc]
         self.kongs = kongs  # type: ignore[misc]
         self.won = won  # type: ignore[misc]
+        self.flowers = flowers  # type: ignore[misc]
 
 
 quick_init(SeatFacts)

@@ -33,6 +33,7 @@ from rules.events import (
     Event,
     ExhaustiveDraw,
     Flip,
+    Flower,
     HandRecord,
     Kong,
     KongKind,
@@ -60,14 +61,20 @@ from rules.memo import Memo, on_clear_all
 from rules.settings import RulesetBase, RulesetError
 from rules.tiles import (
     ALL_TILES,
+    EVERY_TILE,
+    NUM_FLOWERS,
+    NUM_HONOURS,
     NUM_KINDS,
     NUM_SUITED,
+    NUM_TILE_KINDS,
     TILE_TEXT,
     Tile,
+    TileSet,
     format_tiles,
     tiles_of,
 )
 from rules.violations import Violation, ViolationCode
+from rules.wide_hand import is_complete_wide, waiting_tiles_wide
 
 if TYPE_CHECKING:
     from rules.wall_events import WallState
@@ -102,6 +109,7 @@ class Phase(StrEnum):
     CLAIM = "claim"  # after a discard: others win / pong / kong, or the next seat draws
     KONG_DRAW = "kong_draw"  # after a kong: robbing wins (added kong), else the replacement
     WON = "won"  # after a win: further wins on the same tile, then the flip
+    FLOWER_DRAW = "flower_draw"  # after a flower: that seat's replacement from the back
     ENDED = "ended"
     SEABED = "seabed"  # the last tile offered in turn (海底漫游, rules/wall_events.py)
 
@@ -124,6 +132,7 @@ _KONG_DRAW = Phase.KONG_DRAW
 _WON = Phase.WON
 _ENDED = Phase.ENDED
 _SEABED = Phase.SEABED
+_FLOWER_DRAW = Phase.FLOWER_DRAW
 _PONG = MeldKind.PONG
 _EXPOSED = KongKind.EXPOSED
 _ADDED = KongKind.ADDED
@@ -181,6 +190,9 @@ def _tiles(counts: Sequence[int]) -> tuple[Tile, ...]:
         for suit in range(3):
             _put_suit_tiles(tuple(counts[9 * suit:9 * suit + 9]))
         return _tiles(counts)
+    if len(counts) > NUM_KINDS:  # a wide vector: the honours and flowers held
+        return tiles + tuple([EVERY_TILE[t] for t in range(NUM_KINDS, len(counts))
+                              for _ in range(counts[t])])
     return tiles
 
 
@@ -318,13 +330,13 @@ class Table:
 
     __slots__ = (
         "_back", "_chickens", "_claimed_any", "_copies", "_dealer", "_disc",
-        "_findings", "_flip", "_front", "_frozen", "_hand_no", "_hands", "_index",
-        "_kinds", "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech", "_melds",
-        "_n", "_next", "_passed_kongs", "_pending_kong", "_phase", "_plain", "_plan",
-        "_pong_tiles",
-        "_ready_at", "_ready_hard", "_ready_pending", "_replaced", "_rivers", "_rob_offers",
-        "_robbed_tiles", "_rules", "_ruleset", "_set_aside", "_taken", "_tracked", "_turn",
-        "_waits", "_wall", "_wend", "_winners", "_won", "_won_tile",
+        "_findings", "_flip", "_flower_seat", "_flowers", "_front", "_frozen", "_hand_no",
+        "_hands", "_index", "_kinds", "_kong_chances", "_kong_turn", "_kongs", "_last_draw",
+        "_mech", "_melds", "_n", "_next", "_passed_kongs", "_pending_kong", "_phase", "_plain",
+        "_plan", "_pong_tiles", "_ready_at", "_ready_hard", "_ready_pending", "_replaced",
+        "_rivers", "_rob_offers", "_robbed_tiles", "_rules", "_ruleset", "_set_aside",
+        "_shown", "_taken", "_tracked", "_turn", "_waits", "_wall", "_wend", "_wide",
+        "_winners", "_won", "_won_tile",
     )
 
     def __init__(self, record: HandRecord, ruleset: RulesetBase) -> None:
@@ -338,6 +350,10 @@ class Table:
         self._kinds = rules.kinds
         self._tracked = rules.tracked
         self._mech: Mechanics = rules.mechanics  # the core mechanics the family plays
+        self._wide = len(copies) > NUM_KINDS  # honours (and flowers): wide count vectors
+        self._flowers = rules.mechanics.flowers
+        self._shown: list[list[Tile]] = [[] for _ in range(n)] if self._flowers else []
+        self._flower_seat = -1  # the seat whose flower replacement is due
         self._hand_no = record.hand_no
         self._n = n
         self._next = _next_seats(n)
@@ -491,6 +507,10 @@ class Table:
     def discards(self, seat: int) -> tuple[DiscardFact, ...]:
         return tuple(self._rivers[seat])
 
+    def flowers(self, seat: int) -> tuple[Tile, ...]:
+        """The flowers a seat has shown and set aside, in the order shown."""
+        return tuple(self._shown[seat]) if self._flowers else ()
+
     def declared_ready_at(self, seat: int) -> int | None:
         return self._ready_at[seat]
 
@@ -565,6 +585,7 @@ class Table:
                 waits,
                 tuple([k for k in kongs if k.seat == s]) if kongs else (),
                 won[s],
+                tuple(self._shown[s]) if self._flowers else (),
             ))
         return tuple(out)
 
@@ -676,6 +697,8 @@ class Table:
                     f"seat {self._next[d]} draws next")
         if ph is _KONG_DRAW:
             return f"seat {self._turn} must draw its kong replacement"
+        if ph is _FLOWER_DRAW:
+            return f"seat {self._flower_seat} must draw its flower replacement"
         if ph is _WON:
             return "the hand was won"
         if ph is _SEABED and self._wend is not None:
@@ -691,7 +714,8 @@ class Table:
         """Waits of a seat holding a waiting-size hand (cached until its hand changes)."""
         w = self._waits[seat]
         if w is None:
-            w = _waiting_tiles_of_valid(self._hands[seat], len(self._melds[seat]))
+            w = (waiting_tiles_wide(self._hands[seat], len(self._melds[seat])) if self._wide
+                 else _waiting_tiles_of_valid(self._hands[seat], len(self._melds[seat])))
             self._waits[seat] = w
         return w
 
@@ -702,12 +726,15 @@ class Table:
             return w  # computed before the draw, the hand has not changed since
         counts = self._hands[seat][:]
         counts[tile] -= 1
+        if self._wide:
+            return waiting_tiles_wide(counts, len(self._melds[seat]))
         return _waiting_tiles_of_valid(counts, len(self._melds[seat]))
 
     def _suits(self, seat: int, counts: Sequence[int]) -> int:
         present = [any(counts[a:b]) for a, b in _SUIT_RANGES]
         for m in self._melds[seat]:
-            present[m.tile // 9] = True
+            if m.tile < NUM_SUITED:
+                present[m.tile // 9] = True
         return sum(present)
 
     def _ready_now(self, seat: int) -> bool:
@@ -721,9 +748,13 @@ class Table:
     def _ready_after_discard(self, seat: int, tile: int) -> bool:
         counts = self._hands[seat][:]
         counts[tile] -= 1
-        if not _waiting_tiles_of_valid(counts, len(self._melds[seat])):
+        if not (waiting_tiles_wide(counts, len(self._melds[seat])) if self._wide
+                else _waiting_tiles_of_valid(counts, len(self._melds[seat]))):
             return False
         return not (self._rules.win_needs_missing_suit and self._suits(seat, counts) == 3)
+
+    def _complete(self, counts: Sequence[int], melds: int) -> bool:
+        return is_complete_wide(counts, melds) if self._wide else is_complete(counts, melds)
 
     def _check(self, ev: Event) -> Violation | None:
         kind = self._kinds.get(type(ev))
@@ -774,13 +805,18 @@ class Table:
             s = self._turn
             hand = self._hands[s]
             melds = self._melds[s]
-            held = [ALL_TILES[t] for t in range(NUM_SUITED) if hand[t]]
+            kinds = EVERY_TILE[:len(hand)]
+            held = [kinds[t] for t in range(len(hand)) if hand[t] and t != _WILD]
+            if self._flowers:
+                held = [t for t in held if not t.is_flower]
+                if ph is _DISCARD:
+                    out.extend(_claims.flower_candidates(self))
             if ph is _DISCARD:
-                if is_complete(hand, len(melds)):
+                if self._complete(hand, len(melds)):
                     if self._last_draw >= 0:
-                        out.append(Win(s, ALL_TILES[self._last_draw]))
+                        out.append(Win(s, EVERY_TILE[self._last_draw]))
                     else:
-                        out.extend(Win(s, t) for t in ALL_TILES if hand[t])
+                        out.extend(Win(s, t) for t in kinds if hand[t])
                 if walled:
                     out.extend(Kong(s, t, _CONCEALED) for t in held if hand[t] == 4)
                     out.extend(Kong(s, m.tile, _ADDED) for m in melds
@@ -788,7 +824,7 @@ class Table:
                 if more is not None:
                     more(self, out)  # the family's events of the turn (Guizhou: 报听)
             if self._frozen[s]:
-                held = [ALL_TILES[self._last_draw]] if self._last_draw >= 0 else []
+                held = [EVERY_TILE[self._last_draw]] if self._last_draw >= 0 else []
             out.extend(Discard(s, t) for t in held)
             return out
         seats_after = [(self._turn + k) % n for k in range(1, n)]
@@ -801,6 +837,8 @@ class Table:
                     out.append(Pong(o, tile, d))
                 if count == 3 and walled:
                     out.append(Kong(o, tile, _EXPOSED, d))
+            if self._mech.chow:
+                out.extend(_claims.chow_candidates(self))
             if walled:
                 out.extend(self._draw_candidates(self._next[d], back=False))
             else:
@@ -815,6 +853,8 @@ class Table:
                            if k_tile in self._seat_waits(o))
             out.extend(self._draw_candidates(k_seat, back=True))
             return out
+        if ph is _FLOWER_DRAW:
+            return _claims.flower_draw_candidates(self)
         won = self._won_tile
         assert won is not None  # WON
         c_from, c_tile = won.from_seat, won.tile
@@ -831,7 +871,8 @@ class Table:
             return []
         if self._wall is not None:
             return [Draw(seat, self._wall[self._back - 1] if back else self._wall[self._front])]
-        return [Draw(seat, t) for t in ALL_TILES if self._taken[t] < self._copies[t]]
+        return [Draw(seat, t) for t in EVERY_TILE[:len(self._copies)]
+                if self._taken[t] < self._copies[t]]
 
 
 # ---------------------------------------------------------------------- the deal
@@ -839,7 +880,7 @@ def _copies_in_play(record: HandRecord, rules: TableRules) -> list[int]:
     """The copies of each tile kind in play: the family's tiles less the hand's set-aside
     ones. Raises ``bad_deal`` for set-aside tiles the ruleset does not take, or a wrong
     number of them; ``tile_overflow`` for more copies of a tile than there are."""
-    copies = [4] * NUM_SUITED + [rules.wildcards]
+    copies = list(rules.copies)
     aside = record.set_aside
     if aside is None:
         return copies
@@ -867,6 +908,15 @@ def _copies_in_play(record: HandRecord, rules: TableRules) -> list[int]:
     return copies
 
 
+def _not_in_set(record: HandRecord, rules: TableRules, seat: int | None, tile: int,
+                where: str) -> IllegalMoveError:
+    text = TILE_TEXT[tile] if 0 <= tile < len(TILE_TEXT) else str(tile)
+    return IllegalMoveError(Violation(
+        _C.BAD_DEAL, record.hand_no, None, seat,
+        f"{where} holds {text}, which is not one of the {int(rules.tile_set)} tiles "
+        f"ruleset {rules.name!r} plays with"))
+
+
 def _check_deal(
     record: HandRecord, rules: TableRules, copies: list[int]
 ) -> tuple[list[list[int]], list[int]]:
@@ -888,7 +938,8 @@ def _check_deal(
         raise fail(_C.BAD_DEAL, None,
                    f"dealer seat {record.dealer} is not at a {n}-player table")
     hands = []
-    seen = [0] * NUM_KINDS
+    kinds = len(copies)
+    seen = [0] * kinds
     slack = rules.deal_slack
     for seat, tiles in enumerate(record.deal):
         want = 14 if seat == record.dealer else 13
@@ -897,14 +948,19 @@ def _check_deal(
             raise fail(_C.BAD_DEAL, seat,
                        f"seat {seat} ({role}) is dealt {len(tiles)} tiles, {want} expected: "
                        f"{format_tiles(tiles)}")
-        counts = [0] * NUM_KINDS
-        for tile in _as_ints(tiles):
-            counts[tile] += 1
-            seen[tile] += 1
+        counts = [0] * kinds
+        try:
+            for tile in _as_ints(tiles):
+                counts[tile] += 1
+                seen[tile] += 1
+        except IndexError:
+            bad = next(t for t in tiles if not 0 <= t < kinds)
+            raise _not_in_set(record, rules, seat, bad, f"seat {seat}'s deal") from None
         hands.append(counts)
     if (max(seen[:NUM_SUITED]) > 4 or seen[_WILD] > copies[_WILD]
-            or (record.set_aside is not None and any(map(int.__gt__, seen, copies)))):
-        running = [0] * NUM_KINDS
+            or ((record.set_aside is not None or kinds > NUM_KINDS)
+                and any(map(int.__gt__, seen, copies)))):
+        running = [0] * kinds
         for seat, tiles in enumerate(record.deal):  # blame the seat where it overflows
             for tile in tiles:
                 running[tile] += 1
@@ -917,17 +973,21 @@ def _check_deal(
                                f"{format_tiles(tiles)}")
     taken = seen[:]
     if record.wall is not None:
-        for tile in _as_ints(record.wall):
-            seen[tile] += 1
+        try:
+            for tile in _as_ints(record.wall):
+                seen[tile] += 1
+        except IndexError:
+            bad = next(t for t in record.wall if not 0 <= t < kinds)
+            raise _not_in_set(record, rules, None, bad, "the wall") from None
         if seen != copies:
-            for t in range(NUM_KINDS):
+            for t in range(kinds):
                 if seen[t] > copies[t]:
                     raise fail(_C.TILE_OVERFLOW, None,
-                               f"deal and wall hold {seen[t]} copies of {ALL_TILES[t]} "
+                               f"deal and wall hold {seen[t]} copies of {TILE_TEXT[t]} "
                                f"(at most {copies[t]})")
         total = sum(copies)
         if sum(seen) != total:
-            missing = [t for t in range(NUM_KINDS) for _ in range(copies[t] - seen[t])]
+            missing = [t for t in range(kinds) for _ in range(copies[t] - seen[t])]
             aside = ("" if record.set_aside is None
                      else f" beside the set-aside {format_tiles(record.set_aside)}")
             raise fail(_C.BAD_DEAL, None,
@@ -961,6 +1021,8 @@ def _describe(ev: Event) -> str:
         return f"seat {ev.seat} {'takes' if ev.take else 'declines'} the last tile (海底)"
     if isinstance(ev, Bird):
         return f"birds {format_tiles(ev.tiles) or 'none'}"
+    if isinstance(ev, Flower):
+        return f"seat {ev.seat} shows {ev.tile}"
     if isinstance(ev, Chow):
         return f"seat {ev.seat} chows {format_tiles(ev.tiles)} from seat {ev.from_seat}"
     kind = _kind_name(ev)  # an event of a kind the core does not describe
@@ -1012,6 +1074,9 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
     elif ph is _SEABED:
         due = t._turn
         back = False
+    elif ph is _FLOWER_DRAW:
+        due = t._flower_seat
+        back = True
     else:
         return _not_your_turn(t, ev)
     if ev.seat != due:
@@ -1023,13 +1088,16 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
     if t._wall is not None:
         want = t._wall[t._back - 1] if back else t._wall[t._front]
         if tile != want:
-            end = "back (kong replacement)" if back else "front"
+            end = ("front" if not back else "back (kong replacement)" if ph is _KONG_DRAW
+                   else "back (flower replacement)")
             return t._v(_C.WALL_MISMATCH, ev.seat,
                         f"{_describe(ev)} but the next tile at the wall's {end} is {want}")
     elif t._taken[tile] >= t._copies[tile]:
         return t._v(_C.TILE_OVERFLOW, ev.seat,
                     f"{_describe(ev)} but all {t._copies[tile]} copies of {tile} are "
                     f"already out; {t.summary(ev.seat)}")
+    if ph is _FLOWER_DRAW:
+        return None  # the flower replacement (never the plain case)
     raise AssertionError(f"{_describe(ev)}: a draw neither plain nor illegal")
 
 
@@ -1040,7 +1108,8 @@ def _plain_discard(t: Table, ev: Discard) -> bool:
     ph = t._phase
     return (t._turn == seat and (ph is _DISCARD or ph is _AFTER_CLAIM) and ev.tile != _WILD
             and t._hands[seat][ev.tile] > 0 and not t._frozen[seat]
-            and t._ready_pending != seat)
+            and t._ready_pending != seat
+            and not (t._flowers and _claims.holds_flower(t._hands[seat])))
 
 
 def _check_discard(t: Table, ev: Discard) -> Violation | None:
@@ -1054,10 +1123,14 @@ def _check_discard(t: Table, ev: Discard) -> Violation | None:
     if tile == _WILD:
         return t._v(_C.WILDCARD_DISCARD, seat,
                     f"{_describe(ev)}: a wildcard may never be discarded; {t.summary(seat)}")
-    if not t._hands[seat][tile]:
+    if tile >= len(t._hands[seat]) or not t._hands[seat][tile]:
         return t._v(_C.NOT_IN_HAND, seat, f"{_describe(ev)} but {t.summary(seat)}")
+    if t._flowers and _claims.holds_flower(t._hands[seat]):
+        return t._v(_C.FLOWER_NOT_SHOWN, seat,
+                    f"{_describe(ev)} while holding a flower, which is shown and replaced "
+                    f"before the discard; {t.summary(seat)}")
     if t._frozen[seat] and tile != t._last_draw:
-        drawn = ALL_TILES[t._last_draw] if t._last_draw >= 0 else "nothing"
+        drawn = EVERY_TILE[t._last_draw] if t._last_draw >= 0 else "nothing"
         return t._v(_C.FROZEN_HAND, seat,
                     f"{_describe(ev)} but declared ready and drew {drawn}; {t.summary(seat)}")
     if t._ready_pending == seat and not t._ready_after_discard(seat, tile):
@@ -1123,6 +1196,8 @@ def _frozen_kong_keeps_waits(t: Table, seat: int, tile: int, kind: KongKind) -> 
         used = 4
     counts = t._hands[seat][:]
     counts[tile] -= used
+    if t._wide:
+        return waiting_tiles_wide(counts, len(t._melds[seat]) + 1) == before
     return _waiting_tiles_of_valid(counts, len(t._melds[seat]) + 1) == before
 
 
@@ -1179,7 +1254,7 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
         if not t._rules.kong_when_frozen:
             return _no_kong_after_ready(t, ev)
         if tile != t._last_draw:
-            drawn = ALL_TILES[t._last_draw] if t._last_draw >= 0 else "nothing"
+            drawn = EVERY_TILE[t._last_draw] if t._last_draw >= 0 else "nothing"
             return t._v(_C.FROZEN_HAND, seat,
                         f"{_describe(ev)} but declared ready: only the drawn tile "
                         f"({drawn}) may be used; {t.summary(seat)}")
@@ -1226,7 +1301,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
         if t._last_draw >= 0:
             if tile != t._last_draw:
                 return t._v(_C.INVALID_WIN, seat,
-                            f"{_describe(ev)} but drew {ALL_TILES[t._last_draw]}; "
+                            f"{_describe(ev)} but drew {EVERY_TILE[t._last_draw]}; "
                             f"{t.summary(seat)}")
         elif not hand[tile]:
             return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)} but {t.summary(seat)}")
@@ -1257,7 +1332,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
             return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)}: its own tile")
         plan.counts[tile] += 1
     melds = t._melds[seat]
-    if not is_complete(plan.counts, len(melds)):
+    if not t._complete(plan.counts, len(melds)):
         shown = _fmt(plan.counts)
         if melds:
             shown += " [" + ", ".join(f"{m.kind} {m.tile}" for m in melds) + "]"
@@ -1275,7 +1350,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
 
 def _check_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
     ph = t._phase
-    if ph is not _CLAIM and ph is not _KONG_DRAW:
+    if ph is not _CLAIM and ph is not _KONG_DRAW and ph is not _FLOWER_DRAW:
         return t._v(_C.PREMATURE_END, None,
                     f"exhaustive draw while no draw is due ({t._describe_phase()})")
     if t._back > t._front:
@@ -1304,6 +1379,18 @@ def _apply_draw(t: Table, ev: Draw) -> None:
     t._last_draw = tile
     t._turn = seat
     t._phase = _DISCARD
+
+
+def _apply_any_draw(t: Table, ev: Draw) -> None:
+    """A draw that went through the full check: a flower's replacement (never the plain
+    case) or the draw the plain case would have applied."""
+    if t._phase is _FLOWER_DRAW:
+        t._hands[ev.seat][ev.tile] += 1
+        if t._wall is None:
+            t._taken[ev.tile] += 1
+        _claims.apply_flower_draw(t, ev)
+    else:
+        _apply_draw(t, ev)
 
 
 def _note_passed_kongs(t: Table, seat: int, hand: list[int], chances: list[int]) -> None:
@@ -1497,6 +1584,7 @@ def _has_seat(ev: object) -> bool:
 _EVENT_NAMES: dict[type, str] = {
     Draw: "draw", Discard: "discard", Pong: "pong", Kong: "kong", Win: "win",
     ExhaustiveDraw: "exhaustive_draw", Ready: "ready", Flip: "flip", Chow: "chow",
+    Flower: "flower",
 }
 
 
@@ -1522,7 +1610,7 @@ class Kind(NamedTuple):
 
 _KINDS: dict[type, Kind] = {
     Discard: Kind(_plain_discard, _check_discard, _apply_discard),
-    Draw: Kind(_plain_draw, _check_draw, _apply_draw),
+    Draw: Kind(_plain_draw, _check_draw, _apply_any_draw),
     Pong: Kind(_plain_pong, _check_pong, _apply_pong),
     Kong: Kind(_not_plain, _check_kong, _apply_kong),
     Win: Kind(_not_plain, _check_win, _apply_win, after_win=True),
@@ -1627,8 +1715,12 @@ class TableRules:
         self.deal_slack = deal_slack
         """Tiles a seat's dealt count may be off by and play on (0: a ``bad_deal``)."""
         wanted = frozenset(tracked)
-        self.tracked: tuple[bool, ...] = tuple(t in wanted for t in range(NUM_KINDS))
+        self.tracked: tuple[bool, ...] = tuple(t in wanted for t in range(NUM_TILE_KINDS))
         """Per tile kind: whether its first discard is kept (``chicken_discards``)."""
+        self.tile_set = TileSet.SUITED
+        """The tiles the family plays with (set by :func:`table_rules_of` from the family)."""
+        self.copies: tuple[int, ...] = _full_set(TileSet.SUITED, wildcards)
+        """The copies of each tile kind in a full set (a wide vector with honours)."""
         self.mechanics = mechanics
         _import_mechanic_modules(mechanics)
         table = dict(_KINDS)
@@ -1658,9 +1750,25 @@ def _table_rules(ruleset: RulesetBase) -> TableRules:
         raise RulesetError(f"family {ruleset.family!r} gives no table rules: its rulesets "
                            f"cannot be replayed")
     rules: TableRules = make(ruleset)
+    tile_set = family_of(ruleset).tile_set
+    rules.tile_set = tile_set
+    rules.copies = _full_set(tile_set, rules.wildcards)
     return rules
+
+
+def _full_set(tile_set: TileSet, wildcards: int) -> tuple[int, ...]:
+    """The copies of each tile kind of a tile set: the suits and the wildcards; with the
+    honours, a wide vector (the honours, and the flowers' places)."""
+    copies = [4] * NUM_SUITED + [wildcards]
+    if tile_set is not TileSet.SUITED:
+        copies += [4] * NUM_HONOURS + [int(tile_set is TileSet.FLOWERS)] * NUM_FLOWERS
+    return tuple(copies)
 
 
 def table_rules_of(ruleset: RulesetBase) -> TableRules:
     """The :class:`TableRules` of a ruleset (computed once per ruleset, by its family)."""
     return ruleset.derived(_table_rules)
+
+
+# --- claims: chow and flowers (rules/claims.py registers its kinds on import)
+from rules import claims as _claims  # noqa: E402  (it reads this module's helpers)

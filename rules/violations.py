@@ -41,6 +41,10 @@ class ViolationCode(StrEnum):
     NOT_ZERO_SUM = "not_zero_sum"
     ITEM_MISMATCH = "item_mismatch"
     ITEM_SUM_MISMATCH = "item_sum_mismatch"
+    # --- claims: chow and flowers
+    ILLEGAL_CHOW = "illegal_chow"
+    BAD_FLOWER = "bad_flower"
+    FLOWER_NOT_SHOWN = "flower_not_shown"
 
 
 SETTLEMENT_CODES = frozenset({

@@ -463,3 +463,36 @@ def test_bad_bird_not_the_next_tile_of_the_wall() -> None:
     rec = _wall_hand({0: "123m 456m 789m 123p 55p"}, {0: "4s"})
     assert_violation(_wall_replay(rec, "0H5p B9m"), C.BAD_BIRD, 1, None, "9m", "4s")
     assert_clean(_wall_replay(rec, "0H5p B4s"))
+
+
+# ---------------------------------------------------------------------- chow and flowers
+# (the codes of the core's chow and flower mechanics, through the test family that plays
+# them: tests/rules/wide_family/, more cases in tests/rules/test_wide_family.py)
+WIDE_DEAL = {0: "129m19p19s234567z1f", 1: "23m456p789s1z555z3f", 2: "1z2f4455667788m3p"}
+WIDE_OPENING = "0*1f 0+8s 1*3f 1+6s 2*2f 2+8p"
+
+
+def wide_replay(events: str, **settings: Any) -> HandReplay:
+    from tests.rules.wide_family import wide_hand, wide_ruleset
+
+    rec = wide_hand(WIDE_DEAL, events, front="3s", back="8s6s8p", hand_no=HAND_NO)
+    return replay_hand(rec, wide_ruleset(**settings))
+
+
+def test_illegal_chow() -> None:
+    result = wide_replay(WIDE_OPENING + " 0-1m 2Y123m<0")
+    assert_violation(result, C.ILLEGAL_CHOW, 7, 2, "123m", "next player")
+    clean = wide_replay(WIDE_OPENING + " 0-1m 1Y123m<0 1-6s 2+3s 2-1z 1H1z<2")
+    assert_clean(clean)
+
+
+def test_bad_flower() -> None:
+    assert_violation(wide_replay("0*2f"), C.BAD_FLOWER, 0, 0, "2f", "seat 0 holds")
+    assert_violation(wide_replay("0*1f 0+8s 1*3f 1+6s 0-1m 2*2f"), C.BAD_FLOWER, 5, 2, "2f")
+
+
+def test_flower_not_shown() -> None:
+    assert_violation(wide_replay("0-1m"), C.FLOWER_NOT_SHOWN, 0, 0, "1m", "holding a flower")
+    # seat 1 left its dealt flower in hand: after its chow it may not discard
+    result = wide_replay("0*1f 0+8s 2*2f 2+6s 0-1m 1Y123m<0 1-1z")
+    assert_violation(result, C.FLOWER_NOT_SHOWN, 6, 1, "1z", "holding a flower")
