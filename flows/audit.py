@@ -127,7 +127,7 @@ def hand_json(audit: GameAudit, hand: HandAudit) -> dict[str, Any]:
             "tile": TILE_TEXT[win.tile],
             "from": win.from_seat,
             "self_drawn": win.self_drawn,
-            "patterns": [p.value for p in win.patterns],
+            "patterns": [str(p) for p in win.patterns],
             "scored": None if value is None else list(value.patterns),
             "value": None if value is None else value.value,
             "penalty": None if value is None else value.penalty,
