@@ -17,9 +17,10 @@ import pytest
 
 from rules.events import Flip, HandRecord, Ready, Win
 from rules.facts import Outcome
+from rules.families import family_named
 from rules.presets import load_preset
 from rules.replay import replay_hand
-from rules.table import IllegalMoveError, Table, TableRules, table_rules_of
+from rules.table import _EVENT_NAMES, _KINDS, IllegalMoveError, Table, TableRules, table_rules_of
 from rules.tiles import HONOUR_TILES, Tile
 from rules.violations import ViolationCode
 from tests.rules.builders import make_hand
@@ -179,3 +180,13 @@ def test_event_not_in_family_for_the_toy() -> None:
     # under Guizhou 报听 is its own event: seat 1's dealt hand is ready (硬报)
     guizhou = make_hand(DEAL, "", front=FRONT, hand_no=3)
     assert Table.from_record(guizhou, load_preset("guiyang")).check(Ready(1)) is None
+
+
+def test_a_family_lists_the_kinds_its_table_plays() -> None:
+    """Guizhou's registration names the events its table rules add (``chow`` is among the
+    table's kinds only to be rejected with ``chow_not_allowed``)."""
+    guizhou = family_named("guizhou")
+    rules = table_rules_of(load_preset("guiyang"))
+    added = {_EVENT_NAMES[k] for k in rules.kinds if k not in _KINDS}
+    assert added - {"chow"} == set(guizhou.event_kinds) == {"ready", "flip"}
+    assert set(_KINDS) <= set(rules.kinds)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from rules.events import Discard, HandRecord
+from rules.events import Discard, HandRecord, Ready
 from rules.facts import Outcome
 from rules.families.guizhou.settings import Ruleset
 from rules.replay import HandReplay, replay_game, replay_hand
@@ -27,6 +27,7 @@ from rules.table import IllegalMoveError, Table
 from rules.tiles import Tile, format_tiles, parse_tiles
 from rules.violations import SETTLEMENT_CODES, Violation, ViolationCode
 from tests.rules.builders import draw_and_discard, make_hand, test_ruleset
+from tests.rules.toy_family import ToyRuleset
 
 C = ViolationCode
 HAND_NO = 7
@@ -403,19 +404,22 @@ def test_the_next_hand_of_the_game_replays_normally() -> None:
 
 # ---------------------------------------------------------------------- the family's kinds
 def test_event_not_in_family() -> None:
-    """An event of a kind the ruleset's family does not play (Guizhou plays ready, flip and,
-    to reject it, chow): fatal, the event and its seat named, the table unchanged."""
-
-    from rules.events import Roll  # dice after a kong: a mechanic Guizhou does not play
-
-    table = Table.from_record(record(""), test_ruleset())
-    v = table.check(Roll(2, (3, 4)))
+    """An event of a kind the ruleset's family does not play: fatal, the event and its seat
+    named, the table unchanged. The test family has no 报听 and no 翻鸡; Guizhou plays both,
+    and rejects a chow with its own code."""
+    toy = ToyRuleset(name="toy-violations")
+    table = Table.from_record(record(""), toy)
+    v = table.check(Ready(2))
     assert v is not None and (v.code, v.seat, v.fatal) == (C.EVENT_NOT_IN_FAMILY, 2, True)
-    assert "the guizhou family (ruleset 'test') has no roll event" in v.message
-    stopped = table.run([Discard(0, Tile.P2), Roll(1, (1, 1))])
+    assert "the toy family (ruleset 'toy-violations') has no ready event" in v.message
+    stopped = table.run([Discard(0, Tile.P2), Ready(1)])
     assert stopped is not None and stopped.code is C.EVENT_NOT_IN_FAMILY
     assert stopped.event_index == 1 and table.event_index == 1
-    assert only(replay("0-1p 2Y123p<0")).code is C.CHOW_NOT_ALLOWED  # Guizhou's own code
+    flip = replay_hand(record("0-2p 1H2p<0 F4p"), toy)
+    assert [(x.code, x.event_index, x.seat) for x in flip.violations] == [
+        (C.EVENT_NOT_IN_FAMILY, 2, None)]
+    assert_clean(replay("0-2p 1H2p<0 F4p"))  # Guizhou's own events
+    assert only(replay("0-1p 2Y123p<0")).code is C.CHOW_NOT_ALLOWED
 
 
 # --- wallend: the end of the wall and kong draws (a family playing them: tests/rules/wall_family)
