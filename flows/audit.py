@@ -21,6 +21,7 @@ from parsers.fast import Game
 from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import HandAudit, audit_game
 from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
+from rules.glossary import Lang, translate
 from rules.presets import resolve_ruleset
 from rules.tiles import TILE_TEXT
 
@@ -115,8 +116,10 @@ def game_error_json(audit: GameAudit) -> dict[str, Any]:
     }
 
 
-def hand_json(audit: GameAudit, hand: HandAudit) -> dict[str, Any]:
-    """The JSON object of one audited hand (see ``zhuoji audit --help``)."""
+def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str, Any]:
+    """The JSON object of one audited hand (see ``zhuoji audit --help``); in Chinese
+    (``lang="zh"``) each finding also has ``message_zh`` and each ledger item
+    ``detail_zh``, the English fields staying as they are."""
     record, replay, settlement = hand.record, hand.replay, hand.settlement
     values = {} if settlement is None else {w.seat: w for w in settlement.wins}
     winners = []
@@ -134,7 +137,7 @@ def hand_json(audit: GameAudit, hand: HandAudit) -> dict[str, Any]:
         })
     recorded = record.result
     assert audit.ruleset is not None
-    return {
+    out = {
         "file": audit.path,
         "game_id": audit.game.game_id,
         "hand_no": record.hand_no,
@@ -174,6 +177,13 @@ def hand_json(audit: GameAudit, hand: HandAudit) -> dict[str, Any]:
             for c in settlement.chickens
         ],
     }
+    if lang == "zh":
+        for v, row in zip(hand.findings, out["violations"], strict=True):
+            row["message_zh"] = translate(v.message)
+        if settlement is not None:
+            for i, row in zip(settlement.items, out["ledger"], strict=True):
+                row["detail_zh"] = translate(i.detail)
+    return out
 
 
 def format_json_line(obj: dict[str, Any]) -> str:

@@ -21,6 +21,7 @@ from flows.cli_errors import (
     is_debug,
     set_json_errors,
 )
+from flows.cli_lang import LangOption, use_lang
 from flows.cli_text import safe
 
 
@@ -49,6 +50,7 @@ def audit_command(
             "OUT.html, self-contained, to send to the players.",
         ),
     ] = None,
+    lang: LangOption = None,
 ) -> None:
     """Replay and settle every hand; compare each with its recorded result.
 
@@ -68,6 +70,7 @@ def audit_command(
     is malformed, missing or unreadable or a game's ruleset is unknown. A missing file is
     reported on stderr; malformed games are part of the report (stdout).
     """
+    language = use_lang(lang)
     set_json_errors(json_lines)
     if html is not None:
         _hand_report(paths, hand_no, game_id, html, json_lines=json_lines)
@@ -82,6 +85,8 @@ def audit_command(
     )
     from flows.cli_audit_text import format_hand
     from flows.cli_parse import check_limits, expand_paths
+    from flows.i18n import malformed_text
+    from rules.glossary import text, translate
 
     check_limits()
     expanded = expand_paths(paths)
@@ -106,7 +111,8 @@ def audit_command(
         if json_lines:
             emit_json({"file": str(skip.path), "skipped": skip.reason})
         else:
-            emit(f"skipped: {safe(skip.path)}: {safe(skip.reason)}")
+            emit(text("skipped: {path}: {reason}", language, path=safe(skip.path),
+                      reason=safe(skip.reason)))
     for path in expanded.files:
         try:
             for item in generate_file_audits(path, game_id=game_id, hand_no=hand_no):
@@ -115,7 +121,8 @@ def audit_command(
                     if json_lines:
                         emit_json(fault_json(item))
                     else:
-                        emit(f"error: malformed: {safe(item.error)}")
+                        emit(text("error: malformed: {error}", language,
+                                  error=safe(malformed_text(item.error, language))))
                     continue
                 games += 1
                 if item.error is not None:
@@ -123,16 +130,18 @@ def audit_command(
                     if json_lines:
                         emit_json(game_error_json(item))
                     else:
-                        emit(safe(f"error: {item.path}, game {item.game.game_id!r}: {item.error}"))
+                        emit(safe(f"error: {item.path}, game {item.game.game_id!r}: "
+                                  f"{translate(item.error, language)}"))
                     continue
                 for hand in item.hands:
                     hands_seen += 1
                     findings = findings or bool(hand.findings)
                     clean += hand.is_clean
                     if json_lines:
-                        emit_json(hand_json(item, hand))
+                        emit_json(hand_json(item, hand, language))
                     else:
-                        for line in format_hand(item, hand, full=hand_no is not None):
+                        for line in format_hand(item, hand, full=hand_no is not None,
+                                                lang=language):
                             emit(safe(line))
                         emit("")
         except (BrokenPipeError, KeyboardInterrupt):
@@ -145,16 +154,18 @@ def audit_command(
             if json_lines:
                 emit_json({"file": str(path), "error": {"message": message}})
             else:
-                emit(f"error: {safe(path)}: {safe(message)}")
+                emit(text("error: {path}: {message}", language, path=safe(path),
+                          message=safe(translate(message, language))))
     if hand_no is not None and not hands_seen and not malformed:
         if json_lines:
             emit_json({"error": {"message": f"no hand {hand_no} found"}})
         else:
-            sys.stderr.write(f"error: no hand {hand_no} found\n")
+            sys.stderr.write(f"error: {text('no hand {hand} found', language, hand=hand_no)}\n")
         raise typer.Exit(EXIT_ERROR)
     if not json_lines:
-        emit(f"{len(expanded.files)} file(s), {games} game(s), {hands_seen} hand(s): "
-             f"{clean} clean, {hands_seen - clean} with findings")
+        emit(text("{files} file(s), {games} game(s), {hands} hand(s): {clean} clean, "
+                  "{findings} with findings", language, files=len(expanded.files),
+                  games=games, hands=hands_seen, clean=clean, findings=hands_seen - clean))
     if malformed:
         raise typer.Exit(EXIT_ERROR)
     if findings:

@@ -18,6 +18,7 @@ import typer
 
 from flows.app import app
 from flows.cli_errors import fail
+from flows.cli_lang import LangOption, use_lang
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -71,11 +72,13 @@ def dashboard_command(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress lines on standard error.")
     ] = False,
+    lang: LangOption = None,
 ) -> None:
     """Write the static HTML dashboard of the warehouse (opens offline, from file://).
 
     While it builds, one line per group of pages on standard error (when it is a
     terminal; --quiet turns them off)."""
+    use_lang(lang)
     from flows.dashboard import DashboardLimits, build_dashboard
 
     started = time.perf_counter()
@@ -156,9 +159,11 @@ def serve_command(
     hand_pages: HandPagesOption = DEFAULT_HAND_PAGES,
     list_rows: ListRowsOption = DEFAULT_LIST_ROWS,
     workers: WorkersOption = None,
+    lang: LangOption = None,
 ) -> None:
     """Serve the dashboard on a local web server; pages are rebuilt when the warehouse
     changes (the static `zhuoji dashboard` export remains the way to share it)."""
+    use_lang(lang)
     from flows.dashboard import DashboardLimits, LiveDashboard
 
     folder = Path(tempfile.mkdtemp(prefix="zhuoji-serve-"))

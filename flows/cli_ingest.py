@@ -15,6 +15,7 @@ import typer
 
 from flows.app import app
 from flows.cli_errors import describe_error, fail, is_debug, set_json_errors
+from flows.cli_lang import LangOption, use_lang
 from flows.cli_text import make_console, safe
 
 if TYPE_CHECKING:
@@ -186,6 +187,7 @@ def ingest_command(
             "every run).",
         ),
     ] = False,
+    lang: LangOption = None,
 ) -> None:
     """Parse, audit and load logs into DuckDB; files already loaded are skipped.
 
@@ -207,6 +209,7 @@ def ingest_command(
     and recorded), 2 on an error (a path that names nothing, a busy database, a full or
     read-only disk, an unreachable scheduler or Prefect API).
     """
+    use_lang(lang)
     from flows.entry import skip_teardown
 
     skip_teardown()  # once the output is written: no interpreter teardown (1-3 s)
@@ -369,6 +372,7 @@ def forget_command(
         typer.Argument(help="Files (they need not exist any more) or folders: every file under."),
     ],
     db: Annotated[Path, typer.Option("--db", help="The DuckDB file.")] = Path("zhuoji.duckdb"),
+    lang: LangOption = None,
 ) -> None:
     """Drop every row of the named files (loaded or quarantined) from the warehouse.
 
@@ -378,6 +382,7 @@ def forget_command(
     (the others are still forgotten) or on an error (a busy database, a full or read-only
     disk).
     """
+    use_lang(lang)
     from rich.text import Text
 
     from flows.ingest import run_forget

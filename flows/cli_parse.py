@@ -19,6 +19,7 @@ import typer
 
 from flows.app import app
 from flows.cli_errors import EXIT_ERROR, describe_error, fail, is_debug, set_json_errors
+from flows.cli_lang import LangOption, use_lang
 from flows.cli_text import make_console, safe
 
 if TYPE_CHECKING:
@@ -37,8 +38,9 @@ def _console(*, stderr: bool = False) -> Console:
 
 
 @app.command("schema")
-def schema_command() -> None:
+def schema_command(lang: LangOption = None) -> None:
     """Print the JSON Schema of a zhuoji-log/1 game document."""
+    use_lang(lang)
     from parsers.schema import format_json_schema
 
     sys.stdout.write(format_json_schema())
@@ -168,6 +170,7 @@ def validate_command(
         bool,
         typer.Option("--json", help="Print one JSON object per file, then one summary object."),
     ] = False,
+    lang: LangOption = None,
 ) -> None:
     """Parse log files (no replay) and report every malformed game or file.
 
@@ -183,6 +186,7 @@ def validate_command(
     Exit status: 0 when everything parses, 2 when anything is malformed, unreadable or
     missing.
     """
+    use_lang(lang)
     set_json_errors(json_lines)
     import orjson
     from rich.text import Text
@@ -274,6 +278,7 @@ def convert_command(
     indent: Annotated[
         bool, typer.Option("--indent", help="Indent a document with two spaces.")
     ] = False,
+    lang: LangOption = None,
 ) -> None:
     """Convert a log between the document and stream encodings (losslessly).
 
@@ -282,6 +287,7 @@ def convert_command(
 
     Exit status: 0 when the target is written, 2 on any error.
     """
+    use_lang(lang)
     from parsers.errors import MalformedLogError
     from parsers.read import parse_encoding
     from parsers.write import write_games

@@ -20,6 +20,7 @@ import typer
 
 from flows.app import app
 from flows.cli_errors import EXIT_ERROR, fail
+from flows.cli_lang import LangOption, use_lang
 from flows.cli_text import make_console, safe
 
 if TYPE_CHECKING:
@@ -170,12 +171,14 @@ def report_command(
     list_reports: Annotated[
         bool, typer.Option("--list", help="List the reports and their parameters.")
     ] = False,
+    lang: LangOption = None,
 ) -> None:
     """Run one of the SQL reports of sql/reports/ against the database (read-only).
 
     Exit status: 0 on success, 2 on an error (an unknown report, a missing parameter, a
     missing or busy database).
     """
+    use_lang(lang)
     if list_reports or name is None:
         _list_reports()
         if name is None and not list_reports:
@@ -189,6 +192,7 @@ def sql_command(
     query: Annotated[str, typer.Argument(help="One SQL statement that reads.")],
     db: DbOption = Path("zhuoji.duckdb"),
     fmt: FormatOption = OutputFormat.TABLE,
+    lang: LangOption = None,
 ) -> None:
     """Run one SQL statement against the database, opened read-only.
 
@@ -200,6 +204,7 @@ def sql_command(
 
     Exit status: 0 on success, 2 on an error.
     """
+    use_lang(lang)
     write_result(_run(query_sql, db, query), fmt)
 
 
@@ -310,6 +315,7 @@ def export_command(
     force: Annotated[
         bool, typer.Option("--force", help="Replace the file when it exists.")
     ] = False,
+    lang: LangOption = None,
 ) -> None:
     """Write the result of a query or a report to a file.
 
@@ -319,6 +325,7 @@ def export_command(
 
     Exit status: 0 when the file is written, 2 on an error.
     """
+    use_lang(lang)
     if (query is None) == (report is None):
         raise typer.BadParameter("give exactly one of --sql and --report", param_hint="--sql")
     if param and report is None:
