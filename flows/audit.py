@@ -137,7 +137,7 @@ def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str,
         })
     recorded = record.result
     assert audit.ruleset is not None
-    out = {
+    out: dict[str, Any] = {
         "file": audit.path,
         "game_id": audit.game.game_id,
         "hand_no": record.hand_no,
@@ -178,10 +178,12 @@ def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str,
         ],
     }
     if lang == "zh":
-        for v, row in zip(hand.findings, out["violations"], strict=True):
+        rows: list[dict[str, Any]] = out["violations"]
+        for v, row in zip(hand.findings, rows, strict=True):
             row["message_zh"] = translate(v.message)
         if settlement is not None:
-            for i, row in zip(settlement.items, out["ledger"], strict=True):
+            items: list[dict[str, Any]] = out["ledger"]
+            for i, row in zip(settlement.items, items, strict=True):
                 row["detail_zh"] = translate(i.detail)
     return out
 

@@ -239,6 +239,9 @@ def _terms(data: Mapping[str, object]) -> dict[str, dict[str, tuple[str, str]]]:
 
 
 def _expand(chinese: str, terms: Mapping[str, Mapping[str, tuple[str, str]]], where: str) -> str:
+    """``<section.key>`` replaced by that term's Chinese (in an English text too: the
+    English quotes the Chinese term)."""
+
     def one(m: re.Match[str]) -> str:
         section, key = m.groups()
         try:
@@ -253,14 +256,20 @@ def parse_glossary(source: str) -> Glossary:
     """The glossary of a TOML text (see the module's docstring)."""
     data = tomllib.loads(source)
     terms = _terms(data)
+    for section, table in terms.items():  # <section.key> inside a term: that term's words
+        for key, (english, chinese) in table.items():
+            if "<" in english or "<" in chinese:
+                where = f"{section}.{key}"
+                table[key] = (_expand(english, terms, where), _expand(chinese, terms, where))
     texts = {
-        str(k): _expand(str(v), terms, f"text {k!r}")
+        _expand(str(k), terms, f"text {k!r}"): _expand(str(v), terms, f"text {k!r}")
         for k, v in cast(Mapping[str, object], data.get("text", {})).items()
     }
     raw_groups: dict[str, dict[str, str]] = {}
     for name, table in cast(Mapping[str, Mapping[str, object]], data.get("message", {})).items():
         raw_groups[str(name)] = {
-            str(en): _expand(str(zh_), terms, f"message.{name}: {en!r}")
+            _expand(str(en), terms, f"message.{name}: {en!r}"):
+            _expand(str(zh_), terms, f"message.{name}: {en!r}")
             for en, zh_ in table.items()
         }
     templates, group_regex = _compile(raw_groups)
