@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import traceback
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -23,6 +23,9 @@ from flows.cli_errors import (
 )
 from flows.cli_lang import LangOption, use_lang
 from flows.cli_text import safe
+
+if TYPE_CHECKING:
+    from rules.glossary import Lang
 
 
 @app.command("audit")
@@ -73,7 +76,7 @@ def audit_command(
     language = use_lang(lang)
     set_json_errors(json_lines)
     if html is not None:
-        _hand_report(paths, hand_no, game_id, html, json_lines=json_lines)
+        _hand_report(paths, hand_no, game_id, html, json_lines=json_lines, lang=language)
         return
     from flows.audit import (
         FileFault,
@@ -173,7 +176,13 @@ def audit_command(
 
 
 def _hand_report(
-    paths: list[str], hand_no: int | None, game_id: str | None, out: str, *, json_lines: bool
+    paths: list[str],
+    hand_no: int | None,
+    game_id: str | None,
+    out: str,
+    *,
+    json_lines: bool,
+    lang: Lang = "en",
 ) -> None:
     """``audit FILE --hand N --html OUT``: write the page; exit 1 when the hand has a
     finding, as the audit does."""
@@ -190,13 +199,16 @@ def _hand_report(
 
     check_limits()
     try:
-        summary = write_hand_report(paths[0], hand_no, out, game_id=game_id)
+        summary = write_hand_report(paths[0], hand_no, out, game_id=game_id, lang=lang)
     except (DashboardError, FileNotFoundError) as exc:
         raise fail(str(exc)) from None
-    sys.stdout.write(
-        f"wrote {safe(summary.out)} ({summary.bytes:,} bytes): game "
-        f"{safe(summary.game_id)}, hand {summary.hand_no}"
-        f"{', with findings' if summary.findings else ', clean'}\n"
-    )
+    from rules.glossary import text
+
+    how = text(", with findings" if summary.findings else ", clean", lang)
+    sys.stdout.write(text(
+        "wrote {out} ({bytes} bytes): game {game}, hand {hand}{how}", lang,
+        out=safe(summary.out), bytes=f"{summary.bytes:,}", game=safe(summary.game_id),
+        hand=summary.hand_no, how=how,
+    ) + "\n")
     if summary.findings:
         raise typer.Exit(EXIT_FINDINGS)

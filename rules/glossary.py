@@ -36,9 +36,10 @@ from typing import Literal, cast
 __all__ = [
     "LANGS",
     "Glossary",
-    "Lang",
     "GlossaryError",
+    "Lang",
     "default_lang",
+    "expand",
     "glossary",
     "term",
     "text",
@@ -266,11 +267,12 @@ def parse_glossary(source: str) -> Glossary:
         for k, v in cast(Mapping[str, object], data.get("text", {})).items()
     }
     raw_groups: dict[str, dict[str, str]] = {}
-    for name, table in cast(Mapping[str, Mapping[str, object]], data.get("message", {})).items():
+    messages = cast(Mapping[str, Mapping[str, object]], data.get("message", {}))
+    for name, entries in messages.items():
         raw_groups[str(name)] = {
             _expand(str(en), terms, f"message.{name}: {en!r}"):
             _expand(str(zh_), terms, f"message.{name}: {en!r}")
-            for en, zh_ in table.items()
+            for en, zh_ in entries.items()
         }
     templates, group_regex = _compile(raw_groups)
     return Glossary(terms=terms, texts=texts, templates=templates,
@@ -282,6 +284,12 @@ def glossary() -> Glossary:
     """The project's glossary (``rules/glossary.toml``), read once."""
     source = files("rules").joinpath("glossary.toml").read_text(encoding="utf-8")
     return parse_glossary(source)
+
+
+@cache
+def expand(words: str) -> str:
+    """``<section.key>`` references in ``words`` replaced by the terms' Chinese."""
+    return _expand(words, glossary().terms, repr(words)) if "<" in words else words
 
 
 def zh(section: str, key: str) -> str:
@@ -401,6 +409,10 @@ def _slot_zh(slot: _Slot, value: str, g: Glossary) -> str | None:
     return _in_group(slot.kind, value, g)
 
 
+def _fill(chinese: str, values: Mapping[str, str]) -> str:
+    return re.sub(r"\{([a-z_0-9]+)\}", lambda x: values[x.group(1)], chinese)
+
+
 def _in_group(group: str, message: str, g: Glossary) -> str | None:
     for template in g.templates.get(group, ()):
         m = template.regex.fullmatch(message)
@@ -413,7 +425,7 @@ def _in_group(group: str, message: str, g: Glossary) -> str | None:
                 break
             values[slot.name] = done
         else:
-            return re.sub(r"\{([a-z_0-9]+)\}", lambda x: values[x.group(1)], template.chinese)
+            return _fill(template.chinese, values)
     return None
 
 

@@ -18,6 +18,7 @@ from rules.families.guizhou.settlement import ChickenKind, Reason
 from rules.glossary import (
     GlossaryError,
     default_lang,
+    expand,
     glossary,
     parse_glossary,
     text,
@@ -64,7 +65,7 @@ def test_each_term_is_spelt_once() -> None:
     for section in NAMED:
         for key, value in data[section].items():
             chinese = value if isinstance(value, str) else value[1]
-            if isinstance(value, str) and value.startswith("=") or len(chinese) < 2:
+            if (isinstance(value, str) and value.startswith("=")) or len(chinese) < 2:
                 continue
             assert chinese not in sentences, f"{section}.{key} {chinese} is spelt out"
 
@@ -114,13 +115,14 @@ def test_every_text_the_commands_use_is_in_the_glossary() -> None:
 
 def test_every_label_the_pages_use_is_in_the_glossary() -> None:
     g = glossary()
-    pattern = re.compile(r"""\bL\(["']([a-z_0-9]+)["']\)|\bT\(["']((?:[^"'\\]|\\.)+)["']""")
+    pattern = re.compile(r"""\bL\(["']([a-z_0-9]+)["']\)|\bT\("((?:[^"\\]|\\.)+)"[,)]""")
     for path in sorted((ROOT / "flows" / "dashboard_assets").glob("*.html")):
         for m in pattern.finditer(path.read_text(encoding="utf-8")):
             key, english = m.groups()
             if key is not None:
                 assert key in g.terms["label"], f"{path.name}: L({key!r})"
             else:
+                english = expand(english.replace('\\"', '"'))
                 assert english in g.texts, f"{path.name}: T({english!r}) has no Chinese"
 
 
