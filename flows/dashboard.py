@@ -832,6 +832,7 @@ def _render_page(
         lang=lang,
         switch=switch,
         switch_lang=switch_lang,
+        switch_name=glossary().terms["label"]["language"][lang == "zh"],
         **{k: v for k, v in shared.items() if k != "langs"},
         **context,
     )
