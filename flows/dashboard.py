@@ -43,7 +43,7 @@ from flows.replay_page import finding_step, hand_replay, replay_json
 from flows.rows_tiles import MeldTextError, parse_discards, parse_melds
 from rules.families.guizhou.settings import guizhou_ruleset
 from rules.families.guizhou.settlement import Reason
-from rules.glossary import Lang, expand, glossary, text, translate, zh
+from rules.glossary import Lang, expand, glossary, text, tile_zh, translate, zh
 from rules.melds import MeldKind
 from rules.presets import resolve_ruleset
 from rules.tiles import Suit, Tile, parse_tiles
@@ -1780,6 +1780,9 @@ def replay_context(
         _tile_texts(step.event, texts)
     _tile_texts(snapshots.stopped_at, texts)
     words = {key: pair[lang == "zh"] for key, pair in glossary().terms["replay"].items()}
+    if lang == "zh":  # the tiles' and the codes' Chinese names, for the panel's sentences
+        words.update({f"tile:{t}": tile_zh(t) for t in sorted(texts)})
+        words.update({f"code:{f['code']}": code_chinese(str(f["code"])) for f in findings})
     n = int(h["n_players"])
     return {
         "replay": Markup(
