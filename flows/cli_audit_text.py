@@ -87,7 +87,7 @@ def format_winners(hand: HandAudit, names: Sequence[str], lang: Lang = "en") -> 
     out = []
     comma = "、" if lang == "zh" else ", "
     for win in hand.replay.winners:
-        pats = comma.join(_term("pattern", p.value, lang) for p in win.patterns)
+        pats = comma.join(_term("pattern", str(p), lang) for p in win.patterns)
         line = _t("  winner {seat}: {patterns}", lang, seat=_seat(win.seat, names, lang),
                   patterns=pats)
         value = values.get(win.seat)

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from rules.events import HandRecord
 from rules.facts import ChickenDiscard, Outcome, SeatFacts, WinFact
-from rules.families.guizhou.settings import Ruleset
 from rules.frozen import quick_init
+from rules.settings import RulesetBase
 from rules.table import IllegalMoveError, Table
 from rules.tiles import Tile
 from rules.violations import Violation
@@ -89,7 +89,9 @@ class HandReplay:
 quick_init(HandReplay)
 
 
-def replay_hand(record: HandRecord, ruleset: Ruleset, *, keep_table: bool = False) -> HandReplay:
+def replay_hand(
+    record: HandRecord, ruleset: RulesetBase, *, keep_table: bool = False
+) -> HandReplay:
     """Replay one hand with full legality checks; never raises for an illegal log."""
     try:
         table = Table.from_record(record, ruleset)
@@ -126,6 +128,6 @@ def replay_of_table(
     )
 
 
-def replay_game(records: Iterable[HandRecord], ruleset: Ruleset) -> list[HandReplay]:
+def replay_game(records: Iterable[HandRecord], ruleset: RulesetBase) -> list[HandReplay]:
     """Replay every hand of a game; a fatal violation stops only its own hand."""
     return [replay_hand(record, ruleset) for record in records]

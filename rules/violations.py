@@ -29,6 +29,7 @@ class ViolationCode(StrEnum):
     MISSING_SUIT = "missing_suit"
     BAD_FLIP = "bad_flip"
     FALSE_HAND = "false_hand"
+    EVENT_NOT_IN_FAMILY = "event_not_in_family"
     # settlement checks against the recorded result
     SCORE_MISMATCH = "score_mismatch"
     DEALER_MISMATCH = "dealer_mismatch"
