@@ -130,9 +130,15 @@ def test_every_fault_kinds_messages_in_chinese(kind: FaultKind) -> None:
 
 
 def test_the_fault_kinds_cover_every_violation_code() -> None:
-    """Every code but false_hand (a deal the simulator never makes) is made by a fault
-    kind above; false_hand's two message forms are checked here."""
-    assert {c.value for c in ViolationCode} - _all_codes_of_fault_kinds() == {"false_hand"}
+    """Every code but false_hand (a deal the simulator never makes) and
+    event_not_in_family (an event of another family's mechanic) is made by a fault kind
+    above; their message forms are checked here."""
+    assert {c.value for c in ViolationCode} - _all_codes_of_fault_kinds() == {
+        "false_hand", "event_not_in_family"
+    }
+    family = ("seat 1 chows 123m from seat 0: the guizhou family (ruleset 'guiyang') has no "
+              "chow event")
+    assert translate_or_none(family) == "座位1吃座位0的123万：guizhou 玩法（规则 'guiyang'）没有 chow 事件"
     for how, chinese in (("too many", "多牌"), ("too few", "少牌")):
         message = (f"seat 2 (a non-dealer) is dealt 14 tiles, 13 expected: {how} (相公, "
                    "多牌少牌): it can neither be ready nor win, and pays under "
