@@ -138,7 +138,9 @@ def test_the_fault_kinds_cover_every_violation_code() -> None:
     }
     family = ("seat 1 chows 123m from seat 0: the guizhou family (ruleset 'guiyang') has no "
               "chow event")
-    assert translate_or_none(family) == "座位1吃座位0的123万：guizhou 玩法（规则 'guiyang'）没有 chow 事件"
+    assert translate_or_none(family) == (
+        "座位1吃座位0的123万：guizhou 玩法（规则 'guiyang'）没有 chow 事件"
+    )
     for how, chinese in (("too many", "多牌"), ("too few", "少牌")):
         message = (f"seat 2 (a non-dealer) is dealt 14 tiles, 13 expected: {how} (相公, "
                    "多牌少牌): it can neither be ready nor win, and pays under "
