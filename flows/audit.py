@@ -22,6 +22,7 @@ from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import HandAudit, audit_game
 from rules.facts import WallFacts
 from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
+from rules.glossary import Lang, translate
 from rules.presets import resolve_ruleset
 from rules.tiles import TILE_TEXT
 
@@ -117,8 +118,10 @@ def game_error_json(audit: GameAudit) -> dict[str, Any]:
     }
 
 
-def hand_json(audit: GameAudit, hand: HandAudit) -> dict[str, Any]:
-    """The JSON object of one audited hand (see ``zhuoji audit --help``)."""
+def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str, Any]:
+    """The JSON object of one audited hand (see ``zhuoji audit --help``); in Chinese
+    (``lang="zh"``) each finding also has ``message_zh`` and each ledger item
+    ``detail_zh``, the English fields staying as they are."""
     record, replay, settlement = hand.record, hand.replay, hand.settlement
     values = {} if settlement is None else {w.seat: w for w in settlement.wins}
     winners = []
@@ -136,7 +139,7 @@ def hand_json(audit: GameAudit, hand: HandAudit) -> dict[str, Any]:
         })
     recorded = record.result
     assert audit.ruleset is not None
-    return {
+    out: dict[str, Any] = {
         "file": audit.path,
         "game_id": audit.game.game_id,
         "hand_no": record.hand_no,
@@ -203,6 +206,15 @@ def wall_json(facts: WallFacts) -> dict[str, Any]:
             for tile, seat in zip(facts.birds, facts.bird_seats, strict=True)
         ],
     }
+    if lang == "zh":
+        rows: list[dict[str, Any]] = out["violations"]
+        for v, row in zip(hand.findings, rows, strict=True):
+            row["message_zh"] = translate(v.message)
+        if settlement is not None:
+            items: list[dict[str, Any]] = out["ledger"]
+            for i, row in zip(settlement.items, items, strict=True):
+                row["detail_zh"] = translate(i.detail)
+    return out
 
 
 def format_json_line(obj: dict[str, Any]) -> str:
