@@ -180,6 +180,15 @@ def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str,
         ],
         **({} if replay.wall_facts is None else {"wall": wall_json(replay.wall_facts)}),
     }
+    if lang == "zh":
+        rows: list[dict[str, Any]] = out["violations"]
+        for v, row in zip(hand.findings, rows, strict=True):
+            row["message_zh"] = translate(v.message)
+        if settlement is not None:
+            items: list[dict[str, Any]] = out["ledger"]
+            for i, row in zip(settlement.items, items, strict=True):
+                row["detail_zh"] = translate(i.detail)
+    return out
 
 
 def wall_json(facts: WallFacts) -> dict[str, Any]:
@@ -206,15 +215,6 @@ def wall_json(facts: WallFacts) -> dict[str, Any]:
             for tile, seat in zip(facts.birds, facts.bird_seats, strict=True)
         ],
     }
-    if lang == "zh":
-        rows: list[dict[str, Any]] = out["violations"]
-        for v, row in zip(hand.findings, rows, strict=True):
-            row["message_zh"] = translate(v.message)
-        if settlement is not None:
-            items: list[dict[str, Any]] = out["ledger"]
-            for i, row in zip(settlement.items, items, strict=True):
-                row["detail_zh"] = translate(i.detail)
-    return out
 
 
 def format_json_line(obj: dict[str, Any]) -> str:
