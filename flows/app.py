@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from flows.cli_errors import ZhuojiGroup, set_debug
+from flows.cli_lang import LangOption, use_lang
 
 app = typer.Typer(
     name="zhuoji",
@@ -72,6 +73,8 @@ def root(
             "--debug", help="On an error, print the traceback too (also ZHUOJI_DEBUG=1)."
         ),
     ] = False,
+    lang: LangOption = None,
 ) -> None:
     """Audit Guizhou 捉鸡 mahjong game logs: parse, replay, settle, load into DuckDB."""
     set_debug(debug)
+    use_lang(lang, reset=True)

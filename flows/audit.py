@@ -20,7 +20,9 @@ from parsers.errors import MalformedLogError
 from parsers.fast import Game
 from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import HandAudit, audit_game
+from rules.facts import WallFacts
 from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
+from rules.glossary import Lang, translate
 from rules.presets import resolve_ruleset
 from rules.tiles import TILE_TEXT
 
@@ -33,6 +35,7 @@ __all__ = [
     "generate_file_audits",
     "hand_json",
     "player_names",
+    "wall_json",
 ]
 
 
@@ -115,8 +118,10 @@ def game_error_json(audit: GameAudit) -> dict[str, Any]:
     }
 
 
-def hand_json(audit: GameAudit, hand: HandAudit) -> dict[str, Any]:
-    """The JSON object of one audited hand (see ``zhuoji audit --help``)."""
+def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str, Any]:
+    """The JSON object of one audited hand (see ``zhuoji audit --help``); in Chinese
+    (``lang="zh"``) each finding also has ``message_zh`` and each ledger item
+    ``detail_zh``, the English fields staying as they are."""
     record, replay, settlement = hand.record, hand.replay, hand.settlement
     values = {} if settlement is None else {w.seat: w for w in settlement.wins}
     winners = []
@@ -134,7 +139,7 @@ def hand_json(audit: GameAudit, hand: HandAudit) -> dict[str, Any]:
         })
     recorded = record.result
     assert audit.ruleset is not None
-    return {
+    out: dict[str, Any] = {
         "file": audit.path,
         "game_id": audit.game.game_id,
         "hand_no": record.hand_no,
@@ -172,6 +177,42 @@ def hand_json(audit: GameAudit, hand: HandAudit) -> dict[str, Any]:
         "chickens": None if settlement is None else [
             {"seat": c.seat, "kind": c.kind.value, "tile": TILE_TEXT[c.tile], "count": c.count}
             for c in settlement.chickens
+        ],
+        **({} if replay.wall_facts is None else {"wall": wall_json(replay.wall_facts)}),
+    }
+    if lang == "zh":
+        rows: list[dict[str, Any]] = out["violations"]
+        for v, row in zip(hand.findings, rows, strict=True):
+            row["message_zh"] = translate(v.message)
+        if settlement is not None:
+            items: list[dict[str, Any]] = out["ledger"]
+            for i, row in zip(settlement.items, items, strict=True):
+                row["detail_zh"] = translate(i.detail)
+    return out
+
+
+def wall_json(facts: WallFacts) -> dict[str, Any]:
+    """The wall mechanics' record of a hand (dice after kongs, the last tile's offers, the
+    birds and the seat each counts to); only in the hands of a family that plays them."""
+    return {
+        "rolls": [
+            {"seat": r.seat, "dice": list(r.dice), "event_index": r.event_index,
+             "kong_index": r.kong_index, "stack": r.stack,
+             "tile": None if r.tile is None else TILE_TEXT[r.tile]}
+            for r in facts.rolls
+        ],
+        "locked": list(facts.locked),
+        "seabed_offers": [
+            {"seat": o.seat, "take": o.take, "event_index": o.event_index}
+            for o in facts.offers
+        ],
+        "seabed_taker": facts.seabed_taker,
+        "seabed_tile": None if facts.seabed_tile is None else TILE_TEXT[facts.seabed_tile],
+        "seabed_replaced_by": facts.seabed_replaced_by,
+        "seabed_win": facts.seabed_win,
+        "birds": [
+            {"tile": TILE_TEXT[tile], "seat": seat}
+            for tile, seat in zip(facts.birds, facts.bird_seats, strict=True)
         ],
     }
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from parsers import fast
 from parsers.models import (
+    BirdEvent,
     ChowEvent,
     DiscardEvent,
     DrawEvent,
@@ -26,16 +27,20 @@ from parsers.models import (
     ReadyEvent,
     Result,
     ResultItem,
+    RollEvent,
+    SeabedEvent,
     WinEvent,
 )
 from parsers.models import Event as LogEvent
 from rules.events import (
+    Bird,
     Chow,
     Discard,
     Draw,
     Event,
     ExhaustiveDraw,
     Flip,
+    Flower,
     HandRecord,
     Kong,
     KongKind,
@@ -43,6 +48,8 @@ from rules.events import (
     Ready,
     RecordedItem,
     RecordedResult,
+    Roll,
+    Seabed,
     Win,
 )
 from rules.tiles import TILE_BY_TEXT, TILE_TEXT
@@ -103,6 +110,13 @@ def _generate_events(events: Sequence[LogEvent]) -> list[Event]:
             append(Ready(ev.seat))
         elif isinstance(ev, ChowEvent):
             append(Chow(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.from_seat))
+        # --- wallend events
+        elif isinstance(ev, RollEvent):
+            append(Roll(ev.seat, tuple(ev.dice)))
+        elif isinstance(ev, SeabedEvent):
+            append(Seabed(ev.seat, ev.take))
+        elif isinstance(ev, BirdEvent):
+            append(Bird(tuple([tiles[t] for t in ev.tiles])))
         else:
             append(_EXHAUSTIVE_DRAW)
     return out
@@ -149,6 +163,13 @@ def _generate_fast_events(events: Sequence[fast.Event]) -> list[Event]:
             append(Ready(ev.seat))
         elif isinstance(ev, fast.ChowEvent):
             append(Chow(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.from_seat))
+        # --- wallend events
+        elif isinstance(ev, fast.RollEvent):
+            append(Roll(ev.seat, tuple(ev.dice)))
+        elif isinstance(ev, fast.SeabedEvent):
+            append(Seabed(ev.seat, ev.take))
+        elif isinstance(ev, fast.BirdEvent):
+            append(Bird(tuple([tiles[t] for t in ev.tiles])))
         else:
             append(_EXHAUSTIVE_DRAW)
     return out
@@ -239,6 +260,16 @@ def _event_dict(event: Event) -> dict[str, Any]:
         return {"type": "ready", "seat": event.seat}
     if isinstance(event, ExhaustiveDraw):
         return {"type": "exhaustive_draw"}
+    # --- wallend events
+    if isinstance(event, Roll):
+        return {"type": "roll", "seat": event.seat, "dice": list(event.dice)}
+    if isinstance(event, Seabed):
+        return {"type": "seabed", "seat": event.seat, "take": event.take}
+    if isinstance(event, Bird):
+        return {"type": "bird", "tiles": [TILE_TEXT[t] for t in event.tiles]}
+    # --- claims events
+    if isinstance(event, Flower):
+        return {"type": "flower", "seat": event.seat, "tile": TILE_TEXT[event.tile]}
     return {
         "type": "chow",
         "seat": event.seat,

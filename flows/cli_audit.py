@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import traceback
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,7 +21,11 @@ from flows.cli_errors import (
     is_debug,
     set_json_errors,
 )
+from flows.cli_lang import LangOption, use_lang
 from flows.cli_text import safe
+
+if TYPE_CHECKING:
+    from rules.glossary import Lang
 
 
 @app.command("audit")
@@ -49,6 +53,7 @@ def audit_command(
             "OUT.html, self-contained, to send to the players.",
         ),
     ] = None,
+    lang: LangOption = None,
 ) -> None:
     """Replay and settle every hand; compare each with its recorded result.
 
@@ -68,9 +73,10 @@ def audit_command(
     is malformed, missing or unreadable or a game's ruleset is unknown. A missing file is
     reported on stderr; malformed games are part of the report (stdout).
     """
+    language = use_lang(lang)
     set_json_errors(json_lines)
     if html is not None:
-        _hand_report(paths, hand_no, game_id, html, json_lines=json_lines)
+        _hand_report(paths, hand_no, game_id, html, json_lines=json_lines, lang=language)
         return
     from flows.audit import (
         FileFault,
@@ -82,6 +88,8 @@ def audit_command(
     )
     from flows.cli_audit_text import format_hand
     from flows.cli_parse import check_limits, expand_paths
+    from flows.i18n import malformed_text
+    from rules.glossary import text, translate
 
     check_limits()
     expanded = expand_paths(paths)
@@ -106,7 +114,8 @@ def audit_command(
         if json_lines:
             emit_json({"file": str(skip.path), "skipped": skip.reason})
         else:
-            emit(f"skipped: {safe(skip.path)}: {safe(skip.reason)}")
+            emit(text("skipped: {path}: {reason}", language, path=safe(skip.path),
+                      reason=safe(skip.reason)))
     for path in expanded.files:
         try:
             for item in generate_file_audits(path, game_id=game_id, hand_no=hand_no):
@@ -115,7 +124,8 @@ def audit_command(
                     if json_lines:
                         emit_json(fault_json(item))
                     else:
-                        emit(f"error: malformed: {safe(item.error)}")
+                        emit(text("error: malformed: {error}", language,
+                                  error=safe(malformed_text(item.error, language))))
                     continue
                 games += 1
                 if item.error is not None:
@@ -123,16 +133,18 @@ def audit_command(
                     if json_lines:
                         emit_json(game_error_json(item))
                     else:
-                        emit(safe(f"error: {item.path}, game {item.game.game_id!r}: {item.error}"))
+                        emit(safe(f"error: {item.path}, game {item.game.game_id!r}: "
+                                  f"{translate(item.error, language)}"))
                     continue
                 for hand in item.hands:
                     hands_seen += 1
                     findings = findings or bool(hand.findings)
                     clean += hand.is_clean
                     if json_lines:
-                        emit_json(hand_json(item, hand))
+                        emit_json(hand_json(item, hand, language))
                     else:
-                        for line in format_hand(item, hand, full=hand_no is not None):
+                        for line in format_hand(item, hand, full=hand_no is not None,
+                                                lang=language):
                             emit(safe(line))
                         emit("")
         except (BrokenPipeError, KeyboardInterrupt):
@@ -145,16 +157,18 @@ def audit_command(
             if json_lines:
                 emit_json({"file": str(path), "error": {"message": message}})
             else:
-                emit(f"error: {safe(path)}: {safe(message)}")
+                emit(text("error: {path}: {message}", language, path=safe(path),
+                          message=safe(translate(message, language))))
     if hand_no is not None and not hands_seen and not malformed:
         if json_lines:
             emit_json({"error": {"message": f"no hand {hand_no} found"}})
         else:
-            sys.stderr.write(f"error: no hand {hand_no} found\n")
+            sys.stderr.write(f"error: {text('no hand {hand} found', language, hand=hand_no)}\n")
         raise typer.Exit(EXIT_ERROR)
     if not json_lines:
-        emit(f"{len(expanded.files)} file(s), {games} game(s), {hands_seen} hand(s): "
-             f"{clean} clean, {hands_seen - clean} with findings")
+        emit(text("{files} file(s), {games} game(s), {hands} hand(s): {clean} clean, "
+                  "{findings} with findings", language, files=len(expanded.files),
+                  games=games, hands=hands_seen, clean=clean, findings=hands_seen - clean))
     if malformed:
         raise typer.Exit(EXIT_ERROR)
     if findings:
@@ -162,7 +176,13 @@ def audit_command(
 
 
 def _hand_report(
-    paths: list[str], hand_no: int | None, game_id: str | None, out: str, *, json_lines: bool
+    paths: list[str],
+    hand_no: int | None,
+    game_id: str | None,
+    out: str,
+    *,
+    json_lines: bool,
+    lang: Lang = "en",
 ) -> None:
     """``audit FILE --hand N --html OUT``: write the page; exit 1 when the hand has a
     finding, as the audit does."""
@@ -179,13 +199,16 @@ def _hand_report(
 
     check_limits()
     try:
-        summary = write_hand_report(paths[0], hand_no, out, game_id=game_id)
+        summary = write_hand_report(paths[0], hand_no, out, game_id=game_id, lang=lang)
     except (DashboardError, FileNotFoundError) as exc:
         raise fail(str(exc)) from None
-    sys.stdout.write(
-        f"wrote {safe(summary.out)} ({summary.bytes:,} bytes): game "
-        f"{safe(summary.game_id)}, hand {summary.hand_no}"
-        f"{', with findings' if summary.findings else ', clean'}\n"
-    )
+    from rules.glossary import text
+
+    how = text(", with findings" if summary.findings else ", clean", lang)
+    sys.stdout.write(text(
+        "wrote {out} ({bytes} bytes): game {game}, hand {hand}{how}", lang,
+        out=safe(summary.out), bytes=f"{summary.bytes:,}", game=safe(summary.game_id),
+        hand=summary.hand_no, how=how,
+    ) + "\n")
     if summary.findings:
         raise typer.Exit(EXIT_FINDINGS)

@@ -1,5 +1,6 @@
-"""The human view of ``zhuoji audit``: one hand as a referee reads it (no escaping here:
-``zhuoji audit`` passes every line through :func:`flows.cli_text.safe`)."""
+"""The human view of ``zhuoji audit``: one hand as a referee reads it, in English or in
+Chinese (``lang``; the Chinese from the glossary, :mod:`rules.glossary`), no escaping
+here: ``zhuoji audit`` passes every line through :func:`flows.cli_text.safe`."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from collections.abc import Sequence
 from flows.audit import GameAudit
 from rules.audit import HandAudit
 from rules.facts import DiscardFact, Outcome, SeatFacts
-from rules.families.guizhou.patterns import Pattern
 from rules.families.guizhou.settlement import (
     Reason,
     Settlement,
@@ -16,66 +16,95 @@ from rules.families.guizhou.settlement import (
     generate_item_differences,
     with_names,
 )
+from rules.glossary import Lang, text, translate, with_names_zh, zh
 from rules.melds import Meld
 from rules.replay import HandReplay
 from rules.tiles import format_tiles
 
 _MELD_TEXT = {
     "pong": "pong",
-    "exposed_kong": "exposed kong 点豆",
-    "added_kong": "added kong 转弯豆",
-    "concealed_kong": "concealed kong 闷豆",
+    "exposed_kong": f"exposed kong {zh('kong', 'exposed')}",
+    "added_kong": f"added kong {zh('kong', 'added')}",
+    "concealed_kong": f"concealed kong {zh('kong', 'concealed')}",
 }
 
 
-def _seat(seat: int | None, names: Sequence[str]) -> str:
+def _t(english: str, lang: Lang, **fields: object) -> str:
+    return text(english, lang, **fields)
+
+
+def _seat(seat: int | None, names: Sequence[str], lang: Lang = "en") -> str:
     if seat is None:
         return "-"
     if seat < len(names) and names[seat]:
-        return f"seat {seat} ({names[seat]})"
-    return f"seat {seat}"
+        return _t("seat {seat} ({name})", lang, seat=seat, name=names[seat])
+    return _t("seat {seat}", lang, seat=seat)
 
 
-def format_outcome(replay: HandReplay, names: Sequence[str]) -> str:
+def _term(section: str, key: str, lang: Lang) -> str:
+    """``full_flush 清一色`` in English (the name and its Chinese), ``清一色`` in Chinese."""
+    chinese = zh(section, key)
+    return chinese if lang == "zh" else f"{key} {chinese}"
+
+
+def _tiles(tiles: str, lang: Lang) -> str:
+    return translate(tiles, lang, "shown") if lang == "zh" and tiles else tiles
+
+
+def _tile(tile: object, lang: Lang) -> str:
+    from rules.glossary import tile_zh
+
+    return tile_zh(str(tile)) if lang == "zh" else str(tile)
+
+
+def format_outcome(replay: HandReplay, names: Sequence[str], lang: Lang = "en") -> str:
     """One line: who won how, a draw, or where the replay stopped."""
     if replay.outcome is Outcome.INCOMPLETE:
         fatal = replay.fatal
-        at = "" if fatal is None or fatal.event_index is None else f" at event {fatal.event_index}"
+        at = ("" if fatal is None or fatal.event_index is None
+              else _t(" at event {index}", lang, index=fatal.event_index))
         code = "" if fatal is None else f" ({fatal.code.value})"
-        return f"incomplete: the replay stopped{at}{code}; the hand is not settled"
+        return _t("incomplete: the replay stopped{at}{code}; the hand is not settled", lang,
+                  at=at, code=code)
     if replay.outcome is Outcome.EXHAUSTIVE_DRAW:
-        return "exhaustive draw 黄庄"
+        return _t("exhaustive draw 黄庄", lang)
     parts = []
     for win in replay.winners:
         if win.self_drawn:
-            how = "by self-draw"
+            how = _t("by self-draw", lang)
         elif win.robbed_kong:
-            how = f"robbing {_seat(win.from_seat, names)}'s kong"
+            how = _t("robbing {seat}'s kong", lang, seat=_seat(win.from_seat, names, lang))
         else:
-            how = f"on {_seat(win.from_seat, names)}'s discard"
-        parts.append(f"{_seat(win.seat, names)} won {how} on {win.tile}")
-    return "; ".join(parts)
+            how = _t("on {seat}'s discard", lang, seat=_seat(win.from_seat, names, lang))
+        parts.append(_t("{seat} won {how} on {tile}", lang, seat=_seat(win.seat, names, lang),
+                        how=how, tile=_tile(win.tile, lang)))
+    return ("；" if lang == "zh" else "; ").join(parts)
 
 
-def format_winners(hand: HandAudit, names: Sequence[str]) -> list[str]:
+def format_winners(hand: HandAudit, names: Sequence[str], lang: Lang = "en") -> list[str]:
     settlement = hand.settlement
     values = {} if settlement is None else {w.seat: w for w in settlement.wins}
     out = []
+    comma = "、" if lang == "zh" else ", "
     for win in hand.replay.winners:
-        pats = ", ".join(f"{p} {Pattern(p).chinese}" for p in win.patterns)
-        line = f"  winner {_seat(win.seat, names)}: {pats}"
+        pats = comma.join(_term("pattern", str(p), lang) for p in win.patterns)
+        line = _t("  winner {seat}: {patterns}", lang, seat=_seat(win.seat, names, lang),
+                  patterns=pats)
         value = values.get(win.seat)
         if value is not None:
-            who = ", ".join(str(p) for p in value.payers)
+            who = comma.join(str(p) for p in value.payers)
             if value.penalty:
-                line += f"; 包牌: pays {value.value} to each of seats {who}"
+                line += _t("; 包牌: pays {value} to each of seats {who}", lang,
+                           value=value.value, who=who)
             else:
-                line += f"; scored {' + '.join(value.patterns)}: {value.value} from seat(s) {who}"
+                scored = " + ".join(_name_zh(p) if lang == "zh" else p for p in value.patterns)
+                line += _t("; scored {patterns}: {value} from seat(s) {who}", lang,
+                           patterns=scored, value=value.value, who=who)
         out.append(line)
     return out
 
 
-def format_ledger(settlement: Settlement) -> list[str]:
+def format_ledger(settlement: Settlement, lang: Lang = "en") -> list[str]:
     """The ledger grouped by reason, in reason order."""
     out = []
     for reason in Reason:
@@ -83,20 +112,40 @@ def format_ledger(settlement: Settlement) -> list[str]:
         if not items:
             continue
         total = sum(i.amount for i in items)
-        out.append(f"  {reason.value} {reason.chinese}: {total}")
+        out.append(f"  {_term('reason', reason.value, lang)}{'：' if lang == 'zh' else ': '}"
+                   f"{total}")
         for i in items:
-            out.append(f"    seat {i.payer} -> seat {i.payee}  {i.amount:>4}  {i.detail}")
+            out.append(_t("    seat {payer} -> seat {payee}  {amount}  {detail}", lang,
+                          payer=i.payer, payee=i.payee, amount=f"{i.amount:>4}",
+                          detail=translate(i.detail, lang)))
     if not out:
-        out.append("  (no transfers)")
+        out.append(_t("  (no transfers)", lang))
     return out
 
 
-def format_deltas(hand: HandAudit, names: Sequence[str]) -> list[str]:
+def _width(text_: str) -> int:
+    """Columns ``text_`` takes in a terminal (a CJK character takes two)."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text_)
+
+
+def _ljust(text_: str, width: int) -> str:
+    return text_ + " " * max(0, width - _width(text_))
+
+
+def _rjust(text_: str, width: int) -> str:
+    return " " * max(0, width - _width(text_)) + text_
+
+
+def format_deltas(hand: HandAudit, names: Sequence[str], lang: Lang = "en") -> list[str]:
     settlement = hand.settlement
     recorded = hand.record.result
     n = hand.record.n_players
-    width = max([len(_seat(s, names)) for s in range(n)] + [4])
-    out = [f"  {'seat':<{width}}  recomputed  recorded"]
+    width = max([_width(_seat(s, names, lang)) for s in range(n)] + [4])
+    out = [f"  {_ljust(_t('seat', lang), width)}  {_rjust(_t('recomputed', lang), 10)}  "
+           f"{_rjust(_t('recorded', lang), 8)}"]
+    differs = _t("   <- differs", lang)
     for s in range(n):
         ours = "-" if settlement is None else format_amount(settlement.deltas[s])
         if recorded is None:
@@ -104,22 +153,38 @@ def format_deltas(hand: HandAudit, names: Sequence[str]) -> list[str]:
         elif s < len(recorded.deltas):
             theirs = format_amount(recorded.deltas[s])
         else:
-            theirs = "missing"
-        mark = "" if ours == theirs or "-" in (ours, theirs) else "   <- differs"
-        out.append(f"  {_seat(s, names):<{width}}  {ours:>10}  {theirs:>8}{mark}")
+            theirs = _t("missing", lang)
+        mark = "" if ours == theirs or "-" in (ours, theirs) else differs
+        out.append(f"  {_ljust(_seat(s, names, lang), width)}  {_rjust(ours, 10)}  "
+                   f"{_rjust(theirs, 8)}{mark}")
     if settlement is not None and recorded is not None:
-        dealer = f"  next dealer: recomputed seat {settlement.next_dealer}"
+        dealer = _t("  next dealer: recomputed seat {ours}", lang, ours=settlement.next_dealer)
         if recorded.next_dealer is not None:
-            dealer += f", recorded seat {recorded.next_dealer}"
+            dealer += _t(", recorded seat {theirs}", lang, theirs=recorded.next_dealer)
             if recorded.next_dealer != settlement.next_dealer:
-                dealer += "   <- differs"
+                dealer += differs
         out.append(dealer)
         for (payer, payee, reason), a, b in generate_item_differences(settlement, recorded):
-            out.append(f"  item differs: seat {payer} -> seat {payee} {reason}: "
-                       f"recomputed {'-' if a is None else a}, recorded {'-' if b is None else b}")
+            name = _name_zh(reason) if lang == "zh" else reason
+            out.append(_t("  item differs: seat {payer} -> seat {payee} {reason}: "
+                          "recomputed {ours}, recorded {theirs}", lang, payer=payer,
+                          payee=payee, reason=name, ours="-" if a is None else a,
+                          theirs="-" if b is None else b))
     elif settlement is not None:
-        out.append(f"  next dealer: seat {settlement.next_dealer} (no recorded result)")
+        out.append(_t("  next dealer: seat {seat} (no recorded result)", lang,
+                      seat=settlement.next_dealer))
     return out
+
+
+def _name_zh(name: str) -> str:
+    """The Chinese of a pattern, bonus or ledger reason name (the name when it has none)."""
+    from rules.glossary import glossary
+
+    terms = glossary().terms
+    for section in ("pattern", "reason"):
+        if name in terms[section]:
+            return terms[section][name][1]
+    return name
 
 
 def _because(settlement: Settlement, reason: str, payer: int, payee: int) -> list[str]:
@@ -140,7 +205,14 @@ def _because(settlement: Settlement, reason: str, payer: int, payee: int) -> lis
 _REASONS = frozenset(r.value for r in Reason)
 
 
-def format_verdict(hand: HandAudit, names: Sequence[str]) -> list[str]:
+def _named(lines: Sequence[str], names: Sequence[str], lang: Lang) -> list[str]:
+    """Explanation lines in ``lang``, each seat followed by its player's name."""
+    if lang == "en":
+        return list(with_names(lines, names))
+    return [with_names_zh(translate(line, lang), list(names)) for line in lines]
+
+
+def format_verdict(hand: HandAudit, names: Sequence[str], lang: Lang = "en") -> list[str]:
     """Each ledger item the record has wrong, with the lines of the explanation that say
     why (what a referee reads out)."""
     settlement, recorded = hand.settlement, hand.record.result
@@ -148,125 +220,155 @@ def format_verdict(hand: HandAudit, names: Sequence[str]) -> list[str]:
         return []
     out: list[str] = []
     for (payer, payee, reason), ours, theirs in generate_item_differences(settlement, recorded):
-        name = f"{reason} {Reason(reason).chinese}" if reason in _REASONS else reason
-        head = f"  {_seat(payer, names)} -> {_seat(payee, names)} {name}: "
-        if theirs is None:
-            head += f"the rules give {ours}, the record has nothing"
-        elif ours is None:
-            head += f"the record has {theirs}, the rules give nothing"
+        if lang == "zh":
+            name = _name_zh(reason)
         else:
-            head += f"the record has {theirs}, the rules give {ours}"
+            name = f"{reason} {Reason(reason).chinese}" if reason in _REASONS else reason
+        head = f"  {_seat(payer, names, lang)} -> {_seat(payee, names, lang)} {name}: "
+        if lang == "zh":
+            head = f"  {_seat(payer, names, lang)} → {_seat(payee, names, lang)} {name}："
+        if theirs is None:
+            head += _t("the rules give {ours}, the record has nothing", lang, ours=ours)
+        elif ours is None:
+            head += _t("the record has {theirs}, the rules give nothing", lang, theirs=theirs)
+        else:
+            head += _t("the record has {theirs}, the rules give {ours}", lang, theirs=theirs,
+                       ours=ours)
         out.append(head)
-        out.extend("      because " + line for line in
-                   with_names(_because(settlement, reason, payer, payee), names))
+        because = _t("      because ", lang)
+        out.extend(because + line for line in
+                   _named(_because(settlement, reason, payer, payee), names, lang))
     if not out and recorded.deltas != settlement.deltas:
         if recorded.items is None:
-            out.append("  the recorded deltas differ (the record is not itemised): see findings")
+            out.append(_t("  the recorded deltas differ (the record is not itemised): "
+                          "see findings", lang))
         else:
-            out.append("  the recorded deltas differ, and its items, which are right, do not "
-                       "add up to them: see findings")
+            out.append(_t("  the recorded deltas differ, and its items, which are right, do "
+                          "not add up to them: see findings", lang))
     return out
 
 
-def format_findings(hand: HandAudit) -> list[str]:
+def format_findings(hand: HandAudit, lang: Lang = "en") -> list[str]:
     if not hand.findings:
-        return ["  none"]
+        return [_t("  none", lang)]
     out = []
     for v in hand.findings:
         where = "-" if v.event_index is None else str(v.event_index)
         seat = "-" if v.seat is None else str(v.seat)
-        out.append(f"  {v.code.value} (event {where}, seat {seat}): {v.message}")
+        code = v.code.value if lang == "en" else f"{v.code.value} {zh('code', v.code.value)}"
+        out.append(_t("  {code} (event {where}, seat {seat}): {message}", lang, code=code,
+                      where=where, seat=seat, message=translate(v.message, lang)))
     return out
 
 
-def _meld_text(meld: Meld) -> str:
-    src = "" if meld.from_seat is None else f" from seat {meld.from_seat}"
-    late = " 憨包豆" if meld.delayed else ""
+def _meld_text(meld: Meld, lang: Lang = "en") -> str:
+    src = "" if meld.from_seat is None else _t(" from seat {seat}", lang, seat=meld.from_seat)
+    late = f" {zh('meld', 'late')}" if meld.delayed else ""
+    if lang == "zh":
+        return f"{zh('meld', meld.kind.value)} {_tile(meld.tile, lang)}{src}{late}"
     return f"{_MELD_TEXT[meld.kind.value]} {meld.tile}{src}{late}"
 
 
-def _discard_text(d: DiscardFact) -> str:
+def _discard_text(d: DiscardFact, lang: Lang = "en") -> str:
     if d.claimed_by is None:
-        return str(d.tile)
-    mark = {"pong": "P", "exposed_kong": "E", "win": "H"}[d.claim.value if d.claim else "pong"]
-    return f"{d.tile}>{mark}{d.claimed_by}"
+        return _tile(d.tile, lang)
+    claim = d.claim.value if d.claim else "pong"
+    if lang == "zh":
+        mark = zh("meld", "pong") if claim == "pong" else zh("kong", "kong") if claim == (
+            "exposed_kong") else zh("label", "winner")
+    else:
+        mark = {"pong": "P", "exposed_kong": "E", "win": "H"}[claim]
+    return f"{_tile(d.tile, lang)}>{mark}{d.claimed_by}"
 
 
-def format_tiles_at_end(replay: HandReplay, names: Sequence[str]) -> list[str]:
+def format_tiles_at_end(replay: HandReplay, names: Sequence[str],
+                        lang: Lang = "en") -> list[str]:
     """Each seat's tiles as the hand ended: concealed, melds, discards, readiness."""
     out = []
     wins = {w.seat: w for w in replay.winners}
     for seat in replay.seats:
-        out.extend(_seat_lines(seat, wins.get(seat.seat) is not None, replay, names))
+        out.extend(_seat_lines(seat, wins.get(seat.seat) is not None, replay, names, lang))
     return out
 
 
 def _seat_lines(seat: SeatFacts, won: bool, replay: HandReplay,
-                names: Sequence[str]) -> list[str]:
-    concealed = format_tiles(seat.concealed) or "nothing"
+                names: Sequence[str], lang: Lang = "en") -> list[str]:
+    concealed = _tiles(format_tiles(seat.concealed), lang) or _t("nothing", lang)
     win = next((w for w in replay.winners if w.seat == seat.seat), None)
     if win is not None and not win.self_drawn:
-        concealed += f" + {win.tile} (won)"
+        concealed += _t(" + {tile} (won)", lang, tile=_tile(win.tile, lang))
     state = []
     if won:
-        state.append("won")
+        state.append(_t("won", lang))
     elif seat.ready:
-        state.append(f"ready on {format_tiles(seat.waits)}")
+        state.append(_t("ready on {tiles}", lang, tiles=_tiles(format_tiles(seat.waits), lang)))
     else:
-        state.append("not ready")
+        state.append(_t("not ready", lang))
     if seat.declared_ready_at is not None:
-        kind = "硬报" if seat.hard_ready else "软听"
-        state.append(f"declared ready at event {seat.declared_ready_at} ({kind})")
-    lines = [f"  {_seat(seat.seat, names)}: {concealed}  [{'; '.join(state)}]"]
+        kind = zh("ready", "hard") if seat.hard_ready else zh("ready", "soft")
+        state.append(_t("declared ready at event {index} ({kind})", lang,
+                        index=seat.declared_ready_at, kind=kind))
+    sep = "；" if lang == "zh" else "; "
+    lines = [_t("  {seat}: {concealed}  [{state}]", lang, seat=_seat(seat.seat, names, lang),
+                concealed=concealed, state=sep.join(state))]
+    comma = "、" if lang == "zh" else ", "
     if seat.melds:
-        lines.append("      melds: " + ", ".join(_meld_text(m) for m in seat.melds))
+        lines.append(_t("      melds: ", lang) + comma.join(_meld_text(m, lang)
+                                                            for m in seat.melds))
     if seat.discards:
-        lines.append("      discards: " + " ".join(_discard_text(d) for d in seat.discards))
+        lines.append(_t("      discards: ", lang) + " ".join(_discard_text(d, lang)
+                                                              for d in seat.discards))
     return lines
 
 
-def format_chickens(settlement: Settlement, names: Sequence[str]) -> list[str]:
+def format_chickens(settlement: Settlement, names: Sequence[str],
+                    lang: Lang = "en") -> list[str]:
     if not settlement.chickens:
-        return ["  none scored"]
+        return [_t("  none scored", lang)]
     return [
-        f"  {_seat(c.seat, names)}: {c.count} x {c.tile} {c.kind.value}"
+        _t("  {seat}: {count} x {tile} {kind}", lang, seat=_seat(c.seat, names, lang),
+           count=c.count, tile=_tile(c.tile, lang),
+           kind=zh("chicken", c.kind.value) if lang == "zh" else c.kind.value)
         for c in settlement.chickens
     ]
 
 
-def format_hand(audit: GameAudit, hand: HandAudit, *, full: bool) -> list[str]:
-    """The human view of one hand (``full``: the ``--hand N`` view)."""
+def format_hand(audit: GameAudit, hand: HandAudit, *, full: bool,
+                lang: Lang = "en") -> list[str]:
+    """The human view of one hand (``full``: the ``--hand N`` view), in ``lang``."""
     names = audit.names
     record, replay, settlement = hand.record, hand.replay, hand.settlement
     assert audit.ruleset is not None
-    head = (f"== {audit.game.game_id} hand {record.hand_no} | ruleset {audit.ruleset.name} | "
-            f"dealer {_seat(record.dealer, names)}")
+    head = _t("== {game} hand {hand} | ruleset {ruleset} | dealer {dealer}", lang,
+              game=audit.game.game_id, hand=record.hand_no, ruleset=audit.ruleset.name,
+              dealer=_seat(record.dealer, names, lang))
     if record.dealer_streak:
-        head += f", 连庄 {record.dealer_streak}"
+        head += _t(", 连庄 {streak}", lang, streak=record.dealer_streak)
     if record.base_stake != 1:
-        head += f" | base stake {record.base_stake}"
-    lines = [head + f" | {audit.path}", f"outcome: {format_outcome(replay, names)}"]
-    lines.extend(format_winners(hand, names))
+        head += _t(" | base stake {stake}", lang, stake=record.base_stake)
+    lines = [head + f" | {audit.path}",
+             _t("outcome: {outcome}", lang, outcome=format_outcome(replay, names, lang))]
+    lines.extend(format_winners(hand, names, lang))
     if full and replay.seats:
-        lines.append("tiles as the hand ended:")
-        lines.extend(format_tiles_at_end(replay, names))
-        flip = "none" if replay.flip is None else str(replay.flip)
-        lines.append(f"flip: {flip}")
+        lines.append(_t("tiles as the hand ended:", lang))
+        lines.extend(format_tiles_at_end(replay, names, lang))
+        flip = _t("none", lang) if replay.flip is None else _tile(replay.flip, lang)
+        lines.append(_t("flip: {flip}", lang, flip=flip))
     if settlement is not None:
         if full:
-            lines.append("chickens:")
-            lines.extend(format_chickens(settlement, names))
-        lines.append("ledger (recomputed):")
-        lines.extend(format_ledger(settlement))
-    lines.append("deltas:")
-    lines.extend(format_deltas(hand, names))
-    lines.append("findings:")
-    lines.extend(format_findings(hand))
+            lines.append(_t("chickens:", lang))
+            lines.extend(format_chickens(settlement, names, lang))
+        lines.append(_t("ledger (recomputed):", lang))
+        lines.extend(format_ledger(settlement, lang))
+    lines.append(_t("deltas:", lang))
+    lines.extend(format_deltas(hand, names, lang))
+    lines.append(_t("findings:", lang))
+    lines.extend(format_findings(hand, lang))
     if full and settlement is not None:
-        lines.append("explanation:")
-        lines.extend("  " + line for line in with_names(settlement.explanation, names))
-        verdict = format_verdict(hand, names)
+        lines.append(_t("explanation:", lang))
+        lines.extend("  " + line for line in _named(settlement.explanation, names, lang))
+        verdict = format_verdict(hand, names, lang)
         if verdict:
-            lines.append("what the record has wrong:")
+            lines.append(_t("what the record has wrong:", lang))
             lines.extend(verdict)
     return lines

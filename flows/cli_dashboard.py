@@ -18,6 +18,7 @@ import typer
 
 from flows.app import app
 from flows.cli_errors import fail
+from flows.cli_lang import LangOption, use_lang
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -71,27 +72,37 @@ def dashboard_command(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress lines on standard error.")
     ] = False,
+    lang: LangOption = None,
 ) -> None:
     """Write the static HTML dashboard of the warehouse (opens offline, from file://).
 
     While it builds, one line per group of pages on standard error (when it is a
     terminal; --quiet turns them off)."""
+    language = use_lang(lang)
     from flows.dashboard import DashboardLimits, build_dashboard
+    from rules.glossary import text
 
     started = time.perf_counter()
     progress = None if quiet or not sys.stderr.isatty() else print_progress
     try:
         limits = DashboardLimits(hand_pages=hand_pages, list_rows=list_rows)
-        summary = build_dashboard(db, out, limits, workers=workers, progress=progress)
+        summary = build_dashboard(
+            db, out, limits, workers=workers, progress=progress, lang=language
+        )
     except _errors() as exc:
         raise _fail(exc) from None
-    typer.echo(
-        f"wrote {summary.pages:,} pages ({summary.total_bytes / 1e6:.1f} MB; largest "
-        f"{summary.largest_page} {summary.largest_bytes / 1e6:.2f} MB) for "
-        f"{summary.players:,} players and {summary.hand_pages:,} audited hands "
-        f"in {time.perf_counter() - started:.1f} s"
-    )
-    typer.echo(f"open {(out / 'index.html').resolve().as_uri()}")
+    other = "zh" if language == "en" else "en"
+    typer.echo(text(
+        "wrote {pages} pages ({size} MB; largest {largest} {largest_size} MB) for {players} "
+        "players and {hands} audited hands in {seconds} s", language,
+        pages=f"{summary.pages:,}", size=f"{summary.total_bytes / 1e6:.1f}",
+        largest=summary.largest_page, largest_size=f"{summary.largest_bytes / 1e6:.2f}",
+        players=f"{summary.players:,}", hands=f"{summary.hand_pages:,}",
+        seconds=f"{time.perf_counter() - started:.1f}",
+    ))
+    typer.echo(text("open {url}", language, url=(out / "index.html").resolve().as_uri()))
+    typer.echo(text("the other language: {url}", language,
+                    url=(out / other / "index.html").resolve().as_uri()))
 
 
 def print_progress(group: str, pages: int, seconds: float) -> None:
@@ -156,22 +167,26 @@ def serve_command(
     hand_pages: HandPagesOption = DEFAULT_HAND_PAGES,
     list_rows: ListRowsOption = DEFAULT_LIST_ROWS,
     workers: WorkersOption = None,
+    lang: LangOption = None,
 ) -> None:
     """Serve the dashboard on a local web server; pages are rebuilt when the warehouse
     changes (the static `zhuoji dashboard` export remains the way to share it)."""
+    language = use_lang(lang)
     from flows.dashboard import DashboardLimits, LiveDashboard
+    from rules.glossary import text
 
     folder = Path(tempfile.mkdtemp(prefix="zhuoji-serve-"))
     try:
         limits = DashboardLimits(hand_pages=hand_pages, list_rows=list_rows)
-        live = LiveDashboard(db, folder, limits, workers=workers)
+        live = LiveDashboard(db, folder, limits, workers=workers, lang=language)
         try:
             live.refresh()
         except _errors() as exc:
             raise _fail(exc) from None
         server = make_server(live, host, port)
         address = f"http://{host}:{server.server_address[1]}/"
-        typer.echo(f"serving the dashboard of {db} at {address} (Ctrl-C stops)")
+        typer.echo(text("serving the dashboard of {db} at {address} (Ctrl-C stops)", language,
+                        db=db, address=address))
         previous = signal.signal(signal.SIGTERM, _interrupt)
         try:
             server.serve_forever()

@@ -9,6 +9,7 @@ import typer
 
 from flows.app import app
 from flows.cli_ingest import quiet_prefect
+from flows.cli_lang import LangOption, use_lang
 
 
 @app.command("deploy")
@@ -45,11 +46,13 @@ def deploy_command(
             help="how long a run waits for another ingest or a reader to let go of the database",
         ),
     ] = 3600,
+    lang: LangOption = None,
 ) -> None:
     """Serve a deployment that ingests INBOX into the database on a schedule (until stopped).
 
     Needs a Prefect server (PREFECT_API_URL); runs without a schedule when neither
     --interval nor --cron is given (start them with `prefect deployment run`)."""
+    use_lang(lang)
     from flows.deploy import DeployError, serve_inbox
 
     try:

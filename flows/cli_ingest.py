@@ -15,6 +15,7 @@ import typer
 
 from flows.app import app
 from flows.cli_errors import describe_error, fail, is_debug, set_json_errors
+from flows.cli_lang import LangOption, use_lang
 from flows.cli_text import make_console, safe
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
     from flows.discover import SkippedPath
     from flows.planning import RunSummary
+    from rules.glossary import Lang
 
 # Prefect reads these when it is first imported: quiet its console logging, no telemetry,
 # and room for a slow first start of the temporary server. A user's own values win.
@@ -186,6 +188,7 @@ def ingest_command(
             "every run).",
         ),
     ] = False,
+    lang: LangOption = None,
 ) -> None:
     """Parse, audit and load logs into DuckDB; files already loaded are skipped.
 
@@ -207,6 +210,7 @@ def ingest_command(
     and recorded), 2 on an error (a path that names nothing, a busy database, a full or
     read-only disk, an unreachable scheduler or Prefect API).
     """
+    language = use_lang(lang)
     from flows.entry import skip_teardown
 
     skip_teardown()  # once the output is written: no interpreter teardown (1-3 s)
@@ -267,31 +271,41 @@ def ingest_command(
         return
     from rich.text import Text
 
+    from rules.glossary import text, translate
+
+    def t(english: str, **fields: object) -> str:
+        return text(english, language, **fields)
+
     console = make_console()
-    console.print(render_summary(summary))
+    console.print(render_summary(summary, language))
     for old, new in summary.renamed:
         console.print(
-            Text.assemble(("renamed", "cyan"), f" {safe(old)} -> {safe(new)}"), soft_wrap=True
+            Text.assemble((t("renamed"), "cyan"), f" {safe(old)} -> {safe(new)}"),
+            soft_wrap=True,
         )
     for reason, count in reaudit_reasons(summary):
-        files = "file" if count == 1 else "files"
+        files = t("{n} file" if count == 1 else "{n} files", n=f"{count:,}")
         console.print(
-            Text.assemble(("re-audited", "cyan"), f" {count:,} {files}: {safe(reason)}"),
+            Text.assemble((t("re-audited"), "cyan"),
+                          f" {files}: {safe(translate(reason, language))}"),
             soft_wrap=True,
         )
     for path in summary.pruned:
         console.print(
-            Text.assemble(("pruned", "cyan"), f" {safe(path)}: it no longer exists"),
+            Text.assemble((t("pruned"), "cyan"), t(" {path}: it no longer exists",
+                                                   path=safe(path))),
             soft_wrap=True,
         )
     for path, reason in summary.quarantined:
         console.print(
-            Text.assemble(("quarantined", "yellow"), f" {safe(path)}: {safe(reason)}"),
+            Text.assemble((t("quarantined"), "yellow"),
+                          f" {safe(path)}: {safe(translate(reason, language))}"),
             soft_wrap=True,
         )
     for skip in found.skipped:
         console.print(
-            Text.assemble(("skipped", "yellow"), f" {safe(skip.path)}: {safe(skip.reason)}"),
+            Text.assemble((t("skipped"), "yellow"),
+                          f" {safe(skip.path)}: {safe(translate(skip.reason, language))}"),
             soft_wrap=True,
         )
 
@@ -332,12 +346,17 @@ def reaudit_reasons(summary: RunSummary) -> list[tuple[str, int]]:
     return sorted(counts.items())
 
 
-def render_summary(summary: RunSummary) -> Table:
-    """The end-of-run table."""
+def render_summary(summary: RunSummary, lang: Lang = "en") -> Table:
+    """The end-of-run table, in ``lang``."""
     from rich.table import Table
     from rich.text import Text
 
-    title = Text(f"ingest run {summary.run_id} into {safe(summary.db)}")
+    from rules.glossary import text
+
+    def t(english: str, **fields: object) -> str:
+        return text(english, lang, **fields)
+
+    title = Text(t("ingest run {run} into {db}", run=summary.run_id, db=safe(summary.db)))
     table = Table(title=title, show_header=False)
     table.add_column("what")
     table.add_column("count", justify="right")
@@ -353,12 +372,14 @@ def render_summary(summary: RunSummary) -> Table:
         ("hands", f"{summary.hands:,}"),
         ("violations", f"{summary.violations:,}"),
         ("mismatches (disputed hands)", f"{summary.mismatches:,}"),
-        ("runner", f"{summary.runner}, {summary.workers} workers"),
+        ("runner", t("{runner}, {workers} workers", runner=summary.runner,
+                     workers=summary.workers)),
         ("engine", summary.engine_version),
-        ("time", f"{summary.seconds:.1f} s ({summary.hands_per_second:,.0f} hands/s)"),
+        ("time", t("{seconds} s ({rate} hands/s)", seconds=f"{summary.seconds:.1f}",
+                   rate=f"{summary.hands_per_second:,.0f}")),
     ]
     for what, count in rows:
-        table.add_row(what, count)
+        table.add_row(t(what), count)
     return table
 
 
@@ -369,6 +390,7 @@ def forget_command(
         typer.Argument(help="Files (they need not exist any more) or folders: every file under."),
     ],
     db: Annotated[Path, typer.Option("--db", help="The DuckDB file.")] = Path("zhuoji.duckdb"),
+    lang: LangOption = None,
 ) -> None:
     """Drop every row of the named files (loaded or quarantined) from the warehouse.
 
@@ -378,6 +400,7 @@ def forget_command(
     (the others are still forgotten) or on an error (a busy database, a full or read-only
     disk).
     """
+    use_lang(lang)
     from rich.text import Text
 
     from flows.ingest import run_forget

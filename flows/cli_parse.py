@@ -19,6 +19,7 @@ import typer
 
 from flows.app import app
 from flows.cli_errors import EXIT_ERROR, describe_error, fail, is_debug, set_json_errors
+from flows.cli_lang import LangOption, use_lang
 from flows.cli_text import make_console, safe
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from parsers import fast
     from parsers.errors import MalformedLogError
     from parsers.models import Game
+    from rules.glossary import Lang
 
 EXIT_MALFORMED = EXIT_ERROR
 
@@ -37,8 +39,9 @@ def _console(*, stderr: bool = False) -> Console:
 
 
 @app.command("schema")
-def schema_command() -> None:
+def schema_command(lang: LangOption = None) -> None:
     """Print the JSON Schema of a zhuoji-log/1 game document."""
+    use_lang(lang)
     from parsers.schema import format_json_schema
 
     sys.stdout.write(format_json_schema())
@@ -128,8 +131,10 @@ def validate_file(path: Path) -> FileReport:
     return report
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+def _plural(n: int, word: str, lang: Lang = "en") -> str:
+    from rules.glossary import text
+
+    return text(f"{{n}} {word}" if n == 1 else f"{{n}} {word}s", lang, n=n)
 
 
 def _error_json(error: MalformedLogError) -> dict[str, Any]:
@@ -168,6 +173,7 @@ def validate_command(
         bool,
         typer.Option("--json", help="Print one JSON object per file, then one summary object."),
     ] = False,
+    lang: LangOption = None,
 ) -> None:
     """Parse log files (no replay) and report every malformed game or file.
 
@@ -183,9 +189,16 @@ def validate_command(
     Exit status: 0 when everything parses, 2 when anything is malformed, unreadable or
     missing.
     """
+    language = use_lang(lang)
     set_json_errors(json_lines)
     import orjson
     from rich.text import Text
+
+    from flows.i18n import malformed_text
+    from rules.glossary import text, translate
+
+    def t(english: str) -> str:
+        return text(english, language)
 
     console = _console()
     err_console = _console(stderr=True)
@@ -203,14 +216,15 @@ def validate_command(
             emit_json({"file": missing, "status": "missing", "errors": [
                 {"message": expanded.why(missing)}]})
         else:
-            err_console.print(Text.assemble(("error ", "bold red"),
-                                            f"{safe(missing)}: {safe(expanded.why(missing))}"))
+            why = translate(expanded.why(missing), language)
+            err_console.print(Text.assemble((t("error "), "bold red"),
+                                            f"{safe(missing)}: {safe(why)}"))
     for skip in expanded.skipped:
         if json_lines:
             emit_json({"file": str(skip.path), "status": "skipped", "reason": skip.reason})
         else:
-            console.print(Text.assemble(("skip  ", "yellow"),
-                                        f"{safe(skip.path)}: {safe(skip.reason)}"))
+            console.print(Text.assemble((t("skip  "), "yellow"), f"{safe(skip.path)}: "
+                                        f"{safe(translate(skip.reason, language))}"))
     for path in expanded.files:
         report = validate_file(path)
         games += report.games
@@ -221,13 +235,15 @@ def validate_command(
             emit_json(report_json(report))
             continue
         for error in report.errors:
-            console.print(Text.assemble(("error ", "bold red"), safe(error)))
+            console.print(Text.assemble((t("error "), "bold red"),
+                                        safe(malformed_text(error, language))))
         if report.failure is not None:
-            console.print(Text.assemble(("error ", "bold red"),
-                                        f"{safe(path)}: {safe(report.failure)}"))
+            console.print(Text.assemble((t("error "), "bold red"), f"{safe(path)}: "
+                                        f"{safe(translate(report.failure, language))}"))
         if report.is_valid and not quiet:
             console.print(Text.assemble(
-                ("ok    ", "green"), f"{safe(path)}: {_plural(report.games, 'game')}"))
+                (t("ok    "), "green"),
+                f"{safe(path)}: {_plural(report.games, 'game', language)}"))
     total_files = len(expanded.files)
     if json_lines:
         emit_json({"summary": {
@@ -240,15 +256,17 @@ def validate_command(
             "malformed_games": bad_games,
         }})
     else:
-        summary = (
-            f"{_plural(total_files, 'file')}: {total_files - bad_files} valid, "
-            f"{bad_files} malformed; {_plural(games, 'game')} parsed, "
-            f"{bad_games} malformed"
+        summary = text(
+            "{files}: {valid} valid, {bad} malformed; {games} parsed, {bad_games} malformed",
+            language, files=_plural(total_files, "file", language),
+            valid=total_files - bad_files, bad=bad_files,
+            games=_plural(games, "game", language), bad_games=bad_games,
         )
         if expanded.missing:
-            summary += f"; {len(expanded.missing)} not found or not readable"
+            summary += text("; {n} not found or not readable", language,
+                            n=len(expanded.missing))
         if expanded.skipped:
-            summary += f"; {len(expanded.skipped)} skipped"
+            summary += text("; {n} skipped", language, n=len(expanded.skipped))
         console.print(summary)
     if bad_files or expanded.missing:
         raise typer.Exit(EXIT_MALFORMED)
@@ -274,6 +292,7 @@ def convert_command(
     indent: Annotated[
         bool, typer.Option("--indent", help="Indent a document with two spaces.")
     ] = False,
+    lang: LangOption = None,
 ) -> None:
     """Convert a log between the document and stream encodings (losslessly).
 
@@ -282,6 +301,7 @@ def convert_command(
 
     Exit status: 0 when the target is written, 2 on any error.
     """
+    use_lang(lang)
     from parsers.errors import MalformedLogError
     from parsers.read import parse_encoding
     from parsers.write import write_games

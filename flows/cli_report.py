@@ -20,10 +20,12 @@ import typer
 
 from flows.app import app
 from flows.cli_errors import EXIT_ERROR, fail
+from flows.cli_lang import LangOption, use_lang
 from flows.cli_text import make_console, safe
 
 if TYPE_CHECKING:
     from flows.warehouse import QueryResult
+    from rules.glossary import Lang
 
 
 class OutputFormat(StrEnum):
@@ -68,8 +70,20 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
-def write_result(result: QueryResult, fmt: OutputFormat) -> None:
-    """Print a result to standard output in the chosen format."""
+def column_title(column: str, lang: Lang) -> str:
+    """A column's header in a table: its name in English, its Chinese from the glossary
+    (the name when the glossary has none)."""
+    if lang == "en":
+        return column
+    from rules.glossary import glossary
+
+    pair = glossary().terms["column"].get(column)
+    return column if pair is None else pair[1]
+
+
+def write_result(result: QueryResult, fmt: OutputFormat, lang: Lang = "en") -> None:
+    """Print a result to standard output in the chosen format (a table's headers in
+    ``lang``; CSV and JSON keep the columns' names)."""
     if fmt is OutputFormat.CSV:
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(result.columns)
@@ -98,7 +112,8 @@ def write_result(result: QueryResult, fmt: OutputFormat) -> None:
         numeric = bool(values) and all(
             isinstance(v, int | float) and not isinstance(v, bool) for v in values
         )
-        table.add_column(Text(safe(column)), justify="right" if numeric else "left")
+        table.add_column(Text(safe(column_title(column, lang))),
+                         justify="right" if numeric else "left")
     for row in result.rows:
         # Text, not markup: a cell "[red]x" is printed as it is; escapes made visible.
         table.add_row(*(Text(safe(_cell(v))) for v in row))
@@ -106,7 +121,9 @@ def write_result(result: QueryResult, fmt: OutputFormat) -> None:
     # is cut: the table takes the width it needs.
     console = make_console() if sys.stdout.isatty() else make_console(width=100_000)
     console.print(table)
-    console.print(f"{len(result.rows)} rows", style="dim")
+    from rules.glossary import text
+
+    console.print(text("{n} rows", lang, n=len(result.rows)), style="dim")
 
 
 def _fail(exc: Exception) -> typer.Exit:
@@ -170,18 +187,20 @@ def report_command(
     list_reports: Annotated[
         bool, typer.Option("--list", help="List the reports and their parameters.")
     ] = False,
+    lang: LangOption = None,
 ) -> None:
     """Run one of the SQL reports of sql/reports/ against the database (read-only).
 
     Exit status: 0 on success, 2 on an error (an unknown report, a missing parameter, a
     missing or busy database).
     """
+    language = use_lang(lang)
     if list_reports or name is None:
         _list_reports()
         if name is None and not list_reports:
             raise typer.Exit(EXIT_ERROR)
         return
-    write_result(_run(query_report, db, name, param or []), fmt)
+    write_result(_run(query_report, db, name, param or []), fmt, language)
 
 
 @app.command("sql")
@@ -189,6 +208,7 @@ def sql_command(
     query: Annotated[str, typer.Argument(help="One SQL statement that reads.")],
     db: DbOption = Path("zhuoji.duckdb"),
     fmt: FormatOption = OutputFormat.TABLE,
+    lang: LangOption = None,
 ) -> None:
     """Run one SQL statement against the database, opened read-only.
 
@@ -200,7 +220,7 @@ def sql_command(
 
     Exit status: 0 on success, 2 on an error.
     """
-    write_result(_run(query_sql, db, query), fmt)
+    write_result(_run(query_sql, db, query), fmt, use_lang(lang))
 
 
 class ExportFormat(StrEnum):
@@ -310,6 +330,7 @@ def export_command(
     force: Annotated[
         bool, typer.Option("--force", help="Replace the file when it exists.")
     ] = False,
+    lang: LangOption = None,
 ) -> None:
     """Write the result of a query or a report to a file.
 
@@ -319,6 +340,7 @@ def export_command(
 
     Exit status: 0 when the file is written, 2 on an error.
     """
+    use_lang(lang)
     if (query is None) == (report is None):
         raise typer.BadParameter("give exactly one of --sql and --report", param_hint="--sql")
     if param and report is None:

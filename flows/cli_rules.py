@@ -11,6 +11,7 @@ import typer
 
 from flows.app import app
 from flows.cli_errors import fail
+from flows.cli_lang import LangOption, use_lang
 
 if TYPE_CHECKING:
     from rules.settings import RulesetBase, RulesetError
@@ -94,8 +95,9 @@ def list_lines() -> list[str]:
 
 
 @rules_app.command("list")
-def list_presets() -> None:
+def list_presets(lang: LangOption = None) -> None:
     """The shipped presets by family: name, players, seed document and article, title."""
+    use_lang(lang)
     for line in list_lines():
         typer.echo(line)
 
@@ -145,8 +147,10 @@ def show(
         help="override one setting, KEY=VALUE (dotted path or flat alias; JSON value)",
     ),
     describe: bool = typer.Option(False, "--describe", "-d", help="add each description"),
+    lang: LangOption = None,
 ) -> None:
     """Every setting of a preset with its resolved value (extends and --set applied)."""
+    use_lang(lang)
     from rules.presets import resolve_ruleset
     from rules.settings import RulesetError
 
@@ -163,8 +167,10 @@ def show(
 def diff(
     a: str = typer.Argument(..., help="first preset"),
     b: str = typer.Argument(..., help="second preset"),
+    lang: LangOption = None,
 ) -> None:
     """Only the settings whose values differ between two presets."""
+    use_lang(lang)
     from rules.settings import RulesetError, diff_settings, format_setting
 
     left, right = _load(a), _load(b)
@@ -203,9 +209,10 @@ def settings_matrix_markdown(names: Sequence[str]) -> str:
 
 
 @rules_app.command("matrix")
-def matrix() -> None:
+def matrix(lang: LangOption = None) -> None:
     """Every setting of every preset as markdown (docs/rules/presets.md): one table per
     family, each under a ``### family NAME`` heading when there are several families."""
+    use_lang(lang)
     from rules.presets import presets_by_family
 
     groups = presets_by_family()

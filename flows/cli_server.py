@@ -8,6 +8,7 @@ import typer
 
 from flows.app import app
 from flows.cli_ingest import quiet_prefect
+from flows.cli_lang import LangOption, use_lang
 
 server_app = typer.Typer(
     help="The local Prefect server that ingest runs reuse (with no PREFECT_API_URL set).",
@@ -18,9 +19,10 @@ app.add_typer(server_app, name="server")
 
 @server_app.command("status")
 @quiet_prefect()
-def status_command() -> None:
+def status_command(lang: LangOption = None) -> None:
     """Whether the local server runs: its address, process, Prefect home and idle timeout.
     Exit code 0 when it runs, 1 when it does not."""
+    use_lang(lang)
     from flows.prefect_server import LEASE_NAME, ReusedPrefectServer, idle_seconds
 
     idle = idle_seconds()
@@ -41,9 +43,10 @@ def status_command() -> None:
 
 @server_app.command("stop")
 @quiet_prefect()
-def stop_command() -> None:
+def stop_command(lang: LangOption = None) -> None:
     """Stop the local server, once the ingest runs using it end (the next run starts a
     new one)."""
+    use_lang(lang)
     from flows.prefect_server import ReusedPrefectServer, idle_seconds
 
     server = ReusedPrefectServer(timeout=0, idle=idle_seconds())

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from flows.app import app
+from flows.cli_lang import LangOption, use_lang
 from flows.cli_text import make_console
 
 if TYPE_CHECKING:
@@ -75,12 +76,14 @@ def simulate(
         typer.Option("--file-damage/--no-file-damage",
                      help="with --faults: allow file-level damage (truncation, broken lines)"),
     ] = True,
+    lang: LangOption = None,
 ) -> None:
     """Simulate complete games under one or more presets and write them as logs.
 
     Same seed, same bytes. With --faults, that fraction of hands carries one defect, listed
     in OUT/faults.jsonl with the finding the audit must report.
     """
+    use_lang(lang)
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,

@@ -23,7 +23,6 @@ import os
 import re
 import threading
 import time
-import tomllib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,9 +41,9 @@ from markupsafe import escape as _escape
 from flows import warehouse
 from flows.replay_page import finding_step, hand_replay, replay_json
 from flows.rows_tiles import MeldTextError, parse_discards, parse_melds
-from rules.families.guizhou.patterns import Pattern
 from rules.families.guizhou.settings import guizhou_ruleset
 from rules.families.guizhou.settlement import Reason
+from rules.glossary import Lang, expand, glossary, text, tile_zh, translate, zh
 from rules.melds import MeldKind
 from rules.presets import resolve_ruleset
 from rules.tiles import Suit, Tile, parse_tiles
@@ -76,18 +75,14 @@ NAV: tuple[tuple[str, str], ...] = (
 )
 
 SUIT_CHINESE: Mapping[Suit, str] = {
-    Suit.CHARACTERS: "万",
-    Suit.DOTS: "筒",
-    Suit.BAMBOO: "条",
-    Suit.WILD: "万能",
+    Suit.CHARACTERS: zh("tile", "m"),
+    Suit.DOTS: zh("tile", "p"),
+    Suit.BAMBOO: zh("tile", "s"),
+    Suit.WILD: zh("tile", "wild"),
 }
 RANK_CHINESE = ("", "一", "二", "三", "四", "五", "六", "七", "八", "九")
-MELD_CHINESE: Mapping[MeldKind, str] = {
-    MeldKind.PONG: "碰",
-    MeldKind.EXPOSED_KONG: "点豆",
-    MeldKind.ADDED_KONG: "转弯豆",
-    MeldKind.CONCEALED_KONG: "闷豆",
-}
+MELD_CHINESE: Mapping[MeldKind, str] = {kind: zh("meld", kind.value) for kind in MeldKind}
+LANGS: tuple[Lang, ...] = ("en", "zh")
 
 
 def esc(value: object) -> str:
@@ -132,37 +127,8 @@ class DashboardSummary:
 
 
 # --- labels ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Labels:
-    labels: Mapping[str, tuple[str, str]]
-    codes: Mapping[str, str]
-    outcomes: Mapping[str, tuple[str, str]]
-    chickens: Mapping[str, tuple[str, str]]
-    kongs: Mapping[str, tuple[str, str]]
-    checks: Mapping[str, str]  # settlement code -> what it checks, one English line
-    replay: Mapping[str, str]  # the replay panel's sentences and words
-
-
-def _pairs(table: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
-    return {str(k): (str(v[0]), str(v[1])) for k, v in table.items()}
-
-
-@cache
-def load_labels() -> Labels:
-    """The English/Chinese labels of ``dashboard_assets/labels.toml``."""
-    text = _asset("labels.toml")
-    data = tomllib.loads(text)
-    return Labels(
-        labels=_pairs(data["labels"]),
-        codes={str(k): str(v) for k, v in data["codes"].items()},
-        outcomes=_pairs(data["outcomes"]),
-        chickens=_pairs(data["chickens"]),
-        kongs=_pairs(data["kongs"]),
-        checks={str(k): str(v) for k, v in data["checks"].items()},
-        replay={str(k): str(v) for k, v in data["replay"].items()},
-    )
+# Every word of the pages comes from the glossary (rules/glossary.toml). In English a label
+# keeps its Chinese beside it (the terms players use); in Chinese it is Chinese only.
 
 
 def _asset(name: str) -> str:
@@ -176,36 +142,105 @@ def bilingual(pair: tuple[str, str]) -> Markup:
     return Markup(f'{esc(english)} <span class="zh" lang="zh">{esc(chinese)}</span>')
 
 
+def _in(pair: tuple[str, str], lang: Lang) -> Markup:
+    return bilingual(pair) if lang == "en" else Markup(esc(pair[1]))
+
+
 @cache
-def label(key: str) -> Markup:
-    return bilingual(load_labels().labels[key])
+def label(key: str, lang: Lang = "en") -> Markup:
+    return _in(glossary().terms["label"][key], lang)
+
+
+def label_text(key: str, lang: Lang) -> str:
+    """A label as plain text: ``Overview 概览`` in English, ``概览`` in Chinese."""
+    english, chinese = glossary().terms["label"][key]
+    return chinese if lang == "zh" else f"{english} {chinese}"
 
 
 def code_chinese(code: str) -> str:
-    return load_labels().codes.get(code, "")
+    return glossary().terms["code"].get(code, (code, ""))[1]
 
 
 @cache
-def outcome_label(kind: str) -> Markup:
-    return bilingual(load_labels().outcomes.get(kind, (kind, "")))
+def outcome_label(kind: str, lang: Lang = "en") -> Markup:
+    return _in(glossary().terms["outcome"].get(kind, (kind, "")), lang)
 
 
 @cache
 def term_chinese(name: str) -> str:
     """The Chinese term of a pattern or a ledger reason name ('' when unknown)."""
-    try:
-        return Pattern(name).chinese
-    except ValueError:
-        pass
-    try:
-        return Reason(name).chinese
-    except ValueError:
-        return ""
+    terms = glossary().terms
+    for section in ("pattern", "reason"):
+        if name in terms[section]:
+            return terms[section][name][1]
+    return ""
 
 
 @cache
-def term(name: str) -> Markup:
-    return bilingual((name, term_chinese(name)))
+def term(name: str, lang: Lang = "en") -> Markup:
+    return _in((name, term_chinese(name) or (name if lang == "zh" else "")), lang)
+
+
+def term_text(name: str, lang: Lang) -> str:
+    """``full_flush 清一色`` in English, ``清一色`` in Chinese (the name when it has none)."""
+    chinese = term_chinese(name)
+    if lang == "zh":
+        return chinese or name
+    return f"{name} {chinese}" if chinese else name
+
+
+def code_text(code: str, lang: Lang) -> str:
+    """``invalid_win 诈胡`` in English, ``诈胡`` in Chinese."""
+    chinese = code_chinese(code)
+    return (chinese or code) if lang == "zh" else f"{code} {chinese}".rstrip()
+
+
+def page_text(english: str, lang: Lang, **fields: Any) -> str:
+    """A sentence of a page (not HTML) in ``lang``."""
+    return text(english, lang, **fields)
+
+
+@jinja2.pass_context
+def _ctx_label(ctx: Any, key: str) -> Markup:
+    return label(key, ctx.get("lang", "en"))
+
+
+@jinja2.pass_context
+def _ctx_outcome(ctx: Any, kind: str) -> Markup:
+    return outcome_label(kind, ctx.get("lang", "en"))
+
+
+@jinja2.pass_context
+def _ctx_term(ctx: Any, name: str) -> Markup:
+    return term(name, ctx.get("lang", "en"))
+
+
+@jinja2.pass_context
+def _ctx_name(ctx: Any, name: str, kind: str = "term") -> Markup:
+    """A pattern, reason or code: ``<code>name</code> <span class="zh">中文</span>`` in
+    English, the Chinese (the name on hover) in Chinese."""
+    chinese = code_chinese(name) if kind == "code" else term_chinese(name)
+    if ctx.get("lang", "en") == "zh" and chinese:
+        return Markup(f'<span title="{esc(name)}">{esc(chinese)}</span>')
+    return Markup(f'<code>{esc(name)}</code> <span class="zh">{esc(chinese)}</span>')
+
+
+@jinja2.pass_context
+def _ctx_text(ctx: Any, english: str, **fields: Any) -> Markup:
+    """A sentence of a template in the page's language: the template's text is trusted
+    HTML (it is ours), the fields are escaped."""
+    lang = ctx.get("lang", "en")
+    english = expand(english)
+    source = english if lang == "en" else glossary().texts.get(english)
+    if source is None:
+        raise DashboardError(f"the glossary has no Chinese for the page text {english!r}")
+    return Markup(source).format(**fields) if fields else Markup(source)
+
+
+@jinja2.pass_context
+def _ctx_translate(ctx: Any, message: str) -> str:
+    """An engine message (a finding, a ledger item's detail) in the page's language."""
+    return translate(message, ctx.get("lang", "en"))
 
 
 _INLINE = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*|\*([^*]+)\*")
@@ -326,13 +361,13 @@ def tile_html(
     if won:
         classes.append("won")
     if tile.is_wild:
-        name = "W 万能鸡"
-        face = "<b>万能</b>"
+        name = f"W {zh('tile', 'wild_chicken')}"
+        face = f"<b>{zh('tile', 'wild')}</b>"
     else:
         suit = SUIT_CHINESE[tile.suit]
         name = f"{tile.text} {RANK_CHINESE[tile.rank]}{suit}"
         if tile is Tile.S1:
-            name += " 幺鸡"
+            name += f" {zh('tile', 'one_bamboo')}"
         face = f"<b>{tile.rank}</b><i>{suit}</i>"
     return Markup(f'<span class="{" ".join(classes)}" title="{name}">{face}</span>')
 
@@ -482,7 +517,12 @@ class SeriesPoint:
 
 
 def svg_line_chart(
-    points: Sequence[SeriesPoint], *, title: str, width: int = 1140, height: int = 300
+    points: Sequence[SeriesPoint],
+    *,
+    title: str,
+    width: int = 1140,
+    height: int = 300,
+    lang: Lang = "en",
 ) -> Markup:
     """A running score: the line through each stretch's last value, a band from each
     stretch's low to its high, a dashed zero line, and round ticks on both axes."""
@@ -529,9 +569,10 @@ def svg_line_chart(
     out.append(f'<polyline class="line" points="{line}"/>')
     if points:
         last = points[-1]
+        tip = page_text("after {n} hands: {score}", lang, n=f"{last.x:,}", score=f"{last.y:+,}")
         out.append(
             f'<circle cx="{px[-1]}" cy="{sy(last.y)}" r="3.5" fill="#1f6f5c">'
-            f"<title>after {last.x:,} hands: {last.y:+,}</title></circle>"
+            f"<title>{esc(tip)}</title></circle>"
         )
     out.append("</svg>")
     return Markup("".join(out))
@@ -754,9 +795,24 @@ TEMPLATES = (
 Builder = Callable[..., dict[str, Any]]
 Progress = Callable[[str, int, float], None]
 """Told when a group of pages is written: its name, its pages, seconds since the start."""
-Job = tuple[str, str, Builder | None, tuple[Any, ...], dict[str, Any]]
-"""A page: its path, template, and its context, or a builder and the rows it takes."""
+Job = tuple[str, str, Builder | None, tuple[Any, ...], dict[str, dict[str, Any]]]
+"""A page: its path, template, and its context in each language, or a builder (called
+with the rows it takes and ``lang=``)."""
 Pool = multiprocessing.pool.Pool
+
+
+def site_langs(lang: Lang) -> tuple[tuple[Lang, str], ...]:
+    """The languages of a site and the folder of each: ``lang`` at the root, the other in
+    its own folder (``zh/`` or ``en/``)."""
+    other: Lang = "zh" if lang == "en" else "en"
+    return ((lang, ""), (other, f"{other}/"))
+
+
+def _switch(path: str, prefix: str, langs: Sequence[tuple[Lang, str]]) -> tuple[str, Lang]:
+    """The link from a page to the same page in the site's other language."""
+    up = "../" * (path.count("/") + prefix.count("/"))
+    other_lang, other_prefix = next((lg, pf) for lg, pf in langs if pf != prefix)
+    return up + other_prefix + path, other_lang
 
 
 def _render_page(
@@ -766,27 +822,45 @@ def _render_page(
     path: str,
     template: str,
     context: Mapping[str, Any],
+    lang: Lang,
+    prefix: str,
 ) -> int:
-    html = env.get_template(template).render(root="../" * path.count("/"), **shared, **context)
+    langs: Sequence[tuple[Lang, str]] = shared["langs"]
+    switch, switch_lang = _switch(path, prefix, langs)
+    html = env.get_template(template).render(
+        root="../" * path.count("/"),
+        lang=lang,
+        switch=switch,
+        switch_lang=switch_lang,
+        switch_name=glossary().terms["label"]["language"][lang == "zh"],
+        **{k: v for k, v in shared.items() if k != "langs"},
+        **context,
+    )
     data = html.encode("utf-8")
-    target = out / path
+    target = out / (prefix + path)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
     return len(data)
 
 
-def _render_job(env: jinja2.Environment, out: Path, shared: Mapping[str, Any], job: Job) -> int:
-    path, template, builder, args, context = job
-    if builder is not None:
-        context = builder(*args)
-    return _render_page(env, out, shared, path, template, context)
+def _render_job(
+    env: jinja2.Environment, out: Path, shared: Mapping[str, Any], job: Job
+) -> list[tuple[str, int]]:
+    """A page in every language of the site: the paths written and their sizes."""
+    path, template, builder, args, contexts = job
+    written = []
+    for lang, prefix in shared["langs"]:
+        context = builder(*args, lang=lang) if builder is not None else contexts[lang]
+        size = _render_page(env, out, shared, path, template, context, lang, prefix)
+        written.append((prefix + path, size))
+    return written
 
 
 def _render_batch(out: str, shared: dict[str, Any], jobs: list[Job]) -> list[tuple[str, int]]:
     """A worker's task: render and write a batch of pages; their sizes."""
     env = _environment()
     root = Path(out)
-    return [(job[0], _render_job(env, root, shared, job)) for job in jobs]
+    return [item for job in jobs for item in _render_job(env, root, shared, job)]
 
 
 def start_pool(workers: int) -> Pool:
@@ -846,19 +920,21 @@ class Site:
         links: Links = self.shared["links"]
         return links
 
-    def write(self, path: str, template: str, **context: Any) -> None:
-        """A page from its context."""
-        self._add((path, template, None, (), context))
+    def write(self, path: str, template: str, make: Callable[[Lang], dict[str, Any]]) -> None:
+        """A page from its context in each language, ``make(lang)``."""
+        contexts = {lang: make(lang) for lang, _ in self.shared["langs"]}
+        self._add((path, template, None, (), contexts))
 
     def build(self, path: str, template: str, builder: Builder, *args: Any) -> None:
-        """A page whose context ``builder(*args)`` makes (in the worker, with a pool)."""
+        """A page whose context ``builder(*args, lang=...)`` makes (in the worker, with a
+        pool), in each language."""
         self._add((path, template, builder, args, {}))
 
     def _add(self, job: Job) -> None:
-        if self._groups:
-            self._groups[-1][1] += 1
+        if self._groups:  # the page in every language
+            self._groups[-1][1] += len(self.shared["langs"])
         if self._pool is None:
-            self.written[job[0]] = _render_job(self.env, self.out, self.shared, job)
+            self.written.update(_render_job(self.env, self.out, self.shared, job))
             return
         self._batch.append(job)
         if len(self._batch) >= BATCH_PAGES:
@@ -895,12 +971,16 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(num=fmt_num, pct=fmt_pct, signed=fmt_signed, when=fmt_time, sv=sort_value)
+    env.filters.update(num=fmt_num, pct=fmt_pct, signed=fmt_signed, when=fmt_time, sv=sort_value,
+                       code_zh=code_chinese)
     env.globals.update(
-        L=label,
+        L=_ctx_label,
+        T=_ctx_text,
+        tr=_ctx_translate,
+        name=_ctx_name,
         code_zh=code_chinese,
-        outcome=outcome_label,
-        term=term,
+        outcome=_ctx_outcome,
+        term=_ctx_term,
         term_zh=term_chinese,
         bilingual=bilingual,
         nav=NAV,
@@ -911,10 +991,13 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def render_standalone(template: str, links: Links, context: Mapping[str, Any]) -> bytes:
-    """One page on its own, linking to no other page of a site (UTF-8 bytes)."""
+def render_standalone(
+    template: str, links: Links, context: Mapping[str, Any], lang: Lang = "en"
+) -> bytes:
+    """One page on its own, in ``lang``, linking to no other page of a site (UTF-8
+    bytes)."""
     html = _environment().get_template(template).render(
-        root="", links=links, as_of=None, **context
+        root="", links=links, as_of=None, lang=lang, switch=None, switch_lang=None, **context
     )
     return html.encode("utf-8")
 
@@ -958,17 +1041,21 @@ def build_dashboard(
     *,
     workers: int | None = None,
     progress: Progress | None = None,
+    lang: Lang = "en",
 ) -> DashboardSummary:
     """Open the warehouse read-only and write the dashboard into ``out``, rendering the
     pages on ``workers`` processes (default: the cores, at most 4; 1: this process);
-    ``progress`` is told as each group of pages is written."""
+    ``progress`` is told as each group of pages is written. The site is in both
+    languages: ``lang`` at the root, the other in its folder (``zh/`` or ``en/``), each
+    page linking to its other-language twin."""
     processes = default_workers() if workers is None else workers
     pool = start_pool(processes) if processes > 1 else None
     try:
         con = warehouse.open_reader(db)
         try:
             return render_dashboard(
-                con, Path(out), limits or DashboardLimits(), pool=pool, progress=progress
+                con, Path(out), limits or DashboardLimits(), pool=pool, progress=progress,
+                lang=lang,
             )
         finally:
             con.close()
@@ -985,9 +1072,11 @@ def render_dashboard(
     *,
     pool: Pool | None = None,
     progress: Progress | None = None,
+    lang: Lang = "en",
 ) -> DashboardSummary:
     """Write every page of the dashboard for the warehouse behind ``con`` (pages are
-    rendered by ``pool``'s processes when one is given, else here)."""
+    rendered by ``pool``'s processes when one is given, else here), in both languages
+    (``lang`` at the root)."""
     started = time.perf_counter()
     _prepare_out(out)
     tables = {str(r["table_name"]) for r in query(con, "dashboard_tables")}
@@ -1007,7 +1096,11 @@ def render_dashboard(
         hands={key: f"hands/{page_slug(key[0])}-h{key[1]}.html" for key in sorted(picked)},
     )
     as_of = overview["last_ingest"]
-    shared = {"links": links, "as_of": fmt_time(as_of) if as_of else None}
+    shared = {
+        "links": links,
+        "as_of": fmt_time(as_of) if as_of else None,
+        "langs": site_langs(lang),
+    }
     site = Site(out, shared, pool, progress)
     averages = _averages(players)
     site.group("overview")
@@ -1072,116 +1165,134 @@ def _overview_page(
     patterns = query(con, "pattern_frequencies")[:8]
     codes = query(con, "illegal_moves_by_code")
     total_hands = int(overview["hands"] or 0)
-    outcome_bar = svg_stacked_bar(
-        [
-            (
-                str(o["kind"]),
-                int(o["hands"]),
-                f"{o['kind']}: {o['hands']:,} ({fmt_pct(o['hands'] / total_hands)})",
-            )
-            for o in outcomes
-        ],
-        title="How hands ended",
-    )
-    day_chart = svg_day_chart(
-        [
-            DayColumn(
-                day=d["day"],
-                value=float(d["hands"]),
-                tooltip=f"{fmt_time(d['day'])}: {d['hands']:,} hands, "
-                f"{d['disputed']:,} disputed, {d['illegal']:,} with illegal moves",
-            )
-            for d in days
-        ],
-        title="Hands per day",
-    )
-    pattern_chart = svg_bar_chart(
-        [
-            Bar(
-                label=f"{p['pattern']} {term_chinese(str(p['pattern']))}",
-                value=float(p["scored_wins"]),
-                text=fmt_num(p["scored_wins"]),
-                href="patterns.html",
-            )
-            for p in patterns
-        ],
-        title="Top patterns",
-        width=520,
-        label_width=200,
-    )
-    code_chart = svg_bar_chart(
-        [
-            Bar(
-                label=f"{c['code']} {code_chinese(str(c['code']))}",
-                value=float(c["findings"]),
-                text=fmt_num(c["findings"]),
-                href=site.links.code(str(c["code"])),
-                alert=True,
-            )
-            for c in codes[:8]
-        ],
-        title="Illegal moves by code",
-        width=520,
-        label_width=200,
-    )
-    site.write(
-        "index.html",
-        "overview.html",
-        title="Overview 概览",
-        here="overview",
-        o=overview,
-        outcomes=outcomes,
-        total_hands=total_hands,
-        outcome_bar=outcome_bar,
-        day_chart=day_chart if days else None,
-        pattern_chart=pattern_chart if patterns else None,
-        code_chart=code_chart if codes else None,
-        top=players[:10],
-        runs=runs,
-        quarantine=quarantine,
-        quarantine_total=quarantine[0]["total"] if quarantine else 0,
-    )
+
+    def make(lang: Lang) -> dict[str, Any]:
+        outcome_bar = svg_stacked_bar(
+            [
+                (
+                    str(o["kind"]),
+                    int(o["hands"]),
+                    f"{_outcome_text(str(o['kind']), lang)}: {o['hands']:,} "
+                    f"({fmt_pct(o['hands'] / total_hands)})",
+                )
+                for o in outcomes
+            ],
+            title=glossary().terms["label"]["outcomes"][lang == "zh"],
+        )
+        day_chart = svg_day_chart(
+            [
+                DayColumn(
+                    day=d["day"],
+                    value=float(d["hands"]),
+                    tooltip=page_text(
+                        "{day}: {hands} hands, {disputed} disputed, {illegal} with illegal "
+                        "moves", lang, day=fmt_time(d["day"]), hands=f"{d['hands']:,}",
+                        disputed=f"{d['disputed']:,}", illegal=f"{d['illegal']:,}"),
+                )
+                for d in days
+            ],
+            title=glossary().terms["label"]["hands_per_day"][lang == "zh"],
+        )
+        pattern_chart = svg_bar_chart(
+            [
+                Bar(
+                    label=term_text(str(p["pattern"]), lang),
+                    value=float(p["scored_wins"]),
+                    text=fmt_num(p["scored_wins"]),
+                    href="patterns.html",
+                )
+                for p in patterns
+            ],
+            title=glossary().terms["label"]["top_patterns"][lang == "zh"],
+            width=520,
+            label_width=200,
+        )
+        code_chart = svg_bar_chart(
+            [
+                Bar(
+                    label=code_text(str(c["code"]), lang),
+                    value=float(c["findings"]),
+                    text=fmt_num(c["findings"]),
+                    href=site.links.code(str(c["code"])),
+                    alert=True,
+                )
+                for c in codes[:8]
+            ],
+            title=glossary().terms["label"]["top_codes"][lang == "zh"],
+            width=520,
+            label_width=200,
+        )
+        return {
+            "title": label_text("overview", lang),
+            "here": "overview",
+            "o": overview,
+            "outcomes": outcomes,
+            "total_hands": total_hands,
+            "outcome_bar": outcome_bar,
+            "day_chart": day_chart if days else None,
+            "pattern_chart": pattern_chart if patterns else None,
+            "code_chart": code_chart if codes else None,
+            "top": players[:10],
+            "runs": runs,
+            "quarantine": quarantine,
+            "quarantine_total": quarantine[0]["total"] if quarantine else 0,
+        }
+
+    site.write("index.html", "overview.html", make)
+
+
+def _outcome_text(kind: str, lang: Lang) -> str:
+    pair = glossary().terms["outcome"].get(kind, (kind, kind))
+    return pair[1] if lang == "zh" else kind
 
 
 def _leaderboard_page(site: Site, players: Sequence[Row]) -> None:
     site.write(
         "leaderboard.html",
         "leaderboard.html",
-        title="Leaderboard 排行榜",
-        here="leaderboard",
-        players=players,
+        lambda lang: {
+            "title": label_text("leaderboard", lang),
+            "here": "leaderboard",
+            "players": players,
+        },
     )
 
 
 def _patterns_page(site: Site, con: duckdb.DuckDBPyConnection) -> None:
     rows = query(con, "pattern_frequencies")
-    chart = svg_bar_chart(
-        [
-            Bar(
-                label=f"{r['pattern']} {term_chinese(str(r['pattern']))}",
-                value=float(r["scored_wins"] - r["valued_wins"]),
-                secondary=float(r["qualifying_wins"]),
-                text=fmt_num(r["scored_wins"])
-                + (f" ({r['valued_wins']:,} by rule)" if r["valued_wins"] else ""),
-                tooltip=f"{r['pattern']}: scored in {r['scored_wins']:,} wins"
-                + (f", {r['valued_wins']:,} of them by a rule" if r["valued_wins"] else "")
-                + f"; qualifying in {r['qualifying_wins']:,}",
-            )
-            for r in rows
-        ],
-        title="Pattern frequencies",
-        width=900,
-        label_width=260,
-        value_width=130,
-    )
-    site.write(
-        "patterns.html",
-        "patterns.html",
-        title="Patterns 番型",
-        here="patterns",
-        rows=rows,
-        chart=chart if rows else None,
-    )
+
+    def make(lang: Lang) -> dict[str, Any]:
+        chart = svg_bar_chart(
+            [
+                Bar(
+                    label=term_text(str(r["pattern"]), lang),
+                    value=float(r["scored_wins"] - r["valued_wins"]),
+                    secondary=float(r["qualifying_wins"]),
+                    text=fmt_num(r["scored_wins"])
+                    + (page_text(" ({n} by rule)", lang, n=f"{r['valued_wins']:,}")
+                       if r["valued_wins"] else ""),
+                    tooltip=page_text("{pattern}: scored in {n} wins", lang,
+                                      pattern=term_text(str(r["pattern"]), lang),
+                                      n=f"{r['scored_wins']:,}")
+                    + (page_text(", {n} of them by a rule", lang, n=f"{r['valued_wins']:,}")
+                       if r["valued_wins"] else "")
+                    + page_text("; qualifying in {n}", lang, n=f"{r['qualifying_wins']:,}"),
+                )
+                for r in rows
+            ],
+            title=glossary().terms["label"]["pattern_frequencies"][lang == "zh"],
+            width=900,
+            label_width=260,
+            value_width=130,
+        )
+        return {
+            "title": label_text("patterns", lang),
+            "here": "patterns",
+            "rows": rows,
+            "chart": chart if rows else None,
+        }
+
+    site.write("patterns.html", "patterns.html", make)
 
 
 def _players_pages(
@@ -1215,24 +1326,29 @@ def _players_pages(
 
 
 def _count_chart(
-    row: Mapping[str, Any], names: Mapping[str, Sequence[str]], column: str, title: str
+    row: Mapping[str, Any], section: str, keys: Sequence[str], column: str, title: str,
+    lang: Lang,
 ) -> str:
     """A bar per kind (kongs or chickens) from a player's row: ``column`` formats the kind
     into the row's column name."""
+    terms = glossary().terms[section]
     return svg_bar_chart(
         [
             Bar(
-                label=" ".join(names[k]),
+                label=terms[k][1] if lang == "zh" else " ".join(terms[k]),
                 value=float(row[column.format(k)] or 0),
                 text=fmt_num(row[column.format(k)]),
             )
-            for k in names
+            for k in keys
         ],
         title=title,
         width=420,
         label_width=160,
     )
 
+
+KONG_KINDS = ("exposed", "added", "concealed")
+CHICKEN_KINDS = ("standing", "flipped", "gold", "charging", "responsibility")
 
 
 def player_context(
@@ -1242,9 +1358,11 @@ def player_context(
     flagged: Sequence[Row],
     findings: Sequence[Row],
     averages: Mapping[str, float | None],
+    *,
+    lang: Lang = "en",
 ) -> dict[str, Any]:
     """The player page's context from the player's rows (run where the page renders)."""
-    labels = load_labels()
+    labels = glossary().terms["label"]
     pid = str(p["player_id"])
     points = [
         SeriesPoint(
@@ -1256,16 +1374,17 @@ def player_context(
     rate_chart = svg_bar_chart(
         [
             Bar(
-                label=" ".join(labels.labels[rate]),
+                label=labels[rate][1] if lang == "zh" else " ".join(labels[rate]),
                 value=float(p[rate] or 0.0),
                 text=fmt_pct(p[rate]),
                 marker=averages[rate],
-                tooltip=f"{fmt_pct(p[rate])} of {hands:,} hands; all players "
-                f"{fmt_pct(averages[rate])}",
+                tooltip=page_text("{rate} of {hands} hands; all players {average}", lang,
+                                  rate=fmt_pct(p[rate]), hands=f"{hands:,}",
+                                  average=fmt_pct(averages[rate])),
             )
             for rate, _ in RATE_KEYS
         ],
-        title="Rates",
+        title=labels["rates"][lang == "zh"],
         width=520,
         label_width=180,
         full_scale=1.0,
@@ -1273,23 +1392,30 @@ def player_context(
     mix_chart = svg_bar_chart(
         [
             Bar(
-                label=f"{m['pattern']} {term_chinese(str(m['pattern']))}",
+                label=term_text(str(m["pattern"]), lang),
                 value=float(m["wins"]),
                 text=fmt_num(m["wins"]),
             )
             for m in mix
         ],
-        title="Pattern mix",
+        title=labels["pattern_mix"][lang == "zh"],
         width=520,
         label_width=200,
     )
-    kong_chart = _count_chart(p, labels.kongs, "{}_kongs", "Kongs")
-    chicken_chart = _count_chart(p, labels.chickens, "chickens_{}", "Chickens")
+    kong_chart = _count_chart(p, "kong", KONG_KINDS, "{}_kongs",
+                              glossary().terms["kong"]["kongs"][lang == "zh"].capitalize(),
+                              lang)
+    chicken_chart = _count_chart(p, "chicken", CHICKEN_KINDS, "chickens_{}",
+                                 "Chickens" if lang == "en" else zh("chicken", "chicken"),
+                                 lang)
     return {
-        "title": f"{pid} · Player 玩家",
+        "title": f"{pid} · {label_text('player', lang)}",
         "here": "leaderboard",
         "p": p,
-        "score_chart": svg_line_chart(points, title=f"Running score of {pid}"),
+        "score_chart": svg_line_chart(
+            points, title=page_text("Running score of {player}", lang, player=pid),
+            lang=lang,
+        ),
         "points": len(points),
         "rate_chart": rate_chart,
         "mix_chart": mix_chart if mix else None,
@@ -1309,23 +1435,27 @@ def _disputed_pages(
     limits: DashboardLimits,
 ) -> None:
     total = int(overview["disputed_hands"] or 0)
-    checks = load_labels().checks
-    by_check = [{**r, "what": checks.get(str(r["code"]), "")} for r in by_check]
+    checks = glossary().terms["check"]
     pages = list_pages("disputed", len(disputed), limits.list_rows)
     for i, path in enumerate(pages):
-        site.write(
-            path,
-            "disputed.html",
-            title="Disputed hands 争议牌局",
-            here="disputed",
-            rows=disputed[i * limits.list_rows : (i + 1) * limits.list_rows],
-            shown=len(disputed),
-            total=total,
-            pages=pages,
-            current=i + 1,
-            first=i * limits.list_rows,
-            by_check=by_check,
-        )
+
+        def make(lang: Lang, i: int = i) -> dict[str, Any]:
+            return {
+                "title": label_text("disputed", lang),
+                "here": "disputed",
+                "rows": disputed[i * limits.list_rows : (i + 1) * limits.list_rows],
+                "shown": len(disputed),
+                "total": total,
+                "pages": pages,
+                "current": i + 1,
+                "first": i * limits.list_rows,
+                "by_check": [
+                    {**r, "what": checks.get(str(r["code"]), ("", ""))[lang == "zh"]}
+                    for r in by_check
+                ],
+            }
+
+        site.write(path, "disputed.html", make)
 
 
 def _illegal_pages(
@@ -1358,72 +1488,87 @@ def _illegal_pages(
         ),
         key=lambda item: (-item[1], item[0]),
     )
-    chart = svg_bar_chart(
-        [
-            Bar(
-                label=f"{c['code']} {code_chinese(str(c['code']))}",
-                value=float(c["findings"]),
-                text=fmt_num(c["findings"]),
-                href=links.code(str(c["code"])),
-                alert=True,
-                tooltip=f"{c['code']}: {c['findings']:,} findings in {c['hands']:,} hands, "
-                f"{c['fatal']:,} stopped the hand",
-            )
-            for c in by_code
-        ],
-        title="Illegal moves by code",
-        width=720,
-        label_width=240,
-    )
+
+    def chart(lang: Lang) -> Markup:
+        return svg_bar_chart(
+            [
+                Bar(
+                    label=code_text(str(c["code"]), lang),
+                    value=float(c["findings"]),
+                    text=fmt_num(c["findings"]),
+                    href=links.code(str(c["code"])),
+                    alert=True,
+                    tooltip=page_text(
+                        "{code}: {findings} findings in {hands} hands, {fatal} stopped the "
+                        "hand", lang, code=code_text(str(c["code"]), lang),
+                        findings=f"{c['findings']:,}", hands=f"{c['hands']:,}",
+                        fatal=f"{c['fatal']:,}"),
+                )
+                for c in by_code
+            ],
+            title=glossary().terms["label"]["top_codes"][lang == "zh"],
+            width=720,
+            label_width=240,
+        )
+
     total = int(overview["illegal_hands"] or 0)
     pages = list_pages("illegal-hands", len(illegal), limits.list_rows)
     site.write(
         "illegal.html",
         "illegal.html",
-        title="Illegal moves 违规",
-        here="illegal",
-        by_code=by_code,
-        chart=chart if by_code else None,
-        codes=codes,
-        by_player=by_player,
-        hands_total=total,
-        hands_page=pages[0],
+        lambda lang: {
+            "title": label_text("illegal", lang),
+            "here": "illegal",
+            "by_code": by_code,
+            "chart": chart(lang) if by_code else None,
+            "codes": codes,
+            "by_player": by_player,
+            "hands_total": total,
+            "hands_page": pages[0],
+        },
     )
     for i, path in enumerate(pages):
-        site.write(
-            path,
-            "illegal_hands.html",
-            title="Hands with illegal moves 违规牌局",
-            here="illegal",
-            rows=illegal[i * limits.list_rows : (i + 1) * limits.list_rows],
-            shown=len(illegal),
-            total=total,
-            pages=pages,
-            current=i + 1,
-        )
+
+        def make(lang: Lang, i: int = i) -> dict[str, Any]:
+            return {
+                "title": label_text("illegal_hands", lang),
+                "here": "illegal",
+                "rows": illegal[i * limits.list_rows : (i + 1) * limits.list_rows],
+                "shown": len(illegal),
+                "total": total,
+                "pages": pages,
+                "current": i + 1,
+            }
+
+        site.write(path, "illegal_hands.html", make)
     site.write(
         "rules.html",
         "rules.html",
-        title="Codes and their rules 违规类型与规则",
-        here="illegal",
-        rules=sorted(code_rules().items()),
-        pages={str(c["code"]): links.code(str(c["code"])) for c in by_code},
+        lambda lang: {
+            "title": label_text("codes_rules", lang),
+            "here": "illegal",
+            "rules": sorted(code_rules().items()),
+            "pages": {str(c["code"]): links.code(str(c["code"])) for c in by_code},
+        },
     )
     per_code = group_rows(query(con, "dashboard_code_hands", limit=str(limits.code_hands)), "code")
     for c in by_code:
         code = str(c["code"])
         rows = per_code.get(code, [])
-        site.write(
-            links.code(code),
-            "code.html",
-            title=f"{code} · Illegal moves 违规",
-            here="illegal",
-            c=c,
-            code=code,
-            rule=code_rules().get(code, ()),
-            rows=rows,
-            total=rows[0]["total"] if rows else 0,
-        )
+
+        def make_code(lang: Lang, c: Row = c, code: str = code,
+                      rows: list[Row] = rows) -> dict[str, Any]:
+            return {
+                "title": f"{code_text(code, lang)} · {label_text('illegal', lang)}",
+                "here": "illegal",
+                "c": c,
+                "code": code,
+                "rule": code_rules().get(code, ()),
+                "rows": rows,
+                "total": rows[0]["total"] if rows else 0,
+            }
+
+        site.write(links.code(code), "code.html", make_code)
 
 
 # --- hand pages ------------------------------------------------------------------------------
@@ -1551,8 +1696,11 @@ def hand_context(
     tiles: Sequence[Row],
     ledger: Sequence[Row],
     findings: Sequence[Row],
+    *,
+    lang: Lang = "en",
 ) -> dict[str, Any]:
-    """The hand audit page's context from the hand's rows (run where the page renders)."""
+    """The hand audit page's context from the hand's rows (run where the page renders),
+    in ``lang``."""
     standing = _chicken_tiles(str(h["ruleset"]), h["rule_overrides"])
     flip = _parse_tile(h["flip_tile"])
     flip_chicken = None if flip is None or flip.is_wild else flip.next_in_suit()
@@ -1566,8 +1714,8 @@ def hand_context(
     ]
     names = {int(s["seat"]): s["player_id"] for s in seats}
     return {
-        **replay_context(h, findings, chickens, names),
-        "title": f"{h['game_id']} #{h['hand_no']} · Hand audit 牌局审计",
+        **replay_context(h, findings, chickens, names, lang),
+        "title": f"{h['game_id']} #{h['hand_no']} · {label_text('hand_audit', lang)}",
         "here": "disputed" if h["disputed"] else "illegal",
         "h": h,
         "seats": seats,
@@ -1605,33 +1753,43 @@ def _tile_face(text: str, *, chicken: bool) -> str:
 
 
 def replay_context(
-    h: Row, findings: Sequence[Row], chickens: frozenset[Tile], names: Mapping[int, Any]
+    h: Row,
+    findings: Sequence[Row],
+    chickens: frozenset[Tile],
+    names: Mapping[int, Any],
+    lang: Lang = "en",
 ) -> dict[str, Any]:
     """The replay panel of a hand page: the data its script draws, or why there is none."""
     path = h.get("path")
     if path is None:
-        return {"replay": None, "replay_missing": "the hand's log file is not known",
+        return {"replay": None,
+                "replay_missing": page_text("the hand's log file is not known", lang),
                 "finding_steps": {}}
     data = hand_replay(str(path), h.get("file_sha256"), str(h["game_id"]), int(h["hand_no"]))
     snapshots = data.snapshots
     if snapshots is None:
-        return {"replay": None, "replay_missing": data.missing, "finding_steps": {}}
+        return {"replay": None, "replay_missing": translate(data.missing or "", lang),
+                "finding_steps": {}}
     if not snapshots.steps:
-        return {"replay": None, "replay_missing": "the deal is illegal, so no table to show",
+        return {"replay": None,
+                "replay_missing": page_text("the deal is illegal, so no table to show", lang),
                 "finding_steps": {}}
     texts: set[str] = set()
     for step in snapshots.steps:
         _tile_texts(step.table, texts)
         _tile_texts(step.event, texts)
     _tile_texts(snapshots.stopped_at, texts)
-    labels = load_labels()
-    words = dict(labels.replay)
+    words = {key: pair[lang == "zh"] for key, pair in glossary().terms["replay"].items()}
+    if lang == "zh":  # the tiles' and the codes' Chinese names, for the panel's sentences
+        words.update({f"tile:{t}": tile_zh(t) for t in sorted(texts)})
+        words.update({f"code:{f['code']}": code_chinese(str(f["code"])) for f in findings})
     n = int(h["n_players"])
     return {
         "replay": Markup(
             replay_json(
                 snapshots,
-                findings=findings,
+                findings=[{**f, "message": translate(str(f["message"]), lang)}
+                          if f.get("message") else f for f in findings],
                 tiles={t: _tile_face(t, chicken=False) for t in texts},
                 chicken_tiles={
                     t: _tile_face(t, chicken=True) for t in texts if Tile.parse(t) in chickens
@@ -1665,7 +1823,9 @@ class LiveDashboard:
         limits: DashboardLimits | None = None,
         *,
         workers: int | None = None,
+        lang: Lang = "en",
     ) -> None:
+        self.lang: Lang = lang
         self.db = Path(db)
         self.folder = folder
         self.limits = limits or DashboardLimits()
@@ -1691,7 +1851,9 @@ class LiveDashboard:
             if stamp == self._stamp:
                 return False
             try:
-                build_dashboard(self.db, self.folder, self.limits, workers=self.workers)
+                build_dashboard(
+                    self.db, self.folder, self.limits, workers=self.workers, lang=self.lang
+                )
             except warehouse.DatabaseBusyError:
                 if self._stamp is None:
                     raise

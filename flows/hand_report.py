@@ -20,6 +20,7 @@ from flows.ingest import load_outcomes
 from flows.process import process_file
 from parsers.errors import MalformedLogError
 from parsers.read import generate_fast_games
+from rules.glossary import Lang
 
 __all__ = ["HandReportError", "HandReportSummary", "pick_hand", "write_hand_report"]
 
@@ -76,9 +77,14 @@ def pick_hand(path: str, hand_no: int, game_id: str | None) -> tuple[str, int]:
 
 
 def write_hand_report(
-    path: str | Path, hand_no: int, out: str | Path, *, game_id: str | None = None
+    path: str | Path,
+    hand_no: int,
+    out: str | Path,
+    *,
+    game_id: str | None = None,
+    lang: Lang = "en",
 ) -> HandReportSummary:
-    """Audit ``path`` and write the page of one of its hands to ``out``."""
+    """Audit ``path`` and write the page of one of its hands to ``out``, in ``lang``."""
     source = Path(path).resolve().as_posix()
     game, hand = pick_hand(source, hand_no, game_id)
     target = Path(out)
@@ -104,10 +110,13 @@ def write_hand_report(
                 query(con, "dashboard_hand_tiles", **params),
                 query(con, "dashboard_hand_ledger", **params),
                 query(con, "dashboard_hand_findings", **params),
+                lang=lang,
             )
         finally:
             con.close()
-    data = render_standalone("hand.html", Links(players={}, hands={}, site=False), context)
+    data = render_standalone(
+        "hand.html", Links(players={}, hands={}, site=False), context, lang
+    )
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
     findings = bool(header["violations"]) or bool(header["disputed"]) or bool(header["fatal"])

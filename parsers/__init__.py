@@ -4,6 +4,7 @@ from parsers.errors import MalformedLogError, TileNotationError
 from parsers.limits import Limits
 from parsers.models import (
     SCHEMA_ID,
+    BirdEvent,
     ChowEvent,
     DiscardEvent,
     DrawEvent,
@@ -18,6 +19,8 @@ from parsers.models import (
     ReadyEvent,
     Result,
     ResultItem,
+    RollEvent,
+    SeabedEvent,
     WinEvent,
 )
 from parsers.read import (
@@ -38,6 +41,7 @@ __all__ = [
     "CANONICAL_TILES",
     "LOG_SUFFIXES",
     "SCHEMA_ID",
+    "BirdEvent",
     "ChowEvent",
     "DiscardEvent",
     "DrawEvent",
@@ -55,6 +59,8 @@ __all__ = [
     "ReadyEvent",
     "Result",
     "ResultItem",
+    "RollEvent",
+    "SeabedEvent",
     "TileNotationError",
     "WinEvent",
     "format_document",

@@ -118,6 +118,24 @@ class ChowEvent(
     t: Count | None = None
 
 
+# --- wallend events: the end of the wall and kong draws
+class RollEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="roll"):
+    seat: Seat
+    dice: Annotated[tuple[Die, ...], Meta(min_length=2, max_length=2)]
+    t: Count | None = None
+
+
+class SeabedEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="seabed"):
+    seat: Seat
+    take: bool
+    t: Count | None = None
+
+
+class BirdEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="bird"):
+    tiles: tuple[TileText, ...]
+    t: Count | None = None
+
+
 Event = Union[  # noqa: UP007  (spelled like the models' union)
     DrawEvent,
     DiscardEvent,
@@ -128,6 +146,9 @@ Event = Union[  # noqa: UP007  (spelled like the models' union)
     FlipEvent,
     ExhaustiveDrawEvent,
     ChowEvent,
+    RollEvent,
+    SeabedEvent,
+    BirdEvent,
 ]
 EVENT_CLASSES: Final = (
     DrawEvent,
@@ -139,6 +160,9 @@ EVENT_CLASSES: Final = (
     FlipEvent,
     ExhaustiveDrawEvent,
     ChowEvent,
+    RollEvent,
+    SeabedEvent,
+    BirdEvent,
 )
 
 
@@ -317,6 +341,12 @@ def _event_from_model(event: models.Event) -> Event:
             from_seat=event.from_seat,
             t=event.t,
         )
+    if isinstance(event, models.RollEvent):
+        return RollEvent(seat=event.seat, dice=event.dice, t=event.t)
+    if isinstance(event, models.SeabedEvent):
+        return SeabedEvent(seat=event.seat, take=event.take, t=event.t)
+    if isinstance(event, models.BirdEvent):
+        return BirdEvent(tiles=event.tiles, t=event.t)  # type: ignore[arg-type]
     return ExhaustiveDrawEvent(t=event.t)
 
 

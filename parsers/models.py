@@ -24,6 +24,7 @@ from pydantic import (
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
     JsonValue,
+    StrictBool,
     StrictInt,
     StrictStr,
     field_validator,
@@ -216,6 +217,32 @@ class ChowEvent:
     t: Millis | None = None
 
 
+# --- wallend events: the end of the wall and kong draws
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class RollEvent:
+    type: Literal["roll"] = "roll"
+    seat: Seat
+    dice: tuple[Annotated[StrictInt, Field(ge=1, le=6)], ...] = Field(
+        min_length=2, max_length=2, description="the two dice thrown (each 1-6)"
+    )
+    t: Millis | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class SeabedEvent:
+    type: Literal["seabed"] = "seabed"
+    seat: Seat
+    take: StrictBool = Field(description="the seat takes the last tile (its draw follows)")
+    t: Millis | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class BirdEvent:
+    type: Literal["bird"] = "bird"
+    tiles: tuple[TileText, ...] = Field(description="the tiles turned up after the win(s)")
+    t: Millis | None = None
+
+
 Event = Annotated[
     Union[  # noqa: UP007  (the discriminated union reads best spelled out)
         DrawEvent,
@@ -227,6 +254,9 @@ Event = Annotated[
         FlipEvent,
         ExhaustiveDrawEvent,
         ChowEvent,
+        RollEvent,
+        SeabedEvent,
+        BirdEvent,
     ],
     Field(discriminator="type"),
 ]
@@ -240,6 +270,9 @@ EVENT_TYPES: tuple[str, ...] = (
     "flip",
     "exhaustive_draw",
     "chow",
+    "roll",
+    "seabed",
+    "bird",
 )
 
 

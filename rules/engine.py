@@ -71,7 +71,8 @@ COMPILED: tuple[str, ...] = (
 """The modules compiled when a C compiler is present, in the order listed to mypyc. The
 pydantic-model modules (``rules.settings``, ``rules.presets``, each family's ``settings``)
 and the family registry (``rules.families`` and each family's ``family`` module) stay
-interpreted."""
+interpreted, and so does ``rules.wall_events`` (the wall mechanics: no Guizhou table plays
+them, and the compiled table calls into it only for a family that does)."""
 
 DIGEST_FILE = "_engine_digest.txt"
 """The file in ``rules/`` holding :func:`source_digest` of the sources the build compiled."""

@@ -149,7 +149,23 @@ class Chow:
 quick_init(Chow)
 
 
-Event = Draw | Discard | Pong | Kong | Ready | Win | Flip | ExhaustiveDraw | Chow
+# --- claims events
+
+
+@dataclass(frozen=True, slots=True)
+class Flower:
+    """A flower shown and set aside; the seat's next event is its replacement draw."""
+
+    seat: int
+    tile: Tile
+
+    def __init__(self, seat: int, tile: Tile) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.tile = tile  # type: ignore[misc]
+
+
+quick_init(Flower)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,3 +251,57 @@ class HandRecord:
 
 
 quick_init(HandRecord)
+
+
+# --- wallend events: the end of the wall and kong draws (rules/wall_events.py)
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """Dice thrown during the hand (开杠: the kong's replacement is counted by them)."""
+
+    seat: int
+    dice: tuple[int, ...]
+
+    def __init__(self, seat: int, dice: tuple[int, ...]) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.dice = dice  # type: ignore[misc]
+
+
+quick_init(Roll)
+
+
+@dataclass(frozen=True, slots=True)
+class Seabed:
+    """The last tile of the wall offered to a seat (海底漫游): taken or declined."""
+
+    seat: int
+    take: bool
+
+    def __init__(self, seat: int, take: bool) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.take = take  # type: ignore[misc]
+
+
+quick_init(Seabed)
+
+
+@dataclass(frozen=True, slots=True)
+class Bird:
+    """扎鸟: the tiles turned up after the win(s) to score."""
+
+    tiles: tuple[Tile, ...]
+
+    def __init__(self, tiles: tuple[Tile, ...]) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.tiles = tiles  # type: ignore[misc]
+
+
+quick_init(Bird)
+
+WallEvent = Roll | Seabed | Bird
+"""The events of the wall mechanics (``roll``, ``seabed``, ``bird``)."""
+
+# --- every event kind (each mechanic's block adds its kinds to the union)
+Event = (Draw | Discard | Pong | Kong | Ready | Win | Flip | ExhaustiveDraw | Chow | WallEvent
+         | Flower)

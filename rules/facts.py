@@ -42,6 +42,7 @@ class ClaimKind(StrEnum):
     PONG = "pong"
     EXPOSED_KONG = "exposed_kong"
     WIN = "win"
+    CHOW = "chow"
 
 
 class DiscardFact(NamedTuple):
@@ -218,6 +219,7 @@ class SeatFacts:
     waits: tuple[Tile, ...]
     kongs: tuple[KongFact, ...]
     won: bool
+    flowers: tuple[Tile, ...] = ()  # flowers shown and set aside, in the order shown
 
     @property
     def discards(self) -> tuple[DiscardFact, ...]:
@@ -239,6 +241,7 @@ class SeatFacts:
         waits: tuple[Tile, ...],
         kongs: tuple[KongFact, ...],
         won: bool,
+        flowers: tuple[Tile, ...] = (),
     ) -> None:
         # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
         self.seat = seat  # type: ignore[misc]
@@ -251,6 +254,75 @@ class SeatFacts:
         self.waits = waits  # type: ignore[misc]
         self.kongs = kongs  # type: ignore[misc]
         self.won = won  # type: ignore[misc]
+        self.flowers = flowers  # type: ignore[misc]
 
 
 quick_init(SeatFacts)
+
+
+# --- wallend facts: the end of the wall and kong draws (rules/wall_events.py)
+class RollFact(NamedTuple):
+    """Dice thrown after a kong (开杠) and the replacement they counted."""
+
+    seat: int
+    dice: tuple[int, ...]
+    event_index: int  # the ``roll`` event
+    kong_index: int  # the kong it follows
+    stack: int  # the stack counted from the back of the wall (1: the last one)
+    tile: Tile | None = None  # the replacement drawn (None until it is)
+
+
+class SeabedOffer(NamedTuple):
+    """The last tile offered to one seat (海底漫游)."""
+
+    seat: int
+    take: bool
+    event_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class WallFacts:
+    """What the wall mechanics recorded in a hand: the dice thrown after kongs, the offers
+    of the last tile, the birds and the seat each bird counts to (from the dealer: rank 1
+    the dealer, 2 the next seat, 3 the one after, 4 the one before, 5 the dealer again ...).
+    ``None`` on a :class:`~rules.replay.HandReplay` of a family that plays none of them."""
+
+    rolls: tuple[RollFact, ...]
+    offers: tuple[SeabedOffer, ...]
+    seabed_taker: int | None  # the seat that took the last tile
+    seabed_tile: Tile | None  # the last tile, once drawn (by a taker or a replacement)
+    seabed_replaced_by: int | None  # the seat whose kong replacement was the last tile
+    seabed_win: bool  # a win on the last tile (海底捞月 self-drawn, 海底炮 on the shown tile)
+    birds: tuple[Tile, ...]
+    bird_seats: tuple[int, ...]  # the seat each bird counts to, in the birds' order
+    locked: tuple[int, ...]  # seats whose drawn tiles must be discarded (after their roll)
+
+    def birds_on(self, seat: int) -> int:
+        """How many birds count to ``seat``."""
+        return sum(1 for s in self.bird_seats if s == seat)
+
+    def __init__(
+        self,
+        rolls: tuple[RollFact, ...],
+        offers: tuple[SeabedOffer, ...],
+        seabed_taker: int | None,
+        seabed_tile: Tile | None,
+        seabed_replaced_by: int | None,
+        seabed_win: bool,
+        birds: tuple[Tile, ...],
+        bird_seats: tuple[int, ...],
+        locked: tuple[int, ...],
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.rolls = rolls  # type: ignore[misc]
+        self.offers = offers  # type: ignore[misc]
+        self.seabed_taker = seabed_taker  # type: ignore[misc]
+        self.seabed_tile = seabed_tile  # type: ignore[misc]
+        self.seabed_replaced_by = seabed_replaced_by  # type: ignore[misc]
+        self.seabed_win = seabed_win  # type: ignore[misc]
+        self.birds = birds  # type: ignore[misc]
+        self.bird_seats = bird_seats  # type: ignore[misc]
+        self.locked = locked  # type: ignore[misc]
+
+
+quick_init(WallFacts)

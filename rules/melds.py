@@ -1,4 +1,5 @@
-"""Melds (exposed or declared sets): pong and the three kinds of kong."""
+"""Melds (exposed or declared sets): pong, the three kinds of kong, and chow (a family
+that plays it)."""
 
 from __future__ import annotations
 
@@ -14,26 +15,35 @@ class MeldKind(StrEnum):
     EXPOSED_KONG = "exposed_kong"  # 点豆
     ADDED_KONG = "added_kong"  # 转弯豆
     CONCEALED_KONG = "concealed_kong"  # 闷豆
+    CHOW = "chow"  # 吃: three in rank order of one suit, ``tile`` the lowest
 
     @property
     def is_kong(self) -> bool:
-        return self is not MeldKind.PONG
+        return self is not MeldKind.PONG and self is not MeldKind.CHOW
 
 
 @dataclass(frozen=True, slots=True)
 class Meld:
     kind: MeldKind
-    tile: Tile
-    from_seat: int | None = None  # who discarded the claimed tile (pong, exposed kong)
+    tile: Tile  # a chow's lowest tile
+    from_seat: int | None = None  # who discarded the claimed tile (pong, exposed kong, chow)
     delayed: bool = False  # 憨包豆: an added kong not made when the fourth tile was drawn
 
     @property
     def size(self) -> int:
-        return 3 if self.kind is MeldKind.PONG else 4
+        return 4 if self.kind.is_kong else 3
 
     @property
     def is_kong(self) -> bool:
-        return self.kind is not MeldKind.PONG
+        kind = self.kind
+        return kind is not MeldKind.PONG and kind is not MeldKind.CHOW
+
+    @property
+    def tiles(self) -> tuple[Tile, ...]:
+        """The meld's tiles in rank order."""
+        if self.kind is MeldKind.CHOW:
+            return (self.tile, Tile(self.tile + 1), Tile(self.tile + 2))
+        return (self.tile,) * self.size
 
     def __init__(
         self,

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rules.events import HandRecord
-from rules.facts import ChickenDiscard, Outcome, SeatFacts, WinFact
+from rules.facts import ChickenDiscard, Outcome, SeatFacts, WallFacts, WinFact
 from rules.frozen import quick_init
 from rules.settings import RulesetBase
 from rules.table import IllegalMoveError, Table
@@ -44,6 +44,7 @@ class HandReplay:
     wall_left: int
     events_applied: int
     table: Table | None = field(default=None, compare=False, repr=False)
+    wall_facts: WallFacts | None = None  # the wall mechanics' record (rules/wall_events.py)
 
     @property
     def fatal(self) -> Violation | None:
@@ -70,6 +71,7 @@ class HandReplay:
         wall_left: int,
         events_applied: int,
         table: Table | None = None,
+        wall_facts: WallFacts | None = None,
     ) -> None:
         # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
         self.hand_no = hand_no  # type: ignore[misc]
@@ -84,6 +86,7 @@ class HandReplay:
         self.wall_left = wall_left  # type: ignore[misc]
         self.events_applied = events_applied  # type: ignore[misc]
         self.table = table  # type: ignore[misc]
+        self.wall_facts = wall_facts  # type: ignore[misc]
 
 
 quick_init(HandReplay)
@@ -125,6 +128,7 @@ def replay_of_table(
         record.hand_no, record.n_players, record.dealer, outcome, violations,
         table.winners, table.seat_facts(), table.flip, table.chicken_discards(),
         table.wall_left, table.event_index, table if keep_table else None,
+        table.wall_facts(),
     )
 
 

@@ -20,12 +20,14 @@ from rules.events import (
     Event,
     ExhaustiveDraw,
     Flip,
+    Flower,
     HandRecord,
     Kong,
     Pong,
     Ready,
     Win,
 )
+from rules.melds import Meld, MeldKind
 from rules.settings import RulesetBase
 from rules.table import IllegalMoveError, Table
 from rules.violations import Violation
@@ -82,6 +84,8 @@ def event_data(event: Event) -> Data:
         return {"kind": "flip", "tile": event.tile.text}
     if isinstance(event, ExhaustiveDraw):
         return {"kind": "exhaustive_draw"}
+    if isinstance(event, Flower):
+        return {"kind": "flower", "seat": event.seat, "tile": event.tile.text}
     assert isinstance(event, Chow)
     return {
         "kind": "chow", "seat": event.seat, "tiles": [t.text for t in event.tiles],
@@ -89,22 +93,30 @@ def event_data(event: Event) -> Data:
     }
 
 
+def _meld_data(meld: Meld) -> Data:
+    data: Data = {"kind": meld.kind.value, "tile": meld.tile.text, "from": meld.from_seat}
+    if meld.kind is MeldKind.CHOW:
+        data["tiles"] = [t.text for t in meld.tiles]
+    return data
+
+
 def table_data(table: Table) -> Data:
     """The table's state now, read through its public methods only."""
     seats = []
     for seat in range(table.n_players):
-        seats.append({
+        data: Data = {
             "concealed": [t.text for t in table.concealed(seat)],
-            "melds": [
-                {"kind": m.kind.value, "tile": m.tile.text, "from": m.from_seat}
-                for m in table.melds(seat)
-            ],
+            "melds": [_meld_data(m) for m in table.melds(seat)],
             "discards": [
                 {"tile": d.tile.text, "claimed": d.claimed_by is not None}
                 for d in table.discards(seat)
             ],
             "ready": table.declared_ready_at(seat) is not None,
-        })
+        }
+        flowers = table.flowers(seat)
+        if flowers:  # a family with flowers: those the seat has shown
+            data["flowers"] = [t.text for t in flowers]
+        seats.append(data)
     return {
         "turn": table.turn,
         "phase": table.phase.value,

@@ -17,25 +17,30 @@ in ``docs/rules/legality.md``; the split between the core and a family in
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 from functools import cache
 from operator import getitem
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rules.events import (
+    Bird,
     Chow,
     Discard,
     Draw,
     Event,
     ExhaustiveDraw,
     Flip,
+    Flower,
     HandRecord,
     Kong,
     KongKind,
     Pong,
     Ready,
+    Roll,
+    Seabed,
     Win,
 )
 from rules.facts import (
@@ -45,6 +50,7 @@ from rules.facts import (
     KongFact,
     PassKind,
     SeatFacts,
+    WallFacts,
     WinFact,
 )
 from rules.families import family_of
@@ -55,14 +61,23 @@ from rules.memo import Memo, on_clear_all
 from rules.settings import RulesetBase, RulesetError
 from rules.tiles import (
     ALL_TILES,
+    EVERY_TILE,
+    NUM_FLOWERS,
+    NUM_HONOURS,
     NUM_KINDS,
     NUM_SUITED,
+    NUM_TILE_KINDS,
     TILE_TEXT,
     Tile,
+    TileSet,
     format_tiles,
     tiles_of,
 )
 from rules.violations import Violation, ViolationCode
+from rules.wide_hand import is_complete_wide, waiting_tiles_wide
+
+if TYPE_CHECKING:
+    from rules.wall_events import WallState
 
 __all__ = [
     "IllegalMoveError",
@@ -94,7 +109,9 @@ class Phase(StrEnum):
     CLAIM = "claim"  # after a discard: others win / pong / kong, or the next seat draws
     KONG_DRAW = "kong_draw"  # after a kong: robbing wins (added kong), else the replacement
     WON = "won"  # after a win: further wins on the same tile, then the flip
+    FLOWER_DRAW = "flower_draw"  # after a flower: that seat's replacement from the back
     ENDED = "ended"
+    SEABED = "seabed"  # the last tile offered in turn (海底漫游, rules/wall_events.py)
 
 
 class WinSource(Enum):
@@ -114,6 +131,8 @@ _CLAIM = Phase.CLAIM
 _KONG_DRAW = Phase.KONG_DRAW
 _WON = Phase.WON
 _ENDED = Phase.ENDED
+_SEABED = Phase.SEABED
+_FLOWER_DRAW = Phase.FLOWER_DRAW
 _PONG = MeldKind.PONG
 _EXPOSED = KongKind.EXPOSED
 _ADDED = KongKind.ADDED
@@ -171,6 +190,9 @@ def _tiles(counts: Sequence[int]) -> tuple[Tile, ...]:
         for suit in range(3):
             _put_suit_tiles(tuple(counts[9 * suit:9 * suit + 9]))
         return _tiles(counts)
+    if len(counts) > NUM_KINDS:  # a wide vector: the honours and flowers held
+        return tiles + tuple([EVERY_TILE[t] for t in range(NUM_KINDS, len(counts))
+                              for _ in range(counts[t])])
     return tiles
 
 
@@ -308,12 +330,13 @@ class Table:
 
     __slots__ = (
         "_back", "_chickens", "_claimed_any", "_copies", "_dealer", "_disc",
-        "_findings", "_flip", "_front", "_frozen", "_hand_no", "_hands", "_index",
-        "_kinds", "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech", "_melds",
-        "_n", "_next", "_passed_kongs", "_pending_kong", "_phase", "_plan", "_pong_tiles",
-        "_ready_at", "_ready_hard", "_ready_pending", "_replaced", "_rivers", "_rob_offers",
-        "_robbed_tiles", "_rules", "_ruleset", "_set_aside", "_taken", "_tracked", "_turn",
-        "_waits", "_wall", "_winners", "_won", "_won_tile",
+        "_findings", "_flip", "_flower_seat", "_flowers", "_front", "_frozen", "_hand_no",
+        "_hands", "_index", "_kinds", "_kong_chances", "_kong_turn", "_kongs", "_last_draw",
+        "_mech", "_melds", "_n", "_next", "_passed_kongs", "_pending_kong", "_phase", "_plain",
+        "_plan", "_pong_tiles", "_ready_at", "_ready_hard", "_ready_pending", "_replaced",
+        "_rivers", "_rob_offers", "_robbed_tiles", "_rules", "_ruleset", "_set_aside",
+        "_shown", "_taken", "_tracked", "_turn", "_waits", "_wall", "_wend", "_wide",
+        "_winners", "_won", "_won_tile",
     )
 
     def __init__(self, record: HandRecord, ruleset: RulesetBase) -> None:
@@ -327,6 +350,10 @@ class Table:
         self._kinds = rules.kinds
         self._tracked = rules.tracked
         self._mech: Mechanics = rules.mechanics  # the core mechanics the family plays
+        self._wide = len(copies) > NUM_KINDS  # honours (and flowers): wide count vectors
+        self._flowers = rules.mechanics.flowers
+        self._shown: list[list[Tile]] = [[] for _ in range(n)] if self._flowers else []
+        self._flower_seat = -1  # the seat whose flower replacement is due
         self._hand_no = record.hand_no
         self._n = n
         self._next = _next_seats(n)
@@ -376,6 +403,16 @@ class Table:
         deal_findings = rules.deal_findings
         self._findings: list[Violation] = [] if deal_findings is None else deal_findings(record)
         self._plan: WinPlan | None = None
+        # the wall mechanics (dice after a kong, the last tile, birds) keep their own state
+        # and wrap the draw, discard, claims and win: every event takes the full check
+        self._wend: WallState | None = None
+        self._plain = True
+        mech = self._mech
+        if mech.kong_dice or mech.seabed or mech.birds:
+            from rules.wall_events import WallState  # it imports this module
+
+            self._wend = WallState(self, record)
+            self._plain = False
 
     @classmethod
     def from_record(cls, record: HandRecord, ruleset: RulesetBase) -> Table:
@@ -453,7 +490,10 @@ class Table:
     def is_over(self) -> bool:
         """The hand may end here: it ended, or it was won and nothing the family plays after
         a win (Guizhou: the flip) is due."""
-        return self._phase is _ENDED or (self._phase is _WON and not self._closing_due())
+        if self._phase is _ENDED:
+            return True
+        return (self._phase is _WON and not self._closing_due()
+                and (self._wend is None or not self._wend.bird_due(self)))
 
     def counts(self, seat: int) -> tuple[int, ...]:
         return tuple(self._hands[seat])
@@ -466,6 +506,10 @@ class Table:
 
     def discards(self, seat: int) -> tuple[DiscardFact, ...]:
         return tuple(self._rivers[seat])
+
+    def flowers(self, seat: int) -> tuple[Tile, ...]:
+        """The flowers a seat has shown and set aside, in the order shown."""
+        return tuple(self._shown[seat]) if self._flowers else ()
 
     def declared_ready_at(self, seat: int) -> int | None:
         return self._ready_at[seat]
@@ -504,6 +548,11 @@ class Table:
             return False
         return self._ready_now(seat)
 
+    def wall_facts(self) -> WallFacts | None:
+        """What the wall mechanics recorded (dice, the last tile's offers, the birds);
+        ``None`` when the family plays none of them."""
+        return None if self._wend is None else self._wend.facts(self)
+
     def seat_facts(self) -> tuple[SeatFacts, ...]:
         kongs = self.kongs() if self._kongs else ()
         hands = self._hands
@@ -536,6 +585,7 @@ class Table:
                 waits,
                 tuple([k for k in kongs if k.seat == s]) if kongs else (),
                 won[s],
+                tuple(self._shown[s]) if self._flowers else (),
             ))
         return tuple(out)
 
@@ -572,9 +622,12 @@ class Table:
         through the full check first (its kind's check, which starts from the same
         predicate), then its apply."""
         kinds = self._kinds
+        plain_cases = self._plain  # off where the wall mechanics wrap the plain kinds
         for event in events:
             tp = type(event)
-            if tp is Discard:
+            if not plain_cases:
+                plain = False
+            elif tp is Discard:
                 plain = _plain_discard(self, event)  # type: ignore[arg-type]
                 if plain:
                     _apply_discard(self, event)  # type: ignore[arg-type]
@@ -608,6 +661,10 @@ class Table:
         ph = self._phase
         if ph is _ENDED:
             return None
+        if self._wend is not None:
+            v = self._wend.finish(self)
+            if v is not None:
+                return v
         if ph is _WON:
             missing = self._rules.closing_missing
             if missing is not None and self._closing_due():
@@ -640,8 +697,12 @@ class Table:
                     f"seat {self._next[d]} draws next")
         if ph is _KONG_DRAW:
             return f"seat {self._turn} must draw its kong replacement"
+        if ph is _FLOWER_DRAW:
+            return f"seat {self._flower_seat} must draw its flower replacement"
         if ph is _WON:
             return "the hand was won"
+        if ph is _SEABED and self._wend is not None:
+            return self._wend.describe(self)
         return "the hand has ended"
 
     def _closing_due(self) -> bool:
@@ -653,7 +714,8 @@ class Table:
         """Waits of a seat holding a waiting-size hand (cached until its hand changes)."""
         w = self._waits[seat]
         if w is None:
-            w = _waiting_tiles_of_valid(self._hands[seat], len(self._melds[seat]))
+            w = (waiting_tiles_wide(self._hands[seat], len(self._melds[seat])) if self._wide
+                 else _waiting_tiles_of_valid(self._hands[seat], len(self._melds[seat])))
             self._waits[seat] = w
         return w
 
@@ -664,12 +726,15 @@ class Table:
             return w  # computed before the draw, the hand has not changed since
         counts = self._hands[seat][:]
         counts[tile] -= 1
+        if self._wide:
+            return waiting_tiles_wide(counts, len(self._melds[seat]))
         return _waiting_tiles_of_valid(counts, len(self._melds[seat]))
 
     def _suits(self, seat: int, counts: Sequence[int]) -> int:
         present = [any(counts[a:b]) for a, b in _SUIT_RANGES]
         for m in self._melds[seat]:
-            present[m.tile // 9] = True
+            if m.tile < NUM_SUITED:
+                present[m.tile // 9] = True
         return sum(present)
 
     def _ready_now(self, seat: int) -> bool:
@@ -683,9 +748,13 @@ class Table:
     def _ready_after_discard(self, seat: int, tile: int) -> bool:
         counts = self._hands[seat][:]
         counts[tile] -= 1
-        if not _waiting_tiles_of_valid(counts, len(self._melds[seat])):
+        if not (waiting_tiles_wide(counts, len(self._melds[seat])) if self._wide
+                else _waiting_tiles_of_valid(counts, len(self._melds[seat]))):
             return False
         return not (self._rules.win_needs_missing_suit and self._suits(seat, counts) == 3)
+
+    def _complete(self, counts: Sequence[int], melds: int) -> bool:
+        return is_complete_wide(counts, melds) if self._wide else is_complete(counts, melds)
 
     def _check(self, ev: Event) -> Violation | None:
         kind = self._kinds.get(type(ev))
@@ -719,6 +788,12 @@ class Table:
     def _candidates(self) -> list[Event]:
         """A superset of the legal events, pruned by cheap necessary conditions (a tile
         held, a wait, a pair for a pong ...); legal_actions keeps those passing the check."""
+        if self._wend is not None:
+            return self._wend.candidates(self)
+        return self._core_candidates()
+
+    def _core_candidates(self) -> list[Event]:
+        """The candidates of the core's and the family's events."""
         ph = self._phase
         n = self._n
         out: list[Event] = []
@@ -730,13 +805,18 @@ class Table:
             s = self._turn
             hand = self._hands[s]
             melds = self._melds[s]
-            held = [ALL_TILES[t] for t in range(NUM_SUITED) if hand[t]]
+            kinds = EVERY_TILE[:len(hand)]
+            held = [kinds[t] for t in range(len(hand)) if hand[t] and t != _WILD]
+            if self._flowers:
+                held = [t for t in held if not t.is_flower]
+                if ph is _DISCARD:
+                    out.extend(_claims.flower_candidates(self))
             if ph is _DISCARD:
-                if is_complete(hand, len(melds)):
+                if self._complete(hand, len(melds)):
                     if self._last_draw >= 0:
-                        out.append(Win(s, ALL_TILES[self._last_draw]))
+                        out.append(Win(s, EVERY_TILE[self._last_draw]))
                     else:
-                        out.extend(Win(s, t) for t in ALL_TILES if hand[t])
+                        out.extend(Win(s, t) for t in kinds if hand[t])
                 if walled:
                     out.extend(Kong(s, t, _CONCEALED) for t in held if hand[t] == 4)
                     out.extend(Kong(s, m.tile, _ADDED) for m in melds
@@ -744,7 +824,7 @@ class Table:
                 if more is not None:
                     more(self, out)  # the family's events of the turn (Guizhou: 报听)
             if self._frozen[s]:
-                held = [ALL_TILES[self._last_draw]] if self._last_draw >= 0 else []
+                held = [EVERY_TILE[self._last_draw]] if self._last_draw >= 0 else []
             out.extend(Discard(s, t) for t in held)
             return out
         seats_after = [(self._turn + k) % n for k in range(1, n)]
@@ -757,6 +837,8 @@ class Table:
                     out.append(Pong(o, tile, d))
                 if count == 3 and walled:
                     out.append(Kong(o, tile, _EXPOSED, d))
+            if self._mech.chow:
+                out.extend(_claims.chow_candidates(self))
             if walled:
                 out.extend(self._draw_candidates(self._next[d], back=False))
             else:
@@ -771,6 +853,8 @@ class Table:
                            if k_tile in self._seat_waits(o))
             out.extend(self._draw_candidates(k_seat, back=True))
             return out
+        if ph is _FLOWER_DRAW:
+            return _claims.flower_draw_candidates(self)
         won = self._won_tile
         assert won is not None  # WON
         c_from, c_tile = won.from_seat, won.tile
@@ -787,7 +871,8 @@ class Table:
             return []
         if self._wall is not None:
             return [Draw(seat, self._wall[self._back - 1] if back else self._wall[self._front])]
-        return [Draw(seat, t) for t in ALL_TILES if self._taken[t] < self._copies[t]]
+        return [Draw(seat, t) for t in EVERY_TILE[:len(self._copies)]
+                if self._taken[t] < self._copies[t]]
 
 
 # ---------------------------------------------------------------------- the deal
@@ -795,7 +880,7 @@ def _copies_in_play(record: HandRecord, rules: TableRules) -> list[int]:
     """The copies of each tile kind in play: the family's tiles less the hand's set-aside
     ones. Raises ``bad_deal`` for set-aside tiles the ruleset does not take, or a wrong
     number of them; ``tile_overflow`` for more copies of a tile than there are."""
-    copies = [4] * NUM_SUITED + [rules.wildcards]
+    copies = list(rules.copies)
     aside = record.set_aside
     if aside is None:
         return copies
@@ -823,6 +908,15 @@ def _copies_in_play(record: HandRecord, rules: TableRules) -> list[int]:
     return copies
 
 
+def _not_in_set(record: HandRecord, rules: TableRules, seat: int | None, tile: int,
+                where: str) -> IllegalMoveError:
+    text = TILE_TEXT[tile] if 0 <= tile < len(TILE_TEXT) else str(tile)
+    return IllegalMoveError(Violation(
+        _C.BAD_DEAL, record.hand_no, None, seat,
+        f"{where} holds {text}, which is not one of the {int(rules.tile_set)} tiles "
+        f"ruleset {rules.name!r} plays with"))
+
+
 def _check_deal(
     record: HandRecord, rules: TableRules, copies: list[int]
 ) -> tuple[list[list[int]], list[int]]:
@@ -844,7 +938,8 @@ def _check_deal(
         raise fail(_C.BAD_DEAL, None,
                    f"dealer seat {record.dealer} is not at a {n}-player table")
     hands = []
-    seen = [0] * NUM_KINDS
+    kinds = len(copies)
+    seen = [0] * kinds
     slack = rules.deal_slack
     for seat, tiles in enumerate(record.deal):
         want = 14 if seat == record.dealer else 13
@@ -853,14 +948,19 @@ def _check_deal(
             raise fail(_C.BAD_DEAL, seat,
                        f"seat {seat} ({role}) is dealt {len(tiles)} tiles, {want} expected: "
                        f"{format_tiles(tiles)}")
-        counts = [0] * NUM_KINDS
-        for tile in _as_ints(tiles):
-            counts[tile] += 1
-            seen[tile] += 1
+        counts = [0] * kinds
+        try:
+            for tile in _as_ints(tiles):
+                counts[tile] += 1
+                seen[tile] += 1
+        except IndexError:
+            bad = next(t for t in tiles if not 0 <= t < kinds)
+            raise _not_in_set(record, rules, seat, bad, f"seat {seat}'s deal") from None
         hands.append(counts)
     if (max(seen[:NUM_SUITED]) > 4 or seen[_WILD] > copies[_WILD]
-            or (record.set_aside is not None and any(map(int.__gt__, seen, copies)))):
-        running = [0] * NUM_KINDS
+            or ((record.set_aside is not None or kinds > NUM_KINDS)
+                and any(map(int.__gt__, seen, copies)))):
+        running = [0] * kinds
         for seat, tiles in enumerate(record.deal):  # blame the seat where it overflows
             for tile in tiles:
                 running[tile] += 1
@@ -873,17 +973,21 @@ def _check_deal(
                                f"{format_tiles(tiles)}")
     taken = seen[:]
     if record.wall is not None:
-        for tile in _as_ints(record.wall):
-            seen[tile] += 1
+        try:
+            for tile in _as_ints(record.wall):
+                seen[tile] += 1
+        except IndexError:
+            bad = next(t for t in record.wall if not 0 <= t < kinds)
+            raise _not_in_set(record, rules, None, bad, "the wall") from None
         if seen != copies:
-            for t in range(NUM_KINDS):
+            for t in range(kinds):
                 if seen[t] > copies[t]:
                     raise fail(_C.TILE_OVERFLOW, None,
-                               f"deal and wall hold {seen[t]} copies of {ALL_TILES[t]} "
+                               f"deal and wall hold {seen[t]} copies of {TILE_TEXT[t]} "
                                f"(at most {copies[t]})")
         total = sum(copies)
         if sum(seen) != total:
-            missing = [t for t in range(NUM_KINDS) for _ in range(copies[t] - seen[t])]
+            missing = [t for t in range(kinds) for _ in range(copies[t] - seen[t])]
             aside = ("" if record.set_aside is None
                      else f" beside the set-aside {format_tiles(record.set_aside)}")
             raise fail(_C.BAD_DEAL, None,
@@ -911,6 +1015,14 @@ def _describe(ev: Event) -> str:
         return f"flip {ev.tile}"
     if isinstance(ev, ExhaustiveDraw):
         return "exhaustive draw"
+    if isinstance(ev, Roll):
+        return f"seat {ev.seat} throws the dice {list(ev.dice)}"
+    if isinstance(ev, Seabed):
+        return f"seat {ev.seat} {'takes' if ev.take else 'declines'} the last tile (海底)"
+    if isinstance(ev, Bird):
+        return f"birds {format_tiles(ev.tiles) or 'none'}"
+    if isinstance(ev, Flower):
+        return f"seat {ev.seat} shows {ev.tile}"
     if isinstance(ev, Chow):
         return f"seat {ev.seat} chows {format_tiles(ev.tiles)} from seat {ev.from_seat}"
     kind = _kind_name(ev)  # an event of a kind the core does not describe
@@ -935,6 +1047,10 @@ def _plain_draw(t: Table, ev: Draw) -> bool:
         if ev.seat != t._turn:
             return False
         at = t._back - 1
+    elif ph is _SEABED:  # the taker of the last tile draws it (rules/wall_events.py)
+        if ev.seat != t._turn:
+            return False
+        at = t._front
     else:
         return False
     if t._front >= t._back:
@@ -955,6 +1071,12 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
     elif ph is _KONG_DRAW:
         due = t._turn
         back = True
+    elif ph is _SEABED:
+        due = t._turn
+        back = False
+    elif ph is _FLOWER_DRAW:
+        due = t._flower_seat
+        back = True
     else:
         return _not_your_turn(t, ev)
     if ev.seat != due:
@@ -966,13 +1088,16 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
     if t._wall is not None:
         want = t._wall[t._back - 1] if back else t._wall[t._front]
         if tile != want:
-            end = "back (kong replacement)" if back else "front"
+            end = ("front" if not back else "back (kong replacement)" if ph is _KONG_DRAW
+                   else "back (flower replacement)")
             return t._v(_C.WALL_MISMATCH, ev.seat,
                         f"{_describe(ev)} but the next tile at the wall's {end} is {want}")
     elif t._taken[tile] >= t._copies[tile]:
         return t._v(_C.TILE_OVERFLOW, ev.seat,
                     f"{_describe(ev)} but all {t._copies[tile]} copies of {tile} are "
                     f"already out; {t.summary(ev.seat)}")
+    if ph is _FLOWER_DRAW:
+        return None  # the flower replacement (never the plain case)
     raise AssertionError(f"{_describe(ev)}: a draw neither plain nor illegal")
 
 
@@ -983,7 +1108,8 @@ def _plain_discard(t: Table, ev: Discard) -> bool:
     ph = t._phase
     return (t._turn == seat and (ph is _DISCARD or ph is _AFTER_CLAIM) and ev.tile != _WILD
             and t._hands[seat][ev.tile] > 0 and not t._frozen[seat]
-            and t._ready_pending != seat)
+            and t._ready_pending != seat
+            and not (t._flowers and _claims.holds_flower(t._hands[seat])))
 
 
 def _check_discard(t: Table, ev: Discard) -> Violation | None:
@@ -997,10 +1123,14 @@ def _check_discard(t: Table, ev: Discard) -> Violation | None:
     if tile == _WILD:
         return t._v(_C.WILDCARD_DISCARD, seat,
                     f"{_describe(ev)}: a wildcard may never be discarded; {t.summary(seat)}")
-    if not t._hands[seat][tile]:
+    if tile >= len(t._hands[seat]) or not t._hands[seat][tile]:
         return t._v(_C.NOT_IN_HAND, seat, f"{_describe(ev)} but {t.summary(seat)}")
+    if t._flowers and _claims.holds_flower(t._hands[seat]):
+        return t._v(_C.FLOWER_NOT_SHOWN, seat,
+                    f"{_describe(ev)} while holding a flower, which is shown and replaced "
+                    f"before the discard; {t.summary(seat)}")
     if t._frozen[seat] and tile != t._last_draw:
-        drawn = ALL_TILES[t._last_draw] if t._last_draw >= 0 else "nothing"
+        drawn = EVERY_TILE[t._last_draw] if t._last_draw >= 0 else "nothing"
         return t._v(_C.FROZEN_HAND, seat,
                     f"{_describe(ev)} but declared ready and drew {drawn}; {t.summary(seat)}")
     if t._ready_pending == seat and not t._ready_after_discard(seat, tile):
@@ -1066,6 +1196,8 @@ def _frozen_kong_keeps_waits(t: Table, seat: int, tile: int, kind: KongKind) -> 
         used = 4
     counts = t._hands[seat][:]
     counts[tile] -= used
+    if t._wide:
+        return waiting_tiles_wide(counts, len(t._melds[seat]) + 1) == before
     return _waiting_tiles_of_valid(counts, len(t._melds[seat]) + 1) == before
 
 
@@ -1122,7 +1254,7 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
         if not t._rules.kong_when_frozen:
             return _no_kong_after_ready(t, ev)
         if tile != t._last_draw:
-            drawn = ALL_TILES[t._last_draw] if t._last_draw >= 0 else "nothing"
+            drawn = EVERY_TILE[t._last_draw] if t._last_draw >= 0 else "nothing"
             return t._v(_C.FROZEN_HAND, seat,
                         f"{_describe(ev)} but declared ready: only the drawn tile "
                         f"({drawn}) may be used; {t.summary(seat)}")
@@ -1169,7 +1301,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
         if t._last_draw >= 0:
             if tile != t._last_draw:
                 return t._v(_C.INVALID_WIN, seat,
-                            f"{_describe(ev)} but drew {ALL_TILES[t._last_draw]}; "
+                            f"{_describe(ev)} but drew {EVERY_TILE[t._last_draw]}; "
                             f"{t.summary(seat)}")
         elif not hand[tile]:
             return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)} but {t.summary(seat)}")
@@ -1200,7 +1332,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
             return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)}: its own tile")
         plan.counts[tile] += 1
     melds = t._melds[seat]
-    if not is_complete(plan.counts, len(melds)):
+    if not t._complete(plan.counts, len(melds)):
         shown = _fmt(plan.counts)
         if melds:
             shown += " [" + ", ".join(f"{m.kind} {m.tile}" for m in melds) + "]"
@@ -1218,7 +1350,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
 
 def _check_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
     ph = t._phase
-    if ph is not _CLAIM and ph is not _KONG_DRAW:
+    if ph is not _CLAIM and ph is not _KONG_DRAW and ph is not _FLOWER_DRAW:
         return t._v(_C.PREMATURE_END, None,
                     f"exhaustive draw while no draw is due ({t._describe_phase()})")
     if t._back > t._front:
@@ -1247,6 +1379,18 @@ def _apply_draw(t: Table, ev: Draw) -> None:
     t._last_draw = tile
     t._turn = seat
     t._phase = _DISCARD
+
+
+def _apply_any_draw(t: Table, ev: Draw) -> None:
+    """A draw that went through the full check: a flower's replacement (never the plain
+    case) or the draw the plain case would have applied."""
+    if t._phase is _FLOWER_DRAW:
+        t._hands[ev.seat][ev.tile] += 1
+        if t._wall is None:
+            t._taken[ev.tile] += 1
+        _claims.apply_flower_draw(t, ev)
+    else:
+        _apply_draw(t, ev)
 
 
 def _note_passed_kongs(t: Table, seat: int, hand: list[int], chances: list[int]) -> None:
@@ -1440,6 +1584,7 @@ def _has_seat(ev: object) -> bool:
 _EVENT_NAMES: dict[type, str] = {
     Draw: "draw", Discard: "discard", Pong: "pong", Kong: "kong", Win: "win",
     ExhaustiveDraw: "exhaustive_draw", Ready: "ready", Flip: "flip", Chow: "chow",
+    Flower: "flower",
 }
 
 
@@ -1465,7 +1610,7 @@ class Kind(NamedTuple):
 
 _KINDS: dict[type, Kind] = {
     Discard: Kind(_plain_discard, _check_discard, _apply_discard),
-    Draw: Kind(_plain_draw, _check_draw, _apply_draw),
+    Draw: Kind(_plain_draw, _check_draw, _apply_any_draw),
     Pong: Kind(_plain_pong, _check_pong, _apply_pong),
     Kong: Kind(_not_plain, _check_kong, _apply_kong),
     Win: Kind(_not_plain, _check_win, _apply_win, after_win=True),
@@ -1476,6 +1621,22 @@ _KINDS: dict[type, Kind] = {
 _MECHANIC_KINDS: list[tuple[str, type, Kind]] = []
 """The event kinds of the core's optional mechanics: (the :class:`~rules.mechanics.Mechanics`
 field that switches it on, the event type, its rule); see :func:`register_mechanic_kind`."""
+
+
+_MECHANIC_MODULES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("kong_dice", "seabed", "birds"), "rules.wall_events"),
+)
+"""The modules registering the kinds of the core's optional mechanics, each with the
+:class:`~rules.mechanics.Mechanics` fields it plays: imported by the first table rules that
+switch one of them on (each module imports this one)."""
+
+
+def _import_mechanic_modules(mechanics: Mechanics) -> None:
+    if mechanics is NO_MECHANICS:
+        return
+    for fields, module in _MECHANIC_MODULES:
+        if any(getattr(mechanics, f) for f in fields):
+            importlib.import_module(module)
 
 
 def register_mechanic_kind(mechanic: str, event_type: type, kind: Kind) -> None:
@@ -1554,9 +1715,14 @@ class TableRules:
         self.deal_slack = deal_slack
         """Tiles a seat's dealt count may be off by and play on (0: a ``bad_deal``)."""
         wanted = frozenset(tracked)
-        self.tracked: tuple[bool, ...] = tuple(t in wanted for t in range(NUM_KINDS))
+        self.tracked: tuple[bool, ...] = tuple(t in wanted for t in range(NUM_TILE_KINDS))
         """Per tile kind: whether its first discard is kept (``chicken_discards``)."""
+        self.tile_set = TileSet.SUITED
+        """The tiles the family plays with (set by :func:`table_rules_of` from the family)."""
+        self.copies: tuple[int, ...] = _full_set(TileSet.SUITED, wildcards)
+        """The copies of each tile kind in a full set (a wide vector with honours)."""
         self.mechanics = mechanics
+        _import_mechanic_modules(mechanics)
         table = dict(_KINDS)
         for mechanic, event_type, kind in _MECHANIC_KINDS:
             if getattr(mechanics, mechanic):
@@ -1584,9 +1750,25 @@ def _table_rules(ruleset: RulesetBase) -> TableRules:
         raise RulesetError(f"family {ruleset.family!r} gives no table rules: its rulesets "
                            f"cannot be replayed")
     rules: TableRules = make(ruleset)
+    tile_set = family_of(ruleset).tile_set
+    rules.tile_set = tile_set
+    rules.copies = _full_set(tile_set, rules.wildcards)
     return rules
+
+
+def _full_set(tile_set: TileSet, wildcards: int) -> tuple[int, ...]:
+    """The copies of each tile kind of a tile set: the suits and the wildcards; with the
+    honours, a wide vector (the honours, and the flowers' places)."""
+    copies = [4] * NUM_SUITED + [wildcards]
+    if tile_set is not TileSet.SUITED:
+        copies += [4] * NUM_HONOURS + [int(tile_set is TileSet.FLOWERS)] * NUM_FLOWERS
+    return tuple(copies)
 
 
 def table_rules_of(ruleset: RulesetBase) -> TableRules:
     """The :class:`TableRules` of a ruleset (computed once per ruleset, by its family)."""
     return ruleset.derived(_table_rules)
+
+
+# --- claims: chow and flowers (rules/claims.py registers its kinds on import)
+from rules import claims as _claims  # noqa: E402  (it reads this module's helpers)

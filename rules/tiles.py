@@ -322,8 +322,9 @@ def counts_of(tiles: Iterable[int]) -> list[int]:
 
 
 def tiles_of(counts: Iterable[int]) -> list[Tile]:
-    """The inverse of :func:`counts_of`, in tile order."""
+    """The inverse of :func:`counts_of`, in tile order (a longer vector's honours and
+    flowers too)."""
     out: list[Tile] = []
     for i, c in enumerate(counts):
-        out.extend([ALL_TILES[i]] * c)
+        out.extend([EVERY_TILE[i]] * c)
     return out

@@ -30,12 +30,21 @@ class ViolationCode(StrEnum):
     BAD_FLIP = "bad_flip"
     FALSE_HAND = "false_hand"
     EVENT_NOT_IN_FAMILY = "event_not_in_family"
+    # --- wallend: the end of the wall and kong draws (rules/wall_events.py)
+    BAD_ROLL = "bad_roll"
+    LOCKED_HAND = "locked_hand"
+    BAD_SEABED = "bad_seabed"
+    BAD_BIRD = "bad_bird"
     # settlement checks against the recorded result
     SCORE_MISMATCH = "score_mismatch"
     DEALER_MISMATCH = "dealer_mismatch"
     NOT_ZERO_SUM = "not_zero_sum"
     ITEM_MISMATCH = "item_mismatch"
     ITEM_SUM_MISMATCH = "item_sum_mismatch"
+    # --- claims: chow and flowers
+    ILLEGAL_CHOW = "illegal_chow"
+    BAD_FLOWER = "bad_flower"
+    FLOWER_NOT_SHOWN = "flower_not_shown"
 
 
 SETTLEMENT_CODES = frozenset({

@@ -37,6 +37,7 @@ with tarfile.open(sdist) as tar:
 need_wheel = (
     [f"flows/sql/{p.relative_to(root / 'sql').as_posix()}" for p in (root / "sql").rglob("*.sql")]
     + [p.relative_to(root).as_posix() for p in (root / "rules" / "presets").glob("*.toml")]
+    + ["rules/glossary.toml"]
     + [p.relative_to(root).as_posix() for p in (root / "flows" / "dashboard_assets").iterdir()]
 )
 need_sdist = [p.relative_to(root).as_posix() for p in (root / "sql").rglob("*.sql")] + [
@@ -74,6 +75,9 @@ grep -q "^leaderboard" reports.txt || { echo "error: report --list lacks leaderb
 "$Z" report leaderboard --db sample.duckdb
 "$Z" dashboard --db sample.duckdb --out dashboard
 test -s dashboard/index.html || { echo "error: no dashboard/index.html" >&2; exit 1; }
+test -s dashboard/zh/index.html || { echo "error: no dashboard/zh/index.html" >&2; exit 1; }
+"$Z" audit "$ROOT/data/sample/t7-20261101-0001.json" --hand 1 --lang zh | tee audit-zh.txt
+grep -q "说明：" audit-zh.txt || { echo "error: the Chinese audit lacks its explanation" >&2; exit 1; }
 
 echo "== without the dask extra, --dask-address says what to install"
 set +e

@@ -9,7 +9,9 @@ whose hands are altered so that the audit has something to show (a recorded resu
 disagrees with the recomputation, a chow). It renders the dashboard and photographs with
 headless Chromium (Debian's ``chromium`` package): the overview page (``overview.png``),
 a hand page's replay at three steps (the deal, the first kong or claim, the end with the
-settlement: ``hand-replay-1.png`` to ``-3.png``), and the panels of the pages whose faults
+settlement: ``hand-replay-1.png`` to ``-3.png``; the same in Chinese, from the site's
+``zh/`` twin: ``hand-replay-zh-1.png`` to ``-3.png``, with the whole Chinese hand page
+``hand-zh.png`` and overview ``overview-zh.png``), and the panels of the pages whose faults
 were fixed (``hands-per-day.png``, ``illegal-by-player.png``, ``disputed-list.png``,
 ``patterns.png``, ``player-rates.png``, ``code-rule.png``, ``hand-header.png``).
 
@@ -472,6 +474,17 @@ def photograph_pages(browser: HeadlessChromium, site: Path, folder: Path) -> lis
         _go_to_step(browser, _STEP_OF[step])
         written.append(browser.screenshot_element("#replay-panel", folder / f"hand-replay-{n}.png"))
     written.append(browser.screenshot_element(".panel.facts", folder / "hand-header.png"))
+    # the same hand in Chinese (the site's zh/ twin), at the same three steps
+    chinese = site / "zh" / hand.relative_to(site)
+    open_page(chinese)
+    for n, step in enumerate(("deal", "kong", "end"), start=1):
+        _go_to_step(browser, _STEP_OF[step])
+        written.append(
+            browser.screenshot_element("#replay-panel", folder / f"hand-replay-zh-{n}.png")
+        )
+    written.append(browser.screenshot_element("main", folder / "hand-zh.png"))
+    open_page(site / "zh" / "index.html")
+    written.append(browser.screenshot_element("main", folder / "overview-zh.png"))
     open_page(site / "index.html")
     written.append(browser.screenshot_element("svg.days", folder / "hands-per-day.png"))
     open_page(site / "illegal.html")

@@ -32,11 +32,14 @@
     var html = D.chickens[tile] || D.tiles[tile] || ("<span class=\"tile\" data-t=\"" + esc(tile) + "\">" + esc(tile) + "</span>");
     return extra ? html.replace("class=\"tile", "class=\"tile " + extra) : html;
   }
+  // a tile's or a code's name in the page's language ("tile:5m", "code:invalid_win"), when
+  // the labels give one (the Chinese pages), else as it is
+  function named(tile) { return W["tile:" + tile] || tile; }
   function sentence(event) {
     if (!event) { return W.deal; }
     var values = {
-      seat: event.seat, from: event.from, tile: event.tile,
-      tiles: (event.tiles || []).join(" ")
+      seat: event.seat, from: event.from, tile: named(event.tile),
+      tiles: (event.tiles || []).map(named).join(" ")
     };
     return fill(W[event.kind] || event.kind, values);
   }
@@ -118,7 +121,7 @@
       b.type = "button";
       b.className = "mark";
       b.setAttribute("data-step", String(m.step));
-      b.textContent = (m.event === null ? "" : fill(W.event, { index: m.event }) + " · ") + m.code;
+      b.textContent = (m.event === null ? "" : fill(W.event, { index: m.event }) + " · ") + (W["code:" + m.code] || m.code);
       b.addEventListener("click", function () { go(m.step); });
       marks.appendChild(b);
     });

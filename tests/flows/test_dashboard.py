@@ -458,7 +458,7 @@ def test_output_folder_rules(db: Path, tmp_path: Path) -> None:
     assert not stale.exists() and (out / "index.html").exists()
 
 
-def failing_hand_context(*args: object) -> dict[str, object]:
+def failing_hand_context(*args: object, lang: str = "en") -> dict[str, object]:
     raise RuntimeError("hand page failed")
 
 

@@ -10,6 +10,7 @@ family's own rules (通行证, 报听, 翻鸡) join the core's.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from rules.families import family_named
 from rules.presets import load_preset
 from rules.replay import replay_hand
 from rules.table import _EVENT_NAMES, _KINDS, IllegalMoveError, Table, TableRules, table_rules_of
-from rules.tiles import Tile
+from rules.tiles import HONOUR_TILES, Tile
 from rules.violations import ViolationCode
 from tests.rules.builders import make_hand
 from tests.rules.toy_family import ToyRuleset
@@ -101,8 +102,14 @@ DEAL = {0: "258m125999p13457s", 1: "123456789m44p56s", 2: "345789m22p456s99s"}
 FRONT = "4p6s7p3p5s"
 
 
+def _toy_set(record: HandRecord) -> HandRecord:
+    """A hand of the toy's 136 tiles: the honours at the back of the wall."""
+    assert record.wall is not None
+    return replace(record, wall=record.wall + tuple(t for t in HONOUR_TILES for _ in range(4)))
+
+
 def _hand(events: str) -> HandRecord:
-    return make_hand(DEAL, events, front=FRONT, hand_no=3)
+    return _toy_set(make_hand(DEAL, events, front=FRONT, hand_no=3))
 
 
 def test_the_toy_rules_come_from_its_own_settings() -> None:
@@ -128,7 +135,8 @@ def test_a_toy_hand_replays_through_the_core() -> None:
     assert win.waits == (Tile.S4, Tile.S7)
     table = replay_hand(record, TOY, keep_table=True).table
     assert table is not None and table.is_over and table.legal_actions() == []
-    guizhou = replay_hand(record, load_preset("guiyang"))
+    guizhou = replay_hand(make_hand(DEAL, "0-4s 1H4s<0", front=FRONT, hand_no=3),
+                          load_preset("guiyang"))
     assert [v.code for v in guizhou.violations] == [C.NO_PASS]
 
 
@@ -150,7 +158,7 @@ def test_a_toy_hand_plays_on_the_core_rules() -> None:
 
 
 def test_a_heavenly_toy_win_names_the_toy_situation() -> None:
-    record = make_hand({0: "111222333m444p55s"}, "0H5s", hand_no=4)
+    record = _toy_set(make_hand({0: "111222333m444p55s"}, "0H5s", hand_no=4))
     (win,) = replay_hand(record, TOY).winners
     assert win.heavenly and win.shape == ("win",) and win.situational == ("heavenly",)
 
@@ -170,7 +178,8 @@ def test_event_not_in_family_for_the_toy() -> None:
         table.apply(Ready(0))
     assert table.event_index == 0  # nothing changed
     # under Guizhou 报听 is its own event: seat 1's dealt hand is ready (硬报)
-    assert Table.from_record(_hand(""), load_preset("guiyang")).check(Ready(1)) is None
+    guizhou = make_hand(DEAL, "", front=FRONT, hand_no=3)
+    assert Table.from_record(guizhou, load_preset("guiyang")).check(Ready(1)) is None
 
 
 def test_a_family_lists_the_kinds_its_table_plays() -> None:

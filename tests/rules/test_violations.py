@@ -420,3 +420,83 @@ def test_event_not_in_family() -> None:
         (C.EVENT_NOT_IN_FAMILY, 2, None)]
     assert_clean(replay("0-2p 1H2p<0 F4p"))  # Guizhou's own events
     assert only(replay("0-1p 2Y123p<0")).code is C.CHOW_NOT_ALLOWED
+
+
+# --- wallend: the end of the wall and kong draws (a family playing them: tests/rules/wall_family)
+def _wall_replay(record: HandRecord, events: str) -> HandReplay:
+    from tests.rules.test_wall_events import replay as wall_replay
+
+    result = wall_replay(record, events)
+    assert isinstance(result, HandReplay)
+    return result
+
+
+def _wall_hand(deal: dict[int, str], place: dict[int, str]) -> HandRecord:
+    from tests.rules.test_wall_events import hand
+
+    return hand(deal, place=place, hand_no=HAND_NO)
+
+
+_READY_QUAD = {0: "5555m 123p 456p 789s 1s"}
+
+
+def test_bad_roll_dice_thrown_by_a_hand_that_is_not_ready() -> None:
+    rec = _wall_hand({0: "5555m 124p 456p 789s 1s"}, {-13: "1s", 0: "7m"})
+    assert_violation(_wall_replay(rec, "0C5m 0@3,4"), C.BAD_ROLL, 1, 0, "124456p1789s", "ready")
+    assert_clean(_wall_replay(_wall_hand(_READY_QUAD, {-13: "1s", 0: "7m"}),
+                              "0C5m 0@3,4 0+1s 0H1s B7m"))
+
+
+def test_locked_hand_a_tile_kept_after_the_dice() -> None:
+    # seat 1 waits on 9m: the dealer's replacement 9m, discarded as it must be
+    rec = _wall_hand({**_READY_QUAD, 1: "123s 456s 789s 111p 9m"}, {-13: "9m", 0: "7m"})
+    assert_violation(_wall_replay(rec, "0C5m 0@3,4 0+9m 0-1s"), C.LOCKED_HAND, 3, 0, "9m")
+    assert_clean(_wall_replay(rec, "0C5m 0@3,4 0+9m 0-9m 1H9m<0 B7m"))
+
+
+def test_bad_seabed_the_last_tile_drawn_without_its_offer() -> None:
+    from tests.rules.test_wall_events import burn
+
+    rec = _wall_hand({0: "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 2p 3p 4p 9s"}, {54: "5p"})
+    last = f"0-9s {burn(rec, 1, 54)}"
+    assert_violation(_wall_replay(rec, f"{last} 3+5p"), C.BAD_SEABED, 109, 3, "last tile")
+    assert_clean(_wall_replay(rec, f"{last} 3$+ 3+5p 3-5p X"))
+
+
+def test_bad_bird_not_the_next_tile_of_the_wall() -> None:
+    rec = _wall_hand({0: "123m 456m 789m 123p 55p"}, {0: "4s"})
+    assert_violation(_wall_replay(rec, "0H5p B9m"), C.BAD_BIRD, 1, None, "9m", "4s")
+    assert_clean(_wall_replay(rec, "0H5p B4s"))
+
+
+# ---------------------------------------------------------------------- chow and flowers
+# (the codes of the core's chow and flower mechanics, through the test family that plays
+# them: tests/rules/wide_family/, more cases in tests/rules/test_wide_family.py)
+WIDE_DEAL = {0: "129m19p19s234567z1f", 1: "23m456p789s1z555z3f", 2: "1z2f4455667788m3p"}
+WIDE_OPENING = "0*1f 0+8s 1*3f 1+6s 2*2f 2+8p"
+
+
+def wide_replay(events: str, **settings: Any) -> HandReplay:
+    from tests.rules.wide_family import wide_hand, wide_ruleset
+
+    rec = wide_hand(WIDE_DEAL, events, front="3s", back="8s6s8p", hand_no=HAND_NO)
+    return replay_hand(rec, wide_ruleset(**settings))
+
+
+def test_illegal_chow() -> None:
+    result = wide_replay(WIDE_OPENING + " 0-1m 2Y123m<0")
+    assert_violation(result, C.ILLEGAL_CHOW, 7, 2, "123m", "next player")
+    clean = wide_replay(WIDE_OPENING + " 0-1m 1Y123m<0 1-6s 2+3s 2-1z 1H1z<2")
+    assert_clean(clean)
+
+
+def test_bad_flower() -> None:
+    assert_violation(wide_replay("0*2f"), C.BAD_FLOWER, 0, 0, "2f", "seat 0 holds")
+    assert_violation(wide_replay("0*1f 0+8s 1*3f 1+6s 0-1m 2*2f"), C.BAD_FLOWER, 5, 2, "2f")
+
+
+def test_flower_not_shown() -> None:
+    assert_violation(wide_replay("0-1m"), C.FLOWER_NOT_SHOWN, 0, 0, "1m", "holding a flower")
+    # seat 1 left its dealt flower in hand: after its chow it may not discard
+    result = wide_replay("0*1f 0+8s 2*2f 2+6s 0-1m 1Y123m<0 1-1z")
+    assert_violation(result, C.FLOWER_NOT_SHOWN, 6, 1, "1z", "holding a flower")

@@ -32,6 +32,7 @@ from rules.families.guizhou.patterns import (
     shape_patterns_of_complete,
 )
 from rules.families.guizhou.settings import MissedWinRule, Ruleset
+from rules.mechanics import mechanics_of
 from rules.melds import MeldKind
 from rules.settings import RulesetBase
 from rules.table import (
@@ -361,6 +362,7 @@ def table_rules(ruleset: RulesetBase) -> TableRules:
         win_needs_missing_suit=ruleset.missing_suit_required,
         deal_slack=FALSE_HAND_SLACK if g.false_hand else 0,
         tracked=STANDING_CHICKENS,
+        mechanics=mechanics_of(ruleset),  # none in Guizhou; a model extending it may add some
         kinds={
             Ready: Kind(_not_plain, g.check_ready, g.apply_ready),
             Flip: Kind(_not_plain, g.check_flip, g.apply_flip, seated=False,

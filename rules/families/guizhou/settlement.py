@@ -51,6 +51,7 @@ from rules.families.guizhou.settings import (
     StandingChicken,
 )
 from rules.frozen import quick_init
+from rules.glossary import zh
 from rules.melds import MeldKind
 from rules.memo import Memo
 from rules.replay import HandReplay
@@ -104,28 +105,11 @@ class Reason(StrEnum):
         return REASON_CHINESE[self]
 
 
-REASON_CHINESE: Mapping[Reason, str] = MappingProxyType({
-    Reason.HAND: "胡牌",
-    Reason.SELF_DRAW: "自摸",
-    Reason.KONG_BLOOM: "杠上开花",
-    Reason.EXPOSED_KONG: "点豆",
-    Reason.CONCEALED_KONG: "闷豆",
-    Reason.ADDED_KONG: "转弯豆",
-    Reason.CHICKEN: "鸡",
-    Reason.CHARGING_CHICKEN: "冲锋鸡",
-    Reason.RESPONSIBILITY_CHICKEN: "责任鸡",
-    Reason.CHICKEN_PENALTY: "包鸡",
-    Reason.HOT_DISCARD: "热炮",
-    Reason.ROBBED_KONG: "抢杠",
-    Reason.READY_CHECK: "查叫",
-    Reason.DEALER: "坐庄",
-    Reason.DEALER_STREAK: "连庄",
-    Reason.DECLARED_READY: "报听",
-    Reason.KILL_READY: "杀报",
-    Reason.FALSE_HAND: "相公",
-    Reason.FOLLOW_DEALER: "开局跟",
-})
-"""The Chinese term of each reason, shown beside the English name."""
+REASON_CHINESE: Mapping[Reason, str] = MappingProxyType(
+    {r: zh("reason", r.value) for r in Reason}
+)
+"""The Chinese term of each reason, shown beside the English name (from the glossary,
+rules/glossary.toml, where each term is spelt once)."""
 
 _REASON_ORDER: Mapping[str, int] = MappingProxyType({r.value: i for i, r in enumerate(Reason)})
 
@@ -134,11 +118,9 @@ _KONG_REASON: Mapping[KongKind, Reason] = MappingProxyType({
     KongKind.CONCEALED: Reason.CONCEALED_KONG,
     KongKind.ADDED: Reason.ADDED_KONG,
 })
-_KONG_CHINESE: Mapping[KongKind, str] = MappingProxyType({
-    KongKind.EXPOSED: "点豆",
-    KongKind.CONCEALED: "闷豆",
-    KongKind.ADDED: "转弯豆",
-})
+_KONG_CHINESE: Mapping[KongKind, str] = MappingProxyType(
+    {k: zh("kong", k.value) for k in KongKind}
+)
 
 
 class LedgerItem(NamedTuple):

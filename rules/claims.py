@@ -1,0 +1,215 @@
+"""The table's rules for chow (吃) and flowers (花牌), the core mechanics a family switches on
+with ``Mechanics.chow`` and ``Mechanics.flowers`` (``rules/mechanics.py``).
+
+Each rule is written here once, as a check (the violation an event would be, or ``None``)
+and an apply (the change a legal event makes), registered as the event kinds of the
+mechanics ``chow`` and ``flowers`` (:func:`rules.table.register_mechanic_kind`, when
+:mod:`rules.table` imports this module); the table calls :func:`apply_flower_draw` for the
+replacement draw that follows a flower, and lists the candidates of
+:func:`chow_candidates` and :func:`flower_candidates` in ``legal_actions``. A table whose
+family plays neither (Guizhou) never reaches this module: a ``flower`` there is
+``event_not_in_family``, a ``chow`` Guizhou's own ``chow_not_allowed``.
+
+* **Chow**: only the discarder's next player, on the last discard, three tiles in rank
+  order of one suit (honours never chow) including the discard and two from its hand. A
+  win, a pong or a kong on the same discard takes precedence: the log records the claim
+  that was made, and ``legal_actions`` lists wins, then pongs and kongs, then chows. After
+  a chow the player discards (no draw); the meld is ``MeldKind.CHOW`` with its lowest tile.
+* **Flowers**: a flower in hand, dealt or drawn, is shown (a ``flower`` event) and set
+  aside, and the seat's next event is its replacement draw from the back of the wall
+  (``Phase.FLOWER_DRAW``). The player to act shows the flowers it holds; a dealt flower
+  may also be shown by any seat before the dealer's first discard. A seat holding a flower
+  may not discard (``flower_not_shown``); a hand holding one is never complete. The
+  flowers shown are facts per seat (``SeatFacts.flowers``, ``Table.flowers``), for a
+  family's settlement to score. With the wall empty no replacement can follow: the hand
+  ends in an exhaustive draw.
+
+``docs/rules/legality.md`` (section "Chow and flowers") describes the rules and their codes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rules import table as tb
+from rules.events import Chow, Draw, Event, ExhaustiveDraw, Flower
+from rules.facts import ClaimKind
+from rules.melds import MeldKind
+from rules.tiles import FLOWER_TILES, NUM_SUITED, NUM_TILE_KINDS, Tile, format_tiles
+from rules.violations import Violation, ViolationCode
+
+if TYPE_CHECKING:
+    from rules.table import Table
+
+__all__ = [
+    "apply_chow",
+    "apply_flower",
+    "apply_flower_draw",
+    "check_chow",
+    "check_flower",
+    "chow_candidates",
+    "flower_candidates",
+    "flower_draw_candidates",
+    "holds_flower",
+]
+
+_C = ViolationCode
+_FIRST_FLOWER = int(FLOWER_TILES[0])
+_CHOW = MeldKind.CHOW
+_CLAIM_CHOW = ClaimKind.CHOW
+
+
+def _describe(ev: Event) -> str:
+    if isinstance(ev, Flower):
+        return f"seat {ev.seat} shows {ev.tile}"
+    if isinstance(ev, Chow):
+        return f"seat {ev.seat} chows {format_tiles(ev.tiles)} from seat {ev.from_seat}"
+    raise TypeError(f"not a claims event: {ev!r}")
+
+
+# ---------------------------------------------------------------------- chow
+def check_chow(t: Table, ev: Chow) -> Violation | None:
+    """The violation a chow would be now, or None."""
+    seat = ev.seat
+    if t._phase is not tb.Phase.CLAIM:
+        return t._v(_C.ILLEGAL_CHOW, seat, f"{_describe(ev)} but there is no discard to "
+                                           f"claim ({t._describe_phase()})")
+    d, tile = t._disc.seat, t._disc.tile
+    tiles = ev.tiles
+    if ev.from_seat != d or tile not in tiles:
+        return t._v(_C.ILLEGAL_CHOW, seat,
+                    f"{_describe(ev)} but the last discard is {tile} by seat {d}")
+    nxt = t._next[d]
+    if seat != nxt:
+        return t._v(_C.ILLEGAL_CHOW, seat,
+                    f"{_describe(ev)} but only the discarder's next player (seat {nxt}) "
+                    f"may chow")
+    if not _is_run(tiles):
+        return t._v(_C.ILLEGAL_CHOW, seat,
+                    f"{_describe(ev)}: a chow is three tiles in rank order of one suit "
+                    f"(万 筒 条; honours never chow)")
+    hand = t._hands[seat]
+    rest = list(tiles)
+    rest.remove(tile)
+    for x in rest:
+        if not hand[x]:
+            return t._v(_C.ILLEGAL_CHOW, seat,
+                        f"{_describe(ev)} without {Tile(x)}: {t.summary(seat)}")
+    if t._frozen[seat]:
+        return t._v(_C.FROZEN_HAND, seat,
+                    f"{_describe(ev)} but declared ready (a chow changes the hand); "
+                    f"{t.summary(seat)}")
+    return None
+
+
+def _is_run(tiles: tuple[Tile, ...]) -> bool:
+    """Three suited tiles of one suit in rank order, each one rank above the last."""
+    if len(tiles) != 3:
+        return False
+    a, b, c = int(tiles[0]), int(tiles[1]), int(tiles[2])
+    return c < NUM_SUITED and b == a + 1 and c == b + 1 and a // 9 == c // 9
+
+
+def apply_chow(t: Table, ev: Chow) -> None:
+    seat = ev.seat
+    hand = t._hands[seat]
+    tile = t._disc.tile
+    for x in ev.tiles:
+        if x != tile:
+            hand[x] -= 1
+    t._melds[seat].append(tb._meld(_CHOW, ev.tiles[0], ev.from_seat, False))
+    tb._claim_discard(t, seat, _CLAIM_CHOW)
+    t._turn = seat
+    t._phase = tb.Phase.DISCARD_AFTER_CLAIM
+    t._claimed_any = True
+    t._last_draw = -1
+    t._kong_turn = False
+    t._waits[seat] = None
+
+
+def chow_candidates(t: Table) -> list[Event]:
+    """The chows the discarder's next player could make of the last discard (by their
+    lowest tile), for ``legal_actions`` (each still goes through the check)."""
+    tile = int(t._disc.tile)
+    if tile >= NUM_SUITED:
+        return []
+    seat = t._next[t._disc.seat]
+    hand = t._hands[seat]
+    rank = tile % 9
+    out: list[Event] = []
+    for low in (tile - 2, tile - 1, tile):
+        if low < tile - rank or low + 2 > tile - rank + 8:
+            continue
+        run = (Tile(low), Tile(low + 1), Tile(low + 2))
+        if all(hand[x] for x in run if x != tile):
+            out.append(Chow(seat, run, t._disc.seat))
+    return out
+
+
+# ---------------------------------------------------------------------- flowers
+def holds_flower(hand: list[int]) -> bool:
+    """Whether a (wide) count vector holds a flower."""
+    return len(hand) > _FIRST_FLOWER and any(hand[_FIRST_FLOWER:NUM_TILE_KINDS])
+
+
+def _opening(t: Table) -> bool:
+    """Before the dealer's first discard and any claim: dealt flowers may be shown by any
+    seat."""
+    return not t._rivers[t._dealer] and not t._claimed_any
+
+
+def check_flower(t: Table, ev: Flower) -> Violation | None:
+    """The violation showing a flower would be now, or None."""
+    seat, tile = ev.seat, int(ev.tile)
+    if tile < _FIRST_FLOWER:
+        return t._v(_C.BAD_FLOWER, seat, f"{_describe(ev)} but {ev.tile} is not a flower")
+    hand = t._hands[seat]
+    if tile >= len(hand) or not hand[tile]:
+        return t._v(_C.BAD_FLOWER, seat, f"{_describe(ev)} but {t.summary(seat)}")
+    if t._phase is not tb.Phase.DISCARD or (t._turn != seat and not _opening(t)):
+        return t._v(_C.BAD_FLOWER, seat,
+                    f"{_describe(ev)} but a flower is shown by the player to act, or on "
+                    f"the dealt hand before the dealer's first discard "
+                    f"({t._describe_phase()})")
+    return None
+
+
+def apply_flower(t: Table, ev: Flower) -> None:
+    seat = ev.seat
+    t._hands[seat][ev.tile] -= 1
+    t._shown[seat].append(ev.tile)
+    t._flower_seat = seat
+    t._waits[seat] = None
+    t._phase = tb.Phase.FLOWER_DRAW
+
+
+def apply_flower_draw(t: Table, ev: Draw) -> None:
+    """The replacement draw after a flower, from the back (the check found it due)."""
+    seat = ev.seat
+    t._back -= 1
+    if seat == t._turn:
+        t._last_draw = ev.tile  # the player to act: the replacement is its drawn tile
+    t._flower_seat = -1
+    t._phase = tb.Phase.DISCARD
+
+
+def flower_candidates(t: Table) -> list[Event]:
+    """The flowers that may be shown now (the player to act's, and in the opening every
+    seat's), for ``legal_actions``."""
+    seats = range(t._n) if _opening(t) else (t._turn,)
+    out: list[Event] = []
+    for s in seats:
+        hand = t._hands[s]
+        out.extend(Flower(s, f) for f in FLOWER_TILES if f < len(hand) and hand[f])
+    return out
+
+
+def flower_draw_candidates(t: Table) -> list[Event]:
+    """The replacement draw due after a flower (or the exhaustive draw, the wall empty)."""
+    if t._back <= t._front:
+        return [ExhaustiveDraw()]
+    return t._draw_candidates(t._flower_seat, back=True)
+
+
+tb.register_mechanic_kind("chow", Chow, tb.Kind(tb._not_plain, check_chow, apply_chow))
+tb.register_mechanic_kind("flowers", Flower, tb.Kind(tb._not_plain, check_flower, apply_flower))
