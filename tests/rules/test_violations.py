@@ -24,7 +24,7 @@ from rules.facts import Outcome
 from rules.families.guizhou.settings import Ruleset
 from rules.replay import HandReplay, replay_game, replay_hand
 from rules.table import IllegalMoveError, Table
-from rules.tiles import Tile, format_tiles, parse_tiles
+from rules.tiles import HONOUR_TILES, Tile, format_tiles, parse_tiles
 from rules.violations import SETTLEMENT_CODES, Violation, ViolationCode
 from tests.rules.builders import draw_and_discard, make_hand, test_ruleset
 from tests.rules.toy_family import ToyRuleset
@@ -408,14 +408,20 @@ def test_event_not_in_family() -> None:
     named, the table unchanged. The test family has no 报听 and no 翻鸡; Guizhou plays both,
     and rejects a chow with its own code."""
     toy = ToyRuleset(name="toy-violations")
-    table = Table.from_record(record(""), toy)
+
+    def toy_hand(events: str) -> HandRecord:  # the toy's 136 tiles: honours at the back
+        hand = record(events)
+        assert hand.wall is not None
+        return replace(hand, wall=hand.wall + tuple(t for t in HONOUR_TILES for _ in range(4)))
+
+    table = Table.from_record(toy_hand(""), toy)
     v = table.check(Ready(2))
     assert v is not None and (v.code, v.seat, v.fatal) == (C.EVENT_NOT_IN_FAMILY, 2, True)
     assert "the toy family (ruleset 'toy-violations') has no ready event" in v.message
     stopped = table.run([Discard(0, Tile.P2), Ready(1)])
     assert stopped is not None and stopped.code is C.EVENT_NOT_IN_FAMILY
     assert stopped.event_index == 1 and table.event_index == 1
-    flip = replay_hand(record("0-2p 1H2p<0 F4p"), toy)
+    flip = replay_hand(toy_hand("0-2p 1H2p<0 F4p"), toy)
     assert [(x.code, x.event_index, x.seat) for x in flip.violations] == [
         (C.EVENT_NOT_IN_FAMILY, 2, None)]
     assert_clean(replay("0-2p 1H2p<0 F4p"))  # Guizhou's own events
