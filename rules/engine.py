@@ -57,6 +57,7 @@ COMPILED: tuple[str, ...] = (
     "rules.families.guizhou.patterns",
     "rules.hand",
     "rules.shanten",
+    "rules.continuing",
     "rules.table",
     "rules.families.guizhou.settlement",
     "rules.replay",

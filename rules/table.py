@@ -19,11 +19,14 @@ from functools import cache
 from operator import getitem
 from typing import Any, Final, NamedTuple
 
+from rules import continuing
 from rules.events import (
     Chow,
+    DeclareSuit,
     Discard,
     Draw,
     Event,
+    Exchange,
     ExhaustiveDraw,
     Flip,
     HandRecord,
@@ -31,6 +34,7 @@ from rules.events import (
     KongKind,
     Pong,
     Ready,
+    Suit,
     Win,
 )
 from rules.facts import (
@@ -85,6 +89,8 @@ class Phase(StrEnum):
     KONG_DRAW = "kong_draw"  # after a kong: robbing wins (added kong), else the replacement
     WON = "won"  # after a win: further wins on the same tile, then the flip
     ENDED = "ended"
+    SETUP = "setup"  # before the dealer's first turn: the exchange, the declared suits
+    PLAY_ON = "play_on"  # 血战到底, after a win: further wins on the tile, or the next draw
 
 
 class WinSource(Enum):
@@ -107,6 +113,8 @@ _CLAIM = Phase.CLAIM
 _KONG_DRAW = Phase.KONG_DRAW
 _WON = Phase.WON
 _ENDED = Phase.ENDED
+_SETUP = Phase.SETUP
+_PLAY_ON = Phase.PLAY_ON
 _PONG = MeldKind.PONG
 _EXPOSED = KongKind.EXPOSED
 _ADDED = KongKind.ADDED
@@ -318,7 +326,7 @@ class Table:
     through :meth:`apply` (or :meth:`step`)."""
 
     __slots__ = (
-        "_back", "_big", "_chickens", "_claimed_any", "_copies", "_dealer", "_disc",
+        "_back", "_big", "_chickens", "_claimed_any", "_cont", "_copies", "_dealer", "_disc",
         "_findings", "_flip", "_front", "_frozen", "_hand_no", "_hands", "_index",
         "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech", "_melds", "_n",
         "_next", "_passed_kongs", "_pending_kong", "_phase", "_plan", "_pong_tiles",
@@ -383,6 +391,10 @@ class Table:
         self._chickens: dict[int, _ChickenRecord] = {}  # first standing-chicken discards
         self._findings: list[Violation] = _false_hands(record, ruleset)
         self._plan: _WinPlan | None = None
+        # the exchange, the declared suits, play after a win (None: none of them)
+        self._cont: continuing.Continuing | None = continuing.start(self._mech, n)
+        if self._cont is not None and self._cont.in_setup:
+            self._phase = _SETUP
 
     @classmethod
     def from_record(cls, record: HandRecord, ruleset: Ruleset) -> Table:
@@ -478,6 +490,16 @@ class Table:
 
     def is_frozen(self, seat: int) -> bool:
         return self._frozen[seat]
+
+    def exchanges(self) -> tuple[continuing.ExchangeFact, ...]:
+        """换三张: each seat's tiles passed, in event order (``()`` without an exchange)."""
+        return () if self._cont is None else self._cont.exchanges()
+
+    def declared_suits(self) -> tuple[Suit | None, ...]:
+        """定缺: each seat's declared suit (``()`` when the family declares none)."""
+        if self._cont is None or not self._cont.declare:
+            return ()
+        return self._cont.declared_suits()
 
     def kongs(self) -> tuple[KongFact, ...]:
         return tuple([k.fact() for k in self._kongs])
@@ -592,6 +614,8 @@ class Table:
                                f"the log ends without the flip after the win "
                                f"({self.wall_left} tiles left in the wall)", at_event=False)
             return None
+        if ph is _SETUP:
+            return continuing.setup_unfinished(self, None, None)
         return self._v(_C.PREMATURE_END, None,
                        f"the log ends before the hand ended ({self._describe_phase()}, "
                        f"{self.wall_left} tiles left)", at_event=False)
@@ -621,6 +645,10 @@ class Table:
             return f"seat {self._turn} must draw its kong replacement"
         if ph is _WON:
             return "the hand was won"
+        if ph is _SETUP:
+            return continuing.describe_setup(self)
+        if ph is _PLAY_ON:
+            return continuing.describe_play_on(self)
         return "the hand has ended"
 
     def _flip_due(self) -> bool:
@@ -673,10 +701,17 @@ class Table:
         if (ph is _ENDED or ph is _WON) and tp is not Flip and (tp is not Win or ph is _ENDED):
             return self._v(_C.EVENT_AFTER_END, getattr(ev, "seat", None),
                            f"{_describe(ev)} after the hand ended ({self._describe_phase()})")
-        if not isinstance(ev, (Flip, ExhaustiveDraw)) and not 0 <= ev.seat < self._n:
-            return self._v(_C.OUT_OF_TURN, ev.seat,
-                           f"{_describe(ev)}: there is no seat {ev.seat} at a "
-                           f"{self._n}-player table")
+        if not isinstance(ev, (Flip, ExhaustiveDraw)):
+            if not 0 <= ev.seat < self._n:
+                return self._v(_C.OUT_OF_TURN, ev.seat,
+                               f"{_describe(ev)}: there is no seat {ev.seat} at a "
+                               f"{self._n}-player table")
+            if self._cont is not None:
+                v = continuing.check_active(self, ev.seat, _describe(ev))
+                if v is not None:
+                    return v
+        if ph is _SETUP and tp is not Exchange and tp is not DeclareSuit:
+            return continuing.setup_unfinished(self, _describe(ev), getattr(ev, "seat", None))
         return _KINDS[type(ev)].check(self, ev)
 
     def _candidates(self) -> list[Event]:
@@ -687,6 +722,8 @@ class Table:
         out: list[Event] = []
         if ph is _ENDED:
             return out
+        if ph is _SETUP:
+            return continuing.setup_candidates(self)
         walled = self._back > self._front
         may_declare = self._ruleset.declared_ready
         if ph is _DISCARD or ph is _AFTER_CLAIM:
@@ -752,6 +789,11 @@ class Table:
                 out.append(Flip(self._wall[self._front]))
             else:
                 out.extend(Flip(t) for t in ALL_TILES if self._taken[t] < self._copies[t])
+        if ph is _PLAY_ON:
+            if walled:
+                out.extend(self._draw_candidates(continuing.resume_seat(self), back=False))
+            else:
+                out.append(ExhaustiveDraw())
         return out
 
     def _draw_candidates(self, seat: int, *, back: bool) -> list[Event]:
@@ -918,6 +960,8 @@ def _describe(ev: Event) -> str:
         return f"flip {ev.tile}"
     if isinstance(ev, ExhaustiveDraw):
         return "exhaustive draw"
+    if isinstance(ev, (Exchange, DeclareSuit)):
+        return continuing.describe(ev)
     return f"seat {ev.seat} chows {format_tiles(ev.tiles)} from seat {ev.from_seat}"
 
 
@@ -939,6 +983,10 @@ def _plain_draw(t: Table, ev: Draw) -> bool:
         if ev.seat != t._turn:
             return False
         at = t._back - 1
+    elif ph is _PLAY_ON:
+        if ev.seat != continuing.resume_seat(t):
+            return False
+        at = t._front
     else:
         return False
     if t._front >= t._back:
@@ -959,6 +1007,9 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
     elif ph is _KONG_DRAW:
         due = t._turn
         back = True
+    elif ph is _PLAY_ON:
+        due = continuing.resume_seat(t)
+        back = False
     else:
         return _not_your_turn(t, ev)
     if ev.seat != due:
@@ -987,7 +1038,7 @@ def _plain_discard(t: Table, ev: Discard) -> bool:
     ph = t._phase
     return (t._turn == seat and (ph is _DISCARD or ph is _AFTER_CLAIM) and ev.tile != _WILD
             and t._hands[seat][ev.tile] > 0 and not t._frozen[seat]
-            and t._ready_pending != seat)
+            and t._ready_pending != seat and t._cont is None)
 
 
 def _check_discard(t: Table, ev: Discard) -> Violation | None:
@@ -1011,6 +1062,8 @@ def _check_discard(t: Table, ev: Discard) -> Violation | None:
         return t._v(_C.FALSE_READY, seat,
                     f"{_describe(ev)} after declaring ready, leaving a hand that is not "
                     f"ready; {t.summary(seat)}")
+    if t._cont is not None:
+        return continuing.check_discard(t, seat, tile)
     return None
 
 
@@ -1034,7 +1087,7 @@ def _plain_pong(t: Table, ev: Pong) -> bool:
     disc = t._disc
     return (t._phase is _CLAIM and ev.tile == disc.tile and ev.from_seat == disc.seat
             and seat != disc.seat and 0 <= seat < t._n and t._hands[seat][ev.tile] >= 2
-            and not t._frozen[seat])
+            and not t._frozen[seat] and t._cont is None)
 
 
 def _check_pong(t: Table, ev: Pong) -> Violation | None:
@@ -1050,6 +1103,8 @@ def _check_pong(t: Table, ev: Pong) -> Violation | None:
         return t._v(_C.FROZEN_HAND, ev.seat,
                     f"{_describe(ev)} but declared ready (a pong changes the hand); "
                     f"{t.summary(ev.seat)}")
+    if t._cont is not None:
+        return continuing.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_PONG, _describe(ev))
     raise AssertionError(f"{_describe(ev)}: a pong neither plain nor illegal")
 
 
@@ -1091,7 +1146,7 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
             return t._v(_C.FROZEN_HAND, seat,
                         f"{_describe(ev)} but declared ready and the kong changes the "
                         f"waits; {t.summary(seat)}")
-        return None
+        return _kong_of_declared_suit(t, ev)
     ph = t._phase
     if t._turn != seat or (ph is not _DISCARD and ph is not _AFTER_CLAIM):
         return _not_your_turn(t, ev)
@@ -1134,7 +1189,13 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
             return t._v(_C.FROZEN_HAND, seat,
                         f"{_describe(ev)} but declared ready and the kong changes the "
                         f"waits; {t.summary(seat)}")
-    return None
+    return _kong_of_declared_suit(t, ev)
+
+
+def _kong_of_declared_suit(t: Table, ev: Kong) -> Violation | None:
+    if t._cont is None:
+        return None
+    return continuing.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_KONG, _describe(ev))
 
 
 def _check_ready(t: Table, ev: Ready) -> Violation | None:
@@ -1183,11 +1244,15 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
     ph = t._phase
     hand = t._hands[seat]
     ready_at = t._ready_at
-    if ph is _WON:
+    if ph is _WON or ph is _PLAY_ON:
         won = t._won_tile
         assert won is not None
         c_from, c_tile = won.from_seat, won.tile
         if won.source is _WIN_SELF:
+            if ph is _PLAY_ON:
+                return t._v(_C.INVALID_WIN, seat,
+                            f"{_describe(ev)} but {t._describe_phase()}, after a self-drawn "
+                            f"win")
             return t._v(_C.EVENT_AFTER_END, seat,
                         f"{_describe(ev)} after a self-drawn win ended the hand")
         if t._won[seat]:
@@ -1255,6 +1320,10 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
         return t._v(_C.MISSING_SUIT, seat,
                     f"{_describe(ev)} with all three suits (缺一门 required): "
                     f"{_fmt(plan.counts)}")
+    if t._cont is not None:
+        v = continuing.check_win(t, seat, plan.counts, _describe(ev))
+        if v is not None:
+            return v
     t._plan = plan
     if plan.source == _WIN_SELF:
         return None
@@ -1360,7 +1429,7 @@ def _check_flip(t: Table, ev: Flip) -> Violation | None:
 
 def _check_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
     ph = t._phase
-    if ph is not _CLAIM and ph is not _KONG_DRAW:
+    if ph is not _CLAIM and ph is not _KONG_DRAW and ph is not _PLAY_ON:
         return t._v(_C.PREMATURE_END, None,
                     f"exhaustive draw while no draw is due ({t._describe_phase()})")
     if t._back > t._front:
@@ -1558,7 +1627,8 @@ def _apply_win(t: Table, ev: Win) -> None:
         situational, _tiles(concealed_counts), tuple(melds), waits,
     ))
     t._won[seat] = True
-    if t._phase is not _WON:
+    first = t._phase is not _WON and t._phase is not _PLAY_ON
+    if first:
         if source is _WIN_DISCARD:
             _claim_discard(t, seat, ClaimKind.WIN)
             t._won_tile = _WonTile(t._disc.seat, tile, source, plan.hot, plan.kill,
@@ -1576,6 +1646,8 @@ def _apply_win(t: Table, ev: Win) -> None:
         else:
             t._won_tile = _WonTile(-1, tile, source, False, False, -1)
         t._phase = _WON
+    if t._cont is not None and t._cont.play_on:
+        continuing.after_win(t, seat, first)
 
 
 _SITUATIONS = (Pattern.HEAVENLY, Pattern.EARTHLY, Pattern.KONG_BLOOM, Pattern.HOT_DISCARD,
@@ -1641,5 +1713,8 @@ _KINDS: dict[type, _Kind] = {
     Flip: _Kind(_not_plain, _check_flip, _apply_flip),
     ExhaustiveDraw: _Kind(_not_plain, _check_exhaustive, _apply_exhaustive),
     Chow: _Kind(_not_plain, _check_chow, _apply_chow),
+    # --- sichuan: rules/continuing.py
+    Exchange: _Kind(_not_plain, continuing.check_exchange, continuing.apply_exchange),
+    DeclareSuit: _Kind(_not_plain, continuing.check_declare, continuing.apply_declare),
 }
 """Each event kind's plain case, check and apply."""
