@@ -110,6 +110,8 @@ def format_event(ev: Event) -> str:
         return f"F{ev.tile}"
     if isinstance(ev, ExhaustiveDraw):
         return "X"
+    if not isinstance(ev, Chow):
+        raise ValueError(f"{ev!r} has no token here")
     return f"{ev.seat}Y{''.join(str(t) for t in ev.tiles)}<{ev.from_seat}"
 
 

@@ -470,5 +470,5 @@ def test_event_not_in_family_for_a_guizhou_exchange() -> None:
     from rules.events import Exchange
 
     good = record(CLEAN)
-    bad = replace(good, events=(Exchange(0, good.deal[0][:3], 1), *good.events))  # type: ignore[misc]
+    bad = replace(good, events=(Exchange(0, good.deal[0][:3], 1), *good.events))
     assert _only_code(replay_hand(bad, test_ruleset())) == (C.EVENT_NOT_IN_FAMILY, 0, 0)

@@ -19,10 +19,8 @@ from tests.rules.builders import test_ruleset
 from tests.rules.xuezhan_family import FAMILY, settle, xuezhan_ruleset
 from tests.rules.xuezhan_family.hands import (
     CLEAN,
-    DECLARE,
     EXCHANGE,
     FIRST_PLAY,
-    PLAY,
     SETUP,
     hand,
     parse,
@@ -57,6 +55,10 @@ def test_the_family_switches_the_mechanics_on() -> None:
     assert mechanics_of(test_ruleset()).exchange == 0  # Guizhou plays none of them
 
 
+def phase(table: Table) -> Phase:
+    return table.phase
+
+
 # ---------------------------------------------------------------------- a legal hand
 def test_the_clean_hand_plays_on_after_each_win() -> None:
     result = replay()
@@ -79,10 +81,10 @@ def test_the_clean_hand_plays_on_after_each_win() -> None:
 
 def test_the_table_walks_through_setup_and_play_on() -> None:
     table = Table.from_record(hand(""), RULES)
-    assert table.phase is Phase.SETUP
+    assert phase(table) is Phase.SETUP
     events = parse(CLEAN)
     for ev in events[:4]:
-        assert table.phase is Phase.SETUP and ev in table.legal_actions()
+        assert phase(table) is Phase.SETUP and ev in table.legal_actions()
         table.apply(ev)
     # seat 0 holds all three suits; seats 1, 2 and 3 each lack one, the one they declare
     assert table.legal_actions() == [
@@ -90,14 +92,14 @@ def test_the_table_walks_through_setup_and_play_on() -> None:
         DeclareSuit(2, Suit.CHARACTERS), DeclareSuit(3, Suit.CHARACTERS)]
     for ev in events[4:FIRST_PLAY]:
         table.apply(ev)
-    assert table.phase is Phase.DISCARD and table.turn == 0
+    assert phase(table) is Phase.DISCARD and table.turn == 0
     for ev in events[FIRST_PLAY:11]:  # through seat 1's self-drawn win
         table.apply(ev)
-    assert table.phase is Phase.PLAY_ON and not table.is_over
+    assert phase(table) is Phase.PLAY_ON and not table.is_over
     assert table.legal_actions() == [Draw(2, Tile.M1)]  # the seat after the winner
     for ev in events[11:18]:  # through the first win on 3s
         table.apply(ev)
-    assert table.phase is Phase.PLAY_ON
+    assert phase(table) is Phase.PLAY_ON
     # seat 3 may still win on the 3s; else it draws, being after the last winner
     assert table.legal_actions() == [Win(3, Tile.S3, 0), Draw(3, table.wall[0])]
     table.apply(events[18])
@@ -110,16 +112,18 @@ def test_play_resumes_after_the_last_of_several_winners() -> None:
     record = hand(events)
     table = Table.from_record(record, RULES)
     assert table.run(record.events) is None
-    assert table.phase is Phase.PLAY_ON and table.legal_actions()[-1].seat == 3
-    bad = replay(f"{events} 0+{table.wall[0]}")
+    wall = table.wall
+    assert wall is not None and table.phase is Phase.PLAY_ON
+    assert table.legal_actions() == [Win(3, Tile.S3, 0), Draw(3, wall[0])]
+    bad = replay(f"{events} 0+{wall[0]}")
     only(bad, C.OUT_OF_TURN, len(record.events), 0, "seat 3 is due to draw")
     # with both winners on the tile, seat 0 is left alone: nothing follows
-    after = replay(f"{CLEAN} 0+{table.wall[0]}")
+    after = replay(f"{CLEAN} 0+{wall[0]}")
     only(after, C.EVENT_AFTER_END, len(parse(CLEAN)), 0, "after the hand ended")
 
 
 def test_an_exhaustive_draw_ends_a_hand_after_a_win() -> None:
-    start = "{SETUP} 0-9p 1+1p 1H1p".format(SETUP=SETUP)
+    start = f"{SETUP} 0-9p 1+1p 1H1p"
     record = hand(start)
     events = play_out(record, start, [2, 3, 0], start=1)
     result = replay(events)
