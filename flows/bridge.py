@@ -15,8 +15,10 @@ from typing import Any
 from parsers import fast
 from parsers.models import (
     ChowEvent,
+    DeclareSuitEvent,
     DiscardEvent,
     DrawEvent,
+    ExchangeEvent,
     FlipEvent,
     Game,
     Hand,
@@ -31,9 +33,11 @@ from parsers.models import (
 from parsers.models import Event as LogEvent
 from rules.events import (
     Chow,
+    DeclareSuit,
     Discard,
     Draw,
     Event,
+    Exchange,
     ExhaustiveDraw,
     Flip,
     HandRecord,
@@ -43,12 +47,14 @@ from rules.events import (
     Ready,
     RecordedItem,
     RecordedResult,
+    Suit,
     Win,
 )
 from rules.tiles import TILE_BY_TEXT, TILE_TEXT
 
 _KONG_KIND: dict[str, KongKind] = {kind.value: kind for kind in KongKind}
 _EXHAUSTIVE_DRAW = ExhaustiveDraw()
+_SUIT: dict[str, Suit] = {suit.value: suit for suit in Suit}
 
 
 def hand_records(game: Game | fast.Game) -> list[HandRecord]:
@@ -77,6 +83,7 @@ def hand_record(hand: Hand | fast.Hand, *, n_players: int, base_stake: int = 1) 
         result=None if hand.result is None else _recorded_result(hand.result),
         base_stake=base_stake,
         set_aside=None if hand.set_aside is None else tuple(map(tile_of, hand.set_aside)),
+        carry=None if hand.carry is None else tuple(sorted(hand.carry.items())),
     )
 
 
@@ -103,6 +110,11 @@ def _generate_events(events: Sequence[LogEvent]) -> list[Event]:
             append(Ready(ev.seat))
         elif isinstance(ev, ChowEvent):
             append(Chow(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.from_seat))
+        # --- sichuan events
+        elif isinstance(ev, ExchangeEvent):
+            append(Exchange(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.to))
+        elif isinstance(ev, DeclareSuitEvent):
+            append(DeclareSuit(ev.seat, _SUIT[ev.suit]))
         else:
             append(_EXHAUSTIVE_DRAW)
     return out
@@ -149,6 +161,11 @@ def _generate_fast_events(events: Sequence[fast.Event]) -> list[Event]:
             append(Ready(ev.seat))
         elif isinstance(ev, fast.ChowEvent):
             append(Chow(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.from_seat))
+        # --- sichuan events
+        elif isinstance(ev, fast.ExchangeEvent):
+            append(Exchange(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.to))
+        elif isinstance(ev, fast.DeclareSuitEvent):
+            append(DeclareSuit(ev.seat, _SUIT[ev.suit]))
         else:
             append(_EXHAUSTIVE_DRAW)
     return out
@@ -239,6 +256,16 @@ def _event_dict(event: Event) -> dict[str, Any]:
         return {"type": "ready", "seat": event.seat}
     if isinstance(event, ExhaustiveDraw):
         return {"type": "exhaustive_draw"}
+    # --- sichuan events
+    if isinstance(event, Exchange):
+        return {
+            "type": "exchange",
+            "seat": event.seat,
+            "tiles": [TILE_TEXT[t] for t in event.tiles],
+            "to": event.to,
+        }
+    if isinstance(event, DeclareSuit):
+        return {"type": "declare_suit", "seat": event.seat, "suit": event.suit.value}
     return {
         "type": "chow",
         "seat": event.seat,
@@ -271,6 +298,8 @@ def _hand_dict(record: HandRecord, dice: Sequence[int] | None) -> dict[str, Any]
                 for i in record.result.items
             ]
         hand["result"] = result
+    if record.carry is not None:
+        hand["carry"] = dict(record.carry)
     return hand
 
 

@@ -118,6 +118,20 @@ class ChowEvent(
     t: Count | None = None
 
 
+# --- sichuan events
+class ExchangeEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="exchange"):
+    seat: Seat
+    tiles: Annotated[tuple[TileText, ...], Meta(min_length=1)]
+    to: Seat
+    t: Count | None = None
+
+
+class DeclareSuitEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="declare_suit"):
+    seat: Seat
+    suit: Literal["m", "p", "s"]
+    t: Count | None = None
+
+
 Event = Union[  # noqa: UP007  (spelled like the models' union)
     DrawEvent,
     DiscardEvent,
@@ -128,6 +142,8 @@ Event = Union[  # noqa: UP007  (spelled like the models' union)
     FlipEvent,
     ExhaustiveDrawEvent,
     ChowEvent,
+    ExchangeEvent,
+    DeclareSuitEvent,
 ]
 EVENT_CLASSES: Final = (
     DrawEvent,
@@ -139,6 +155,8 @@ EVENT_CLASSES: Final = (
     FlipEvent,
     ExhaustiveDrawEvent,
     ChowEvent,
+    ExchangeEvent,
+    DeclareSuitEvent,
 )
 
 
@@ -175,6 +193,7 @@ class Hand(_Value, frozen=True, kw_only=True):
     deal: tuple[tuple[TileText, ...], ...]
     events: tuple[Event, ...]
     result: Result | None = None
+    carry: dict[str, Int64] | None = None
 
 
 class Game(
@@ -315,6 +334,15 @@ def _event_from_model(event: models.Event) -> Event:
             from_seat=event.from_seat,
             t=event.t,
         )
+    if isinstance(event, models.ExchangeEvent):
+        return ExchangeEvent(
+            seat=event.seat,
+            tiles=event.tiles,  # type: ignore[arg-type]
+            to=event.to,
+            t=event.t,
+        )
+    if isinstance(event, models.DeclareSuitEvent):
+        return DeclareSuitEvent(seat=event.seat, suit=event.suit, t=event.t)
     return ExhaustiveDrawEvent(t=event.t)
 
 
@@ -348,6 +376,7 @@ def from_model(game: models.Game) -> Game:
                 deal=h.deal,  # type: ignore[arg-type]
                 events=tuple(_event_from_model(e) for e in h.events),
                 result=None if h.result is None else _result_from_model(h.result),
+                carry=h.carry,
             )
             for h in game.hands
         ),
