@@ -21,7 +21,9 @@ from parsers.fast import Game
 from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import HandAudit, audit_game
 from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
+from rules.mechanics import mechanics_of
 from rules.presets import resolve_ruleset
+from rules.replay import HandReplay
 from rules.tiles import TILE_TEXT
 
 __all__ = [
@@ -134,7 +136,7 @@ def hand_json(audit: GameAudit, hand: HandAudit) -> dict[str, Any]:
         })
     recorded = record.result
     assert audit.ruleset is not None
-    return {
+    out: dict[str, Any] = {
         "file": audit.path,
         "game_id": audit.game.game_id,
         "hand_no": record.hand_no,
@@ -174,6 +176,27 @@ def hand_json(audit: GameAudit, hand: HandAudit) -> dict[str, Any]:
             for c in settlement.chickens
         ],
     }
+    _add_mechanics(out, audit.ruleset, replay)
+    return out
+
+
+def _add_mechanics(out: dict[str, Any], ruleset: Ruleset, replay: HandReplay) -> None:
+    """The facts of the core mechanics the ruleset's family plays (换三张, 定缺, 血战到底,
+    carry), added to a hand's JSON object only then (a Guizhou hand's object is as it was)."""
+    mech = mechanics_of(ruleset)
+    if mech.play_after_win:
+        for entry, win in zip(out["winners"], replay.winners, strict=True):
+            entry["event_index"] = win.event_index
+    if mech.exchange:
+        out["exchanges"] = [
+            {"seat": x.seat, "tiles": [TILE_TEXT[t] for t in x.tiles], "to": x.to,
+             "event_index": x.event_index}
+            for x in replay.exchanges
+        ]
+    if mech.declare_suit:
+        out["declared_suits"] = [None if s is None else s.value for s in replay.declared_suits]
+    if mech.carry:
+        out["carry"] = None if replay.carry is None else replay.carry.as_dict()
 
 
 def format_json_line(obj: dict[str, Any]) -> str:
