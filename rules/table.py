@@ -751,7 +751,8 @@ class Table:
                 held = [ALL_TILES[self._last_draw]] if self._last_draw >= 0 else []
             out.extend(Discard(s, t) for t in held)
             return out
-        seats_after = [(self._turn + k) % n for k in range(1, n)]
+        seats_after = [s for s in ((self._turn + k) % n for k in range(1, n))
+                       if not self._won[s]]  # 血战到底: a winner claims nothing
         if ph is _CLAIM:
             d, tile = self._disc.seat, self._disc.tile
             out.extend(Win(o, tile, d) for o in seats_after if tile in self._seat_waits(o))

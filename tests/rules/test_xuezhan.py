@@ -318,3 +318,29 @@ def test_guizhou_rejects_the_new_events() -> None:
         assert [(v.code, v.event_index) for v in result.violations] == [
             (C.EVENT_NOT_IN_FAMILY, 0)], result.violations
     assert replay_hand(base, test_ruleset()).violations == ()
+
+
+# ---------------------------------------------------------------------- random playouts
+@pytest.mark.parametrize("seed", range(6))
+def test_random_playouts_through_legal_actions_replay_cleanly(seed: int) -> None:
+    import random
+
+    from tests.rules.builders import Players, random_playout
+
+    rng = random.Random(seed)
+    for hand_no in range(1, 4):
+        record = random_playout(rng, RULES, hand_no=hand_no, dealer=hand_no % 4,
+                                players=Players(win=1.0, kong=0.5, pong=0.3))
+        result = replay_hand(record, RULES)
+        assert result.violations == (), result.violations
+        assert len(result.exchanges) == 4 and None not in result.declared_suits
+        left = [s.seat for s in result.seats if not s.won]
+        # the hand ended with one seat left, or with the wall
+        assert len(left) == 1 or result.wall_left == 0
+        indexes = [w.event_index for w in result.winners]
+        assert indexes == sorted(indexes) and len(set(w.seat for w in result.winners)) == len(
+            result.winners)
+        # no winner acts after its win
+        for win in result.winners:
+            later = record.events[win.event_index + 1:]
+            assert all(getattr(ev, "seat", None) != win.seat for ev in later)
