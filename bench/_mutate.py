@@ -6,7 +6,7 @@ input ``i`` drawn from ``random.Random(f"zhuoji-fuzz/{seed}/{i}")``).
 
 **Seeds** (:func:`generate_seed_games`): every game of the sample logs (``data/sample``)
 and of the dispute logs (``tests/data/disputes``), plus legal games that
-:mod:`rules.simulate` plays under every shipped preset.
+:mod:`rules.families.guizhou.simulate` plays under every shipped preset.
 
 **Mutations**, stacked at four levels (:func:`generate_input` picks them):
 
@@ -71,9 +71,9 @@ from rules.audit import HandAudit, audit_hand
 from rules.events import HandRecord
 from rules.facts import Outcome as HandOutcome
 from rules.families.guizhou.settings import SETTING_PATHS, Ruleset
+from rules.families.guizhou.simulate import simulate_game
 from rules.presets import load_preset, preset_names, resolve_ruleset
 from rules.settings import RulesetError
-from rules.simulate import simulate_game
 from rules.violations import SETTLEMENT_CODES, Violation, ViolationCode
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -3,13 +3,13 @@
     .venv/bin/python bench/dashboard.py [--hands 200000] [--players 1000] [--out bench/out]
 
 The warehouse (built once under ``--out``, which git ignores, and reused) is made in two
-steps. First a base of real audited hands: simulated games (:mod:`rules.simulate`, preset
-guiyang, fixed seed), about 2 % of hands given a recorded result that differs from the
-recomputation and about 1 % an illegal chow, written as log files and loaded with the
-ingest's plain functions (parse, audit, Parquet shards, load), ``hand_tiles`` included.
-Then DuckDB replicates the base's rows in SQL under fresh game ids, start times and player
-ids until ``--hands`` hands shared by ``--players`` players (every row of every table is
-a real audited row; only the ids and times differ).
+steps. First a base of real audited hands: simulated games
+(:mod:`rules.families.guizhou.simulate`, preset guiyang, fixed seed), about 2 % of hands
+given a recorded result that differs from the recomputation and about 1 % an illegal chow,
+written as log files and loaded with the ingest's plain functions (parse, audit, Parquet
+shards, load), ``hand_tiles`` included. Then DuckDB replicates the base's rows in SQL under
+fresh game ids, start times and player ids until ``--hands`` hands shared by ``--players``
+players (every row of every table is a real audited row; only the ids and times differ).
 
 Then ``zhuoji dashboard`` (:func:`flows.dashboard.build_dashboard`, default workers: the
 cores, at most 4) renders the whole site three times into the same folder; the script
@@ -90,8 +90,8 @@ def build_base(folder: Path, games: int) -> Path:
     from parsers.models import Player
     from parsers.write import write_games
     from rules.events import Chow, Discard, HandRecord, RecordedResult
+    from rules.families.guizhou.simulate import generate_games
     from rules.presets import load_preset
-    from rules.simulate import generate_games
 
     def disputed(record: HandRecord) -> HandRecord:
         assert record.result is not None

@@ -5,7 +5,7 @@
                                      [--no-one-worker]
 
 Corpus (built once, deterministically, under ``--out``, which git ignores): a pool of
-simulated games of 8 hands (:mod:`rules.simulate`, preset guiyang: legal hands with
+simulated games of 8 hands (:mod:`rules.families.guizhou.simulate`, preset guiyang: legal hands with
 recorded results) is replicated under fresh game and player ids until ``--hands`` hands,
 in two shapes holding the same games: **streams**, files of 125 games (1,000 hands) each,
 and **documents**, one document file per game (8 hands: the platform of issue 19 that
@@ -76,8 +76,8 @@ SEED = 20261101
 def _simulate_one(game_no: int) -> list[bytes]:
     from flows.bridge import game_from_records
     from parsers.write import generate_stream_lines
+    from rules.families.guizhou.simulate import simulate_game
     from rules.presets import load_preset
-    from rules.simulate import simulate_game
 
     sim = simulate_game(load_preset("guiyang"), seed=SEED, game_no=game_no, hands=HANDS_PER_GAME)
     game = game_from_records(sim.records, game_id=f"pool-{game_no}", ruleset="guiyang")

@@ -31,8 +31,8 @@ if str(ROOT) not in sys.path:
 from rules.events import Kong, Pong, Ready  # noqa: E402
 from rules.facts import Outcome  # noqa: E402
 from rules.families.guizhou.patterns import Pattern  # noqa: E402
+from rules.families.guizhou.simulate import simulate_game  # noqa: E402
 from rules.presets import load_preset, preset_names  # noqa: E402
-from rules.simulate import simulate_game  # noqa: E402
 
 HANDS_PER_GAME = 8
 SEED = 20260105

@@ -2,7 +2,8 @@
 
 Prints rows ``label  value  unit``:
 
-* simulated and settled hands per second in memory, one process (:mod:`rules.simulate`);
+* simulated and settled hands per second in memory, one process
+  (:mod:`rules.families.guizhou.simulate`);
 * hands per second written as logs (simulate, settle, convert, write) by
   :func:`flows.simulate.run_simulation` with one and with two worker processes, in the
   stream encoding (gzip) and the document encoding;
@@ -34,8 +35,8 @@ if str(ROOT) not in sys.path:
 
 from flows.simulate import SimulationRequest, run_simulation  # noqa: E402
 from parsers.read import Encoding  # noqa: E402
+from rules.families.guizhou.simulate import simulate_game  # noqa: E402
 from rules.presets import load_preset  # noqa: E402
-from rules.simulate import simulate_game  # noqa: E402
 
 Row = tuple[str, float, str]
 HANDS_PER_GAME = 8

@@ -24,6 +24,7 @@ from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
 from rules.mechanics import mechanics_of
 from rules.presets import resolve_ruleset
 from rules.replay import HandReplay
+from rules.settings import RulesetBase
 from rules.tiles import TILE_TEXT
 
 __all__ = [
@@ -129,7 +130,7 @@ def hand_json(audit: GameAudit, hand: HandAudit) -> dict[str, Any]:
             "tile": TILE_TEXT[win.tile],
             "from": win.from_seat,
             "self_drawn": win.self_drawn,
-            "patterns": [p.value for p in win.patterns],
+            "patterns": [str(p) for p in win.patterns],
             "scored": None if value is None else list(value.patterns),
             "value": None if value is None else value.value,
             "penalty": None if value is None else value.penalty,
@@ -176,13 +177,14 @@ def hand_json(audit: GameAudit, hand: HandAudit) -> dict[str, Any]:
             for c in settlement.chickens
         ],
     }
-    _add_mechanics(out, audit.ruleset, replay)
+    add_mechanics_json(out, audit.ruleset, replay)
     return out
 
 
-def _add_mechanics(out: dict[str, Any], ruleset: Ruleset, replay: HandReplay) -> None:
+def add_mechanics_json(out: dict[str, Any], ruleset: RulesetBase, replay: HandReplay) -> None:
     """The facts of the core mechanics the ruleset's family plays (换三张, 定缺, 血战到底,
-    carry), added to a hand's JSON object only then (a Guizhou hand's object is as it was)."""
+    carry), added to a hand's JSON object (``winners`` already in it) only then: a Guizhou
+    hand's object is as it was."""
     mech = mechanics_of(ruleset)
     if mech.play_after_win:
         for entry, win in zip(out["winners"], replay.winners, strict=True):

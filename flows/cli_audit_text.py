@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from flows.audit import GameAudit
 from rules.audit import HandAudit
 from rules.facts import DiscardFact, Outcome, SeatFacts
+from rules.families.guizhou.patterns import Pattern
 from rules.families.guizhou.settlement import (
     Reason,
     Settlement,
@@ -61,7 +62,7 @@ def format_winners(hand: HandAudit, names: Sequence[str]) -> list[str]:
     values = {} if settlement is None else {w.seat: w for w in settlement.wins}
     out = []
     for win in hand.replay.winners:
-        pats = ", ".join(f"{p.value} {p.chinese}" for p in win.patterns)
+        pats = ", ".join(f"{p} {Pattern(p).chinese}" for p in win.patterns)
         line = f"  winner {_seat(win.seat, names)}: {pats}"
         value = values.get(win.seat)
         if value is not None:

@@ -5,8 +5,8 @@ Three families of defect:
 - **illegal moves**: an edit of a legal hand (a tile changed, an event inserted, replaced
   or appended, the deal or the wall altered) or, for the three faults only another course
   of play can show (no_pass, missing_suit, missed_win), the hand played again with one
-  player breaking that rule (:class:`rules.simulate.Deviation`). The edit point is the
-  hand's first deviation from a legal log, so the audit's first finding is the fault.
+  player breaking that rule (:class:`rules.families.guizhou.simulate.Deviation`). The edit
+  point is the hand's first deviation from a legal log, so the audit's first finding is the fault.
 - **tampered results**: a wrong delta, a chicken payment left out, a kong paid to a
   player who was not ready, a wrong next dealer, deltas that do not sum to zero.
 - **file damage**: a truncated file, a broken JSON line in a stream, a tile written as
@@ -47,7 +47,13 @@ from rules.events import (
 from rules.facts import Outcome
 from rules.families.guizhou.settings import Ruleset
 from rules.families.guizhou.settlement import settle
-from rules.simulate import Deviation, SimulatedHand, play_record, recorded_result, with_result
+from rules.families.guizhou.simulate import (
+    Deviation,
+    SimulatedHand,
+    play_record,
+    recorded_result,
+    with_result,
+)
 from rules.table import Table
 from rules.tiles import NUM_SUITED, Tile, format_tiles
 from rules.violations import ViolationCode

@@ -626,7 +626,7 @@ class RowBuffer:
                 *kongs,
                 *chickens.get(seat, _NO_CHICKENS),
                 None if value is None else (-value.value if value.penalty else value.value),
-                () if win is None else tuple(map(_TEXT.__getitem__, win.patterns)),
+                () if win is None else tuple(map(str, win.patterns)),  # plain text
                 () if value is None else value.patterns,
             ))
         return n_violations, n_settlement

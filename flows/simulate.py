@@ -1,6 +1,6 @@
 """Writing simulated games as log files, with optional faults and their manifest.
 
-The games come from :mod:`rules.simulate`; this module only names, faults, converts
+The games come from :mod:`rules.families.guizhou.simulate`; this module only names, faults, converts
 (through :func:`flows.bridge.hand_from_record`) and writes them.
 
 Output layout (``out`` is a folder, created when missing):
@@ -48,8 +48,8 @@ from parsers.read import Encoding
 from parsers.write import format_document, generate_stream_lines
 from rules.events import HandRecord
 from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
+from rules.families.guizhou.simulate import SimulatedGame, simulate_game
 from rules.presets import load_preset
-from rules.simulate import SimulatedGame, simulate_game
 
 __all__ = [
     "FAULTS_MANIFEST",

@@ -1,24 +1,25 @@
 """The audit of a hand: replay, settlement and the checks against the recorded result.
 
 :func:`audit_hand` replays a :class:`~rules.events.HandRecord` with full legality checks,
-settles it (unless a fatal violation stopped it) and compares the settlement with the
-record's ``result``. Its findings list the replay's violations first (in event order),
-then the settlement checks (``not_zero_sum``, ``score_mismatch``, ``item_mismatch``,
-``item_sum_mismatch``, ``dealer_mismatch``).
+settles it with its family's settlement (unless a fatal violation stopped it) and compares
+the settlement with the record's ``result`` by the family's ``audit_result``. Its findings
+list the replay's violations first (in event order), then the settlement checks (``not_zero_sum``,
+``score_mismatch``, ``item_mismatch``, ``item_sum_mismatch``, ``dealer_mismatch``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rules.continuing import Carry
 from rules.events import HandRecord
-from rules.families.guizhou.settings import Ruleset
-from rules.families.guizhou.settlement import Settlement, audit_result, settle
+from rules.families import family_of
 from rules.frozen import quick_init
 from rules.mechanics import mechanics_of
 from rules.replay import GameCarry, HandReplay, replay_hand
+from rules.settings import RulesetBase
 from rules.violations import Violation
 
 __all__ = ["HandAudit", "audit_game", "audit_hand"]
@@ -30,7 +31,8 @@ class HandAudit:
 
     record: HandRecord
     replay: HandReplay
-    settlement: Settlement | None  # None when a fatal violation stopped the replay
+    settlement: Any  # the family's settlement (Guizhou: rules.families.guizhou.settlement
+    # .Settlement); None when a fatal violation stopped the replay
     findings: tuple[Violation, ...]  # replay violations, then the settlement checks
 
     @property
@@ -41,7 +43,7 @@ class HandAudit:
         self,
         record: HandRecord,
         replay: HandReplay,
-        settlement: Settlement | None,
+        settlement: Any,
         findings: tuple[Violation, ...],
     ) -> None:
         # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
@@ -56,26 +58,28 @@ quick_init(HandAudit)
 
 def audit_hand(
     record: HandRecord,
-    ruleset: Ruleset,
+    ruleset: RulesetBase,
     *,
     explain: bool = True,
     carry: Carry | None = None,
     before: tuple[Violation, ...] = (),
 ) -> HandAudit:
     """Replay, settle (at the record's stake and 连庄 count) and check one hand;
-    ``explain=False`` leaves the settlement's explanation empty (see :func:`settle`).
-    ``carry`` and ``before``: as for :func:`~rules.replay.replay_hand` (given by
-    :func:`audit_game` to a family that carries state from hand to hand)."""
+    ``explain=False`` leaves the settlement's explanation empty (see the family's
+    ``settle``). ``carry`` and ``before``: as for :func:`~rules.replay.replay_hand` (given
+    by :func:`audit_game` to a family that carries state from hand to hand)."""
+    family = ruleset.derived(family_of)
     replay = replay_hand(record, ruleset, carry=carry, before=before)
-    settlement = settle(
+    settlement = family.settle(
         replay, ruleset, record.base_stake, dealer_streak=record.dealer_streak, explain=explain
     )
-    checks = audit_result(settlement, record.result, record.hand_no)
+    checks: tuple[Violation, ...] = tuple(
+        family.audit_result(settlement, record.result, record.hand_no))
     return HandAudit(record, replay, settlement, (*replay.violations, *checks))
 
 
 def audit_game(
-    records: Sequence[HandRecord], ruleset: Ruleset, *, explain: bool = True
+    records: Sequence[HandRecord], ruleset: RulesetBase, *, explain: bool = True
 ) -> list[HandAudit]:
     """Audit every hand of a game; a fatal violation stops only its own hand. A family
     that carries state from hand to hand gets it threaded through, as in

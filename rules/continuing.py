@@ -180,11 +180,8 @@ def setup_unfinished(t: Table, what: str | None, seat: int | None) -> Violation:
 
 
 def check_exchange(t: Table, ev: Exchange) -> Violation | None:
-    c = t._cont
+    c = _state(t)  # a family without the exchange has no such event kind
     seat = ev.seat
-    if c is None or not c.exchange:
-        return t._v(_C.EVENT_NOT_IN_FAMILY, seat,
-                    f"{describe(ev)} but ruleset {t._ruleset.name!r} plays no exchange (换三张)")
     if c.exchanged or t._phase is not _setup_phase():
         return t._v(_C.BAD_EXCHANGE, seat,
                     f"{describe(ev)} after the exchange was over ({t._describe_phase()})")
@@ -249,12 +246,8 @@ def apply_exchange(t: Table, ev: Exchange) -> None:
 
 
 def check_declare(t: Table, ev: DeclareSuit) -> Violation | None:
-    c = t._cont
+    c = _state(t)  # a family without declared suits has no such event kind
     seat = ev.seat
-    if c is None or not c.declare:
-        return t._v(_C.EVENT_NOT_IN_FAMILY, seat,
-                    f"{describe(ev)} but ruleset {t._ruleset.name!r} has no declared suits "
-                    f"(定缺)")
     at = c.declared_at[seat]
     if at >= 0:
         return t._v(_C.BAD_DECLARATION, seat,

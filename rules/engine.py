@@ -54,15 +54,16 @@ COMPILED: tuple[str, ...] = (
     "rules.melds",
     "rules.events",
     "rules.facts",
-    "rules.families.guizhou.patterns",
     "rules.hand",
+    "rules.families.guizhou.patterns",
     "rules.shanten",
     "rules.continuing",
     "rules.table",
+    "rules.families.guizhou.legality",
     "rules.families.guizhou.settlement",
     "rules.replay",
     "rules.audit",
-    "rules.simulate",
+    "rules.families.guizhou.simulate",
 )
 """The modules compiled when a C compiler is present, in the order listed to mypyc. The
 pydantic-model modules (``rules.settings``, ``rules.presets``, each family's ``settings``)

@@ -12,7 +12,6 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from rules.events import KongKind
-from rules.families.guizhou.patterns import Pattern
 from rules.frozen import quick_init
 from rules.melds import Meld
 from rules.tiles import Tile
@@ -142,14 +141,14 @@ class WinFact:
     declared_ready: bool  # the winner had declared ready (报听)
     kill_ready: bool  # 杀报: won on a declared-ready player's discard or kong
     passes: tuple[PassKind, ...]  # every reason the win needed no further pass
-    shape: tuple[Pattern, ...]  # shape patterns of the winning hand (Pattern order)
-    situational: tuple[Pattern, ...]  # situational patterns (Pattern order)
+    shape: tuple[str, ...]  # the family's shape patterns of the winning hand (its order)
+    situational: tuple[str, ...]  # the family's situational patterns (its order)
     concealed: tuple[Tile, ...]  # the concealed hand without the winning tile
     melds: tuple[Meld, ...]
     waits: tuple[Tile, ...]  # the waits before the winning tile
 
     @property
-    def patterns(self) -> tuple[Pattern, ...]:
+    def patterns(self) -> tuple[str, ...]:
         return self.shape + self.situational
 
     def __init__(
@@ -167,8 +166,8 @@ class WinFact:
         declared_ready: bool,
         kill_ready: bool,
         passes: tuple[PassKind, ...],
-        shape: tuple[Pattern, ...],
-        situational: tuple[Pattern, ...],
+        shape: tuple[str, ...],
+        situational: tuple[str, ...],
         concealed: tuple[Tile, ...],
         melds: tuple[Meld, ...],
         waits: tuple[Tile, ...],

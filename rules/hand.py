@@ -1,4 +1,4 @@
-"""Hand analysis: complete hands, waits (ready / 叫牌) and the shape patterns of a win.
+"""Hand analysis: complete hands, waits (ready / 叫牌) and the shape facts of a win.
 
 Everything works on *count vectors*: a sequence of 28 ints, ``counts[t]`` the number of
 tile ``t`` held (index 27 counts the wildcards ``W``), holding only the concealed part of a
@@ -30,11 +30,12 @@ Conventions (see ``docs/rules/hands.md`` for the reasons):
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
-from rules.families.guizhou.patterns import Pattern, ShapeFacts, generate_shape_patterns
+from rules.frozen import quick_init
 from rules.melds import Meld
 from rules.memo import Memo, clear_all, on_clear_all
 from rules.tiles import COPIES, NUM_KINDS, NUM_SUITED, SUITED_TILES, Tile, format_tiles, tiles_of
@@ -42,12 +43,52 @@ from rules.tiles import COPIES, NUM_KINDS, NUM_SUITED, SUITED_TILES, Tile, forma
 MAX_WILDCARDS = 4
 """The most wildcards one hand can hold (a ruleset has at most four)."""
 
+
+@dataclass(frozen=True, slots=True)
+class ShapeFacts:
+    """The tile facts of one complete (winning) hand, as :func:`shape_facts` finds them; a
+    family names its shape patterns from these (the Guizhou patterns' checks read them).
+
+    With wildcards each flag holds when *some* assignment of the wildcards makes it hold.
+    """
+
+    standard: bool  # four sets (melds included) and a pair
+    seven_pairs: bool  # seven pairs, no melds; a four of a kind counts as two pairs
+    dragon: bool  # seven pairs holding at least one four of a kind (龙)
+    all_pungs: bool  # standard with every set a pung or kong
+    flush: bool  # every tile, melds included, of one suit
+    melds_count: int
+    waits: tuple[Tile, ...]  # the hand's waits before the winning tile, in tile order
+
+    def __init__(
+        self,
+        standard: bool,
+        seven_pairs: bool,
+        dragon: bool,
+        all_pungs: bool,
+        flush: bool,
+        melds_count: int,
+        waits: tuple[Tile, ...],
+    ) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.standard = standard  # type: ignore[misc]
+        self.seven_pairs = seven_pairs  # type: ignore[misc]
+        self.dragon = dragon  # type: ignore[misc]
+        self.all_pungs = all_pungs  # type: ignore[misc]
+        self.flush = flush  # type: ignore[misc]
+        self.melds_count = melds_count  # type: ignore[misc]
+        self.waits = waits  # type: ignore[misc]
+
+
+quick_init(ShapeFacts)
+
+
 class HandError(ValueError):
     """A hand given to pattern analysis does not fit the request."""
 
 
 class IncompleteHandError(HandError):
-    """Shape patterns were asked for a hand that is not complete."""
+    """Shape facts were asked for a hand that is not complete."""
 
 
 # --------------------------------------------------------------------------------------
@@ -658,7 +699,7 @@ def is_ready(counts: Sequence[int], melds_count: int = 0) -> bool:
 
 
 # --------------------------------------------------------------------------------------
-# Shape patterns
+# Shape facts
 # --------------------------------------------------------------------------------------
 
 
@@ -770,10 +811,10 @@ def shape_facts(
         raise IncompleteHandError(
             f"not a complete hand: {format_tiles(tiles_of(counts))} with {melds_count} melds"
         )
-    return _shape_facts_of_complete(counts, melds, win_tile, waits)
+    return shape_facts_of_complete(counts, melds, win_tile, waits)
 
 
-def _shape_facts_of_complete(
+def shape_facts_of_complete(
     counts: Sequence[int], melds: Sequence[Meld], win_tile: Tile, waits: Sequence[Tile]
 ) -> ShapeFacts:
     """:func:`shape_facts` of a hand :func:`is_complete` accepted."""
@@ -793,38 +834,3 @@ def _shape_facts_of_complete(
         melds_count=melds_count,
         waits=_as_tiles(waits),
     )
-
-
-def shape_patterns(
-    counts: Sequence[int], melds: Sequence[Meld], win_tile: Tile, waits: Sequence[Tile]
-) -> frozenset[Pattern]:
-    """Every shape pattern the winning hand qualifies for (settlement picks the best).
-
-    ``counts`` is the concealed part including ``win_tile``; ``waits`` are the waits before
-    it. See :func:`shape_facts` for the errors.
-    """
-    return frozenset(generate_shape_patterns(shape_facts(counts, melds, win_tile, waits)))
-
-
-def _shape_patterns_of_complete(
-    counts: Sequence[int], melds: Sequence[Meld], win_tile: Tile, waits: Sequence[Tile]
-) -> frozenset[Pattern]:
-    """:func:`shape_patterns` of a hand :func:`is_complete` accepted (a table's winning
-    hand, checked just before)."""
-    return frozenset(generate_shape_patterns(
-        _shape_facts_of_complete(counts, melds, win_tile, waits)))
-
-
-def generate_wins(
-    counts: Sequence[int], melds: Sequence[Meld]
-) -> Iterator[tuple[Tile, frozenset[Pattern]]]:
-    """For a waiting hand, each wait (tile order) with the shape patterns winning on it gives.
-
-    This is what 查叫 at an exhaustive draw values: the best pattern among these.
-    """
-    waits = waiting_tiles(counts, len(melds))
-    more = list(counts)
-    for tile in waits:
-        more[tile] += 1
-        yield tile, shape_patterns(more, melds, tile, waits)
-        more[tile] -= 1

@@ -15,9 +15,9 @@ from rules.continuing import Carry, ExchangeFact, carry_findings, sequence_findi
 from rules.events import HandRecord, Suit
 from rules.facts import ChickenDiscard, Outcome, SeatFacts, WinFact
 from rules.families import family_of
-from rules.families.guizhou.settings import Ruleset
 from rules.frozen import quick_init
 from rules.mechanics import mechanics_of
+from rules.settings import RulesetBase
 from rules.table import IllegalMoveError, Table
 from rules.tiles import Tile
 from rules.violations import Violation
@@ -106,7 +106,7 @@ quick_init(HandReplay)
 
 def replay_hand(
     record: HandRecord,
-    ruleset: Ruleset,
+    ruleset: RulesetBase,
     *,
     keep_table: bool = False,
     carry: Carry | None = None,
@@ -163,7 +163,7 @@ def replay_of_table(
     )
 
 
-def replay_game(records: Iterable[HandRecord], ruleset: Ruleset) -> list[HandReplay]:
+def replay_game(records: Iterable[HandRecord], ruleset: RulesetBase) -> list[HandReplay]:
     """Replay every hand of a game; a fatal violation stops only its own hand.
 
     A family that carries state from hand to hand (``mechanics.carry``) gets each hand's
@@ -185,7 +185,7 @@ class GameCarry:
     """The state carried through one game's hands, hand by hand: :meth:`before` gives a
     hand's carry (and its ``hand_sequence`` finding), :meth:`after` takes its replay."""
 
-    def __init__(self, ruleset: Ruleset) -> None:
+    def __init__(self, ruleset: RulesetBase) -> None:
         self._rule = family_of(ruleset).carry
         self._ruleset = ruleset
         self._previous: HandReplay | None = None

@@ -26,7 +26,7 @@ from rules.events import (
     Ready,
     Win,
 )
-from rules.families.guizhou.settings import Ruleset
+from rules.settings import RulesetBase
 from rules.table import IllegalMoveError, Table
 from rules.violations import Violation
 
@@ -115,7 +115,7 @@ def table_data(table: Table) -> Data:
     }
 
 
-def replay_snapshots(record: HandRecord, ruleset: Ruleset) -> HandSnapshots:
+def replay_snapshots(record: HandRecord, ruleset: RulesetBase) -> HandSnapshots:
     """The table after the deal and after each applied event of ``record``."""
     try:
         table = Table.from_record(record, ruleset)

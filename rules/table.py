@@ -1,23 +1,28 @@
-"""The table state machine of one hand: deal, turns, claims, kongs, wins, flip, end.
+"""The table state machine of one hand: deal, turns, claims, kongs, wins, end.
 
 A :class:`Table` is built from a :class:`~rules.events.HandRecord` (checking the deal) and
-advanced one event at a time. ``check(event)`` says whether an event is legal now without
+advanced one event at a time, under the :class:`TableRules` its ruleset's family gives
+(:func:`table_rules_of`, once per ruleset): the core settings the family's own settings
+map to, the event kinds the family adds (Guizhou: ``ready``, ``flip``) and its hooks (a
+win's further checks and patterns, what is due after a win). The core reads no family's
+settings model. ``check(event)`` says whether an event is legal now without
 changing anything; ``apply(event)`` applies a legal event and raises
 :class:`IllegalMoveError` otherwise, leaving the table exactly as it was;
 ``legal_actions()`` lists every legal event in a fixed order. Each handler checks its own
 preconditions and reports the event with a short summary of the state, tiles in compact
 notation. The rules applied (and every decision where the seeds are silent) are described
-in ``docs/rules/legality.md``.
+in ``docs/rules/legality.md``; the split between the core and a family in
+``docs/rules/families.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 from functools import cache
 from operator import getitem
-from typing import Any, Final, NamedTuple
+from typing import Any, NamedTuple
 
 from rules import continuing
 from rules.events import (
@@ -46,17 +51,12 @@ from rules.facts import (
     SeatFacts,
     WinFact,
 )
-from rules.families.guizhou.patterns import SHAPE_PATTERNS, Pattern, in_pattern_order
-from rules.families.guizhou.settings import MissedWinRule, Ruleset
-from rules.hand import (
-    _shape_patterns_of_complete,
-    _waiting_tiles_of_valid,
-    is_complete,
-    shape_patterns,
-)
-from rules.mechanics import Mechanics, mechanics_of
+from rules.families import family_of
+from rules.hand import _waiting_tiles_of_valid, is_complete
+from rules.mechanics import NO_MECHANICS, Mechanics
 from rules.melds import Meld, MeldKind
 from rules.memo import Memo, on_clear_all
+from rules.settings import RulesetBase, RulesetError
 from rules.tiles import (
     ALL_TILES,
     NUM_KINDS,
@@ -68,7 +68,17 @@ from rules.tiles import (
 )
 from rules.violations import Violation, ViolationCode
 
-__all__ = ["STANDING_CHICKENS", "IllegalMoveError", "Phase", "Table", "WinSource"]
+__all__ = [
+    "IllegalMoveError",
+    "Kind",
+    "Phase",
+    "Table",
+    "TableRules",
+    "WinPlan",
+    "WinSource",
+    "register_mechanic_kind",
+    "table_rules_of",
+]
 
 
 class IllegalMoveError(ValueError):
@@ -101,9 +111,6 @@ class WinSource(Enum):
     ROBBED_KONG = "robbed_kong"  # the tile of an added kong being made (抢杠)
 
 
-STANDING_CHICKENS: tuple[Tile, ...] = (Tile.S1, Tile.P8, Tile.P7)
-"""Tiles whose first discard is tracked (冲锋鸡 / 责任鸡): 幺鸡, 乌骨鸡, 挖挖鸡."""
-
 _C = ViolationCode
 # Enum members read through the class cost a descriptor call each in Python 3.11; the hot
 # paths use these module constants instead.
@@ -120,7 +127,6 @@ _EXPOSED = KongKind.EXPOSED
 _ADDED = KongKind.ADDED
 _CONCEALED = KongKind.CONCEALED
 _WILD = 27
-_IS_CHICKEN = tuple(t in STANDING_CHICKENS for t in range(NUM_KINDS))
 _SUIT_RANGES = ((0, 9), (9, 18), (18, 27))
 _WIN_SELF = WinSource.SELF_DRAW
 _WIN_DISCARD = WinSource.DISCARD
@@ -224,17 +230,6 @@ def _meld(kind: MeldKind, tile: Tile, from_seat: int | None, delayed: bool) -> M
     return meld
 
 
-def _big_patterns(ruleset: Ruleset) -> frozenset[Pattern]:
-    """Shape patterns worth more than plain 平胡 in the ruleset (a 通行证 on their own);
-    computed once per ruleset and kept on it."""
-    return ruleset.derived(_compute_big_patterns)
-
-
-def _compute_big_patterns(ruleset: Ruleset) -> frozenset[Pattern]:
-    values = ruleset.patterns
-    return frozenset(p for p in SHAPE_PATTERNS if values.value_of(p.value) > values.plain)
-
-
 # ---------------------------------------------------------------------- the records
 @dataclass(slots=True)
 class _KongRecord:
@@ -260,7 +255,8 @@ class _KongRecord:
 
 @dataclass(slots=True)
 class _ChickenRecord:
-    """The first discard of a standing-chicken tile; a claim of it fills in the claimer."""
+    """The first discard of a tile the family tracks (:attr:`TableRules.tracked`: Guizhou's
+    standing chickens); a claim of it fills in the claimer."""
 
     tile: Tile
     seat: int
@@ -292,18 +288,11 @@ class _RobOffer(NamedTuple):
     seat: int
 
 
-class _Offer(NamedTuple):
-    """A tile of another player a seat could have won on (a discard or a robbable kong)."""
-
-    event_index: int
-    tile: Tile
-    seat: int
-    hot: bool
-    robbing: bool
-
-
-class _WinPlan:
-    """What a legal win looks like; computed by the check, reused by the apply."""
+class WinPlan:
+    """What a legal win looks like; computed by the check, reused by the apply. The core
+    fills in the source, the complete hand and the discard's facts; a family's
+    :attr:`TableRules.check_win` may keep what it found (``waits``, ``passes``, ``shape``)
+    for its :attr:`TableRules.win_patterns`."""
 
     __slots__ = ("counts", "event", "hot", "kill", "offer_index", "passes", "shape",
                  "source", "waits")
@@ -318,7 +307,7 @@ class _WinPlan:
         self.offer_index = offer_index
         self.waits: tuple[Tile, ...] | None = None
         self.passes: tuple[PassKind, ...] | None = None
-        self.shape: frozenset[Pattern] | None = None
+        self.shape: frozenset[str] | None = None
 
 
 class Table:
@@ -326,23 +315,26 @@ class Table:
     through :meth:`apply` (or :meth:`step`)."""
 
     __slots__ = (
-        "_back", "_big", "_chickens", "_claimed_any", "_cont", "_copies", "_dealer", "_disc",
+        "_back", "_chickens", "_claimed_any", "_cont", "_copies", "_dealer", "_disc",
         "_findings", "_flip", "_front", "_frozen", "_hand_no", "_hands", "_index",
-        "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech", "_melds", "_n",
-        "_next", "_passed_kongs", "_pending_kong", "_phase", "_plan", "_pong_tiles",
+        "_kinds", "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech", "_melds",
+        "_n", "_next", "_passed_kongs", "_pending_kong", "_phase", "_plan", "_pong_tiles",
         "_ready_at", "_ready_hard", "_ready_pending", "_replaced", "_rivers", "_rob_offers",
-        "_robbed_tiles", "_ruleset", "_set_aside", "_taken", "_turn", "_waits", "_wall",
-        "_winners", "_won", "_won_tile",
+        "_robbed_tiles", "_rules", "_ruleset", "_set_aside", "_taken", "_tracked", "_turn",
+        "_waits", "_wall", "_winners", "_won", "_won_tile",
     )
 
-    def __init__(self, record: HandRecord, ruleset: Ruleset) -> None:
-        copies = _copies_in_play(record, ruleset)
-        hands, taken = _check_deal(record, ruleset, copies)
+    def __init__(self, record: HandRecord, ruleset: RulesetBase) -> None:
+        rules = table_rules_of(ruleset)  # the one per-ruleset look-up of a hand
+        copies = _copies_in_play(record, rules)
+        hands, taken = _check_deal(record, rules, copies)
         self._set_aside: tuple[Tile, ...] | None = record.set_aside
         n = record.n_players
         self._ruleset = ruleset
-        self._mech: Mechanics = mechanics_of(ruleset)  # the core mechanics the family plays
-        self._big = _big_patterns(ruleset)
+        self._rules = rules
+        self._kinds = rules.kinds
+        self._tracked = rules.tracked
+        self._mech: Mechanics = rules.mechanics  # the core mechanics the family plays
         self._hand_no = record.hand_no
         self._n = n
         self._next = _next_seats(n)
@@ -388,24 +380,30 @@ class Table:
         self._winners: list[WinFact] = []
         self._robbed_tiles = 0
         self._flip: Tile | None = None
-        self._chickens: dict[int, _ChickenRecord] = {}  # first standing-chicken discards
-        self._findings: list[Violation] = _false_hands(record, ruleset)
-        self._plan: _WinPlan | None = None
+        self._chickens: dict[int, _ChickenRecord] = {}  # first discards of tracked tiles
+        deal_findings = rules.deal_findings
+        self._findings: list[Violation] = [] if deal_findings is None else deal_findings(record)
+        self._plan: WinPlan | None = None
         # the exchange, the declared suits, play after a win (None: none of them)
         self._cont: continuing.Continuing | None = continuing.start(self._mech, n)
         if self._cont is not None and self._cont.in_setup:
             self._phase = _SETUP
 
     @classmethod
-    def from_record(cls, record: HandRecord, ruleset: Ruleset) -> Table:
+    def from_record(cls, record: HandRecord, ruleset: RulesetBase) -> Table:
         """The table after the deal; raises :class:`IllegalMoveError` (``bad_deal``,
         ``tile_overflow``) when the deal (and wall) cannot be right."""
         return cls(record, ruleset)
 
     # ------------------------------------------------------------------ read access
     @property
-    def ruleset(self) -> Ruleset:
+    def ruleset(self) -> RulesetBase:
         return self._ruleset
+
+    @property
+    def rules(self) -> TableRules:
+        """What the table plays: the family's :class:`TableRules` for the ruleset."""
+        return self._rules
 
     @property
     def hand_no(self) -> int:
@@ -465,8 +463,9 @@ class Table:
 
     @property
     def is_over(self) -> bool:
-        """The hand may end here: it ended, or it was won and no flip is due."""
-        return self._phase is _ENDED or (self._phase is _WON and not self._flip_due())
+        """The hand may end here: it ended, or it was won and nothing the family plays after
+        a win (Guizhou: the flip) is due."""
+        return self._phase is _ENDED or (self._phase is _WON and not self._closing_due())
 
     def counts(self, seat: int) -> tuple[int, ...]:
         return tuple(self._hands[seat])
@@ -505,7 +504,8 @@ class Table:
         return tuple([k.fact() for k in self._kongs])
 
     def chicken_discards(self) -> tuple[ChickenDiscard, ...]:
-        """First discards of 1s, 8p and 7p, in the order they happened."""
+        """First discards of the tiles the family tracks (Guizhou: 1s, 8p and 7p), in the
+        order they happened."""
         return tuple([c.fact() for c in self._chickens.values()])  # insertion order
 
     def waits(self, seat: int) -> tuple[Tile, ...]:
@@ -545,7 +545,7 @@ class Table:
                 ready = False
             else:
                 waits = self._seat_waits(s)
-                ready = bool(waits) and not (self._ruleset.missing_suit_required
+                ready = bool(waits) and not (self._rules.win_needs_missing_suit
                                              and self._suits(s, hand) == 3)
             out.append(SeatFacts(
                 s,
@@ -589,30 +589,51 @@ class Table:
         """Apply ``events`` in order up to the first fatal violation (returned, the table
         left as it was before that event); non-fatal ones go to :attr:`findings`.
 
-        An event of the plain case of its kind is legal as it stands and applied at once
-        (:func:`_apply_plain`); any other goes through the full check first."""
+        An event of the plain case of its kind (a draw, a discard or a pong: the kind's
+        ``_plain_*`` predicate) is legal as it stands and applied at once; any other goes
+        through the full check first (its kind's check, which starts from the same
+        predicate), then its apply."""
+        kinds = self._kinds
         for event in events:
-            if not _apply_plain(self, event):
-                v = self._check(event)
+            tp = type(event)
+            if tp is Discard:
+                plain = _plain_discard(self, event)  # type: ignore[arg-type]
+                if plain:
+                    _apply_discard(self, event)  # type: ignore[arg-type]
+            elif tp is Draw:
+                plain = _plain_draw(self, event)  # type: ignore[arg-type]
+                if plain:
+                    _apply_draw(self, event)  # type: ignore[arg-type]
+            elif tp is Pong:
+                plain = _plain_pong(self, event)  # type: ignore[arg-type]
+                if plain:
+                    _apply_pong(self, event)  # type: ignore[arg-type]
+            else:
+                plain = False
+            if not plain:
+                kind = kinds.get(type(event))
+                if kind is None:
+                    return self._not_in_family(event)
+                v = self._check_kind(kind, event)
                 if v is not None:
                     if v.fatal:
                         return v
                     self._findings.append(v)
-                _KINDS[type(event)].apply(self, event)
+                kind.apply(self, event)
             self._index += 1
         return None
 
     def finish(self) -> Violation | None:
         """Called when the log has no more events: the hand must have ended
-        (``premature_end`` otherwise) and a due flip must have been shown (``bad_flip``)."""
+        (``premature_end`` otherwise) and what the family plays after a win must have been
+        played (Guizhou: the flip, ``bad_flip``)."""
         ph = self._phase
         if ph is _ENDED:
             return None
         if ph is _WON:
-            if self._flip_due():
-                return self._v(_C.BAD_FLIP, None,
-                               f"the log ends without the flip after the win "
-                               f"({self.wall_left} tiles left in the wall)", at_event=False)
+            missing = self._rules.closing_missing
+            if missing is not None and self._closing_due():
+                return missing(self)
             return None
         if ph is _SETUP:
             return continuing.setup_unfinished(self, None, None)
@@ -651,9 +672,10 @@ class Table:
             return continuing.describe_play_on(self)
         return "the hand has ended"
 
-    def _flip_due(self) -> bool:
-        return (self._ruleset.flip_chicken and self._flip is None
-                and (self._back > self._front or bool(self._set_aside)))
+    def _closing_due(self) -> bool:
+        """An event the family plays after a win is still due (Guizhou: the flip)."""
+        due = self._rules.closing_due
+        return due is not None and due(self)
 
     def _seat_waits(self, seat: int) -> tuple[Tile, ...]:
         """Waits of a seat holding a waiting-size hand (cached until its hand changes)."""
@@ -679,9 +701,11 @@ class Table:
         return sum(present)
 
     def _ready_now(self, seat: int) -> bool:
+        """叫牌: the seat's waiting-size hand has waits (and, where a win needs a missing
+        suit, lacks one)."""
         if not self._seat_waits(seat):
             return False
-        return not (self._ruleset.missing_suit_required
+        return not (self._rules.win_needs_missing_suit
                     and self._suits(seat, self._hands[seat]) == 3)
 
     def _ready_after_discard(self, seat: int, tile: int) -> bool:
@@ -689,30 +713,43 @@ class Table:
         counts[tile] -= 1
         if not _waiting_tiles_of_valid(counts, len(self._melds[seat])):
             return False
-        return not (self._ruleset.missing_suit_required and self._suits(seat, counts) == 3)
-
-    def _shape(self, seat: int, counts: Sequence[int], tile: Tile,
-               waits: tuple[Tile, ...]) -> frozenset[Pattern]:
-        return shape_patterns(counts, self._melds[seat], tile, waits)
+        return not (self._rules.win_needs_missing_suit and self._suits(seat, counts) == 3)
 
     def _check(self, ev: Event) -> Violation | None:
+        kind = self._kinds.get(type(ev))
+        if kind is None:
+            return self._not_in_family(ev)
+        return self._check_kind(kind, ev)
+
+    def _check_kind(self, kind: Kind, ev: Event) -> Violation | None:
+        """The violation ``ev`` (of ``kind``) would be: the hand's end and the seat first,
+        then the kind's own check."""
         ph = self._phase
-        tp = type(ev)
-        if (ph is _ENDED or ph is _WON) and tp is not Flip and (tp is not Win or ph is _ENDED):
-            return self._v(_C.EVENT_AFTER_END, getattr(ev, "seat", None),
+        if (ph is _ENDED and not kind.after_end) or (ph is _WON and not kind.after_win):
+            seat: int | None = _seat_of(ev) if kind.seated else None
+            return self._v(_C.EVENT_AFTER_END, seat,
                            f"{_describe(ev)} after the hand ended ({self._describe_phase()})")
-        if not isinstance(ev, (Flip, ExhaustiveDraw)):
-            if not 0 <= ev.seat < self._n:
-                return self._v(_C.OUT_OF_TURN, ev.seat,
-                               f"{_describe(ev)}: there is no seat {ev.seat} at a "
+        if kind.seated:
+            seat = _seat_of(ev)
+            if not 0 <= seat < self._n:
+                return self._v(_C.OUT_OF_TURN, seat,
+                               f"{_describe(ev)}: there is no seat {seat} at a "
                                f"{self._n}-player table")
             if self._cont is not None:
-                v = continuing.check_active(self, ev.seat, _describe(ev))
+                v = continuing.check_active(self, seat, _describe(ev))
                 if v is not None:
                     return v
-        if ph is _SETUP and tp is not Exchange and tp is not DeclareSuit:
-            return continuing.setup_unfinished(self, _describe(ev), getattr(ev, "seat", None))
-        return _KINDS[type(ev)].check(self, ev)
+        if ph is _SETUP and not isinstance(ev, (Exchange, DeclareSuit)):
+            return continuing.setup_unfinished(
+                self, _describe(ev), _seat_of(ev) if kind.seated else None)
+        return kind.check(self, ev)
+
+    def _not_in_family(self, ev: Event) -> Violation:
+        """An event of a kind the ruleset's family does not play (``event_not_in_family``)."""
+        rules = self._rules
+        return self._v(_C.EVENT_NOT_IN_FAMILY, _seat_of(ev) if _has_seat(ev) else None,
+                       f"{_describe(ev)}: the {rules.family} family (ruleset {rules.name!r}) "
+                       f"has no {_kind_name(ev)} event")
 
     def _candidates(self) -> list[Event]:
         """A superset of the legal events, pruned by cheap necessary conditions (a tile
@@ -725,7 +762,7 @@ class Table:
         if ph is _SETUP:
             return continuing.setup_candidates(self)
         walled = self._back > self._front
-        may_declare = self._ruleset.declared_ready
+        more = self._rules.candidates
         if ph is _DISCARD or ph is _AFTER_CLAIM:
             s = self._turn
             hand = self._hands[s]
@@ -741,12 +778,8 @@ class Table:
                     out.extend(Kong(s, t, _CONCEALED) for t in held if hand[t] == 4)
                     out.extend(Kong(s, m.tile, _ADDED) for m in melds
                                if m.kind is _PONG and hand[m.tile])
-                if may_declare:
-                    if not self._rivers[s] and not melds:
-                        out.append(Ready(s))
-                    if not self._rivers[self._dealer] and not self._claimed_any:
-                        out.extend(Ready(o) for o in ((s + k) % n for k in range(1, n))
-                                   if not self._rivers[o] and not self._melds[o])
+                if more is not None:
+                    more(self, out)  # the family's events of the turn (Guizhou: 报听)
             if self._frozen[s]:
                 held = [ALL_TILES[self._last_draw]] if self._last_draw >= 0 else []
             out.extend(Discard(s, t) for t in held)
@@ -771,7 +804,7 @@ class Table:
             kong = self._pending_kong
             assert kong is not None
             k_seat, k_tile, k_kind = kong.seat, kong.tile, kong.kind
-            if k_kind is _ADDED and self._ruleset.robbing_kong:
+            if k_kind is _ADDED and self._rules.robbing_kong:
                 out.extend(Win(o, k_tile, k_seat) for o in seats_after
                            if k_tile in self._seat_waits(o))
             out.extend(self._draw_candidates(k_seat, back=True))
@@ -779,17 +812,12 @@ class Table:
         won = self._won_tile
         assert won is not None  # WON
         c_from, c_tile = won.from_seat, won.tile
-        if c_from >= 0 and self._ruleset.multiple_winners:
+        if c_from >= 0 and self._rules.multiple_winners:
             out.extend(Win(o, c_tile, c_from) for o in
                        ((c_from + k) % n for k in range(1, n))
                        if not self._won[o] and c_tile in self._seat_waits(o))
-        if self._flip_due():
-            if self._set_aside:
-                out.extend(Flip(t) for t in sorted(set(self._set_aside)))
-            elif self._wall is not None:
-                out.append(Flip(self._wall[self._front]))
-            else:
-                out.extend(Flip(t) for t in ALL_TILES if self._taken[t] < self._copies[t])
+        if more is not None:
+            more(self, out)  # the family's events after a win (Guizhou: the flip)
         if ph is _PLAY_ON:
             if walled:
                 out.extend(self._draw_candidates(continuing.resume_seat(self), back=False))
@@ -806,25 +834,26 @@ class Table:
 
 
 # ---------------------------------------------------------------------- the deal
-def _copies_in_play(record: HandRecord, ruleset: Ruleset) -> list[int]:
+def _copies_in_play(record: HandRecord, rules: TableRules) -> list[int]:
     """The copies of each tile kind in play: the family's tiles less the hand's set-aside
     ones. Raises ``bad_deal`` for set-aside tiles the ruleset does not take, or a wrong
     number of them; ``tile_overflow`` for more copies of a tile than there are."""
-    copies = [4] * NUM_SUITED + [ruleset.wildcards]
+    copies = [4] * NUM_SUITED + [rules.wildcards]
     aside = record.set_aside
     if aside is None:
         return copies
-    want = ruleset.set_aside
+    want = rules.set_aside
+    name = rules.name
 
     def fail(code: ViolationCode, message: str) -> IllegalMoveError:
         return IllegalMoveError(Violation(code, record.hand_no, None, None, message))
 
     if not want:
         raise fail(_C.BAD_DEAL, f"the hand sets aside {format_tiles(aside)} but ruleset "
-                                f"{ruleset.name!r} sets no tile aside (set_aside = 0)")
+                                f"{name!r} sets no tile aside (set_aside = 0)")
     if len(aside) != want:
         raise fail(_C.BAD_DEAL, f"the hand sets aside {len(aside)} tiles "
-                                f"({format_tiles(aside)}); ruleset {ruleset.name!r} sets "
+                                f"({format_tiles(aside)}); ruleset {name!r} sets "
                                 f"aside {want}")
     for tile in _as_ints(aside):
         if tile >= NUM_SUITED:
@@ -837,58 +866,21 @@ def _copies_in_play(record: HandRecord, ruleset: Ruleset) -> list[int]:
     return copies
 
 
-FALSE_HAND_SLACK: Final = 2
-"""Tiles a 相公 deal may be off by (多牌少牌); a count further off stays a ``bad_deal``."""
-
-
-def _is_false_hand(count: int, want: int, ruleset: Ruleset) -> bool:
-    """A dealt count off by a tile or two under a ruleset that settles 相公."""
-    return ruleset.penalties.false_hand > 0 and 0 < abs(count - want) <= FALSE_HAND_SLACK
-
-
-def _false_hands(record: HandRecord, ruleset: Ruleset) -> list[Violation]:
-    """The non-fatal ``false_hand`` findings of a deal :func:`_check_deal` accepted: a seat
-    dealt too many or too few tiles (相公) under a ruleset with ``penalties.false_hand``.
-    Such a seat plays on but can never be ready or win; settlement charges it."""
-    out: list[Violation] = []
-    if not ruleset.penalties.false_hand:
-        return out
-    for seat, tiles in enumerate(record.deal):
-        want = 14 if seat == record.dealer else 13
-        if len(tiles) != want:
-            role = "the dealer" if seat == record.dealer else "a non-dealer"
-            how = "too many" if len(tiles) > want else "too few"
-            out.append(Violation(
-                _C.FALSE_HAND, record.hand_no, None, seat,
-                f"seat {seat} ({role}) is dealt {len(tiles)} tiles, {want} expected: "
-                f"{how} (相公, 多牌少牌): it can neither be ready nor win, and pays under "
-                f"penalties.false_hand", fatal=False))
-    return out
-
-
-def _check_set_aside_flip(t: Table, ev: Flip, aside: tuple[Tile, ...]) -> Violation | None:
-    """The flip of a hand with set-aside tiles: the winner chooses one of them (暗麻将), so
-    it is one of them, wherever the wall stands."""
-    if ev.tile not in aside:
-        return t._v(_C.BAD_FLIP, None,
-                    f"{_describe(ev)} but the flip is chosen among the set-aside tiles "
-                    f"{format_tiles(aside)}")
-    return None
-
-
 def _check_deal(
-    record: HandRecord, ruleset: Ruleset, copies: list[int]
+    record: HandRecord, rules: TableRules, copies: list[int]
 ) -> tuple[list[list[int]], list[int]]:
-    """The dealt count vectors and the tiles out of the wall; raises for a bad deal."""
+    """The dealt count vectors and the tiles out of the wall; raises for a bad deal. A seat
+    dealt a count off by at most :attr:`TableRules.deal_slack` tiles plays on (the family's
+    :attr:`TableRules.deal_findings` reports it: Guizhou's 相公)."""
     n = record.n_players
     hand_no = record.hand_no
 
     def fail(code: ViolationCode, seat: int | None, message: str) -> IllegalMoveError:
         return IllegalMoveError(Violation(code, hand_no, None, seat, message))
 
-    if n != ruleset.players:
+    if n != rules.players:
         raise fail(_C.BAD_DEAL, None, f"the hand has {n} players but ruleset "
-                                      f"{ruleset.name!r} plays with {ruleset.players}")
+                                      f"{rules.name!r} plays with {rules.players}")
     if len(record.deal) != n:
         raise fail(_C.BAD_DEAL, None, f"the deal has {len(record.deal)} hands for {n} players")
     if not 0 <= record.dealer < n:
@@ -896,9 +888,10 @@ def _check_deal(
                    f"dealer seat {record.dealer} is not at a {n}-player table")
     hands = []
     seen = [0] * NUM_KINDS
+    slack = rules.deal_slack
     for seat, tiles in enumerate(record.deal):
         want = 14 if seat == record.dealer else 13
-        if len(tiles) != want and not _is_false_hand(len(tiles), want, ruleset):
+        if len(tiles) != want and not 0 < abs(len(tiles) - want) <= slack:
             role = "the dealer" if seat == record.dealer else "a non-dealer"
             raise fail(_C.BAD_DEAL, seat,
                        f"seat {seat} ({role}) is dealt {len(tiles)} tiles, {want} expected: "
@@ -961,9 +954,12 @@ def _describe(ev: Event) -> str:
         return f"flip {ev.tile}"
     if isinstance(ev, ExhaustiveDraw):
         return "exhaustive draw"
+    if isinstance(ev, Chow):
+        return f"seat {ev.seat} chows {format_tiles(ev.tiles)} from seat {ev.from_seat}"
     if isinstance(ev, (Exchange, DeclareSuit)):
         return continuing.describe(ev)
-    return f"seat {ev.seat} chows {format_tiles(ev.tiles)} from seat {ev.from_seat}"
+    kind = _kind_name(ev)  # an event of a kind the core does not describe
+    return f"seat {_seat_of(ev)}: {kind}" if _has_seat(ev) else kind
 
 
 # ---------------------------------------------------------------------- checks
@@ -1111,8 +1107,8 @@ def _check_pong(t: Table, ev: Pong) -> Violation | None:
 
 def _no_kong_after_ready(t: Table, ev: Kong) -> Violation:
     return t._v(_C.FROZEN_HAND, ev.seat,
-                f"{_describe(ev)} but declared ready, and ruleset {t._ruleset.name!r} allows no "
-                f"kong after 报听 (ready.kong_after_ready); {t.summary(ev.seat)}")
+                f"{_describe(ev)} but declared ready, and {t._rules.no_frozen_kong}; "
+                f"{t.summary(ev.seat)}")
 
 
 def _frozen_kong_keeps_waits(t: Table, seat: int, tile: int, kind: KongKind) -> bool:
@@ -1141,7 +1137,7 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
         if t._back <= t._front:
             return t._v(_C.ILLEGAL_KONG, seat,
                         f"{_describe(ev)} but the wall is empty (no replacement draw)")
-        if t._frozen[seat] and not t._ruleset.ready.kong_after_ready:
+        if t._frozen[seat] and not t._rules.kong_when_frozen:
             return _no_kong_after_ready(t, ev)
         if t._frozen[seat] and not _frozen_kong_keeps_waits(t, seat, tile, kind):
             return t._v(_C.FROZEN_HAND, seat,
@@ -1179,7 +1175,7 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
                     f"{_describe(ev)} right after declaring ready (the declaration is "
                     f"followed by a discard); {t.summary(seat)}")
     if t._frozen[seat]:
-        if not t._ruleset.ready.kong_after_ready:
+        if not t._rules.kong_when_frozen:
             return _no_kong_after_ready(t, ev)
         if tile != t._last_draw:
             drawn = ALL_TILES[t._last_draw] if t._last_draw >= 0 else "nothing"
@@ -1197,47 +1193,6 @@ def _kong_of_declared_suit(t: Table, ev: Kong) -> Violation | None:
     if t._cont is None:
         return None
     return continuing.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_KONG, _describe(ev))
-
-
-def _check_ready(t: Table, ev: Ready) -> Violation | None:
-    seat = ev.seat
-    if not t._ruleset.declared_ready:
-        return t._v(_C.FALSE_READY, seat,
-                    f"{_describe(ev)} but ruleset {t._ruleset.name!r} has no 报听")
-    if t._ready_at[seat] is not None:
-        return t._v(_C.FALSE_READY, seat,
-                    f"{_describe(ev)} again (already at event {t._ready_at[seat]})")
-    ph = t._phase
-    # untouched: no discard and no meld yet, so the seat is in or before its first turn
-    untouched = not t._rivers[seat] and not t._melds[seat]
-    in_turn = t._turn == seat and ph is _DISCARD
-    if seat == t._dealer:
-        timely = untouched and in_turn and t._last_draw < 0
-        hard = True
-        when = "the dealer declares on its dealt hand, before its first discard"
-    elif not in_turn:
-        timely = untouched and not t._rivers[t._dealer] and not t._claimed_any
-        hard = True
-        when = ("a non-dealer declares on its dealt hand before the dealer's first discard "
-                "(硬报), or right after its first draw (软听)")
-    else:
-        timely = untouched
-        hard = False
-        when = "a non-dealer declares right after its first draw (软听)"
-    if not timely:
-        return t._v(_C.FALSE_READY, seat, f"{_describe(ev)} too late: {when}; "
-                                          f"{t.summary(seat)}")
-    if hard and seat != t._dealer:
-        if not t._ready_now(seat):
-            return t._v(_C.FALSE_READY, seat,
-                        f"{_describe(ev)} but the hand is not ready; {t.summary(seat)}")
-        return None
-    hand = t._hands[seat]
-    if not any(hand[x] and x != _WILD and t._ready_after_discard(seat, x)
-               for x in range(NUM_KINDS)):
-        return t._v(_C.FALSE_READY, seat,
-                    f"{_describe(ev)} but no discard leaves a ready hand; {t.summary(seat)}")
-    return None
 
 
 def _check_win(t: Table, ev: Win) -> Violation | None:
@@ -1262,13 +1217,13 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
             return t._v(_C.INVALID_WIN, seat,
                         f"{_describe(ev)} but only further wins on {c_tile} from seat "
                         f"{c_from} may follow the win")
-        if not t._ruleset.multiple_winners:
+        if not t._rules.multiple_winners:
             return t._v(_C.INVALID_WIN, seat,
-                        f"{_describe(ev)} but ruleset {t._ruleset.name!r} allows one winner "
+                        f"{_describe(ev)} but ruleset {t._rules.name!r} allows one winner "
                         f"per tile (一炮多响 off)")
         if seat == frm:
             return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)}: its own tile")
-        plan = _WinPlan(ev, won.source, hand[:], won.hot, won.kill, won.offer_index)
+        plan = WinPlan(ev, won.source, hand[:], won.hot, won.kill, won.offer_index)
         plan.counts[tile] += 1
     elif frm is None:
         if t._turn != seat or ph is not _DISCARD:
@@ -1284,20 +1239,20 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
                             f"{t.summary(seat)}")
         elif not hand[tile]:
             return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)} but {t.summary(seat)}")
-        plan = _WinPlan(ev, _WIN_SELF, hand, False, False, -1)
+        plan = WinPlan(ev, _WIN_SELF, hand, False, False, -1)
     else:
         kong = t._pending_kong
         if ph is _CLAIM and frm == t._disc.seat and tile == t._disc.tile:
             d_at = ready_at[frm]
-            plan = _WinPlan(ev, _WIN_DISCARD, hand[:], t._disc.hot, d_at is not None,
+            plan = WinPlan(ev, _WIN_DISCARD, hand[:], t._disc.hot, d_at is not None,
                             t._disc.event_index)
         elif (ph is _KONG_DRAW and kong is not None and frm == kong.seat and tile == kong.tile
               and kong.kind is _ADDED):
-            if not t._ruleset.robbing_kong:
+            if not t._rules.robbing_kong:
                 return t._v(_C.INVALID_WIN, seat,
-                            f"{_describe(ev)} but ruleset {t._ruleset.name!r} does not allow "
+                            f"{_describe(ev)} but ruleset {t._rules.name!r} does not allow "
                             f"robbing a kong (抢杠)")
-            plan = _WinPlan(ev, _WIN_ROB, hand[:], False, ready_at[frm] is not None,
+            plan = WinPlan(ev, _WIN_ROB, hand[:], False, ready_at[frm] is not None,
                             kong.event_index)
         else:
             if ph is _CLAIM:
@@ -1316,8 +1271,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
         if melds:
             shown += " [" + ", ".join(f"{m.kind} {m.tile}" for m in melds) + "]"
         return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)} but {shown} is not complete")
-    rs = t._ruleset
-    if rs.missing_suit_required and t._suits(seat, plan.counts) == 3:
+    if t._rules.win_needs_missing_suit and t._suits(seat, plan.counts) == 3:
         return t._v(_C.MISSING_SUIT, seat,
                     f"{_describe(ev)} with all three suits (缺一门 required): "
                     f"{_fmt(plan.counts)}")
@@ -1328,104 +1282,8 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
     t._plan = plan
     if plan.source == _WIN_SELF:
         return None
-    waits = t._seat_waits(seat)
-    plan.waits = waits
-    shape = _shape_patterns_of_complete(plan.counts, melds, tile, waits)
-    plan.shape = shape
-    passes = _passes(t, seat, shape, plan.source == _WIN_ROB, plan.hot, plan.kill)
-    plan.passes = passes
-    if rs.pass_rule and not passes:
-        return t._v(_C.NO_PASS, seat,
-                    f"{_describe(ev)}: a plain hand with no kong and no 报听 needs a pass "
-                    f"(通行证) to win on a discard; {t.summary(seat)}")
-    return _missed_win(t, seat, waits, plan.offer_index, ev)
-
-
-def _passes(t: Table, seat: int, shape: frozenset[Pattern], rob: bool, hot: bool,
-            kill: bool) -> tuple[PassKind, ...]:
-    """Every reason a win on another player's tile needs no further pass."""
-    out: list[PassKind] = []
-    if rob:
-        out.append(PassKind.ROBBING_KONG)
-    if hot:
-        out.append(PassKind.HOT_DISCARD)
-    if kill and t._ruleset.ready.kill_ready:
-        out.append(PassKind.KILL_READY)
-    if any(m.kind is not _PONG for m in t._melds[seat]):
-        out.append(PassKind.KONG)
-    if t._ready_at[seat] is not None:
-        out.append(PassKind.DECLARED_READY)
-    if not t._big.isdisjoint(shape):
-        out.append(PassKind.BIG_HAND)
-    return tuple(out)
-
-
-def _missed_win(t: Table, seat: int, waits: tuple[Tile, ...], current: int,
-                ev: Win) -> Violation | None:
-    """过水不胡 / 包牌: a win on another player's tile after letting a win pass since the
-    seat's own last discard (its hand has not changed since then)."""
-    rs = t._ruleset
-    if rs.penalties.missed_win is MissedWinRule.NONE:
-        return None  # the table has no 过水 rule
-    since = t._rivers[seat][-1].event_index if t._rivers[seat] else -1
-    ready_at = t._ready_at
-    missed: list[_Offer] = []
-    for river in t._rivers:
-        for entry in reversed(river):
-            if entry.event_index <= since:
-                break
-            missed.append(_Offer(entry.event_index, entry.tile, entry.seat, entry.hot, False))
-    for offer in reversed(t._rob_offers):
-        if offer.event_index <= since:
-            break
-        missed.append(_Offer(offer.event_index, offer.tile, offer.seat, False, True))
-    for idx, tile, frm, hot, rob in sorted(missed):
-        if idx == current or frm == seat or tile not in waits:
-            continue
-        counts = t._hands[seat][:]
-        counts[tile] += 1
-        if rs.missing_suit_required and t._suits(seat, counts) == 3:
-            continue
-        d_at = ready_at[frm]
-        kill = d_at is not None and d_at < idx
-        if rs.pass_rule and not _passes(t, seat, t._shape(seat, counts, tile, waits), rob,
-                                        hot, kill):
-            continue
-        how = "robbing the kong" if rob else "the discard"
-        return t._v(_C.MISSED_WIN, seat,
-                    f"{_describe(ev)} but let a win on {tile} pass ({how} by seat {frm}, "
-                    f"event {idx}) and has not drawn since (过水不胡); {t.summary(seat)}",
-                    fatal=False)
-    return None
-
-
-def _check_flip(t: Table, ev: Flip) -> Violation | None:
-    ph = t._phase
-    if ph is not _WON:
-        if t._flip is not None:
-            why = f"the flip was already shown ({t._flip})"
-        elif ph is _ENDED:
-            why = "the hand ended without a win"
-        else:
-            why = f"there was no win ({t._describe_phase()})"
-        return t._v(_C.BAD_FLIP, None, f"{_describe(ev)} but {why}")
-    if not t._ruleset.flip_chicken:
-        return t._v(_C.BAD_FLIP, None,
-                    f"{_describe(ev)} but ruleset {t._ruleset.name!r} has no 翻鸡")
-    if t._set_aside:
-        return _check_set_aside_flip(t, ev, t._set_aside)
-    if t._back <= t._front:
-        return t._v(_C.BAD_FLIP, None, f"{_describe(ev)} but the wall is empty")
-    tile = ev.tile
-    if t._wall is not None:
-        want = t._wall[t._front]
-        if tile != want:
-            return t._v(_C.BAD_FLIP, None,
-                        f"{_describe(ev)} but the next tile at the wall's front is {want}")
-    elif t._taken[tile] >= t._copies[tile]:
-        return t._v(_C.BAD_FLIP, None,
-                    f"{_describe(ev)} but all {t._copies[tile]} copies of {tile} are out")
-    return None
+    check = t._rules.check_win  # the family's rules of a win on another player's tile
+    return None if check is None else check(t, plan)
 
 
 def _check_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
@@ -1437,10 +1295,6 @@ def _check_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
         return t._v(_C.PREMATURE_END, None,
                     f"exhaustive draw with {t._back - t._front} tiles left in the wall")
     return None
-
-
-def _check_chow(t: Table, ev: Chow) -> Violation | None:
-    return t._v(_C.CHOW_NOT_ALLOWED, ev.seat, f"{_describe(ev)}: chow (吃) is never allowed")
 
 
 # ---------------------------------------------------------------------- apply
@@ -1490,7 +1344,7 @@ def _apply_discard(t: Table, ev: Discard) -> None:
             _note_passed_kongs(t, seat, hand, chances)
     hand[tile] -= 1
     idx = t._index
-    entry = _discard_fact((tile, idx, seat, None, None, t._kong_turn))
+    entry = tuple.__new__(DiscardFact, (tile, idx, seat, None, None, t._kong_turn))
     t._rivers[seat].append(entry)
     t._disc = entry
     t._phase = _CLAIM
@@ -1498,7 +1352,7 @@ def _apply_discard(t: Table, ev: Discard) -> None:
     if t._ready_pending == seat:
         t._frozen[seat] = True
         t._ready_pending = -1
-    if _IS_CHICKEN[tile] and tile not in t._chickens:
+    if t._tracked[tile] and tile not in t._chickens:
         t._chickens[tile] = _ChickenRecord(tile, seat, idx)
 
 
@@ -1522,7 +1376,7 @@ def _apply_pong(t: Table, ev: Pong) -> None:
     t._melds[seat].append(_meld(_PONG, tile, ev.from_seat, False))
     t._pong_tiles[seat].append(tile)
     if hand[tile]:
-        if t._ruleset.kongs.pong_then_kong_delayed:
+        if t._rules.pong_then_kong_delayed:
             # 不可先碰后杠: it could have konged this discard and ponged it instead.
             t._passed_kongs[seat].add(tile)
         else:
@@ -1571,19 +1425,8 @@ def _apply_kong(t: Table, ev: Kong) -> None:
     t._claimed_any = True
     t._last_draw = -1
     t._waits[seat] = None
-    if kind is _ADDED and t._ruleset.robbing_kong:
+    if kind is _ADDED and t._rules.robbing_kong:
         t._rob_offers.append(_RobOffer(idx, tile, seat))
-
-
-def _apply_ready(t: Table, ev: Ready) -> None:
-    seat = ev.seat
-    t._ready_at[seat] = t._index
-    if seat != t._dealer and not (t._turn == seat and t._phase is _DISCARD):
-        t._ready_hard[seat] = True
-        t._frozen[seat] = True  # 硬报: the dealt hand is frozen at once
-    else:
-        t._ready_hard[seat] = seat == t._dealer
-        t._ready_pending = seat  # frozen by the discard that follows
 
 
 def _apply_win(t: Table, ev: Win) -> None:
@@ -1605,26 +1448,22 @@ def _apply_win(t: Table, ev: Win) -> None:
         earthly = (seat != dealer and not t._rivers[seat] and not t._melds[seat]
                    and not t._claimed_any)
         kong_bloom = t._replaced
-        passes: tuple[PassKind, ...] = (PassKind.SELF_DRAW,)
     else:
         waits = plan.waits if plan.waits is not None else t._seat_waits(seat)
         heavenly = earthly = kong_bloom = False
-        passes = plan.passes if plan.passes is not None else ()
     melds = t._melds[seat]
-    shape = plan.shape
-    if shape is None:
-        shape = _shape_patterns_of_complete(plan.counts, melds, tile, waits)
-    if not t._ruleset.pass_rule:
-        passes = (PassKind.NO_PASS_RULE, *passes)
+    plan.waits = waits
     declared = t._ready_at[seat] is not None
     robbed = source is _WIN_ROB
-    situational: tuple[Pattern, ...] = ()
-    if heavenly or earthly or kong_bloom or plan.hot or robbed or declared:
-        flags = (heavenly, earthly, kong_bloom, plan.hot, robbed, declared)
-        situational = tuple([p for p, on in zip(_SITUATIONS, flags, strict=True) if on])
+    named = t._rules.win_patterns  # the family's passes and pattern names of the win
+    passes: tuple[PassKind, ...] = ()
+    shape: tuple[str, ...] = ()
+    situational: tuple[str, ...] = ()
+    if named is not None:
+        passes, shape, situational = named(t, plan, heavenly, earthly, kong_bloom, declared)
     t._winners.append(WinFact(
         seat, tile, t._index, ev.from_seat, self_drawn, robbed, kong_bloom, plan.hot,
-        heavenly, earthly, declared, plan.kill, passes, in_pattern_order(shape),
+        heavenly, earthly, declared, plan.kill, passes, shape,
         situational, _tiles(concealed_counts), tuple(melds), waits,
     ))
     t._won[seat] = True
@@ -1651,71 +1490,184 @@ def _apply_win(t: Table, ev: Win) -> None:
         continuing.after_win(t, seat, first)
 
 
-_SITUATIONS = (Pattern.HEAVENLY, Pattern.EARTHLY, Pattern.KONG_BLOOM, Pattern.HOT_DISCARD,
-               Pattern.ROBBING_KONG, Pattern.DECLARED_READY)
-
-
-def _apply_flip(t: Table, ev: Flip) -> None:
-    t._flip = ev.tile
-    t._phase = _ENDED
-
-
 def _apply_exhaustive(t: Table, ev: ExhaustiveDraw) -> None:
     t._phase = _ENDED
 
 
 # ---------------------------------------------------------------------- dispatch
-def _apply_plain(t: Table, ev: Event) -> bool:
-    """Apply ``ev`` if it is the plain case of its kind (legal as it stands); whether it
-    was. Compiled, these are direct calls (no look-up in :data:`_KINDS`)."""
-    if isinstance(ev, Discard):
-        plain = _plain_discard(t, ev)
-        if plain:
-            _apply_discard(t, ev)
-    elif isinstance(ev, Draw):
-        plain = _plain_draw(t, ev)
-        if plain:
-            _apply_draw(t, ev)
-    elif isinstance(ev, Pong):
-        plain = _plain_pong(t, ev)
-        if plain:
-            _apply_pong(t, ev)
-    else:
-        plain = False
-    return plain
-
-
 def _not_plain(t: Table, ev: Event) -> bool:
     """The kinds without a plain case: always the full check."""
     return False
 
 
-def _apply_chow(t: Table, ev: Chow) -> None:
-    raise AssertionError(f"{_describe(ev)} is never legal")  # its check always rejects it
+def _seat_of(ev: Any) -> int:
+    """The seat of an event that has one (its kind is ``seated``)."""
+    seat: int = ev.seat
+    return seat
 
 
-class _Kind(NamedTuple):
+def _has_seat(ev: object) -> bool:
+    return hasattr(ev, "seat")
+
+
+_EVENT_NAMES: dict[type, str] = {
+    Draw: "draw", Discard: "discard", Pong: "pong", Kong: "kong", Win: "win",
+    ExhaustiveDraw: "exhaustive_draw", Ready: "ready", Flip: "flip", Chow: "chow",
+}
+
+
+def _kind_name(ev: object) -> str:
+    """The log's name of an event's kind (LOG_FORMAT.md)."""
+    return _EVENT_NAMES.get(type(ev)) or type(ev).__name__.lower()
+
+
+class Kind(NamedTuple):
     """One event kind's rule: ``plain`` says an event is the plain case (legal as it
     stands, and the check agrees), ``check`` gives the violation it would be (``None``:
-    legal), ``apply`` applies a legal one."""
+    legal), ``apply`` applies a legal one. ``seated``: the event names a seat (checked to
+    be at the table before ``check`` runs); ``after_win`` / ``after_end``: the event may
+    come after a win / after the hand ended (any other is ``event_after_end`` there)."""
 
     plain: Callable[[Table, Any], bool]
     check: Callable[[Table, Any], Violation | None]
     apply: Callable[[Table, Any], None]
+    seated: bool = True
+    after_win: bool = False
+    after_end: bool = False
 
 
-_KINDS: dict[type, _Kind] = {
-    Discard: _Kind(_plain_discard, _check_discard, _apply_discard),
-    Draw: _Kind(_plain_draw, _check_draw, _apply_draw),
-    Pong: _Kind(_plain_pong, _check_pong, _apply_pong),
-    Kong: _Kind(_not_plain, _check_kong, _apply_kong),
-    Win: _Kind(_not_plain, _check_win, _apply_win),
-    Ready: _Kind(_not_plain, _check_ready, _apply_ready),
-    Flip: _Kind(_not_plain, _check_flip, _apply_flip),
-    ExhaustiveDraw: _Kind(_not_plain, _check_exhaustive, _apply_exhaustive),
-    Chow: _Kind(_not_plain, _check_chow, _apply_chow),
-    # --- sichuan: rules/continuing.py
-    Exchange: _Kind(_not_plain, continuing.check_exchange, continuing.apply_exchange),
-    DeclareSuit: _Kind(_not_plain, continuing.check_declare, continuing.apply_declare),
+_KINDS: dict[type, Kind] = {
+    Discard: Kind(_plain_discard, _check_discard, _apply_discard),
+    Draw: Kind(_plain_draw, _check_draw, _apply_draw),
+    Pong: Kind(_plain_pong, _check_pong, _apply_pong),
+    Kong: Kind(_not_plain, _check_kong, _apply_kong),
+    Win: Kind(_not_plain, _check_win, _apply_win, after_win=True),
+    ExhaustiveDraw: Kind(_not_plain, _check_exhaustive, _apply_exhaustive, seated=False),
 }
-"""Each event kind's plain case, check and apply."""
+"""The core's event kinds (every family plays them): plain case, check and apply."""
+
+_MECHANIC_KINDS: list[tuple[str, type, Kind]] = []
+"""The event kinds of the core's optional mechanics: (the :class:`~rules.mechanics.Mechanics`
+field that switches it on, the event type, its rule); see :func:`register_mechanic_kind`."""
+
+
+def register_mechanic_kind(mechanic: str, event_type: type, kind: Kind) -> None:
+    """Add the event kind of one of the core's optional mechanics (``rules/mechanics.py``):
+    a table plays it where the ruleset's family switches ``mechanic`` on."""
+    if mechanic not in Mechanics.model_fields:
+        raise ValueError(f"no mechanic {mechanic!r} in rules.mechanics.Mechanics")
+    _MECHANIC_KINDS.append((mechanic, event_type, kind))
+
+
+# --- sichuan: rules/continuing.py (换三张, 定缺)
+register_mechanic_kind(
+    "exchange", Exchange, Kind(_not_plain, continuing.check_exchange, continuing.apply_exchange))
+register_mechanic_kind(
+    "declare_suit", DeclareSuit,
+    Kind(_not_plain, continuing.check_declare, continuing.apply_declare))
+
+
+WinCheck = Callable[[Table, WinPlan], Violation | None]
+"""A family's further rules of a win on another player's tile (called once the core found
+the hand complete): the violation, or None."""
+WinNames = Callable[[Table, WinPlan, bool, bool, bool, bool],
+                    tuple[tuple[PassKind, ...], tuple[str, ...], tuple[str, ...]]]
+"""A family's names of a legal win: ``(table, plan, heavenly, earthly, kong_bloom,
+declared)`` -> (passes, shape patterns, situational patterns), each in the family's order."""
+
+
+class TableRules:
+    """What the table of one ruleset plays, as its family gives it once per ruleset
+    (:attr:`rules.families.Family.table_rules`; :func:`table_rules_of`).
+
+    The settings are the core's own names for what the core's rules read (the family maps
+    its settings to them); the kinds are the core's plus the family's plus those of the
+    mechanics the family switches on; the hooks (each optional) are where a family's own
+    rules join the core's. A table holds it in a slot: no hook is looked up per event.
+    """
+
+    def __init__(
+        self,
+        family: str,
+        name: str,
+        *,
+        players: int = 4,
+        wildcards: int = 0,
+        set_aside: int = 0,
+        multiple_winners: bool = False,
+        robbing_kong: bool = False,
+        pong_then_kong_delayed: bool = False,
+        kong_when_frozen: bool = True,
+        no_frozen_kong: str = "",
+        win_needs_missing_suit: bool = False,
+        deal_slack: int = 0,
+        tracked: Iterable[Tile] = (),
+        mechanics: Mechanics = NO_MECHANICS,
+        kinds: Mapping[type, Kind] | None = None,
+        deal_findings: Callable[[HandRecord], list[Violation]] | None = None,
+        check_win: WinCheck | None = None,
+        win_patterns: WinNames | None = None,
+        closing_due: Callable[[Table], bool] | None = None,
+        closing_missing: Callable[[Table], Violation] | None = None,
+        candidates: Callable[[Table, list[Event]], None] | None = None,
+    ) -> None:
+        self.family = family
+        """The family's name (messages)."""
+        self.name = name
+        """The ruleset's name (messages)."""
+        self.players = players
+        self.wildcards = wildcards
+        """Copies of the wildcard ``W`` in play."""
+        self.set_aside = set_aside
+        """Tiles a hand sets aside (0: none may be)."""
+        self.multiple_winners = multiple_winners
+        """Several players may win on one tile (一炮多响)."""
+        self.robbing_kong = robbing_kong
+        """An added kong may be robbed (抢杠)."""
+        self.pong_then_kong_delayed = pong_then_kong_delayed
+        """A pong of a discard the player could have konged makes its later kong delayed."""
+        self.kong_when_frozen = kong_when_frozen
+        """A frozen (declared-ready) hand may make a kong that keeps its waits."""
+        self.no_frozen_kong = no_frozen_kong or f"ruleset {name!r} allows no kong after 报听"
+        """What a ``frozen_hand`` message says when ``kong_when_frozen`` is off."""
+        self.win_needs_missing_suit = win_needs_missing_suit
+        """A hand holding all three suits is neither ready nor a win (缺一门)."""
+        self.deal_slack = deal_slack
+        """Tiles a seat's dealt count may be off by and play on (0: a ``bad_deal``)."""
+        wanted = frozenset(tracked)
+        self.tracked: tuple[bool, ...] = tuple(t in wanted for t in range(NUM_KINDS))
+        """Per tile kind: whether its first discard is kept (``chicken_discards``)."""
+        self.mechanics = mechanics
+        table = dict(_KINDS)
+        for mechanic, event_type, kind in _MECHANIC_KINDS:
+            if getattr(mechanics, mechanic):
+                table[event_type] = kind
+        if kinds:
+            table.update(kinds)
+        self.kinds: dict[type, Kind] = table
+        """Every event kind the table plays (another is ``event_not_in_family``)."""
+        self.deal_findings = deal_findings
+        """The non-fatal findings of a deal the core accepted."""
+        self.check_win = check_win
+        self.win_patterns = win_patterns
+        self.closing_due = closing_due
+        """An event the family plays after a win is still due (the hand is not over)."""
+        self.closing_missing = closing_missing
+        """The violation of a log that ends while ``closing_due``."""
+        self.candidates = candidates
+        """Adds the family's events to :meth:`Table.legal_actions`' candidates (in the turn,
+        after the kongs; after a win, after the further wins)."""
+
+
+def _table_rules(ruleset: RulesetBase) -> TableRules:
+    make = family_of(ruleset).table_rules
+    if make is None:
+        raise RulesetError(f"family {ruleset.family!r} gives no table rules: its rulesets "
+                           f"cannot be replayed")
+    rules: TableRules = make(ruleset)
+    return rules
+
+
+def table_rules_of(ruleset: RulesetBase) -> TableRules:
+    """The :class:`TableRules` of a ruleset (computed once per ruleset, by its family)."""
+    return ruleset.derived(_table_rules)

@@ -351,8 +351,8 @@ def build_demo_warehouse(folder: Path) -> Path:
     from parsers.models import Player
     from parsers.write import write_games
     from rules.events import Chow, Discard, RecordedResult
+    from rules.families.guizhou.simulate import generate_games as simulate_games
     from rules.presets import load_preset
-    from rules.simulate import generate_games as simulate_games
 
     names = ("ana", "bo", "chen", "dai", "eli", "fan", "gu", "hua")
     chinese = ("安娜", "波", "陈", "戴", "伊莉", "范", "顾", "华")

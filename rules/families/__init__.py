@@ -3,8 +3,9 @@
 A family is a system of games sharing a tile set and a way of settling (Guizhou 捉鸡 is
 the first). Its folder registers one :class:`Family` when imported: its name, its
 settings model (a :class:`~rules.settings.RulesetBase` subclass, the TOML presets of the
-family are validated by it), its settlement, its patterns, its tile set and the event
-kinds and checks it adds to the core's. No family imports another; the registry finds
+family are validated by it), its settlement, its patterns, its tile set, the event
+kinds it adds to the core's and its table rules (``table_rules``: what the core's table
+plays a ruleset of the family with). No family imports another; the registry finds
 the families by importing the ``family`` module of every subpackage of this package on
 first use (:func:`families`), so adding a family is adding a folder. A family kept
 elsewhere (a test's) registers itself with :func:`register` when its module is imported.
@@ -65,8 +66,10 @@ class Family:
     """The tiles a game of the family is played with (108, 136 or 144)."""
     event_kinds: frozenset[str] = frozenset()
     """The event types the family adds to the core's (``chow``, ``flower`` ...)."""
-    checks: tuple[Callable[..., Any], ...] = ()
-    """The family's extra legality checks, run by the replay after the core's."""
+    table_rules: Callable[[Any], Any] | None = None
+    """``table_rules(ruleset)`` -> the :class:`rules.table.TableRules` the core's table plays
+    the ruleset with (its settings in the core's names, the family's event kinds and hooks);
+    called once per ruleset. A family without one has rulesets but cannot replay hands."""
     extras: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Anything else the family exposes to its own presets and tools, by name."""
     carry: Callable[..., Any] | None = None

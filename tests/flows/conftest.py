@@ -1,8 +1,8 @@
 """Shared fixtures of the pipeline tests: a log corpus, a Prefect harness, warehouses.
 
-The corpus is simulated (legal hands from :mod:`rules.simulate`), then a few hands are
-altered so that every table and report has something to show: an out-of-turn discard, a
-chow, a recorded result that disagrees with the recomputation, one that is not zero-sum.
+The corpus is simulated (legal hands from :mod:`rules.families.guizhou.simulate`), then a
+few hands are altered so that every table and report has something to show: an out-of-turn discard,
+a chow, a recorded result that disagrees with the recomputation, one that is not zero-sum.
 Two files are malformed and must be quarantined.
 """
 
@@ -29,8 +29,8 @@ from flows.process import process_file, process_files
 from parsers.models import Game, Player
 from parsers.write import generate_stream_lines, write_games
 from rules.events import Chow, Discard, HandRecord, RecordedResult
+from rules.families.guizhou.simulate import generate_games as simulate_games
 from rules.presets import load_preset
-from rules.simulate import generate_games as simulate_games
 
 PLAYER_POOL = ("ana", "bo", "chen", "dai", "eli", "fan")
 RUN_COLUMNS = frozenset({"run_id"})

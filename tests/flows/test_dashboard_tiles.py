@@ -21,9 +21,9 @@ from flows.rows_tiles import (
     parse_melds,
 )
 from rules.audit import HandAudit, audit_game
+from rules.families.guizhou.simulate import generate_games
 from rules.melds import Meld, MeldKind
 from rules.presets import load_preset
-from rules.simulate import generate_games
 from rules.tiles import ALL_TILES, Tile, parse_tiles
 
 Audited = list[tuple[str, list[HandAudit]]]

@@ -37,8 +37,8 @@ from parsers.models import Game
 from parsers.read import Encoding, generate_games, generate_stream_games_from_bytes, parse_document
 from parsers.write import format_document, generate_stream_lines
 from rules.audit import audit_hand
+from rules.families.guizhou.simulate import SimulatedHand, simulate_game
 from rules.presets import load_preset, preset_names
-from rules.simulate import SimulatedHand, simulate_game
 
 PRESETS = preset_names()
 

@@ -17,8 +17,8 @@ from flows.dashboard import build_dashboard, page_slug
 from parsers.models import Player
 from parsers.write import write_games
 from rules.events import HandRecord, RecordedItem, RecordedResult
+from rules.families.guizhou.simulate import generate_games as simulate_games
 from rules.presets import load_preset
-from rules.simulate import generate_games as simulate_games
 from tests.flows.conftest import ingest_plain
 from tests.flows.test_dashboard import read, table_rows
 

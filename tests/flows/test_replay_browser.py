@@ -21,8 +21,8 @@ from flows.hand_report import write_hand_report
 from parsers.models import Player
 from parsers.write import write_games
 from rules.events import Discard, HandRecord, Kong, Pong, RecordedResult
+from rules.families.guizhou.simulate import generate_games
 from rules.presets import load_preset
-from rules.simulate import generate_games
 from rules.table import Table
 from rules.tiles import Tile
 from scripts.screenshot import HeadlessChromium

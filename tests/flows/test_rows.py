@@ -16,8 +16,8 @@ from flows.simulate import build_game, fault_game
 from parsers.models import Game
 from rules.audit import HandAudit, audit_game
 from rules.events import KongKind
+from rules.families.guizhou.simulate import generate_games as simulate_games
 from rules.presets import load_preset
-from rules.simulate import generate_games as simulate_games
 from rules.tiles import TILE_TEXT, format_tiles
 from rules.violations import SETTLEMENT_CODES
 

@@ -4,10 +4,9 @@ mechanics (the xuezhan test family), and a Guizhou hand's object without their k
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from flows.audit import GameAudit, generate_file_audits, hand_json
-from flows.bridge import game_from_records
-from parsers.fast import from_model
+from flows.audit import GameAudit, add_mechanics_json, generate_file_audits, hand_json
 from rules.audit import audit_game
 from tests.rules.xuezhan_family import xuezhan_ruleset
 from tests.rules.xuezhan_family.hands import SETUP, hand, play_out, with_carry
@@ -22,19 +21,26 @@ def test_the_hand_object_holds_the_mechanics_facts() -> None:
     records = [with_carry(hand(events), {"draw_multiplier": 1}, 1),
                with_carry(hand(events), {"draw_multiplier": 3}, 2)]
     audits = audit_game(records, rules)
-    game = from_model(game_from_records(records, game_id="x"))
-    audit = GameAudit("x.json", game, rules, None, tuple(audits))
-    first, second = (hand_json(audit, a) for a in audits)
-    assert [(w["seat"], w["event_index"]) for w in first["winners"]] == [(1, 10)]
+    assert [a.settlement.deltas for a in audits] == [(-1, 3, -1, -1)] * 2  # type: ignore[union-attr]
+    objects = []
+    for audit in audits:
+        obj: dict[str, Any] = {
+            "winners": [{"seat": w.seat} for w in audit.replay.winners],
+            "violations": [v.code.value for v in audit.findings],
+        }
+        add_mechanics_json(obj, rules, audit.replay)
+        objects.append(obj)
+    first, second = objects
+    assert first["winners"] == [{"seat": 1, "event_index": 10}]
     assert first["exchanges"][0] == {"seat": 0, "tiles": ["1m", "2m", "3m"], "to": 1,
                                      "event_index": 0}
     assert [x["to"] for x in first["exchanges"]] == [1, 2, 3, 0]
     assert first["declared_suits"] == ["p", "s", "m", "m"]
     assert first["carry"] == {"dealer_streak": 0, "draw_multiplier": 1}
     assert first["violations"] == []
-    assert [v["code"] for v in second["violations"]] == ["carry_mismatch"]
+    assert second["violations"] == ["carry_mismatch"]
     assert "draw_multiplier = 3, the earlier hands of the game give 1" in (
-        second["violations"][0]["message"])
+        audits[1].findings[0].message)
 
 
 def test_a_guizhou_hand_object_has_none_of_their_keys() -> None:

@@ -23,8 +23,8 @@ from parsers.errors import MalformedLogError
 from parsers.models import Game
 from parsers.read import Encoding, generate_games
 from rules.audit import audit_hand
+from rules.families.guizhou.simulate import simulate_game
 from rules.presets import load_preset, preset_names
-from rules.simulate import simulate_game
 
 PRESETS = preset_names()
 

@@ -7,8 +7,8 @@ from dataclasses import replace
 from rules.audit import audit_game, audit_hand
 from rules.events import RecordedItem, RecordedResult
 from rules.families.guizhou.settlement import Settlement
+from rules.families.guizhou.simulate import simulate_game
 from rules.presets import load_preset, preset_names
-from rules.simulate import simulate_game
 from rules.violations import ViolationCode
 from tests.rules.builders import make_hand
 from tests.rules.test_settlement import DEALER_HAND, PLAIN

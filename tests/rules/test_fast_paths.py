@@ -280,15 +280,13 @@ def _probes(table: Table) -> list[Event]:
 
 @pytest.mark.parametrize("preset", ["guiyang", "an-majiang", "guiyang-3p"])
 def test_the_plain_case_is_legal_and_outside_it_the_check_decides(preset: str) -> None:
-    from rules.table import _KINDS
-
     ruleset = load_preset(preset)
     seen = {Draw: [0, 0], Discard: [0, 0], Pong: [0, 0]}  # plain, legal but not plain
     for record in random_hands(20261102, 12, ruleset):
         table = Table.from_record(record, ruleset)
         for event in record.events:
             for probe in _probes(table):
-                plain = _KINDS[type(probe)].plain(table, probe)
+                plain = table.rules.kinds[type(probe)].plain(table, probe)
                 legal = table.check(probe) is None
                 if plain:
                     assert legal, probe

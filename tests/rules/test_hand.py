@@ -10,9 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rules.hand as hand
-from rules.families.guizhou.patterns import Pattern
+from rules.families.guizhou.patterns import Pattern, generate_wins
 from rules.hand import (
-    generate_wins,
     is_complete,
     is_ready,
     is_seven_pairs,

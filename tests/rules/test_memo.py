@@ -8,9 +8,9 @@ import pickle
 import pytest
 
 import rules.families.guizhou.settlement
+import rules.families.guizhou.simulate
 import rules.hand as hand
 import rules.shanten
-import rules.simulate
 import rules.table
 from rules.families.guizhou.settings import Ruleset
 from rules.hand import is_complete, waiting_tiles
@@ -69,7 +69,8 @@ def test_clear_all_empties_every_registered_table_and_structure() -> None:
     clear_all()
     assert memo.data == {} and reset == [1]
     assert all(len(m) == 0 for m in memos()) and hand._SUITS is None
-    assert rules.simulate and rules.shanten and rules.table and rules.families.guizhou.settlement
+    assert rules.families.guizhou.simulate and rules.shanten and rules.table
+    assert rules.families.guizhou.settlement
     names = {m.name for m in memos()}
     assert {"hand.info", "hand.waits", "shanten.suits", "table.melds",
             "settlement.win_values", "simulate.orders"} <= names

@@ -13,12 +13,12 @@ from rules.families.guizhou.patterns import (
     SITUATIONAL_PATTERNS,
     Pattern,
     PatternKind,
-    ShapeFacts,
     generate_shape_patterns,
     in_pattern_order,
     parse_pattern,
+    shape_patterns,
 )
-from rules.hand import HandError, IncompleteHandError, is_complete, shape_patterns, waiting_tiles
+from rules.hand import HandError, IncompleteHandError, ShapeFacts, is_complete, waiting_tiles
 from rules.melds import Meld, MeldKind
 from rules.tiles import Tile, counts_of, format_tiles, parse_tiles
 

@@ -31,10 +31,10 @@ from rules.families.guizhou.settlement import (
     settle,
     with_names,
 )
+from rules.families.guizhou.simulate import simulate_game
 from rules.presets import load_preset, preset_names
 from rules.replay import HandReplay, replay_hand
 from rules.settings import apply_overrides
-from rules.simulate import simulate_game
 from rules.tiles import Tile
 from rules.violations import SETTLEMENT_CODES, ViolationCode
 from tests.rules.builders import Players, make_hand, parse_events, random_hands

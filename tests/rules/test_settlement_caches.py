@@ -11,11 +11,11 @@ import pytest
 from rules.facts import Outcome
 from rules.families.guizhou.settings import Ruleset
 from rules.families.guizhou.settlement import Settlement, settle
+from rules.families.guizhou.simulate import simulate_game
 from rules.memo import clear_all
 from rules.presets import load_preset, preset_names
 from rules.replay import HandReplay, replay_hand
 from rules.settings import apply_overrides
-from rules.simulate import simulate_game
 from tests.rules.builders import Players, random_hands
 
 

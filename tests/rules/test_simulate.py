@@ -19,11 +19,7 @@ from mahjong.shanten import Shanten
 from rules.audit import audit_hand
 from rules.events import Discard, Draw, ExhaustiveDraw, Flip, Kong, KongKind, Ready, Win
 from rules.facts import Outcome
-from rules.hand import is_complete, waiting_tiles
-from rules.presets import load_preset, preset_names
-from rules.replay import replay_hand
-from rules.shanten import discard_shanten, seven_pairs_shanten, shanten, standard_shanten, suit_keys
-from rules.simulate import (
+from rules.families.guizhou.simulate import (
     Deviation,
     SimulationError,
     deal_hand,
@@ -31,6 +27,10 @@ from rules.simulate import (
     play_record,
     simulate_game,
 )
+from rules.hand import is_complete, waiting_tiles
+from rules.presets import load_preset, preset_names
+from rules.replay import replay_hand
+from rules.shanten import discard_shanten, seven_pairs_shanten, shanten, standard_shanten, suit_keys
 from rules.tiles import NUM_SUITED, Tile, counts_of, parse_tiles
 
 PRESETS = preset_names()
@@ -317,7 +317,7 @@ def test_discard_shanten_is_shanten_after_each_discard() -> None:
 def test_discard_choice_is_the_least_shanten_then_connection_then_higher_tile() -> None:
     """The player's discard search (stopping at the first candidate that keeps the hand's
     shanten) chooses exactly the brute-force least (shanten, connection, -tile)."""
-    from rules.simulate import _BASE, _NEIGHBOURS, _Player
+    from rules.families.guizhou.simulate import _BASE, _NEIGHBOURS, _Player
 
     def connection(counts: list[int], t: int) -> int:
         return 4 * (counts[t] - 1) + _BASE[t] + sum(w * counts[n] for n, w in _NEIGHBOURS[t])

@@ -14,12 +14,12 @@ The deal used by most tests (dealer seat 0):
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
 
-from rules.events import HandRecord
+from rules.events import Discard, HandRecord
 from rules.facts import Outcome
 from rules.families.guizhou.settings import Ruleset
 from rules.replay import HandReplay, replay_game, replay_hand
@@ -399,6 +399,25 @@ def test_the_next_hand_of_the_game_replays_normally() -> None:
     assert first.fatal is not None and first.fatal.code is C.ILLEGAL_PONG
     assert second.violations == () and second.outcome is Outcome.WIN
     assert second.hand_no == HAND_NO + 1
+
+
+# ---------------------------------------------------------------------- the family's kinds
+def test_event_not_in_family() -> None:
+    """An event of a kind the ruleset's family does not play (Guizhou plays ready, flip and,
+    to reject it, chow): fatal, the event and its seat named, the table unchanged."""
+
+    @dataclass(frozen=True)
+    class Roll:  # an event of a kind no family here plays
+        seat: int
+
+    table = Table.from_record(record(""), test_ruleset())
+    v = table.check(Roll(2))  # type: ignore[arg-type]
+    assert v is not None and (v.code, v.seat, v.fatal) == (C.EVENT_NOT_IN_FAMILY, 2, True)
+    assert "the guizhou family (ruleset 'test') has no roll event" in v.message
+    stopped = table.run([Discard(0, Tile.P2), Roll(1)])  # type: ignore[list-item]
+    assert stopped is not None and stopped.code is C.EVENT_NOT_IN_FAMILY
+    assert stopped.event_index == 1 and table.event_index == 1
+    assert only(replay("0-1p 2Y123p<0")).code is C.CHOW_NOT_ALLOWED  # Guizhou's own code
 
 
 # ---------------------------------------------------------------------- the xuezhan family

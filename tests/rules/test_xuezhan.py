@@ -270,8 +270,8 @@ def test_carry_is_recomputed_from_the_earlier_hands() -> None:
         Carry((("dealer_streak", 0), ("draw_multiplier", 1))),  # seat 1 won first
     ]
     # the family's settlement reads the multiplier: the third hand pays four times over
-    assert settle(game[2], RULES) == tuple(4 * d for d in settle(game[3], RULES))
-    assert settle(game[3], RULES) == (-3, 3, 0, 0)
+    assert settle(game[2], RULES).deltas == tuple(4 * d for d in settle(game[3], RULES).deltas)
+    assert settle(game[3], RULES).deltas == (-3, 3, 0, 0)
 
 
 def test_carry_mismatch() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rules.families import Family, register
+from rules.families.guizhou.legality import table_rules
 from rules.families.guizhou.patterns import Pattern
 from rules.families.guizhou.settings import Ruleset
 from rules.families.guizhou.settlement import audit_result, settle
@@ -18,6 +19,7 @@ FAMILY: Family = register(
         patterns=tuple(p.value for p in Pattern),
         tile_set=TileSet.SUITED,
         event_kinds=frozenset({"ready", "flip"}),
+        table_rules=table_rules,
     )
 )
 """The family as registered."""

@@ -2,8 +2,10 @@
 
 A pattern is either a SHAPE pattern, decided by the tiles of the winning hand (and the
 waits it had before the winning tile), or a SITUATIONAL one, decided by the table (who
-won how, and when). Shape checks read :class:`ShapeFacts`, which :mod:`rules.hand`
-computes once per winning hand; situational patterns carry no check here.
+won how, and when). Shape checks read :class:`~rules.hand.ShapeFacts`, which the core's
+hand analysis computes once per winning hand; situational patterns carry no check here.
+:func:`shape_patterns` and :func:`generate_wins` give the Guizhou shape patterns of a
+winning hand and of each wait of a waiting one.
 
 Values are not here: each ruleset gives its own value per pattern, and settlement picks
 the highest-valued pattern among those a hand qualifies for. A hand therefore qualifies
@@ -13,12 +15,14 @@ flush), so that a preset lacking one name still finds the next one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 
 from rules.frozen import quick_init
+from rules.hand import ShapeFacts, shape_facts, shape_facts_of_complete, waiting_tiles
+from rules.melds import Meld
 from rules.tiles import Tile
 
 
@@ -66,42 +70,6 @@ class Pattern(StrEnum):
         return PATTERN_UNITS[self].kind is PatternKind.SHAPE
 
 
-@dataclass(frozen=True, slots=True)
-class ShapeFacts:
-    """The tile facts of one complete (winning) hand, as :func:`rules.hand.shape_facts` finds them.
-
-    With wildcards each flag holds when *some* assignment of the wildcards makes it hold.
-    """
-
-    standard: bool  # four sets (melds included) and a pair
-    seven_pairs: bool  # seven pairs, no melds; a four of a kind counts as two pairs
-    dragon: bool  # seven pairs holding at least one four of a kind (龙)
-    all_pungs: bool  # standard with every set a pung or kong
-    flush: bool  # every tile, melds included, of one suit
-    melds_count: int
-    waits: tuple[Tile, ...]  # the hand's waits before the winning tile, in tile order
-
-    def __init__(
-        self,
-        standard: bool,
-        seven_pairs: bool,
-        dragon: bool,
-        all_pungs: bool,
-        flush: bool,
-        melds_count: int,
-        waits: tuple[Tile, ...],
-    ) -> None:
-        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
-        self.standard = standard  # type: ignore[misc]
-        self.seven_pairs = seven_pairs  # type: ignore[misc]
-        self.dragon = dragon  # type: ignore[misc]
-        self.all_pungs = all_pungs  # type: ignore[misc]
-        self.flush = flush  # type: ignore[misc]
-        self.melds_count = melds_count  # type: ignore[misc]
-        self.waits = waits  # type: ignore[misc]
-
-
-quick_init(ShapeFacts)
 
 
 ShapeCheck = Callable[[ShapeFacts], bool]
@@ -327,3 +295,38 @@ def parse_pattern(text: str) -> Pattern:
         if text == unit.chinese or text in unit.aliases:
             return unit.pattern
     raise ValueError(f"not a pattern name: {text!r}")
+
+
+def shape_patterns(
+    counts: Sequence[int], melds: Sequence[Meld], win_tile: Tile, waits: Sequence[Tile]
+) -> frozenset[Pattern]:
+    """Every shape pattern the winning hand qualifies for (settlement picks the best).
+
+    ``counts`` is the concealed part including ``win_tile``; ``waits`` are the waits before
+    it. See :func:`rules.hand.shape_facts` for the errors.
+    """
+    return frozenset(generate_shape_patterns(shape_facts(counts, melds, win_tile, waits)))
+
+
+def shape_patterns_of_complete(
+    counts: Sequence[int], melds: Sequence[Meld], win_tile: Tile, waits: Sequence[Tile]
+) -> frozenset[Pattern]:
+    """:func:`shape_patterns` of a hand :func:`rules.hand.is_complete` accepted (a table's
+    winning hand, checked just before)."""
+    return frozenset(generate_shape_patterns(
+        shape_facts_of_complete(counts, melds, win_tile, waits)))
+
+
+def generate_wins(
+    counts: Sequence[int], melds: Sequence[Meld]
+) -> Iterator[tuple[Tile, frozenset[Pattern]]]:
+    """For a waiting hand, each wait (tile order) with the shape patterns winning on it gives.
+
+    This is what 查叫 at an exhaustive draw values: the best pattern among these.
+    """
+    waits = waiting_tiles(counts, len(melds))
+    more = list(counts)
+    for tile in waits:
+        more[tile] += 1
+        yield tile, shape_patterns(more, melds, tile, waits)
+        more[tile] -= 1

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from rules.events import KongKind, RecordedItem, RecordedResult
 from rules.facts import ChickenDiscard, ClaimKind, KongFact, Outcome, SeatFacts, WinFact
-from rules.families.guizhou.patterns import Pattern
+from rules.families.guizhou.patterns import Pattern, generate_wins
 from rules.families.guizhou.settings import (
     BonusMode,
     ChargingClaimed,
@@ -51,7 +51,6 @@ from rules.families.guizhou.settings import (
     StandingChicken,
 )
 from rules.frozen import quick_init
-from rules.hand import generate_wins
 from rules.melds import MeldKind
 from rules.memo import Memo
 from rules.replay import HandReplay
@@ -381,7 +380,7 @@ class _Plan:
         self.shape_values: dict[Pattern, int] = {
             p: values.value_of(p.value) for p in Pattern if p.value in PatternValues.model_fields
         }
-        self.best_shapes: Memo[tuple[Pattern, ...], tuple[Pattern, int]] = Memo(
+        self.best_shapes: Memo[tuple[str, ...], tuple[Pattern, int]] = Memo(
             "settlement.best_shapes", _KEPT_LIMIT, register=False)
         b = rs.bonuses
         self.bonus_mode_pattern = b.mode is BonusMode.PATTERN
@@ -462,18 +461,18 @@ class _Plan:
         group = (kind, tile, count, unit * count, f"{count} x {label} ({unit})")
         return self.chicken_groups.put((tile, is_gold, count), group)
 
-    def best_shape(self, shape: tuple[Pattern, ...]) -> tuple[Pattern, int]:
+    def best_shape(self, shape: tuple[str, ...]) -> tuple[Pattern, int]:
         """The highest-valued shape pattern (ties: the first in pattern order); plain at
         least. Raises RulesetError for a name that is not a shape pattern."""
         best = self.best_shapes.data.get(shape)
         if best is None:
             pattern, value = Pattern.PLAIN, self.shape_values[Pattern.PLAIN]
             for candidate in shape:
-                candidate_value = self.shape_values.get(candidate)
+                candidate_value = self.shape_values.get(Pattern(candidate))
                 if candidate_value is None:
-                    candidate_value = self.ruleset.patterns.value_of(candidate.value)
+                    candidate_value = self.ruleset.patterns.value_of(str(candidate))
                 if candidate_value > value:
-                    pattern, value = candidate, candidate_value
+                    pattern, value = Pattern(candidate), candidate_value
             best = (pattern, value)
             self.best_shapes.put(shape, best)
         return best

@@ -3,7 +3,10 @@ Guizhou, used through the public API only (``tests/rules/test_families.py``).
 
 Its settings hold one top-level setting and one section; its settlement pays the winner
 ``points.win`` from every other seat; it plays with the 136 tiles (honours included) and
-adds the ``chow`` event. It imports no other family.
+adds the ``chow`` event. Its table rules (:func:`table_rules`) map its own settings to the
+core's and name every win ``win``: no pass rule, no 报听, no flip, several winners on one
+tile, no robbing a kong (``tests/rules/test_core_boundary.py`` replays hands with them).
+It imports no other family.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rules.facts import PassKind
 from rules.families import Family, register
 from rules.settings import RulesetBase
+from rules.table import Table, TableRules, WinPlan
 from rules.tiles import TileSet
 
 
@@ -47,6 +52,23 @@ def audit_result(ours: tuple[int, ...], recorded: tuple[int, ...]) -> list[str]:
     return [] if ours == recorded else [f"score_mismatch: {ours} != {recorded}"]
 
 
+def _win_names(
+    table: Table, plan: WinPlan, heavenly: bool, earthly: bool, kong_bloom: bool,
+    declared: bool,
+) -> tuple[tuple[PassKind, ...], tuple[str, ...], tuple[str, ...]]:
+    """Every win is the toy's one pattern; heavenly is its one situation."""
+    return (), ("win",), ("heavenly",) if heavenly else ()
+
+
+def table_rules(ruleset: RulesetBase) -> TableRules:
+    """The toy's table: its own settings in the core's names, its pattern names."""
+    assert isinstance(ruleset, ToyRuleset)
+    return TableRules(
+        "toy", ruleset.name, players=ruleset.players,
+        multiple_winners=True, win_patterns=_win_names,
+    )
+
+
 FAMILY = register(
     Family(
         name="toy",
@@ -57,5 +79,6 @@ FAMILY = register(
         patterns=("win",),
         tile_set=TileSet.HONOURS,
         event_kinds=frozenset({"chow"}),
+        table_rules=table_rules,
     )
 )

@@ -7,26 +7,29 @@ It plays the 108 suited tiles without chow, switches on the four mechanics in it
 the discarder, each times the 荒番 multiplier the hand carries. Its ``carry`` hook keeps
 ``draw_multiplier`` (doubled after a hand nobody won, up to ``points.draw_cap``, back to 1
 after a won hand) and ``dealer_streak`` (连庄: one more when the dealer won first or
-nobody won, else 0). Its settings model extends the Guizhou one (the table reads the
-legality settings by those names) with Guizhou's 报听, 通行证 and 翻鸡 off; it uses nothing
-else of that family.
+nobody won, else 0). Its table rules give the core its settings (several winners on one
+tile, robbing a kong) and name every win ``win``. It imports no other family.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from rules.continuing import Carry, carry_of
-from rules.facts import Outcome
+from rules.events import RecordedResult
+from rules.facts import Outcome, PassKind
 from rules.families import Family, register
-from rules.families.guizhou.settings import Ruleset
-from rules.mechanics import Mechanics
+from rules.mechanics import Mechanics, mechanics_of
 from rules.replay import HandReplay
+from rules.settings import RulesetBase
+from rules.table import Table, TableRules, WinPlan
 from rules.tiles import TileSet
+from rules.violations import Violation, ViolationCode
 
 
 class XuezhanPoints(BaseModel):
@@ -41,17 +44,16 @@ def _xuezhan_mechanics() -> Mechanics:
                      play_after_win=True, carry=True)
 
 
-class XuezhanRuleset(Ruleset):
-    """The test family's settings: its own section ``points``, its ``mechanics``."""
+class XuezhanRuleset(RulesetBase):
+    """The test family's settings: a few of its own, its ``points``, its ``mechanics``."""
 
     flat_prefixes: ClassVar[Mapping[str, str]] = MappingProxyType(
-        {**Ruleset.flat_prefixes, "points": "point_", "mechanics": ""})
+        {"points": "point_", "mechanics": ""})
 
-    family: Literal["xuezhan"] = Field(  # type: ignore[assignment]
-        "xuezhan", description="the rule family")
-    pass_rule: bool = Field(False, description="通行证 needed to win on a discard")
-    declared_ready: bool = Field(False, description="报听 may be declared")
-    flip_chicken: bool = Field(False, description="翻鸡: a tile is flipped after a win")
+    family: Literal["xuezhan"] = Field("xuezhan", description="the rule family")
+    players: int = Field(4, ge=2, le=4, description="player count")
+    several_winners: bool = Field(True, description="一炮多响: several win on one discard")
+    rob_kong: bool = Field(True, description="抢杠: an added kong can be robbed")
     points: XuezhanPoints = Field(default_factory=XuezhanPoints, description="points")
     mechanics: Mechanics = Field(default_factory=_xuezhan_mechanics,
                                  description="the core mechanics played")
@@ -66,12 +68,18 @@ def xuezhan_ruleset(**settings: Any) -> XuezhanRuleset:
         {"name": "xuezhan-test", **settings, "mechanics": {**base, **mech}})
 
 
-def settle(replay: HandReplay, ruleset: XuezhanRuleset) -> tuple[int, ...]:
+@dataclass(frozen=True)
+class XuezhanSettlement:
+    deltas: tuple[int, ...]
+
+
+def settle(replay: HandReplay, ruleset: XuezhanRuleset, base_stake: int = 1,
+           **_: Any) -> XuezhanSettlement:
     """The hand's deltas: each win in order, paid as the module says."""
     n = replay.n_players
     deltas = [0] * n
     multiplier = 1 if replay.carry is None else replay.carry.get("draw_multiplier", 1)
-    amount = ruleset.points.win * multiplier
+    amount = ruleset.points.win * multiplier * base_stake
     out: set[int] = set()
     for win in replay.winners:
         if win.from_seat is None:
@@ -82,11 +90,15 @@ def settle(replay: HandReplay, ruleset: XuezhanRuleset) -> tuple[int, ...]:
             deltas[payer] -= amount
             deltas[win.seat] += amount
         out.add(win.seat)
-    return tuple(deltas)
+    return XuezhanSettlement(tuple(deltas))
 
 
-def audit_result(ours: tuple[int, ...], recorded: tuple[int, ...]) -> list[str]:
-    return [] if ours == recorded else [f"score_mismatch: {ours} != {recorded}"]
+def audit_result(settlement: XuezhanSettlement, recorded: RecordedResult | None,
+                 hand_no: int) -> list[Violation]:
+    if recorded is None or tuple(recorded.deltas) == settlement.deltas:
+        return []
+    return [Violation(ViolationCode.SCORE_MISMATCH, hand_no, None, None,
+                      f"recorded {recorded.deltas}, recomputed {settlement.deltas}", False)]
 
 
 def carry(previous: HandReplay | None, before: Carry | None,
@@ -105,6 +117,23 @@ def carry(previous: HandReplay | None, before: Carry | None,
                      "draw_multiplier": 1})
 
 
+def _win_names(
+    table: Table, plan: WinPlan, heavenly: bool, earthly: bool, kong_bloom: bool,
+    declared: bool,
+) -> tuple[tuple[PassKind, ...], tuple[str, ...], tuple[str, ...]]:
+    return (), ("win",), ()
+
+
+def table_rules(ruleset: RulesetBase) -> TableRules:
+    """The family's table: its settings in the core's names, its mechanics."""
+    assert isinstance(ruleset, XuezhanRuleset)
+    return TableRules(
+        "xuezhan", ruleset.name, players=ruleset.players,
+        multiple_winners=ruleset.several_winners, robbing_kong=ruleset.rob_kong,
+        mechanics=mechanics_of(ruleset), win_patterns=_win_names,
+    )
+
+
 FAMILY = register(
     Family(
         name="xuezhan",
@@ -115,6 +144,7 @@ FAMILY = register(
         patterns=("win",),
         tile_set=TileSet.SUITED,
         event_kinds=frozenset({"exchange", "declare_suit"}),
+        table_rules=table_rules,
         carry=carry,
     )
 )

@@ -1,0 +1,376 @@
+"""Guizhou's rules at the table: what the family adds to the core's table, and how.
+
+The core's table (:mod:`rules.table`) plays the turns, the claims, the kongs and their
+replacement draws, the wall and the wins; a Guizhou ruleset gives it, once per ruleset
+(:func:`table_rules`), a :class:`~rules.table.TableRules` holding:
+
+* the Guizhou settings in the core's names (``players``, ``wildcards``, ``set_aside``,
+  一炮多响, 抢杠, 不可先碰后杠, a kong after 报听, 缺一门, the 相公 deal tolerance) and the
+  tiles whose first discard is kept (the standing chickens 幺鸡 乌骨鸡 挖挖鸡);
+* the family's event kinds: ``ready`` (报听: 硬报 and 软听, the frozen hand the core then
+  keeps), ``flip`` (翻鸡, and the flip chosen among the set-aside tiles of 暗麻将) and
+  ``chow``, which Guizhou never allows (``chow_not_allowed``);
+* its hooks: the 通行证 pass and 过水不胡 on a win on another player's tile, the Guizhou
+  pattern names and passes of a win, the flip that is due after a win, the ``ready`` and
+  ``flip`` candidates of :meth:`~rules.table.Table.legal_actions`, and the 相公 findings of
+  a deal.
+
+``docs/rules/legality.md`` describes each rule; ``docs/rules/families.md`` the split.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from rules.events import Chow, Event, Flip, HandRecord, Ready
+from rules.facts import PassKind
+from rules.families.guizhou.patterns import (
+    SHAPE_PATTERNS,
+    Pattern,
+    in_pattern_order,
+    shape_patterns,
+    shape_patterns_of_complete,
+)
+from rules.families.guizhou.settings import MissedWinRule, Ruleset
+from rules.melds import MeldKind
+from rules.settings import RulesetBase
+from rules.table import (
+    Kind,
+    Phase,
+    Table,
+    TableRules,
+    WinPlan,
+    WinSource,
+    _describe,
+    _not_plain,
+)
+from rules.tiles import ALL_TILES, NUM_KINDS, Tile, format_tiles
+from rules.violations import Violation, ViolationCode
+
+__all__ = ["FALSE_HAND_SLACK", "STANDING_CHICKENS", "GuizhouTable", "table_rules"]
+
+STANDING_CHICKENS: tuple[Tile, ...] = (Tile.S1, Tile.P8, Tile.P7)
+"""Tiles whose first discard is tracked (冲锋鸡 / 责任鸡): 幺鸡, 乌骨鸡, 挖挖鸡."""
+
+FALSE_HAND_SLACK = 2
+"""Tiles a 相公 deal may be off by (多牌少牌); a count further off stays a ``bad_deal``."""
+
+_C = ViolationCode
+_DISCARD = Phase.DISCARD
+_WON = Phase.WON
+_ENDED = Phase.ENDED
+_PONG = MeldKind.PONG
+_WIN_SELF = WinSource.SELF_DRAW
+_WIN_ROB = WinSource.ROBBED_KONG
+_SITUATIONS = (Pattern.HEAVENLY, Pattern.EARTHLY, Pattern.KONG_BLOOM, Pattern.HOT_DISCARD,
+               Pattern.ROBBING_KONG, Pattern.DECLARED_READY)
+
+
+def _big_patterns(ruleset: Ruleset) -> frozenset[Pattern]:
+    """Shape patterns worth more than plain 平胡 in the ruleset (a 通行证 on their own)."""
+    values = ruleset.patterns
+    return frozenset(p for p in SHAPE_PATTERNS if values.value_of(p.value) > values.plain)
+
+
+class GuizhouTable:
+    """The Guizhou rules of one ruleset at the table (made once per ruleset by
+    :func:`table_rules`; its methods are the :class:`~rules.table.TableRules` hooks and the
+    checks and applies of the family's event kinds)."""
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.name = ruleset.name
+        self.pass_rule = ruleset.pass_rule
+        self.declared_ready = ruleset.declared_ready
+        self.flip_chicken = ruleset.flip_chicken
+        self.kill_ready = ruleset.ready.kill_ready
+        self.missed_win = ruleset.penalties.missed_win is not MissedWinRule.NONE
+        self.missing_suit = ruleset.missing_suit_required
+        self.false_hand = ruleset.penalties.false_hand > 0
+        self.big = _big_patterns(ruleset)
+
+    # ------------------------------------------------------------------ the deal
+    def deal_findings(self, record: HandRecord) -> list[Violation]:
+        """The non-fatal ``false_hand`` findings of a deal the core accepted: a seat dealt
+        too many or too few tiles (相公) under a ruleset with ``penalties.false_hand``.
+        Such a seat plays on but can never be ready or win; settlement charges it."""
+        out: list[Violation] = []
+        if not self.false_hand:
+            return out
+        for seat, tiles in enumerate(record.deal):
+            want = 14 if seat == record.dealer else 13
+            if len(tiles) != want:
+                role = "the dealer" if seat == record.dealer else "a non-dealer"
+                how = "too many" if len(tiles) > want else "too few"
+                out.append(Violation(
+                    _C.FALSE_HAND, record.hand_no, None, seat,
+                    f"seat {seat} ({role}) is dealt {len(tiles)} tiles, {want} expected: "
+                    f"{how} (相公, 多牌少牌): it can neither be ready nor win, and pays under "
+                    f"penalties.false_hand", fatal=False))
+        return out
+
+    # ------------------------------------------------------------------ 报听
+    def check_ready(self, t: Table, ev: Ready) -> Violation | None:
+        seat = ev.seat
+        if not self.declared_ready:
+            return t._v(_C.FALSE_READY, seat,
+                        f"{_describe(ev)} but ruleset {self.name!r} has no 报听")
+        if t._ready_at[seat] is not None:
+            return t._v(_C.FALSE_READY, seat,
+                        f"{_describe(ev)} again (already at event {t._ready_at[seat]})")
+        ph = t._phase
+        # untouched: no discard and no meld yet, so the seat is in or before its first turn
+        untouched = not t._rivers[seat] and not t._melds[seat]
+        in_turn = t._turn == seat and ph is _DISCARD
+        if seat == t._dealer:
+            timely = untouched and in_turn and t._last_draw < 0
+            hard = True
+            when = "the dealer declares on its dealt hand, before its first discard"
+        elif not in_turn:
+            timely = untouched and not t._rivers[t._dealer] and not t._claimed_any
+            hard = True
+            when = ("a non-dealer declares on its dealt hand before the dealer's first "
+                    "discard (硬报), or right after its first draw (软听)")
+        else:
+            timely = untouched
+            hard = False
+            when = "a non-dealer declares right after its first draw (软听)"
+        if not timely:
+            return t._v(_C.FALSE_READY, seat, f"{_describe(ev)} too late: {when}; "
+                                              f"{t.summary(seat)}")
+        if hard and seat != t._dealer:
+            if not t._ready_now(seat):
+                return t._v(_C.FALSE_READY, seat,
+                            f"{_describe(ev)} but the hand is not ready; {t.summary(seat)}")
+            return None
+        hand = t._hands[seat]
+        if not any(hand[x] and x != Tile.W and t._ready_after_discard(seat, x)
+                   for x in range(NUM_KINDS)):
+            return t._v(_C.FALSE_READY, seat,
+                        f"{_describe(ev)} but no discard leaves a ready hand; "
+                        f"{t.summary(seat)}")
+        return None
+
+    def apply_ready(self, t: Table, ev: Ready) -> None:
+        seat = ev.seat
+        t._ready_at[seat] = t._index
+        if seat != t._dealer and not (t._turn == seat and t._phase is _DISCARD):
+            t._ready_hard[seat] = True
+            t._frozen[seat] = True  # 硬报: the dealt hand is frozen at once
+        else:
+            t._ready_hard[seat] = seat == t._dealer
+            t._ready_pending = seat  # frozen by the discard that follows
+
+    # ------------------------------------------------------------------ a win
+    def check_win(self, t: Table, plan: WinPlan) -> Violation | None:
+        """A win on another player's tile, once the core found it complete: the 通行证
+        (``no_pass``), then 过水不胡 (``missed_win``, not fatal)."""
+        ev = plan.event
+        seat, tile = ev.seat, ev.tile
+        waits = t._seat_waits(seat)
+        plan.waits = waits
+        shape = shape_patterns_of_complete(plan.counts, t._melds[seat], tile, waits)
+        plan.shape = shape
+        passes = self._passes(t, seat, shape, plan.source is _WIN_ROB, plan.hot, plan.kill)
+        plan.passes = passes
+        if self.pass_rule and not passes:
+            return t._v(_C.NO_PASS, seat,
+                        f"{_describe(ev)}: a plain hand with no kong and no 报听 needs a pass "
+                        f"(通行证) to win on a discard; {t.summary(seat)}")
+        if not self.missed_win:
+            return None  # the table has no 过水 rule
+        return self._missed_win(t, seat, waits, plan.offer_index, ev)
+
+    def _passes(self, t: Table, seat: int, shape: frozenset[Pattern], rob: bool, hot: bool,
+                kill: bool) -> tuple[PassKind, ...]:
+        """Every reason a win on another player's tile needs no further pass."""
+        out: list[PassKind] = []
+        if rob:
+            out.append(PassKind.ROBBING_KONG)
+        if hot:
+            out.append(PassKind.HOT_DISCARD)
+        if kill and self.kill_ready:
+            out.append(PassKind.KILL_READY)
+        if any(m.kind is not _PONG for m in t._melds[seat]):
+            out.append(PassKind.KONG)
+        if t._ready_at[seat] is not None:
+            out.append(PassKind.DECLARED_READY)
+        if not self.big.isdisjoint(shape):
+            out.append(PassKind.BIG_HAND)
+        return tuple(out)
+
+    def _missed_win(self, t: Table, seat: int, waits: tuple[Tile, ...], current: int,
+                    ev: Event) -> Violation | None:
+        """过水不胡 / 包牌: a win on another player's tile after letting a win pass since the
+        seat's own last discard (its hand has not changed since then)."""
+        since = t._rivers[seat][-1].event_index if t._rivers[seat] else -1
+        ready_at = t._ready_at
+        # (event index, tile, from seat, hot, robbing): the tiles the seat could have won on
+        missed: list[tuple[int, Tile, int, bool, bool]] = []
+        for river in t._rivers:
+            for entry in reversed(river):
+                if entry.event_index <= since:
+                    break
+                missed.append((entry.event_index, entry.tile, entry.seat, entry.hot, False))
+        for offer in reversed(t._rob_offers):
+            if offer.event_index <= since:
+                break
+            missed.append((offer.event_index, offer.tile, offer.seat, False, True))
+        melds = t._melds[seat]
+        for idx, tile, frm, hot, rob in sorted(missed):
+            if idx == current or frm == seat or tile not in waits:
+                continue
+            counts = t._hands[seat][:]
+            counts[tile] += 1
+            if self.missing_suit and t._suits(seat, counts) == 3:
+                continue
+            d_at = ready_at[frm]
+            kill = d_at is not None and d_at < idx
+            if self.pass_rule and not self._passes(
+                    t, seat, shape_patterns(counts, melds, tile, waits), rob, hot, kill):
+                continue
+            how = "robbing the kong" if rob else "the discard"
+            return t._v(_C.MISSED_WIN, seat,
+                        f"{_describe(ev)} but let a win on {tile} pass ({how} by seat {frm}, "
+                        f"event {idx}) and has not drawn since (过水不胡); {t.summary(seat)}",
+                        fatal=False)
+        return None
+
+    def win_patterns(self, t: Table, plan: WinPlan, heavenly: bool, earthly: bool,
+                     kong_bloom: bool, declared: bool
+                     ) -> tuple[tuple[PassKind, ...], tuple[str, ...], tuple[str, ...]]:
+        """The passes, the shape patterns and the situational patterns of a legal win, in
+        :class:`~rules.families.guizhou.patterns.Pattern` order."""
+        seat, tile = plan.event.seat, plan.event.tile
+        waits = plan.waits if plan.waits is not None else ()
+        if plan.source is _WIN_SELF:
+            passes: tuple[PassKind, ...] = (PassKind.SELF_DRAW,)
+        else:
+            passes = plan.passes if plan.passes is not None else ()
+        known = plan.shape
+        shape = (shape_patterns_of_complete(plan.counts, t._melds[seat], tile, waits)
+                 if known is None else cast(frozenset[Pattern], known))
+        if not self.pass_rule:
+            passes = (PassKind.NO_PASS_RULE, *passes)
+        situational: tuple[str, ...] = ()
+        robbed = plan.source is _WIN_ROB
+        if heavenly or earthly or kong_bloom or plan.hot or robbed or declared:
+            flags = (heavenly, earthly, kong_bloom, plan.hot, robbed, declared)
+            situational = tuple([p for p, on in zip(_SITUATIONS, flags, strict=True) if on])
+        return passes, in_pattern_order(shape), situational
+
+    # ------------------------------------------------------------------ 翻鸡
+    def closing_due(self, t: Table) -> bool:
+        """The flip is due: the hand was won, the ruleset flips, no flip yet, and a tile to
+        flip (the wall's, or the set-aside ones)."""
+        return (self.flip_chicken and t._flip is None
+                and (t._back > t._front or bool(t._set_aside)))
+
+    def closing_missing(self, t: Table) -> Violation:
+        return t._v(_C.BAD_FLIP, None,
+                    f"the log ends without the flip after the win "
+                    f"({t.wall_left} tiles left in the wall)", at_event=False)
+
+    def check_flip(self, t: Table, ev: Flip) -> Violation | None:
+        ph = t._phase
+        if ph is not _WON:
+            if t._flip is not None:
+                why = f"the flip was already shown ({t._flip})"
+            elif ph is _ENDED:
+                why = "the hand ended without a win"
+            else:
+                why = f"there was no win ({t._describe_phase()})"
+            return t._v(_C.BAD_FLIP, None, f"{_describe(ev)} but {why}")
+        if not self.flip_chicken:
+            return t._v(_C.BAD_FLIP, None,
+                        f"{_describe(ev)} but ruleset {self.name!r} has no 翻鸡")
+        aside = t._set_aside
+        if aside:
+            # 暗麻将: the winner chooses the flip among the set-aside tiles, wherever the
+            # wall stands
+            if ev.tile not in aside:
+                return t._v(_C.BAD_FLIP, None,
+                            f"{_describe(ev)} but the flip is chosen among the set-aside "
+                            f"tiles {format_tiles(aside)}")
+            return None
+        if t._back <= t._front:
+            return t._v(_C.BAD_FLIP, None, f"{_describe(ev)} but the wall is empty")
+        tile = ev.tile
+        if t._wall is not None:
+            want = t._wall[t._front]
+            if tile != want:
+                return t._v(_C.BAD_FLIP, None,
+                            f"{_describe(ev)} but the next tile at the wall's front is {want}")
+        elif t._taken[tile] >= t._copies[tile]:
+            return t._v(_C.BAD_FLIP, None,
+                        f"{_describe(ev)} but all {t._copies[tile]} copies of {tile} are out")
+        return None
+
+    def apply_flip(self, t: Table, ev: Flip) -> None:
+        t._flip = ev.tile
+        t._phase = _ENDED
+
+    # ------------------------------------------------------------------ 不可吃牌
+    def check_chow(self, t: Table, ev: Chow) -> Violation | None:
+        return t._v(_C.CHOW_NOT_ALLOWED, ev.seat,
+                    f"{_describe(ev)}: chow (吃) is never allowed")
+
+    def apply_chow(self, t: Table, ev: Chow) -> None:
+        raise AssertionError(f"{_describe(ev)} is never legal")  # its check always rejects it
+
+    # ------------------------------------------------------------------ legal_actions
+    def candidates(self, t: Table, out: list[Event]) -> None:
+        """The ``ready`` candidates of a turn (the player to act, and, before the dealer's
+        first discard, the untouched others), and the ``flip`` candidates after a win."""
+        ph = t._phase
+        if ph is _DISCARD:
+            if not self.declared_ready:
+                return
+            s, n = t._turn, t._n
+            if not t._rivers[s] and not t._melds[s]:
+                out.append(Ready(s))
+            if not t._rivers[t._dealer] and not t._claimed_any:
+                out.extend(Ready(o) for o in ((s + k) % n for k in range(1, n))
+                           if not t._rivers[o] and not t._melds[o])
+        elif ph is _WON and self.closing_due(t):
+            if t._set_aside:
+                out.extend(Flip(x) for x in sorted(set(t._set_aside)))
+            elif t._wall is not None:
+                out.append(Flip(t._wall[t._front]))
+            else:
+                out.extend(Flip(x) for x in ALL_TILES if t._taken[x] < t._copies[x])
+
+
+def table_rules(ruleset: RulesetBase) -> TableRules:
+    """The :class:`~rules.table.TableRules` of a Guizhou ruleset (the family's
+    ``table_rules``, called once per ruleset)."""
+    if not isinstance(ruleset, Ruleset):
+        raise TypeError(f"ruleset {ruleset.name!r} is not a Guizhou ruleset")
+    g = GuizhouTable(ruleset)
+    return TableRules(
+        "guizhou",
+        ruleset.name,
+        players=ruleset.players,
+        wildcards=ruleset.wildcards,
+        set_aside=ruleset.set_aside,
+        multiple_winners=ruleset.multiple_winners,
+        robbing_kong=ruleset.robbing_kong,
+        pong_then_kong_delayed=ruleset.kongs.pong_then_kong_delayed,
+        kong_when_frozen=ruleset.ready.kong_after_ready,
+        no_frozen_kong=(f"ruleset {ruleset.name!r} allows no kong after 报听 "
+                        f"(ready.kong_after_ready)"),
+        win_needs_missing_suit=ruleset.missing_suit_required,
+        deal_slack=FALSE_HAND_SLACK if g.false_hand else 0,
+        tracked=STANDING_CHICKENS,
+        kinds={
+            Ready: Kind(_not_plain, g.check_ready, g.apply_ready),
+            Flip: Kind(_not_plain, g.check_flip, g.apply_flip, seated=False,
+                       after_win=True, after_end=True),
+            Chow: Kind(_not_plain, g.check_chow, g.apply_chow),
+        },
+        deal_findings=g.deal_findings,
+        check_win=g.check_win,
+        win_patterns=g.win_patterns,
+        closing_due=g.closing_due,
+        closing_missing=g.closing_missing,
+        candidates=g.candidates,
+    )
