@@ -117,8 +117,12 @@ def agari_waits(tiles34: list[int]) -> list[int]:
     return out
 
 
+_SHANTEN = Shanten()  # an instance: mahjong 1.x has instance methods only (2.x static)
+
+
 def shanten_ready(tiles34: list[int]) -> bool:
-    return Shanten.calculate_shanten(tiles34, use_kokushi=False) == Shanten.TENPAI_STATE
+    """Ready: shanten 0 (mahjong 1.x has no ``TENPAI_STATE``)."""
+    return _SHANTEN.calculate_shanten(tiles34, use_kokushi=False) == 0
 
 
 def _run(fn: Callable[[Any], object], items: Sequence[Any]) -> float:

@@ -254,7 +254,9 @@ def decode_game(document: bytes | str) -> Game | None:
     gc.disable()
     try:
         wire = _DECODER.decode(document)
-    except (msgspec.DecodeError, RecursionError):  # nested too deeply for msgspec
+    # RecursionError: nested too deeply for msgspec. UnicodeDecodeError: invalid UTF-8
+    # inside a string, which msgspec 0.19 raises as such (later releases as a DecodeError).
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
         return None
     finally:
         if enabled:

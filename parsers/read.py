@@ -189,6 +189,21 @@ def _is_binary(data: bytes) -> bool:
     return control * 20 > len(head)
 
 
+JSON_DEPTH_LIMIT = 1024
+"""How deeply arrays and objects may nest in a log (orjson's limit, which reads them)."""
+
+_DEPTH_REASON = f"nested deeper than {JSON_DEPTH_LIMIT} arrays and objects: depth limit exceeded"
+
+
+def _json_reason(exc: orjson.JSONDecodeError) -> str:
+    """orjson's reason, in words of our own where its wording changed between releases
+    (the depth limit: "array and object recursion depth exceeded" in 3.10, "depth limit
+    exceeded" later)."""
+    if "depth" in exc.msg or "recursion" in exc.msg:
+        return _DEPTH_REASON
+    return exc.msg
+
+
 def _diagnose_json(data: bytes) -> tuple[str, int | None, int | None]:
     """Why ``data`` is not one JSON value: (reason, line, column)."""
     if not data.strip():
@@ -206,7 +221,7 @@ def _diagnose_json(data: bytes) -> tuple[str, int | None, int | None]:
     except orjson.JSONDecodeError as exc:
         if exc.pos >= len(data.rstrip()) or "end of data" in exc.msg:
             return "the JSON ends early: the file is truncated", exc.lineno, exc.colno
-        return f"invalid JSON ({exc.msg})", exc.lineno, exc.colno
+        return f"invalid JSON ({_json_reason(exc)})", exc.lineno, exc.colno
     return "invalid JSON", None, None
 
 
@@ -682,7 +697,7 @@ def _line_fault(raw: bytes) -> str | None:
             return f"invalid UTF-8 (byte 0x{raw[uexc.start]:02x} at column {uexc.start + 1})"
         if "end of data" in exc.msg:
             return "the line ends in the middle of a JSON value (truncated)"
-        return f"invalid JSON ({exc.msg} at column {exc.colno})"
+        return f"invalid JSON ({_json_reason(exc)} at column {exc.colno})"
     return None
 
 

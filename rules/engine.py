@@ -14,6 +14,10 @@ call :func:`select`):
   (:data:`DIGEST_FILE`); when the sources beside the compiled modules differ from it (a
   source edited after an in-place build), the compiled modules are not used and a warning
   says how to rebuild. A compiled module never runs code older than its source.
+* A compiled build that cannot be imported: the first compiled module is imported when the
+  choice is made; when that fails (mypyc's shared library, or a module it needs, is not
+  found by this interpreter: a build left in the folder by another environment), the pure
+  engine runs and a warning names the import error.
 
 This module is read by ``setup.py`` before the package is built: it imports only the
 standard library and is never compiled.
@@ -130,6 +134,17 @@ def select() -> str:
     if "kind" in _state:
         return _state["kind"]
     kind, reason = _choose()
+    if kind == "compiled":
+        failure = _import_failure()
+        if failure is not None:
+            reason = f"the compiled engine cannot be imported ({failure})"
+            warnings.warn(
+                f"zhuoji: {reason}; running the pure engine. Rebuild it in this environment "
+                f"with `make .venv/.installed` (or reinstall the package).",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            kind = "pure"
     compiled_present = any(_compiled_file(m, _ROOT) for m in COMPILED)
     if kind == "pure" and compiled_present and not any(
         isinstance(f, _PureFinder) for f in sys.meta_path
@@ -137,6 +152,26 @@ def select() -> str:
         sys.meta_path.insert(0, _PureFinder())
     _state["kind"], _state["reason"] = kind, reason
     return kind
+
+
+def _import_failure() -> str | None:
+    """Why the first compiled module cannot be imported, or ``None`` when it is imported.
+
+    Each compiled module is a small extension that imports mypyc's shared library (one for
+    the whole build, beside the packages) and, through it, what the compiled code needs: one
+    import finds out whether the build is usable here. What the failed import left behind
+    is removed, so the pure modules are imported in its place.
+    """
+    first = COMPILED[0]
+    try:
+        importlib.import_module(first)
+    except ImportError as exc:
+        for name in COMPILED:
+            module = sys.modules.get(name)
+            if module is not None and not str(getattr(module, "__file__", "")).endswith(".py"):
+                del sys.modules[name]
+        return f"{first}: {exc}"
+    return None
 
 
 def _choose() -> tuple[str, str]:

@@ -171,6 +171,24 @@ def test_an_unexpected_error_is_one_line_and_debug_shows_the_traceback(tmp_path:
     assert "Traceback" in env.stderr
 
 
+def test_an_unreachable_prefect_api_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/api"
+    db = tmp_path / "w.duckdb"
+    env = {"PREFECT_API_URL": url, "PREFECT_HOME": str(tmp_path / "prefect-home")}
+    result = zhuoji("ingest", str(SAMPLE), "--db", str(db), env=env, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f"error: ingest into {db}: cannot reach the Prefect API at {url} (PREFECT_API_URL): "
+        "start the server (`prefect server start`) or unset PREFECT_API_URL for a temporary one"
+    ]
+
+
 def test_a_closed_pipe_ends_quietly() -> None:
     code = "import sys; from flows.entry import main; sys.argv[0] = 'zhuoji'; main()"
     proc = subprocess.Popen(

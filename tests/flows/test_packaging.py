@@ -4,9 +4,13 @@ installs and runs the real wheel; these catch a file the package data would leav
 from __future__ import annotations
 
 import fnmatch
+import importlib.util
+import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.version import Version
 
@@ -87,3 +91,85 @@ def test_dask_is_an_extra_with_its_dashboard() -> None:
 def test_the_license_the_metadata_names_is_there() -> None:
     assert PYPROJECT["project"]["license"] == "MIT"
     assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+
+
+# --- the lower bounds: declared, pinned by the check, documented ------------------------------
+
+
+def _bounds_script() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "check_lower_bounds", ROOT / "scripts" / "check_lower_bounds.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _requirements() -> list[Requirement]:
+    project = PYPROJECT["project"]
+    out = [Requirement(r) for r in project["dependencies"]]
+    for extra in ("dask", "dev"):
+        out += [Requirement(r) for r in project["optional-dependencies"][extra]]
+    return [r for r in out if r.name != "zhuoji"]
+
+
+def test_every_requirement_is_pinned_at_its_lower_bound_by_the_check() -> None:
+    script = _bounds_script()
+    pins = dict(pin.split("==") for pin in script.pins(ROOT / "pyproject.toml"))
+    for req in _requirements():
+        (low,) = [s.version for s in req.specifier if s.operator == ">="]
+        assert pins.pop(req.name) == low, req
+    assert pins == {}, f"pinned but not required: {pins}"
+
+
+@pytest.mark.parametrize(
+    ("requirement", "message"),
+    [
+        ("polars", "must declare one lower bound"),
+        ("polars<3", "must declare one lower bound"),
+        ("polars>=1,>=2", "must declare one lower bound"),
+        ("polars>=1; python_version < '3.12'", "environment markers are not handled"),
+    ],
+)
+def test_the_check_refuses_a_requirement_without_one_lower_bound(
+    requirement: str, message: str
+) -> None:
+    script = _bounds_script()
+    with pytest.raises(script.BoundsError, match=message):
+        script.lower_bound(requirement, "dependencies")
+    assert script.lower_bound("polars>=1.20,<3", "dependencies") == ("polars", "1.20")
+    assert script.lower_bound("zhuoji[dask]", "optional-dependencies.dev") is None
+
+
+def test_docs_install_gives_every_bound_and_why() -> None:
+    text = (ROOT / "docs" / "install.md").read_text(encoding="utf-8")
+    table = text.split("### Dependency bounds", 1)[1].split("\n### ", 1)[0]
+    rows: dict[str, tuple[str, str]] = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or cells[0] in ("package", "---"):
+            continue
+        for name in re.findall(r"[a-z][a-z0-9-]*[a-z0-9]", cells[0].split("(")[0]):
+            rows[name] = (cells[1], cells[2])
+    for req in _requirements():
+        assert req.name in rows, f"docs/install.md's table of bounds lacks {req.name}"
+        bound, why = rows[req.name]
+        spelled = ",".join(sorted(str(s) for s in req.specifier))
+        assert any(
+            ",".join(sorted(b.split(","))) == spelled for b in re.findall(r"`([^`]+)`", bound)
+        ), f"{req.name}: pyproject.toml says {req.specifier}, docs/install.md {bound}"
+        assert why, req.name
+
+
+def test_the_python_classifiers_follow_requires_python() -> None:
+    project = PYPROJECT["project"]
+    assert project["requires-python"] == ">=3.11"
+    minors = [
+        c.rsplit(" ", 1)[1]
+        for c in project["classifiers"]
+        if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)
+    ]
+    assert minors and min(minors, key=lambda v: tuple(map(int, v.split(".")))) == "3.11"
+    # license = "MIT" (an SPDX expression) replaces the License :: classifier
+    assert not any(c.startswith("License ::") for c in project["classifiers"])

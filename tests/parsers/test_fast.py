@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from parsers import fast, models
 from parsers.errors import MalformedLogError
 from parsers.read import (
+    JSON_DEPTH_LIMIT,
     Encoding,
     generate_fast_games,
     generate_fast_games_from_bytes,
@@ -237,7 +238,42 @@ def test_nesting_too_deep_for_the_fast_decoder_gets_the_models_error(depth: int)
     _same(items, expected)
     (error,) = items
     assert isinstance(error, MalformedLogError)
-    assert "depth limit" in str(error)
+    # the reason in words of our own, whatever orjson's release calls it
+    assert error.reason == (
+        "invalid JSON (nested deeper than 1024 arrays and objects: depth limit exceeded)"
+    )
+    start = doc.index(deep)  # the column of the bracket past the limit, inside the block
+    assert error.line == 1 and error.column is not None
+    assert start + JSON_DEPTH_LIMIT - 2 < error.column <= start + JSON_DEPTH_LIMIT + 1
+
+
+@pytest.mark.parametrize(
+    ("where", "old", "new"),
+    [
+        ("a player's name", b'"player 1"', b'"pl\xe9yer 1"'),
+        ("a tile", b'"tile": "1s"', b'"tile": "1\xffs"'),
+        ("a key", b'"seat"', b'"s\xffat"'),
+    ],
+    ids=["name", "tile", "key"],
+)
+def test_invalid_utf8_in_a_document_gets_the_models_error(
+    where: str, old: bytes, new: bytes
+) -> None:
+    # msgspec 0.19 raises UnicodeDecodeError (not a DecodeError) on bad bytes in a string:
+    # the fast form hands the document over and reports it as the other path does
+    data = json.dumps(game_dict(hands=1), indent=1).encode()
+    assert old in data, where
+    doc = data.replace(old, new, 1)
+    assert fast.decode_game(doc) is None
+    expected = list(generate_games_from_bytes(doc, Encoding.DOCUMENT, path="g.json"))
+    items = list(generate_fast_games_from_bytes(doc, Encoding.DOCUMENT, path="g.json"))
+    _same(items, expected)
+    (error,) = items
+    assert isinstance(error, MalformedLogError)
+    byte = next(i for i in range(doc.index(new), len(doc)) if doc[i] >= 0x80)
+    assert error.path == "g.json"
+    assert error.line == doc[:byte].count(b"\n") + 1
+    assert error.reason == f"invalid UTF-8 (byte 0x{doc[byte]:02x})"
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,10 @@ disagreement must be of that kind, and that kind must occur (so the accounting i
 Hands are random but seeded: uniform draws from the wall, built complete hands (sets and
 a pair within one to three suits, or pairs), and built hands with a tile moved, with zero
 to four melds (pongs and kongs, passed to ``Agari`` as open sets).
+
+The package is used through instances (``Agari()``, ``Shanten()``) and a ready hand is
+shanten 0: its 1.x releases have instance methods only and no ``TENPAI_STATE``, its 2.x
+releases static methods, which an instance calls the same way.
 """
 
 from __future__ import annotations
@@ -23,6 +27,9 @@ from rules.hand import is_complete, is_ready, is_standard_complete, waiting_tile
 from rules.tiles import Tile
 
 HANDS = 20_000
+TENPAI = 0  # the shanten number of a ready hand
+AGARI = Agari()
+SHANTEN = Shanten()
 Meld = tuple[int, int]  # (tile, size 3 or 4)
 
 
@@ -114,7 +121,7 @@ def test_complete_verdicts_agree(complete_cases: list[tuple[list[int], list[Meld
     agree_true = known = 0
     for h, melds in complete_cases:
         ours = is_complete(h, len(melds))
-        theirs = Agari.is_agari(_full34(h, melds), _open_sets(melds) or None)
+        theirs = AGARI.is_agari(_full34(h, melds), _open_sets(melds) or None)
         if ours == theirs:
             agree_true += ours
             continue
@@ -129,10 +136,7 @@ def test_ready_verdicts_agree(waiting_cases: list[tuple[list[int], list[Meld]]])
     agree_true = known = 0
     for h, melds in waiting_cases:
         ours = is_ready(h, len(melds))
-        theirs = (
-            Shanten.calculate_shanten(list(h[:27]) + [0] * 7, use_kokushi=False)
-            == Shanten.TENPAI_STATE
-        )
+        theirs = SHANTEN.calculate_shanten(list(h[:27]) + [0] * 7, use_kokushi=False) == TENPAI
         if ours == theirs:
             agree_true += ours
             continue
@@ -141,7 +145,7 @@ def test_ready_verdicts_agree(waiting_cases: list[tuple[list[int], list[Meld]]])
         for t in waiting_tiles(h):
             more = list(h)
             more[t] += 1
-            assert _is_four_seven_pairs(more) and not Agari.is_agari(_full34(more, melds))
+            assert _is_four_seven_pairs(more) and not AGARI.is_agari(_full34(more, melds))
         known += 1
     assert agree_true > HANDS // 5
     assert known > 0
@@ -160,7 +164,7 @@ def test_waits_agree(waiting_cases: list[tuple[list[int], list[Meld]]]) -> None:
             full[t] += 1
             more = list(h)
             more[t] += 1
-            if Agari.is_agari(full, _open_sets(melds) or None) or (
+            if AGARI.is_agari(full, _open_sets(melds) or None) or (
                 not melds and _is_four_seven_pairs(more)
             ):
                 expected.append(Tile(t))

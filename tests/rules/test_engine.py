@@ -70,8 +70,32 @@ def test_the_switch_runs_every_module_from_its_source(tmp_path: Path) -> None:
         assert seen["reason"] == "ZHUOJI_PURE is set"
 
 
+@pytest.fixture(scope="module")
+def importable_build(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Skips when this installation cannot import the compiled modules found beside the
+    sources: a build another environment left in the folder (``make check-lower-bounds``
+    installs the checkout pure into ``.venv-lower``, beside ``.venv``'s build)."""
+    seen = probe(None, tmp_path_factory.mktemp("probe"))
+    if "cannot be imported" in str(seen["reason"]):
+        pytest.skip(f"the compiled modules here are another environment's: {seen['reason']}")
+
+
+def _copy_tree(root: Path, dest: Path, *, broken_library: bool = False) -> Path:
+    """The packages with their compiled modules and mypyc's shared library; with
+    ``broken_library`` a file of the library's name that is no library (an editable install
+    would find the checkout's own library if the copy had none)."""
+    for package in ("rules", "parsers"):
+        shutil.copytree(root / package, dest / package, symlinks=True)
+    for library in root.glob("*__mypyc*"):
+        if broken_library:
+            (dest / library.name).write_bytes(b"not a shared library\n")
+        else:
+            shutil.copy2(library, dest / library.name)
+    return dest
+
+
 @needs_compiled
-def test_a_current_build_runs_compiled(tmp_path: Path) -> None:
+def test_a_current_build_runs_compiled(tmp_path: Path, importable_build: None) -> None:
     for pure in (None, False):
         seen = probe(pure, tmp_path)
         assert seen["kind"] == "compiled", seen
@@ -83,11 +107,7 @@ def test_a_current_build_runs_compiled(tmp_path: Path) -> None:
 def test_an_edited_source_is_never_run_compiled(tmp_path: Path) -> None:
     # A copy of the packages with their compiled modules and mypyc's shared library, then
     # one source edited after the build, as in an editable install.
-    copy = tmp_path / "tree"
-    for package in ("rules", "parsers"):
-        shutil.copytree(ROOT / package, copy / package, symlinks=True)
-    for shared in ROOT.glob("*__mypyc*"):
-        shutil.copy2(shared, copy / shared.name)
+    copy = _copy_tree(ROOT, tmp_path / "tree")
     current = probe(None, tmp_path, copy)
     assert current["kind"] == "compiled", current
     assert str(current["table"]).startswith(str(copy))
@@ -103,6 +123,24 @@ def test_an_edited_source_is_never_run_compiled(tmp_path: Path) -> None:
     (copy / "rules" / engine.DIGEST_FILE).unlink()
     hand.write_text(hand.read_text(encoding="utf-8").removesuffix("\n# edited\n"), "utf-8")
     assert probe(None, tmp_path, copy)["kind"] == "pure", "no record of the build: not used"
+
+
+@needs_compiled
+def test_a_build_that_cannot_be_imported_runs_pure_and_says_why(tmp_path: Path) -> None:
+    # mypyc's shared library, which each compiled module imports first, cannot be loaded:
+    # the build is current (the digest matches) but this interpreter cannot import it.
+    copy = _copy_tree(ROOT, tmp_path / "tree", broken_library=True)
+    assert (copy / "rules" / engine.DIGEST_FILE).exists()
+    seen = probe(None, tmp_path, copy)
+    assert seen["kind"] == "pure", seen
+    assert seen["table"] == str(copy / "rules" / "table.py")
+    assert seen["hand"] == str(copy / "rules" / "hand.py")
+    reason = str(seen["reason"])
+    assert reason.startswith("the compiled engine cannot be imported (rules.tiles: ")
+    assert "__mypyc" in reason, reason  # the library that could not be loaded
+    warned = [str(w) for w in seen["warnings"]]  # type: ignore[attr-defined]
+    assert any(reason in w and "running the pure engine" in w for w in warned), warned
+    assert probe(True, tmp_path, copy)["reason"] == "ZHUOJI_PURE is set", "no import tried"
 
 
 def test_the_digest_covers_every_compiled_source(tmp_path: Path) -> None:
