@@ -14,7 +14,7 @@ The deal used by most tests (dealer seat 0):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -406,15 +406,16 @@ def test_event_not_in_family() -> None:
     """An event of a kind the ruleset's family does not play (Guizhou plays ready, flip and,
     to reject it, chow): fatal, the event and its seat named, the table unchanged."""
 
-    @dataclass(frozen=True)
-    class Roll:  # an event of a kind no family here plays
-        seat: int
+    from rules.events import Exchange
 
+    # an event of a kind Guizhou does not play (a real event type: the compiled table
+    # takes only those)
     table = Table.from_record(record(""), test_ruleset())
-    v = table.check(Roll(2))  # type: ignore[arg-type]
+    passed = (Tile.M1, Tile.M2, Tile.M3)
+    v = table.check(Exchange(2, passed, 3))
     assert v is not None and (v.code, v.seat, v.fatal) == (C.EVENT_NOT_IN_FAMILY, 2, True)
-    assert "the guizhou family (ruleset 'test') has no roll event" in v.message
-    stopped = table.run([Discard(0, Tile.P2), Roll(1)])  # type: ignore[list-item]
+    assert "the guizhou family (ruleset 'test') has no exchange event" in v.message
+    stopped = table.run([Discard(0, Tile.P2), Exchange(1, passed, 2)])
     assert stopped is not None and stopped.code is C.EVENT_NOT_IN_FAMILY
     assert stopped.event_index == 1 and table.event_index == 1
     assert only(replay("0-1p 2Y123p<0")).code is C.CHOW_NOT_ALLOWED  # Guizhou's own code
