@@ -23,7 +23,10 @@ from rules.audit import HandAudit, audit_game
 from rules.facts import WallFacts
 from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
 from rules.glossary import Lang, translate
+from rules.mechanics import mechanics_of
 from rules.presets import resolve_ruleset
+from rules.replay import HandReplay
+from rules.settings import RulesetBase
 from rules.tiles import TILE_TEXT
 
 __all__ = [
@@ -180,6 +183,7 @@ def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str,
         ],
         **({} if replay.wall_facts is None else {"wall": wall_json(replay.wall_facts)}),
     }
+    add_mechanics_json(out, audit.ruleset, replay)
     if lang == "zh":
         rows: list[dict[str, Any]] = out["violations"]
         for v, row in zip(hand.findings, rows, strict=True):
@@ -215,6 +219,26 @@ def wall_json(facts: WallFacts) -> dict[str, Any]:
             for tile, seat in zip(facts.birds, facts.bird_seats, strict=True)
         ],
     }
+
+
+def add_mechanics_json(out: dict[str, Any], ruleset: RulesetBase, replay: HandReplay) -> None:
+    """The facts of the core mechanics the ruleset's family plays (换三张, 定缺, 血战到底,
+    carry), added to a hand's JSON object (``winners`` already in it) only then: a Guizhou
+    hand's object is as it was."""
+    mech = mechanics_of(ruleset)
+    if mech.play_after_win:
+        for entry, win in zip(out["winners"], replay.winners, strict=True):
+            entry["event_index"] = win.event_index
+    if mech.exchange:
+        out["exchanges"] = [
+            {"seat": x.seat, "tiles": [TILE_TEXT[t] for t in x.tiles], "to": x.to,
+             "event_index": x.event_index}
+            for x in replay.exchanges
+        ]
+    if mech.declare_suit:
+        out["declared_suits"] = [None if s is None else s.value for s in replay.declared_suits]
+    if mech.carry:
+        out["carry"] = None if replay.carry is None else replay.carry.as_dict()
 
 
 def format_json_line(obj: dict[str, Any]) -> str:

@@ -16,8 +16,10 @@ from parsers import fast
 from parsers.models import (
     BirdEvent,
     ChowEvent,
+    DeclareSuitEvent,
     DiscardEvent,
     DrawEvent,
+    ExchangeEvent,
     FlipEvent,
     Game,
     Hand,
@@ -35,9 +37,11 @@ from parsers.models import Event as LogEvent
 from rules.events import (
     Bird,
     Chow,
+    DeclareSuit,
     Discard,
     Draw,
     Event,
+    Exchange,
     ExhaustiveDraw,
     Flip,
     Flower,
@@ -50,12 +54,14 @@ from rules.events import (
     RecordedResult,
     Roll,
     Seabed,
+    Suit,
     Win,
 )
 from rules.tiles import TILE_BY_TEXT, TILE_TEXT
 
 _KONG_KIND: dict[str, KongKind] = {kind.value: kind for kind in KongKind}
 _EXHAUSTIVE_DRAW = ExhaustiveDraw()
+_SUIT: dict[str, Suit] = {suit.value: suit for suit in Suit}
 
 
 def hand_records(game: Game | fast.Game) -> list[HandRecord]:
@@ -84,6 +90,7 @@ def hand_record(hand: Hand | fast.Hand, *, n_players: int, base_stake: int = 1) 
         result=None if hand.result is None else _recorded_result(hand.result),
         base_stake=base_stake,
         set_aside=None if hand.set_aside is None else tuple(map(tile_of, hand.set_aside)),
+        carry=None if hand.carry is None else tuple(sorted(hand.carry.items())),
     )
 
 
@@ -117,6 +124,11 @@ def _generate_events(events: Sequence[LogEvent]) -> list[Event]:
             append(Seabed(ev.seat, ev.take))
         elif isinstance(ev, BirdEvent):
             append(Bird(tuple([tiles[t] for t in ev.tiles])))
+        # --- sichuan events
+        elif isinstance(ev, ExchangeEvent):
+            append(Exchange(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.to))
+        elif isinstance(ev, DeclareSuitEvent):
+            append(DeclareSuit(ev.seat, _SUIT[ev.suit]))
         else:
             append(_EXHAUSTIVE_DRAW)
     return out
@@ -170,6 +182,11 @@ def _generate_fast_events(events: Sequence[fast.Event]) -> list[Event]:
             append(Seabed(ev.seat, ev.take))
         elif isinstance(ev, fast.BirdEvent):
             append(Bird(tuple([tiles[t] for t in ev.tiles])))
+        # --- sichuan events
+        elif isinstance(ev, fast.ExchangeEvent):
+            append(Exchange(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.to))
+        elif isinstance(ev, fast.DeclareSuitEvent):
+            append(DeclareSuit(ev.seat, _SUIT[ev.suit]))
         else:
             append(_EXHAUSTIVE_DRAW)
     return out
@@ -270,6 +287,16 @@ def _event_dict(event: Event) -> dict[str, Any]:
     # --- claims events
     if isinstance(event, Flower):
         return {"type": "flower", "seat": event.seat, "tile": TILE_TEXT[event.tile]}
+    # --- sichuan events
+    if isinstance(event, Exchange):
+        return {
+            "type": "exchange",
+            "seat": event.seat,
+            "tiles": [TILE_TEXT[t] for t in event.tiles],
+            "to": event.to,
+        }
+    if isinstance(event, DeclareSuit):
+        return {"type": "declare_suit", "seat": event.seat, "suit": event.suit.value}
     return {
         "type": "chow",
         "seat": event.seat,
@@ -302,6 +329,8 @@ def _hand_dict(record: HandRecord, dice: Sequence[int] | None) -> dict[str, Any]
                 for i in record.result.items
             ]
         hand["result"] = result
+    if record.carry is not None:
+        hand["carry"] = dict(record.carry)
     return hand
 
 

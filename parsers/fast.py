@@ -136,6 +136,20 @@ class BirdEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="bird")
     t: Count | None = None
 
 
+# --- sichuan events
+class ExchangeEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="exchange"):
+    seat: Seat
+    tiles: Annotated[tuple[TileText, ...], Meta(min_length=1)]
+    to: Seat
+    t: Count | None = None
+
+
+class DeclareSuitEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="declare_suit"):
+    seat: Seat
+    suit: Literal["m", "p", "s"]
+    t: Count | None = None
+
+
 Event = Union[  # noqa: UP007  (spelled like the models' union)
     DrawEvent,
     DiscardEvent,
@@ -149,6 +163,8 @@ Event = Union[  # noqa: UP007  (spelled like the models' union)
     RollEvent,
     SeabedEvent,
     BirdEvent,
+    ExchangeEvent,
+    DeclareSuitEvent,
 ]
 EVENT_CLASSES: Final = (
     DrawEvent,
@@ -163,6 +179,8 @@ EVENT_CLASSES: Final = (
     RollEvent,
     SeabedEvent,
     BirdEvent,
+    ExchangeEvent,
+    DeclareSuitEvent,
 )
 
 
@@ -199,6 +217,7 @@ class Hand(_Value, frozen=True, kw_only=True):
     deal: tuple[tuple[TileText, ...], ...]
     events: tuple[Event, ...]
     result: Result | None = None
+    carry: dict[str, Int64] | None = None
 
 
 class Game(
@@ -347,6 +366,15 @@ def _event_from_model(event: models.Event) -> Event:
         return SeabedEvent(seat=event.seat, take=event.take, t=event.t)
     if isinstance(event, models.BirdEvent):
         return BirdEvent(tiles=event.tiles, t=event.t)  # type: ignore[arg-type]
+    if isinstance(event, models.ExchangeEvent):
+        return ExchangeEvent(
+            seat=event.seat,
+            tiles=event.tiles,  # type: ignore[arg-type]
+            to=event.to,
+            t=event.t,
+        )
+    if isinstance(event, models.DeclareSuitEvent):
+        return DeclareSuitEvent(seat=event.seat, suit=event.suit, t=event.t)
     return ExhaustiveDrawEvent(t=event.t)
 
 
@@ -380,6 +408,7 @@ def from_model(game: models.Game) -> Game:
                 deal=h.deal,  # type: ignore[arg-type]
                 events=tuple(_event_from_model(e) for e in h.events),
                 result=None if h.result is None else _result_from_model(h.result),
+                carry=h.carry,
             )
             for h in game.hands
         ),

@@ -243,6 +243,29 @@ class BirdEvent:
     t: Millis | None = None
 
 
+# --- sichuan events
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class ExchangeEvent:
+    type: Literal["exchange"] = "exchange"
+    seat: Seat
+    tiles: tuple[TileText, ...] = Field(
+        min_length=1, description="换三张: the tiles passed (as many as the ruleset passes)"
+    )
+    to: Seat = Field(description="the seat receiving them")
+    t: Millis | None = None
+
+
+SuitText = Literal["m", "p", "s"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class DeclareSuitEvent:
+    type: Literal["declare_suit"] = "declare_suit"
+    seat: Seat
+    suit: SuitText = Field(description="定缺: the suit the seat plays without")
+    t: Millis | None = None
+
+
 Event = Annotated[
     Union[  # noqa: UP007  (the discriminated union reads best spelled out)
         DrawEvent,
@@ -257,6 +280,8 @@ Event = Annotated[
         RollEvent,
         SeabedEvent,
         BirdEvent,
+        ExchangeEvent,
+        DeclareSuitEvent,
     ],
     Field(discriminator="type"),
 ]
@@ -273,6 +298,8 @@ EVENT_TYPES: tuple[str, ...] = (
     "roll",
     "seabed",
     "bird",
+    "exchange",
+    "declare_suit",
 )
 
 
@@ -313,6 +340,11 @@ class Hand(_Frozen):
     deal: tuple[tuple[TileText, ...], ...] = Field(description="starting hands by seat")
     events: tuple[Event, ...]
     result: Result | None = None
+    carry: dict[StrictStr, Int64] | None = Field(
+        None,
+        description="state carried into the hand from the earlier hands of its game, by name "
+        "(荒番 multipliers, 连庄), as the server recorded it; the audit recomputes it",
+    )
 
 
 _NUMBER_TEXT = re.compile(r"\s*[-+]?\d+(?:\.\d*)?\s*")
@@ -425,6 +457,9 @@ def generate_seat_faults(game: Game | fast.Game) -> Iterator[tuple[Loc, str]]:
             frm = getattr(event, "from_seat", None)
             if frm is not None and frm >= n:
                 yield ("hands", h, "events", e, "from"), _out_of_range(frm, n)
+            to = getattr(event, "to", None)
+            if to is not None and to >= n:
+                yield ("hands", h, "events", e, "to"), _out_of_range(to, n)
         if result is None:
             continue
         if result.next_dealer is not None and result.next_dealer >= n:

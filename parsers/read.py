@@ -117,7 +117,7 @@ def _short(value: Any) -> str | None:
     return None
 
 
-_SEAT_FIELDS = frozenset({"seat", "from", "dealer", "next_dealer", "payer", "payee"})
+_SEAT_FIELDS = frozenset({"seat", "from", "to", "dealer", "next_dealer", "payer", "payee"})
 
 
 def _reason(err: Any) -> str:

@@ -13,10 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rules.continuing import Carry
 from rules.events import HandRecord
 from rules.families import family_of
 from rules.frozen import quick_init
-from rules.replay import HandReplay, replay_hand
+from rules.mechanics import mechanics_of
+from rules.replay import GameCarry, HandReplay, replay_hand
 from rules.settings import RulesetBase
 from rules.violations import Violation
 
@@ -54,12 +56,20 @@ class HandAudit:
 quick_init(HandAudit)
 
 
-def audit_hand(record: HandRecord, ruleset: RulesetBase, *, explain: bool = True) -> HandAudit:
+def audit_hand(
+    record: HandRecord,
+    ruleset: RulesetBase,
+    *,
+    explain: bool = True,
+    carry: Carry | None = None,
+    before: tuple[Violation, ...] = (),
+) -> HandAudit:
     """Replay, settle (at the record's stake and 连庄 count) and check one hand;
     ``explain=False`` leaves the settlement's explanation empty (see the family's
-    ``settle``)."""
+    ``settle``). ``carry`` and ``before``: as for :func:`~rules.replay.replay_hand` (given
+    by :func:`audit_game` to a family that carries state from hand to hand)."""
     family = ruleset.derived(family_of)
-    replay = replay_hand(record, ruleset)
+    replay = replay_hand(record, ruleset, carry=carry, before=before)
     settlement = family.settle(
         replay, ruleset, record.base_stake, dealer_streak=record.dealer_streak, explain=explain
     )
@@ -71,5 +81,16 @@ def audit_hand(record: HandRecord, ruleset: RulesetBase, *, explain: bool = True
 def audit_game(
     records: Sequence[HandRecord], ruleset: RulesetBase, *, explain: bool = True
 ) -> list[HandAudit]:
-    """Audit every hand of a game; a fatal violation stops only its own hand."""
-    return [audit_hand(record, ruleset, explain=explain) for record in records]
+    """Audit every hand of a game; a fatal violation stops only its own hand. A family
+    that carries state from hand to hand gets it threaded through, as in
+    :func:`~rules.replay.replay_game`."""
+    if not mechanics_of(ruleset).carry:
+        return [audit_hand(record, ruleset, explain=explain) for record in records]
+    out: list[HandAudit] = []
+    thread = GameCarry(ruleset)
+    for record in records:
+        carry, before = thread.before(record)
+        audit = audit_hand(record, ruleset, explain=explain, carry=carry, before=before)
+        thread.after(audit.replay)
+        out.append(audit)
+    return out

@@ -61,6 +61,7 @@ COMPILED: tuple[str, ...] = (
     "rules.hand",
     "rules.families.guizhou.patterns",
     "rules.shanten",
+    "rules.continuing",
     "rules.table",
     "rules.families.guizhou.legality",
     "rules.families.guizhou.settlement",

@@ -223,6 +223,7 @@ class HandRecord:
     result: RecordedResult | None = None
     base_stake: int = 1
     set_aside: tuple[Tile, ...] | None = None  # tiles kept out of play (暗麻将's two)
+    carry: tuple[tuple[str, int], ...] | None = None  # the log's ``carry``, by name
 
     def __init__(
         self,
@@ -236,6 +237,7 @@ class HandRecord:
         result: RecordedResult | None = None,
         base_stake: int = 1,
         set_aside: tuple[Tile, ...] | None = None,
+        carry: tuple[tuple[str, int], ...] | None = None,
     ) -> None:
         # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
         self.hand_no = hand_no  # type: ignore[misc]
@@ -248,6 +250,7 @@ class HandRecord:
         self.result = result  # type: ignore[misc]
         self.base_stake = base_stake  # type: ignore[misc]
         self.set_aside = set_aside  # type: ignore[misc]
+        self.carry = carry  # type: ignore[misc]
 
 
 quick_init(HandRecord)
@@ -302,6 +305,49 @@ quick_init(Bird)
 WallEvent = Roll | Seabed | Bird
 """The events of the wall mechanics (``roll``, ``seabed``, ``bird``)."""
 
+# --- sichuan events
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """换三张: ``seat`` passes ``tiles`` (from its dealt hand) to seat ``to``."""
+
+    seat: int
+    tiles: tuple[Tile, ...]
+    to: int
+
+    def __init__(self, seat: int, tiles: tuple[Tile, ...], to: int) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.tiles = tiles  # type: ignore[misc]
+        self.to = to  # type: ignore[misc]
+
+
+quick_init(Exchange)
+
+
+class Suit(StrEnum):
+    """A suit by its letter, as ``declare_suit`` names it."""
+
+    CHARACTERS = "m"
+    DOTS = "p"
+    BAMBOO = "s"
+
+
+@dataclass(frozen=True, slots=True)
+class DeclareSuit:
+    """定缺: ``seat`` declares the suit it will play without."""
+
+    seat: int
+    suit: Suit
+
+    def __init__(self, seat: int, suit: Suit) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.suit = suit  # type: ignore[misc]
+
+
+quick_init(DeclareSuit)
+
+
 # --- every event kind (each mechanic's block adds its kinds to the union)
 Event = (Draw | Discard | Pong | Kong | Ready | Win | Flip | ExhaustiveDraw | Chow | WallEvent
-         | Flower)
+         | Flower | Exchange | DeclareSuit)

@@ -51,6 +51,9 @@ class Mechanics(BaseModel):
     declare_suit: bool = Field(False, description="定缺: every player declares a suit after the "
                                "deal (`declare_suit` events) and must discard it before any "
                                "other tile; a hand holding it cannot win")
+    declare_any_suit: bool = Field(False, description="a hand lacking a suit may still "
+                                   "declare one it holds (off: it declares a suit it lacks, "
+                                   "as seed 003 has it)")
 
     # --- after a win, and from hand to hand ---------------------------------------------
     play_after_win: bool = Field(False, description="血战到底: play goes on after a win until "

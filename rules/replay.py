@@ -11,15 +11,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from rules.events import HandRecord
+from rules.continuing import Carry, ExchangeFact, carry_findings, sequence_finding
+from rules.events import HandRecord, Suit
 from rules.facts import ChickenDiscard, Outcome, SeatFacts, WallFacts, WinFact
+from rules.families import family_of
 from rules.frozen import quick_init
+from rules.mechanics import mechanics_of
 from rules.settings import RulesetBase
 from rules.table import IllegalMoveError, Table
 from rules.tiles import Tile
 from rules.violations import Violation
 
-__all__ = ["HandReplay", "replay_game", "replay_hand"]
+__all__ = ["GameCarry", "HandReplay", "replay_game", "replay_hand"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +33,9 @@ class HandReplay:
     last, the fatal violation that stopped the hand, if any. ``events_applied`` counts the
     events applied before the stop (all of them when the hand replayed cleanly). Facts
     describe the table where the replay ended. ``table`` is kept only on request.
+    ``exchanges`` and ``declared_suits`` hold the 换三张 and 定缺 of a family that plays
+    them (``()`` otherwise); ``carry`` the state the earlier hands of the game left to this
+    one (``None`` unless the family carries state and the game was replayed as a whole).
     """
 
     hand_no: int
@@ -45,6 +51,9 @@ class HandReplay:
     events_applied: int
     table: Table | None = field(default=None, compare=False, repr=False)
     wall_facts: WallFacts | None = None  # the wall mechanics' record (rules/wall_events.py)
+    exchanges: tuple[ExchangeFact, ...] = ()
+    declared_suits: tuple[Suit | None, ...] = ()
+    carry: Carry | None = None
 
     @property
     def fatal(self) -> Violation | None:
@@ -72,6 +81,9 @@ class HandReplay:
         events_applied: int,
         table: Table | None = None,
         wall_facts: WallFacts | None = None,
+        exchanges: tuple[ExchangeFact, ...] = (),
+        declared_suits: tuple[Suit | None, ...] = (),
+        carry: Carry | None = None,
     ) -> None:
         # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
         self.hand_no = hand_no  # type: ignore[misc]
@@ -87,36 +99,58 @@ class HandReplay:
         self.events_applied = events_applied  # type: ignore[misc]
         self.table = table  # type: ignore[misc]
         self.wall_facts = wall_facts  # type: ignore[misc]
+        self.exchanges = exchanges  # type: ignore[misc]
+        self.declared_suits = declared_suits  # type: ignore[misc]
+        self.carry = carry  # type: ignore[misc]
 
 
 quick_init(HandReplay)
 
 
 def replay_hand(
-    record: HandRecord, ruleset: RulesetBase, *, keep_table: bool = False
+    record: HandRecord,
+    ruleset: RulesetBase,
+    *,
+    keep_table: bool = False,
+    carry: Carry | None = None,
+    before: tuple[Violation, ...] = (),
 ) -> HandReplay:
-    """Replay one hand with full legality checks; never raises for an illegal log."""
+    """Replay one hand with full legality checks; never raises for an illegal log.
+
+    ``carry`` is the state the earlier hands of the game leave to this one (see
+    :func:`replay_game`), compared with the hand's recorded ``carry``; ``before`` holds
+    findings about the hand's place in its game (``hand_sequence``), listed first."""
+    found = (*before, *carry_findings(record.hand_no, record.carry, carry,
+                                      mechanics_of(ruleset).carry))
     try:
         table = Table.from_record(record, ruleset)
     except IllegalMoveError as exc:
         return HandReplay(
             hand_no=record.hand_no, n_players=record.n_players, dealer=record.dealer,
-            outcome=Outcome.INCOMPLETE, violations=(exc.violation,), winners=(), seats=(),
-            flip=None, chicken_discards=(), wall_left=0, events_applied=0,
+            outcome=Outcome.INCOMPLETE, violations=(*found, exc.violation), winners=(),
+            seats=(), flip=None, chicken_discards=(), wall_left=0, events_applied=0,
+            carry=carry,
         )
     fatal = table.run(record.events)
     if fatal is None:
         fatal = table.finish()
-    return replay_of_table(record, table, fatal, keep_table=keep_table)
+    return replay_of_table(record, table, fatal, keep_table=keep_table, carry=carry,
+                           before=found)
 
 
 def replay_of_table(
-    record: HandRecord, table: Table, fatal: Violation | None, *, keep_table: bool = False
+    record: HandRecord,
+    table: Table,
+    fatal: Violation | None,
+    *,
+    keep_table: bool = False,
+    carry: Carry | None = None,
+    before: tuple[Violation, ...] = (),
 ) -> HandReplay:
     """The :class:`HandReplay` of ``record`` once its events have been played on ``table``
     (``fatal``: the violation that stopped it, or ``None``; :meth:`Table.finish` already
     called). A simulator that plays through the table uses this instead of replaying."""
-    violations = table.findings
+    violations = (*before, *table.findings) if before else table.findings
     if fatal is not None:
         violations = (*violations, fatal)
         outcome = Outcome.INCOMPLETE
@@ -129,9 +163,46 @@ def replay_of_table(
         table.winners, table.seat_facts(), table.flip, table.chicken_discards(),
         table.wall_left, table.event_index, table if keep_table else None,
         table.wall_facts(),
+        table.exchanges(), table.declared_suits(), carry,
     )
 
 
 def replay_game(records: Iterable[HandRecord], ruleset: RulesetBase) -> list[HandReplay]:
-    """Replay every hand of a game; a fatal violation stops only its own hand."""
-    return [replay_hand(record, ruleset) for record in records]
+    """Replay every hand of a game; a fatal violation stops only its own hand.
+
+    A family that carries state from hand to hand (``mechanics.carry``) gets each hand's
+    :attr:`HandReplay.carry` from its ``carry`` hook, fed the game's earlier hands in log
+    order; a hand that does not follow the one before it is a ``hand_sequence`` finding."""
+    if not mechanics_of(ruleset).carry:
+        return [replay_hand(record, ruleset) for record in records]
+    out: list[HandReplay] = []
+    thread = GameCarry(ruleset)
+    for record in records:
+        carry, before = thread.before(record)
+        replay = replay_hand(record, ruleset, carry=carry, before=before)
+        thread.after(replay)
+        out.append(replay)
+    return out
+
+
+class GameCarry:
+    """The state carried through one game's hands, hand by hand: :meth:`before` gives a
+    hand's carry (and its ``hand_sequence`` finding), :meth:`after` takes its replay."""
+
+    def __init__(self, ruleset: RulesetBase) -> None:
+        self._rule = family_of(ruleset).carry
+        self._ruleset = ruleset
+        self._previous: HandReplay | None = None
+        self._carry: Carry | None = None
+        self._hand_no: int | None = None
+
+    def before(self, record: HandRecord) -> tuple[Carry | None, tuple[Violation, ...]]:
+        rule = self._rule
+        if rule is not None:
+            self._carry = rule(self._previous, self._carry, self._ruleset)
+        finding = sequence_finding(self._hand_no, record.hand_no)
+        self._hand_no = record.hand_no
+        return self._carry, (() if finding is None else (finding,))
+
+    def after(self, replay: HandReplay) -> None:
+        self._previous = replay

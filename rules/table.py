@@ -25,12 +25,15 @@ from functools import cache
 from operator import getitem
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from rules import continuing
 from rules.events import (
     Bird,
     Chow,
+    DeclareSuit,
     Discard,
     Draw,
     Event,
+    Exchange,
     ExhaustiveDraw,
     Flip,
     Flower,
@@ -41,6 +44,7 @@ from rules.events import (
     Ready,
     Roll,
     Seabed,
+    Suit,
     Win,
 )
 from rules.facts import (
@@ -112,6 +116,8 @@ class Phase(StrEnum):
     FLOWER_DRAW = "flower_draw"  # after a flower: that seat's replacement from the back
     ENDED = "ended"
     SEABED = "seabed"  # the last tile offered in turn (海底漫游, rules/wall_events.py)
+    SETUP = "setup"  # before the dealer's first turn: the exchange, the declared suits
+    PLAY_ON = "play_on"  # 血战到底, after a win: further wins on the tile, or the next draw
 
 
 class WinSource(Enum):
@@ -133,6 +139,8 @@ _WON = Phase.WON
 _ENDED = Phase.ENDED
 _SEABED = Phase.SEABED
 _FLOWER_DRAW = Phase.FLOWER_DRAW
+_SETUP = Phase.SETUP
+_PLAY_ON = Phase.PLAY_ON
 _PONG = MeldKind.PONG
 _EXPOSED = KongKind.EXPOSED
 _ADDED = KongKind.ADDED
@@ -329,7 +337,7 @@ class Table:
     through :meth:`apply` (or :meth:`step`)."""
 
     __slots__ = (
-        "_back", "_chickens", "_claimed_any", "_copies", "_dealer", "_disc",
+        "_back", "_chickens", "_claimed_any", "_cont", "_copies", "_dealer", "_disc",
         "_findings", "_flip", "_flower_seat", "_flowers", "_front", "_frozen", "_hand_no",
         "_hands", "_index", "_kinds", "_kong_chances", "_kong_turn", "_kongs", "_last_draw",
         "_mech", "_melds", "_n", "_next", "_passed_kongs", "_pending_kong", "_phase", "_plain",
@@ -413,6 +421,10 @@ class Table:
 
             self._wend = WallState(self, record)
             self._plain = False
+        # the exchange, the declared suits, play after a win (None: none of them)
+        self._cont: continuing.Continuing | None = continuing.start(self._mech, n)
+        if self._cont is not None and self._cont.in_setup:
+            self._phase = _SETUP
 
     @classmethod
     def from_record(cls, record: HandRecord, ruleset: RulesetBase) -> Table:
@@ -521,6 +533,16 @@ class Table:
 
     def is_frozen(self, seat: int) -> bool:
         return self._frozen[seat]
+
+    def exchanges(self) -> tuple[continuing.ExchangeFact, ...]:
+        """换三张: each seat's tiles passed, in event order (``()`` without an exchange)."""
+        return () if self._cont is None else self._cont.exchanges()
+
+    def declared_suits(self) -> tuple[Suit | None, ...]:
+        """定缺: each seat's declared suit (``()`` when the family declares none)."""
+        if self._cont is None or not self._cont.declare:
+            return ()
+        return self._cont.declared_suits()
 
     def kongs(self) -> tuple[KongFact, ...]:
         return tuple([k.fact() for k in self._kongs])
@@ -670,6 +692,8 @@ class Table:
             if missing is not None and self._closing_due():
                 return missing(self)
             return None
+        if ph is _SETUP:
+            return continuing.setup_unfinished(self, None, None)
         return self._v(_C.PREMATURE_END, None,
                        f"the log ends before the hand ended ({self._describe_phase()}, "
                        f"{self.wall_left} tiles left)", at_event=False)
@@ -703,6 +727,10 @@ class Table:
             return "the hand was won"
         if ph is _SEABED and self._wend is not None:
             return self._wend.describe(self)
+        if ph is _SETUP:
+            return continuing.describe_setup(self)
+        if ph is _PLAY_ON:
+            return continuing.describe_play_on(self)
         return "the hand has ended"
 
     def _closing_due(self) -> bool:
@@ -776,6 +804,13 @@ class Table:
                 return self._v(_C.OUT_OF_TURN, seat,
                                f"{_describe(ev)}: there is no seat {seat} at a "
                                f"{self._n}-player table")
+            if self._cont is not None:
+                v = continuing.check_active(self, seat, _describe(ev))
+                if v is not None:
+                    return v
+        if ph is _SETUP and not isinstance(ev, (Exchange, DeclareSuit)):
+            return continuing.setup_unfinished(
+                self, _describe(ev), _seat_of(ev) if kind.seated else None)
         return kind.check(self, ev)
 
     def _not_in_family(self, ev: Event) -> Violation:
@@ -799,6 +834,8 @@ class Table:
         out: list[Event] = []
         if ph is _ENDED:
             return out
+        if ph is _SETUP:
+            return continuing.setup_candidates(self)
         walled = self._back > self._front
         more = self._rules.candidates
         if ph is _DISCARD or ph is _AFTER_CLAIM:
@@ -827,7 +864,8 @@ class Table:
                 held = [EVERY_TILE[self._last_draw]] if self._last_draw >= 0 else []
             out.extend(Discard(s, t) for t in held)
             return out
-        seats_after = [(self._turn + k) % n for k in range(1, n)]
+        seats_after = [s for s in ((self._turn + k) % n for k in range(1, n))
+                       if not self._won[s]]  # 血战到底: a winner claims nothing
         if ph is _CLAIM:
             d, tile = self._disc.seat, self._disc.tile
             out.extend(Win(o, tile, d) for o in seats_after if tile in self._seat_waits(o))
@@ -864,6 +902,11 @@ class Table:
                        if not self._won[o] and c_tile in self._seat_waits(o))
         if more is not None:
             more(self, out)  # the family's events after a win (Guizhou: the flip)
+        if ph is _PLAY_ON:
+            if walled:
+                out.extend(self._draw_candidates(continuing.resume_seat(self), back=False))
+            else:
+                out.append(ExhaustiveDraw())
         return out
 
     def _draw_candidates(self, seat: int, *, back: bool) -> list[Event]:
@@ -1025,6 +1068,8 @@ def _describe(ev: Event) -> str:
         return f"seat {ev.seat} shows {ev.tile}"
     if isinstance(ev, Chow):
         return f"seat {ev.seat} chows {format_tiles(ev.tiles)} from seat {ev.from_seat}"
+    if isinstance(ev, (Exchange, DeclareSuit)):
+        return continuing.describe(ev)
     kind = _kind_name(ev)  # an event of a kind the core does not describe
     return f"seat {_seat_of(ev)}: {kind}" if _has_seat(ev) else kind
 
@@ -1049,6 +1094,10 @@ def _plain_draw(t: Table, ev: Draw) -> bool:
         at = t._back - 1
     elif ph is _SEABED:  # the taker of the last tile draws it (rules/wall_events.py)
         if ev.seat != t._turn:
+            return False
+        at = t._front
+    elif ph is _PLAY_ON:
+        if ev.seat != continuing.resume_seat(t):
             return False
         at = t._front
     else:
@@ -1077,6 +1126,9 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
     elif ph is _FLOWER_DRAW:
         due = t._flower_seat
         back = True
+    elif ph is _PLAY_ON:
+        due = continuing.resume_seat(t)
+        back = False
     else:
         return _not_your_turn(t, ev)
     if ev.seat != due:
@@ -1108,7 +1160,7 @@ def _plain_discard(t: Table, ev: Discard) -> bool:
     ph = t._phase
     return (t._turn == seat and (ph is _DISCARD or ph is _AFTER_CLAIM) and ev.tile != _WILD
             and t._hands[seat][ev.tile] > 0 and not t._frozen[seat]
-            and t._ready_pending != seat
+            and t._ready_pending != seat and t._cont is None
             and not (t._flowers and _claims.holds_flower(t._hands[seat])))
 
 
@@ -1137,6 +1189,8 @@ def _check_discard(t: Table, ev: Discard) -> Violation | None:
         return t._v(_C.FALSE_READY, seat,
                     f"{_describe(ev)} after declaring ready, leaving a hand that is not "
                     f"ready; {t.summary(seat)}")
+    if t._cont is not None:
+        return continuing.check_discard(t, seat, tile)
     return None
 
 
@@ -1160,7 +1214,7 @@ def _plain_pong(t: Table, ev: Pong) -> bool:
     disc = t._disc
     return (t._phase is _CLAIM and ev.tile == disc.tile and ev.from_seat == disc.seat
             and seat != disc.seat and 0 <= seat < t._n and t._hands[seat][ev.tile] >= 2
-            and not t._frozen[seat])
+            and not t._frozen[seat] and t._cont is None)
 
 
 def _check_pong(t: Table, ev: Pong) -> Violation | None:
@@ -1176,6 +1230,8 @@ def _check_pong(t: Table, ev: Pong) -> Violation | None:
         return t._v(_C.FROZEN_HAND, ev.seat,
                     f"{_describe(ev)} but declared ready (a pong changes the hand); "
                     f"{t.summary(ev.seat)}")
+    if t._cont is not None:
+        return continuing.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_PONG, _describe(ev))
     raise AssertionError(f"{_describe(ev)}: a pong neither plain nor illegal")
 
 
@@ -1219,7 +1275,7 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
             return t._v(_C.FROZEN_HAND, seat,
                         f"{_describe(ev)} but declared ready and the kong changes the "
                         f"waits; {t.summary(seat)}")
-        return None
+        return _kong_of_declared_suit(t, ev)
     ph = t._phase
     if t._turn != seat or (ph is not _DISCARD and ph is not _AFTER_CLAIM):
         return _not_your_turn(t, ev)
@@ -1262,7 +1318,13 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
             return t._v(_C.FROZEN_HAND, seat,
                         f"{_describe(ev)} but declared ready and the kong changes the "
                         f"waits; {t.summary(seat)}")
-    return None
+    return _kong_of_declared_suit(t, ev)
+
+
+def _kong_of_declared_suit(t: Table, ev: Kong) -> Violation | None:
+    if t._cont is None:
+        return None
+    return continuing.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_KONG, _describe(ev))
 
 
 def _check_win(t: Table, ev: Win) -> Violation | None:
@@ -1270,11 +1332,15 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
     ph = t._phase
     hand = t._hands[seat]
     ready_at = t._ready_at
-    if ph is _WON:
+    if ph is _WON or ph is _PLAY_ON:
         won = t._won_tile
         assert won is not None
         c_from, c_tile = won.from_seat, won.tile
         if won.source is _WIN_SELF:
+            if ph is _PLAY_ON:
+                return t._v(_C.INVALID_WIN, seat,
+                            f"{_describe(ev)} but {t._describe_phase()}, after a self-drawn "
+                            f"win")
             return t._v(_C.EVENT_AFTER_END, seat,
                         f"{_describe(ev)} after a self-drawn win ended the hand")
         if t._won[seat]:
@@ -1341,6 +1407,10 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
         return t._v(_C.MISSING_SUIT, seat,
                     f"{_describe(ev)} with all three suits (缺一门 required): "
                     f"{_fmt(plan.counts)}")
+    if t._cont is not None:
+        v = continuing.check_win(t, seat, plan.counts, _describe(ev))
+        if v is not None:
+            return v
     t._plan = plan
     if plan.source == _WIN_SELF:
         return None
@@ -1350,7 +1420,8 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
 
 def _check_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
     ph = t._phase
-    if ph is not _CLAIM and ph is not _KONG_DRAW and ph is not _FLOWER_DRAW:
+    if (ph is not _CLAIM and ph is not _KONG_DRAW and ph is not _FLOWER_DRAW
+            and ph is not _PLAY_ON):
         return t._v(_C.PREMATURE_END, None,
                     f"exhaustive draw while no draw is due ({t._describe_phase()})")
     if t._back > t._front:
@@ -1541,7 +1612,8 @@ def _apply_win(t: Table, ev: Win) -> None:
         situational, _tiles(concealed_counts), tuple(melds), waits,
     ))
     t._won[seat] = True
-    if t._phase is not _WON:
+    first = t._phase is not _WON and t._phase is not _PLAY_ON
+    if first:
         if source is _WIN_DISCARD:
             _claim_discard(t, seat, ClaimKind.WIN)
             t._won_tile = _WonTile(t._disc.seat, tile, source, plan.hot, plan.kill,
@@ -1559,6 +1631,8 @@ def _apply_win(t: Table, ev: Win) -> None:
         else:
             t._won_tile = _WonTile(-1, tile, source, False, False, -1)
         t._phase = _WON
+    if t._cont is not None and t._cont.play_on:
+        continuing.after_win(t, seat, first)
 
 
 def _apply_exhaustive(t: Table, ev: ExhaustiveDraw) -> None:
@@ -1645,6 +1719,14 @@ def register_mechanic_kind(mechanic: str, event_type: type, kind: Kind) -> None:
     if mechanic not in Mechanics.model_fields:
         raise ValueError(f"no mechanic {mechanic!r} in rules.mechanics.Mechanics")
     _MECHANIC_KINDS.append((mechanic, event_type, kind))
+
+
+# --- sichuan: rules/continuing.py (换三张, 定缺)
+register_mechanic_kind(
+    "exchange", Exchange, Kind(_not_plain, continuing.check_exchange, continuing.apply_exchange))
+register_mechanic_kind(
+    "declare_suit", DeclareSuit,
+    Kind(_not_plain, continuing.check_declare, continuing.apply_declare))
 
 
 WinCheck = Callable[[Table, WinPlan], Violation | None]

@@ -29,6 +29,13 @@ class ViolationCode(StrEnum):
     MISSING_SUIT = "missing_suit"
     BAD_FLIP = "bad_flip"
     FALSE_HAND = "false_hand"
+    # --- sichuan codes: 换三张, 定缺, play after a win, state carried between hands
+    BAD_EXCHANGE = "bad_exchange"
+    BAD_DECLARATION = "bad_declaration"
+    DECLARED_SUIT_FIRST = "declared_suit_first"
+    ACTED_AFTER_WIN = "acted_after_win"
+    CARRY_MISMATCH = "carry_mismatch"
+    HAND_SEQUENCE = "hand_sequence"
     EVENT_NOT_IN_FAMILY = "event_not_in_family"
     # --- wallend: the end of the wall and kong draws (rules/wall_events.py)
     BAD_ROLL = "bad_roll"

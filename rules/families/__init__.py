@@ -72,6 +72,11 @@ class Family:
     called once per ruleset. A family without one has rulesets but cannot replay hands."""
     extras: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Anything else the family exposes to its own presets and tools, by name."""
+    carry: Callable[..., Any] | None = None
+    """State carried from hand to hand (``mechanics.carry``): ``carry(previous, before,
+    ruleset)`` gives a hand's :class:`~rules.continuing.Carry` from the game's previous
+    hand's :class:`~rules.replay.HandReplay` and the carry it started with (both ``None``
+    for the game's first hand)."""
 
 
 REGISTRATION_MODULE = "family"

@@ -46,6 +46,8 @@ PAIRS: tuple[tuple[Any, Any], ...] = (
     (models.FlipEvent, fast.FlipEvent),
     (models.ExhaustiveDrawEvent, fast.ExhaustiveDrawEvent),
     (models.ChowEvent, fast.ChowEvent),
+    (models.ExchangeEvent, fast.ExchangeEvent),
+    (models.DeclareSuitEvent, fast.DeclareSuitEvent),
     (models.Player, fast.Player),
     (models.ResultItem, fast.ResultItem),
     (models.Result, fast.Result),

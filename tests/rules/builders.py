@@ -46,7 +46,8 @@ from rules.events import (
     Win,
 )
 from rules.families.guizhou.settings import Ruleset
-from rules.table import Phase, Table
+from rules.settings import RulesetBase
+from rules.table import Phase, Table, table_rules_of
 from rules.tiles import NUM_KINDS, NUM_SUITED, Tile, parse_tiles
 
 _TOKEN = re.compile(
@@ -110,6 +111,8 @@ def format_event(ev: Event) -> str:
         return f"F{ev.tile}"
     if isinstance(ev, ExhaustiveDraw):
         return "X"
+    if not isinstance(ev, Chow):
+        raise ValueError(f"{ev!r} has no token here")
     return f"{ev.seat}Y{''.join(str(t) for t in ev.tiles)}<{ev.from_seat}"
 
 
@@ -205,15 +208,16 @@ class Players:
 
 
 def deal_tiles(
-    rng: random.Random, ruleset: Ruleset, dealer: int
+    rng: random.Random, ruleset: RulesetBase, dealer: int
 ) -> tuple[tuple[tuple[Tile, ...], ...], tuple[Tile, ...]]:
-    """A shuffled full set dealt to ``ruleset.players`` seats: (deal, wall front first)."""
+    """A shuffled full set dealt to the ruleset's seats: (deal, wall front first)."""
+    rules = table_rules_of(ruleset)
     tiles = [Tile(t) for t in range(NUM_SUITED) for _ in range(4)]
-    tiles.extend([Tile.W] * ruleset.wildcards)
+    tiles.extend([Tile.W] * rules.wildcards)
     rng.shuffle(tiles)
     deal = []
     pos = 0
-    for seat in range(ruleset.players):
+    for seat in range(rules.players):
         size = 14 if seat == dealer else 13
         deal.append(tuple(tiles[pos:pos + size]))
         pos += size
@@ -262,7 +266,7 @@ def choose(rng: random.Random, table: Table, actions: list[Event], players: Play
 
 def random_playout(
     rng: random.Random,
-    ruleset: Ruleset,
+    ruleset: RulesetBase,
     *,
     hand_no: int = 1,
     dealer: int = 0,
@@ -275,7 +279,8 @@ def random_playout(
     after every applied event."""
     players = players or Players()
     deal, wall = deal_tiles(rng, ruleset, dealer)
-    record = HandRecord(hand_no=hand_no, n_players=ruleset.players, dealer=dealer,
+    n_players = table_rules_of(ruleset).players
+    record = HandRecord(hand_no=hand_no, n_players=n_players, dealer=dealer,
                         dealer_streak=0, deal=deal, events=(),
                         wall=wall if known_wall else None)
     table = Table.from_record(record, ruleset)
@@ -306,7 +311,7 @@ def random_playout(
         events.append(event)
         if observe is not None:
             observe(table, event)
-    return HandRecord(hand_no=hand_no, n_players=ruleset.players, dealer=dealer,
+    return HandRecord(hand_no=hand_no, n_players=n_players, dealer=dealer,
                       dealer_streak=0, deal=deal, events=tuple(events),
                       wall=wall if known_wall else None)
 

@@ -506,3 +506,76 @@ def test_flower_not_shown() -> None:
     # seat 1 left its dealt flower in hand: after its chow it may not discard
     result = wide_replay("0*1f 0+8s 2*2f 2+6s 0-1m 1Y123m<0 1-1z")
     assert_violation(result, C.FLOWER_NOT_SHOWN, 6, 1, "1z", "holding a flower")
+
+
+# ---------------------------------------------------------------------- the xuezhan family
+# (换三张, 定缺, 血战到底, carry: tests/rules/test_xuezhan.py holds the rest)
+def _xuezhan(events: str) -> HandReplay:
+    from tests.rules.xuezhan_family import xuezhan_ruleset
+    from tests.rules.xuezhan_family.hands import hand
+
+    return replay_hand(hand(events), xuezhan_ruleset())
+
+
+def _only_code(result: HandReplay) -> tuple[ViolationCode, int | None, int | None]:
+    v = only(result)
+    return v.code, v.event_index, v.seat
+
+
+def test_bad_exchange_two_suits_and_a_repeat() -> None:
+    from tests.rules.xuezhan_family.hands import CLEAN as XCLEAN
+
+    assert _xuezhan(XCLEAN).violations == ()
+    assert _only_code(_xuezhan("0>12m3s>1")) == (C.BAD_EXCHANGE, 0, 0)
+    assert _only_code(_xuezhan("0>123m>1 0>123m>1")) == (C.BAD_EXCHANGE, 1, 0)
+
+
+def test_bad_declaration_twice() -> None:
+    from tests.rules.xuezhan_family.hands import EXCHANGE
+
+    assert _only_code(_xuezhan(f"{EXCHANGE} 0=p 0=p")) == (C.BAD_DECLARATION, 5, 0)
+
+
+def test_declared_suit_first_before_any_other_tile() -> None:
+    from tests.rules.xuezhan_family.hands import SETUP
+
+    assert _only_code(_xuezhan(f"{SETUP} 0-3s")) == (C.DECLARED_SUIT_FIRST, 8, 0)
+    assert _xuezhan(f"{SETUP} 0-9p").violations[-1].code is C.PREMATURE_END
+
+
+def test_acted_after_win_by_a_winner() -> None:
+    from tests.rules.xuezhan_family.hands import SETUP
+
+    assert _only_code(_xuezhan(f"{SETUP} 0-9p 1+1p 1H1p 1+1m")) == (C.ACTED_AFTER_WIN, 11, 1)
+
+
+def test_carry_mismatch_and_hand_sequence_in_a_game() -> None:
+    from tests.rules.xuezhan_family import xuezhan_ruleset
+    from tests.rules.xuezhan_family.hands import CLEAN as XCLEAN
+    from tests.rules.xuezhan_family.hands import hand, with_carry
+
+    one = with_carry(hand(XCLEAN), {"draw_multiplier": 1}, 1)
+    two = with_carry(hand(XCLEAN), {"draw_multiplier": 2}, 2)
+    game = replay_game([one, two], xuezhan_ruleset())
+    assert game[0].violations == ()
+    assert _only_code(game[1]) == (C.CARRY_MISMATCH, None, None)
+    assert not game[1].violations[0].fatal
+
+
+def test_hand_sequence_out_of_order() -> None:
+    from tests.rules.xuezhan_family import xuezhan_ruleset
+    from tests.rules.xuezhan_family.hands import CLEAN as XCLEAN
+    from tests.rules.xuezhan_family.hands import hand, with_carry
+
+    game = replay_game([with_carry(hand(XCLEAN), None, n) for n in (1, 2, 4)],
+                       xuezhan_ruleset())
+    assert [r.violations for r in game[:2]] == [(), ()]
+    assert _only_code(game[2]) == (C.HAND_SEQUENCE, None, None)
+
+
+def test_event_not_in_family_for_a_guizhou_exchange() -> None:
+    from rules.events import Exchange
+
+    good = record(CLEAN)
+    bad = replace(good, events=(Exchange(0, good.deal[0][:3], 1), *good.events))
+    assert _only_code(replay_hand(bad, test_ruleset())) == (C.EVENT_NOT_IN_FAMILY, 0, 0)
