@@ -168,6 +168,8 @@ def parse_melds(text: str) -> list[tuple[MeldKind, Tile]]:
             tile = Tile.parse(tile_text)
         except ValueError as exc:
             raise MeldTextError(text, str(exc)) from None
+        if kind is MeldKind.CHOW and not (tile < 27 and tile % 9 <= 6):
+            raise MeldTextError(text, f"a chow from {tile_text} has no three tiles in rank order")
         melds.append((kind, tile))
     return melds
 

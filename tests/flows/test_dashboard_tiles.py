@@ -63,9 +63,11 @@ def test_meld_notation_round_trip() -> None:
     assert text == "pong:5p,concealed_kong:1s"
     assert parse_melds(text) == [(MeldKind.PONG, Tile.P5), (MeldKind.CONCEALED_KONG, Tile.S1)]
     assert parse_melds("") == []
+    assert parse_melds("chow:7s") == [(MeldKind.CHOW, Tile.S7)]  # 7-8-9s, by its lowest tile
 
 
-@pytest.mark.parametrize("text", ["pong5p", "chow:5p", "pong:0p", "pong:5p,", "pong:5x"])
+@pytest.mark.parametrize(
+    "text", ["pong5p", "kong:5p", "chow:8p", "pong:0p", "pong:5p,", "pong:5x"])
 def test_bad_meld_text(text: str) -> None:
     with pytest.raises(MeldTextError, match="melds"):
         parse_melds(text)
