@@ -664,7 +664,7 @@ class Table:
             else:
                 plain = False
             if not plain:
-                kind = kinds.get(type(event))
+                kind = kinds.get(tp)
                 if kind is None:
                     return self._not_in_family(event)
                 v = self._check_kind(kind, event)
