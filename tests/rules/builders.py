@@ -38,6 +38,7 @@ from rules.events import (
     Event,
     ExhaustiveDraw,
     Flip,
+    Flower,
     HandRecord,
     Kong,
     KongKind,
@@ -51,7 +52,7 @@ from rules.table import Phase, Table, table_rules_of
 from rules.tiles import NUM_KINDS, NUM_SUITED, Tile, parse_tiles
 
 _TOKEN = re.compile(
-    r"^(?:(?P<seat>\d)(?P<op>[-+PEACRHY])(?P<tiles>(?:\d+[mps]|W)?)(?:<(?P<src>\d))?"
+    r"^(?:(?P<seat>\d)(?P<op>[-+PEACRHY*])(?P<tiles>(?:\d+[mpszf]|W)?)(?:<(?P<src>\d))?"
     r"|F(?P<flip>\d[mps]|W)|(?P<x>X))$"
 )
 _KONG = {"E": KongKind.EXPOSED, "A": KongKind.ADDED, "C": KongKind.CONCEALED}
@@ -74,6 +75,8 @@ def parse_event(token: str) -> Event:
         assert src is not None
         return Chow(seat, tuple(tiles), src)
     tile = tiles[0]
+    if op == "*":  # a flower shown (a family playing flowers: tests/rules/wide_family)
+        return Flower(seat, tile)
     if op == "+":
         return Draw(seat, tile)
     if op == "-":

@@ -15,7 +15,6 @@ flowers ``1f``-``8f``, and ``S*T`` for a flower shown, e.g. ``0*1f``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from collections.abc import Mapping as _Mapping
 from types import MappingProxyType
@@ -23,19 +22,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from rules.events import (
-    Chow,
-    Discard,
-    Draw,
-    Event,
-    ExhaustiveDraw,
-    Flower,
-    HandRecord,
-    Kong,
-    KongKind,
-    Pong,
-    Win,
-)
+from rules.events import HandRecord
 from rules.families import Family, register
 from rules.mechanics import Mechanics
 from rules.replay import HandReplay
@@ -99,38 +86,6 @@ def wide_ruleset(**settings: object) -> WideRuleset:
     return WideRuleset.model_validate({"name": "wide-test", **settings})
 
 
-_TOKEN = re.compile(
-    r"^(?P<seat>\d)(?P<op>[-+PEACHY*])(?P<tiles>(?:\d+[mpszf])?)(?:<(?P<src>\d))?$|^(?P<x>X)$")
-_KONG = {"E": KongKind.EXPOSED, "A": KongKind.ADDED, "C": KongKind.CONCEALED}
-
-
-def parse_event(token: str) -> Event:
-    m = _TOKEN.match(token)
-    if m is None:
-        raise ValueError(f"bad event token {token!r}")
-    if m["x"]:
-        return ExhaustiveDraw()
-    seat, op = int(m["seat"]), m["op"]
-    tiles = parse_tiles(m["tiles"]) if m["tiles"] else []
-    src = int(m["src"]) if m["src"] is not None else None
-    if op == "Y":
-        assert src is not None
-        return Chow(seat, tuple(tiles), src)
-    tile = tiles[0]
-    if op == "*":
-        return Flower(seat, tile)
-    if op == "+":
-        return Draw(seat, tile)
-    if op == "-":
-        return Discard(seat, tile)
-    if op == "P":
-        assert src is not None
-        return Pong(seat, tile, src)
-    if op in _KONG:
-        return Kong(seat, tile, _KONG[op], src)
-    return Win(seat, tile, src)
-
-
 def wide_hand(deal: Mapping[int, str], events: str = "", *, front: str = "", back: str = "",
               dealer: int = 0, hand_no: int = 1, tile_set: TileSet = TileSet.FLOWERS,
               known_wall: bool = True) -> HandRecord:
@@ -152,6 +107,8 @@ def wide_hand(deal: Mapping[int, str], events: str = "", *, front: str = "", bac
             size = 14 if seat == dealer else 13
             hands[seat], rest = rest[:size], rest[size:]
     wall = [*front_tiles, *rest, *reversed(back_tiles)]
+    from tests.rules.builders import parse_event  # the suite's event tokens (`0*1f` a flower)
+
     return HandRecord(
         hand_no=hand_no, n_players=4, dealer=dealer, dealer_streak=0,
         deal=tuple(tuple(hands[s]) for s in range(4)),
