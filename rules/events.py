@@ -348,6 +348,27 @@ class DeclareSuit:
 quick_init(DeclareSuit)
 
 
+# --- changsha events
+@dataclass(frozen=True, slots=True)
+class SmallWin:
+    """起手小胡: ``seat`` shows ``tiles`` of its dealt hand as a small win of ``kind``
+    (``four_of_a_kind`` 四喜, ``no_258`` 板板胡, ``missing_suit`` 缺一色, ``two_triplets``
+    六六顺); play goes on."""
+
+    seat: int
+    kind: str
+    tiles: tuple[Tile, ...]
+
+    def __init__(self, seat: int, kind: str, tiles: tuple[Tile, ...]) -> None:
+        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
+        self.seat = seat  # type: ignore[misc]
+        self.kind = kind  # type: ignore[misc]
+        self.tiles = tiles  # type: ignore[misc]
+
+
+quick_init(SmallWin)
+
+
 # --- every event kind (each mechanic's block adds its kinds to the union)
 Event = (Draw | Discard | Pong | Kong | Ready | Win | Flip | ExhaustiveDraw | Chow | WallEvent
-         | Flower | Exchange | DeclareSuit)
+         | Flower | Exchange | DeclareSuit | SmallWin)

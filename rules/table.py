@@ -1412,7 +1412,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
         if v is not None:
             return v
     t._plan = plan
-    if plan.source == _WIN_SELF:
+    if plan.source == _WIN_SELF and not t._rules.check_self_draw:
         return None
     check = t._rules.check_win  # the family's rules of a win on another player's tile
     return None if check is None else check(t, plan)
@@ -1768,6 +1768,7 @@ class TableRules:
         kinds: Mapping[type, Kind] | None = None,
         deal_findings: Callable[[HandRecord], list[Violation]] | None = None,
         check_win: WinCheck | None = None,
+        check_self_draw: bool = False,
         win_patterns: WinNames | None = None,
         closing_due: Callable[[Table], bool] | None = None,
         closing_missing: Callable[[Table], Violation] | None = None,
@@ -1816,6 +1817,8 @@ class TableRules:
         self.deal_findings = deal_findings
         """The non-fatal findings of a deal the core accepted."""
         self.check_win = check_win
+        self.check_self_draw = check_self_draw
+        """``check_win`` also runs on a self-drawn win (Changsha's 2-5-8 pair)."""
         self.win_patterns = win_patterns
         self.closing_due = closing_due
         """An event the family plays after a win is still due (the hand is not over)."""

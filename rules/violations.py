@@ -52,6 +52,9 @@ class ViolationCode(StrEnum):
     ILLEGAL_CHOW = "illegal_chow"
     BAD_FLOWER = "bad_flower"
     FLOWER_NOT_SHOWN = "flower_not_shown"
+    # --- changsha: 起手小胡 and the 2-5-8 pair (rules/families/changsha/legality.py)
+    BAD_SMALL_WIN = "bad_small_win"
+    NO_258_PAIR = "no_258_pair"
 
 
 SETTLEMENT_CODES = frozenset({

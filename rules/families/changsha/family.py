@@ -1,0 +1,25 @@
+"""The Changsha family's registration (:mod:`rules.families` imports this module)."""
+
+from __future__ import annotations
+
+from rules.families import Family, register
+from rules.families.changsha.legality import table_rules
+from rules.families.changsha.patterns import Pattern
+from rules.families.changsha.settings import Ruleset
+from rules.families.changsha.settlement import audit_result, settle
+from rules.tiles import TileSet
+
+FAMILY: Family = register(
+    Family(
+        name="changsha",
+        title="Changsha 长沙麻将: chow, 2-5-8 pairs, 起手小胡, 大胡, 开杠 dice, 海底漫游, 扎鸟",
+        settings=Ruleset,
+        settle=settle,
+        audit_result=audit_result,
+        patterns=tuple(p.value for p in Pattern),
+        tile_set=TileSet.SUITED,
+        event_kinds=frozenset({"chow", "roll", "seabed", "bird", "small_win"}),
+        table_rules=table_rules,
+    )
+)
+"""The family as registered."""

@@ -1,0 +1,166 @@
+"""The Changsha patterns: 大胡 (big wins), 小胡 (the small win) and the four 起手小胡
+kinds of the dealt hand (``docs/rules/changsha.md``).
+
+The names are plain strings the table puts on a win (``win_patterns``) and the settlement
+scores; :func:`shape_patterns` names the shape patterns of a complete hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+
+from rules.melds import Meld, MeldKind
+
+_SUITED = 27
+"""The suited kinds (万 筒 条): the first 27 places of a count vector."""
+
+__all__ = [
+    "BIG_SHAPES",
+    "SMALL_WIN_KINDS",
+    "Pattern",
+    "SmallWinKind",
+    "has_258_pair",
+    "is_258",
+    "shape_patterns",
+    "small_win_kinds",
+]
+
+
+class Pattern(StrEnum):
+    """Every pattern of the family, in canonical order: the 大胡, then 小胡 and the 起手小胡."""
+
+    HEAVENLY = "heavenly"  # 天胡: the dealer's dealt hand is complete
+    EARTHLY = "earthly"  # 地胡: a non-dealer wins on the dealer's first discard
+    ALL_PONGS = "all_pongs"  # 碰碰胡 (乱将: any pair)
+    ALL_258 = "all_258"  # 将将胡: every tile a 2, 5 or 8
+    PURE_SUIT = "pure_suit"  # 清一色 (乱将)
+    SEABED_DRAW = "seabed_draw"  # 海底捞月: a win drawing the last tile
+    SEABED_DISCARD = "seabed_discard"  # 海底炮: a win on the last tile shown by its taker
+    SEVEN_PAIRS = "seven_pairs"  # 七小对
+    KONG_BLOOM = "kong_bloom"  # 杠上开花: a win on the replacement after the dice
+    ROBBING_KONG = "robbing_kong"  # 抢杠胡: a win on an added (明) kong's tile
+    KONG_DISCARD = "kong_discard"  # 杠上炮: a win on the replacement the dice thrower discards
+    SMALL = "small"  # 小胡: 2-5-8 pair, the rest sets
+    FOUR_OF_A_KIND = "four_of_a_kind"  # 四喜 (起手)
+    NO_258 = "no_258"  # 板板胡 (起手)
+    MISSING_SUIT = "missing_suit"  # 缺一色 (起手)
+    TWO_TRIPLETS = "two_triplets"  # 六六顺 (起手)
+
+    @property
+    def is_big(self) -> bool:
+        """A 大胡."""
+        return self in BIG_PATTERNS
+
+
+BIG_PATTERNS: frozenset[Pattern] = frozenset(
+    [Pattern.HEAVENLY, Pattern.EARTHLY, Pattern.ALL_PONGS, Pattern.ALL_258, Pattern.PURE_SUIT,
+     Pattern.SEABED_DRAW, Pattern.SEABED_DISCARD, Pattern.SEVEN_PAIRS, Pattern.KONG_BLOOM,
+     Pattern.ROBBING_KONG, Pattern.KONG_DISCARD])
+"""The 大胡."""
+
+BIG_SHAPES: frozenset[Pattern] = frozenset(
+    [Pattern.ALL_PONGS, Pattern.ALL_258, Pattern.PURE_SUIT, Pattern.SEVEN_PAIRS])
+"""The big shapes that take any pair (乱将): a hand with one of them needs no 2-5-8 pair."""
+
+
+class SmallWinKind(StrEnum):
+    """The 起手小胡 a player declares on its dealt hand (the ``small_win`` event's ``kind``)."""
+
+    FOUR_OF_A_KIND = "four_of_a_kind"  # 四喜: four of one tile
+    NO_258 = "no_258"  # 板板胡: no 2, 5 or 8
+    MISSING_SUIT = "missing_suit"  # 缺一色: a suit missing
+    TWO_TRIPLETS = "two_triplets"  # 六六顺: two triplets
+
+
+SMALL_WIN_KINDS: tuple[SmallWinKind, ...] = tuple(SmallWinKind)
+
+
+def is_258(tile: int) -> bool:
+    """A suited tile of rank 2, 5 or 8."""
+    return tile < _SUITED and tile % 9 in (1, 4, 7)
+
+
+def _sets_only(counts: list[int]) -> bool:
+    """The counts split into pungs and chows (no pair)."""
+    for i in range(_SUITED):
+        c = counts[i]
+        if c == 0:
+            continue
+        if c >= 3:
+            counts[i] -= 3
+            ok = _sets_only(counts)
+            counts[i] += 3
+            if ok:
+                return True
+        if i % 9 <= 6 and counts[i + 1] and counts[i + 2]:
+            counts[i] -= 1
+            counts[i + 1] -= 1
+            counts[i + 2] -= 1
+            ok = _sets_only(counts)
+            counts[i] += 1
+            counts[i + 1] += 1
+            counts[i + 2] += 1
+            return ok
+        return False
+    return True
+
+
+def has_258_pair(counts: Sequence[int]) -> bool:
+    """The concealed hand (melds apart) splits into sets and a pair of 2, 5 or 8."""
+    work = list(counts[:_SUITED])
+    for i in range(_SUITED):
+        if work[i] >= 2 and is_258(i):
+            work[i] -= 2
+            ok = _sets_only(work)
+            work[i] += 2
+            if ok:
+                return True
+    return False
+
+
+def _all_tiles(counts: Sequence[int], melds: Sequence[Meld]) -> list[int]:
+    out = list(counts[:_SUITED])
+    for m in melds:
+        for x in m.tiles:
+            out[x] += 1
+    return out
+
+
+def shape_patterns(counts: Sequence[int], melds: Sequence[Meld], seven_pairs: bool,
+                   all_pungs: bool) -> tuple[Pattern, ...]:
+    """The shape patterns of a complete hand (``counts``: the concealed tiles with the
+    winning one; ``seven_pairs``/``all_pungs`` as the core's shape facts give them):
+    the big shapes in :class:`Pattern` order, else ``small`` when the hand has a 2-5-8
+    pair, else none (the hand is not a Changsha win)."""
+    tiles = _all_tiles(counts, melds)
+    out: list[Pattern] = []
+    if all_pungs and not any(m.kind is MeldKind.CHOW for m in melds):
+        out.append(Pattern.ALL_PONGS)
+    held = [i for i in range(_SUITED) if tiles[i]]
+    if held and all(is_258(i) for i in held) and not any(
+            m.kind is MeldKind.CHOW for m in melds):
+        out.append(Pattern.ALL_258)
+    if held and len({i // 9 for i in held}) == 1:
+        out.append(Pattern.PURE_SUIT)
+    if seven_pairs:
+        out.append(Pattern.SEVEN_PAIRS)
+    if not out and has_258_pair(counts):
+        out.append(Pattern.SMALL)
+    return tuple(out)
+
+
+def small_win_kinds(counts: Sequence[int]) -> tuple[SmallWinKind, ...]:
+    """The 起手小胡 a dealt hand (its counts) has, in :class:`SmallWinKind` order."""
+    held = [i for i in range(_SUITED) if counts[i]]
+    out: list[SmallWinKind] = []
+    if any(counts[i] >= 4 for i in held):
+        out.append(SmallWinKind.FOUR_OF_A_KIND)
+    if not any(is_258(i) for i in held):
+        out.append(SmallWinKind.NO_258)
+    if len({i // 9 for i in held}) < 3:
+        out.append(SmallWinKind.MISSING_SUIT)
+    if sum(1 for i in held if counts[i] >= 3) >= 2:
+        out.append(SmallWinKind.TWO_TRIPLETS)
+    return tuple(out)
+
