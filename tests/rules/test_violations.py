@@ -579,3 +579,35 @@ def test_event_not_in_family_for_a_guizhou_exchange() -> None:
     good = record(CLEAN)
     bad = replace(good, events=(Exchange(0, good.deal[0][:3], 1), *good.events))
     assert _only_code(replay_hand(bad, test_ruleset())) == (C.EVENT_NOT_IN_FAMILY, 0, 0)
+
+
+def _changsha(deal: list[str], events: list[Any]) -> HandReplay:
+    from dataclasses import replace as _replace
+
+    from rules.presets import load_preset
+
+    rec = _replace(make_hand(deal), events=tuple(events))
+    return replay_hand(rec, load_preset("changsha"))
+
+
+def test_bad_small_win_checked_against_the_dealt_hand() -> None:
+    from rules.events import SmallWin
+
+    deal = ["1111m234p567s2288m", "3579m13579p1357s"]
+    four = tuple(parse_tiles("1111m"))
+    ok = _changsha(deal, [SmallWin(0, "four_of_a_kind", four)])
+    assert all(v.code is not C.BAD_SMALL_WIN for v in ok.violations), ok.violations
+    bad = _changsha(deal, [SmallWin(0, "two_triplets", four)])
+    assert bad.violations[0].code is C.BAD_SMALL_WIN
+    late = _changsha(deal, [Discard(0, Tile.P2), SmallWin(0, "four_of_a_kind", four)])
+    assert late.violations[0].code is C.BAD_SMALL_WIN
+
+
+def test_no_258_pair_for_a_small_win() -> None:
+    from rules.events import Win
+
+    bad = _changsha(["123m456m789m234p11s", "13579m13579p135s"],
+                    [Win(0, Tile.S1)])
+    assert bad.violations[0].code is C.NO_258_PAIR
+    good = _changsha(["123m456m789m234p22s", "13579m13579p135s"], [Win(0, Tile.S2)])
+    assert all(v.code is not C.NO_258_PAIR for v in good.violations), good.violations
