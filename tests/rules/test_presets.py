@@ -12,7 +12,6 @@ import pytest
 from rules import presets
 from rules.events import KongKind
 from rules.families.guizhou.settings import (
-    SETTING_PATHS,
     ChickenScope,
     DrawDealer,
     Forfeit,
@@ -300,14 +299,14 @@ def test_no_two_presets_are_identical() -> None:
 def test_preset_file_states_every_setting_or_extends(name: str) -> None:
     table = tomllib.loads(preset_text(name))
     written = _flatten(table) - {"title", "seed", "article", "extends", "family"}
-    SETTING_PATHS = type(load_preset(name)).setting_paths()  # noqa: N806 (the family's)
-    assert written <= set(SETTING_PATHS), written - set(SETTING_PATHS)
+    paths = type(load_preset(name)).setting_paths()  # the family's settings
+    assert written <= set(paths), written - set(paths)
     parent = parent_of(name)
     if parent is None:
-        assert written == set(SETTING_PATHS), set(SETTING_PATHS) - written
+        assert written == set(paths), set(paths) - written
         return
     resolved, base = load_preset(name), load_preset(parent)
-    for path in SETTING_PATHS:
+    for path in paths:
         if path not in written:
             assert setting_value(resolved, path) == setting_value(base, path), path
 
