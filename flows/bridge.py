@@ -54,6 +54,7 @@ from rules.events import (
     RecordedResult,
     Roll,
     Seabed,
+    SmallWin,
     Suit,
     Win,
 )
@@ -297,6 +298,13 @@ def _event_dict(event: Event) -> dict[str, Any]:
         }
     if isinstance(event, DeclareSuit):
         return {"type": "declare_suit", "seat": event.seat, "suit": event.suit.value}
+    if isinstance(event, SmallWin):
+        return {
+            "type": "small_win",
+            "seat": event.seat,
+            "kind": event.kind,
+            "tiles": [TILE_TEXT[t] for t in event.tiles],
+        }
     return {
         "type": "chow",
         "seat": event.seat,
