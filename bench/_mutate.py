@@ -326,7 +326,7 @@ def generate_seed_games(*, simulated: int = 10, seed: int = 20261101) -> list[Se
                 if isinstance(item, Game):
                     name = f"{path.relative_to(ROOT)}#{i}"
                     seeds.append(SeedGame(name, _document_of(item)))
-    for preset in preset_names():
+    for preset in preset_names("guizhou"):
         ruleset = load_preset(preset)
         for game_no in range(simulated):
             played = simulate_game(
@@ -387,7 +387,7 @@ def _setting_values() -> dict[str, tuple[Json, ...]]:
     """Every setting's values across the shipped presets, as JSON (deduplicated, in
     preset order)."""
     values: dict[str, list[Json]] = {path: [] for path in SETTING_PATHS}
-    for name in preset_names():
+    for name in preset_names("guizhou"):
         dumped = load_preset(name).model_dump(mode="json")
         for path in SETTING_PATHS:
             value: Json = dumped
@@ -409,7 +409,7 @@ class Context:
 
     @classmethod
     def from_seeds(cls, seeds: Sequence[SeedGame]) -> Context:
-        return cls(tuple(seeds), _setting_values(), tuple(preset_names()))
+        return cls(tuple(seeds), _setting_values(), tuple(preset_names("guizhou")))
 
     def other_tree(self, rng: random.Random) -> Json:
         return rng.choice(self.seeds).tree()

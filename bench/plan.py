@@ -26,7 +26,7 @@ from rules.version import ENGINE_VERSION
 
 def build(db: Path, files: int, games_per_file: int) -> None:
     con = warehouse.open_writer(db)
-    presets = preset_names()
+    presets = preset_names("guizhou")
     try:
         con.execute(
             "INSERT INTO files SELECT format('/logs/{:08d}.jsonl', i), sha256(i::VARCHAR),"

@@ -149,7 +149,7 @@ def main() -> None:
     parser.add_argument("--preset", action="append", help="preset (repeat); default: all")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    for name in args.preset or preset_names():
+    for name in args.preset or preset_names("guizhou"):
         started = time.perf_counter()
         st = gather(name, args.hands, args.workers)
         print("\n".join(report(name, st, time.perf_counter() - started)), flush=True)

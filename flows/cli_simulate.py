@@ -23,6 +23,9 @@ class EncodingChoice(StrEnum):
     DOCUMENT = "document"
     STREAM = "stream"
 
+SIMULATED_FAMILY = "guizhou"
+"""The family whose games the simulator plays (its bots are the family's)."""
+
 _PROGRESS_FROM = 2000  # hands: smaller runs print only the summary
 
 
@@ -34,10 +37,17 @@ def _rulesets(names: list[str]) -> tuple[str, ...]:
         for part in name.split(","):
             part = part.strip()
             if part == "all":
-                out.extend(preset_names())
+                out.extend(preset_names(SIMULATED_FAMILY))
             elif not is_preset(part):
                 raise typer.BadParameter(
                     f"unknown preset {part!r}; the presets are: {', '.join(preset_names())}",
+                    param_hint="--ruleset",
+                )
+            elif part not in preset_names(SIMULATED_FAMILY):
+                raise typer.BadParameter(
+                    f"preset {part!r} is not of a family the simulator plays "
+                    f"({SIMULATED_FAMILY}); its presets are: "
+                    f"{', '.join(preset_names(SIMULATED_FAMILY))}",
                     param_hint="--ruleset",
                 )
             else:

@@ -47,9 +47,11 @@ def _names() -> tuple[str, ...]:
     )
 
 
-def preset_names() -> list[str]:
-    """Names of the shipped presets, sorted."""
-    return list(_names())
+def preset_names(family: str | None = None) -> list[str]:
+    """Names of the shipped presets, sorted; with ``family``, that family's presets only."""
+    if family is None:
+        return list(_names())
+    return [name for name in _names() if load_preset(name).family == family]
 
 
 def is_preset(name: str) -> bool:

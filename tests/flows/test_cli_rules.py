@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from flows.app import app
 from flows.cli_rules import format_columns, parse_assignment, settings_matrix_markdown
 from rules.families.guizhou.settings import SETTING_PATHS
-from rules.presets import load_preset, preset_names
+from rules.presets import load_preset, preset_names, presets_by_family
 from rules.settings import diff_settings
 
 runner = CliRunner()
@@ -21,14 +21,22 @@ def test_list_shows_every_preset() -> None:
     result = runner.invoke(app, ["rules", "list"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    # one family today: its line, then its presets indented under a header row
-    assert lines[0].startswith("family guizhou: Guizhou 捉鸡") and lines[0].endswith("(108 tiles)")
-    assert lines[1].split() == ["name", "players", "seed", "title"]
-    assert len(lines) == 2 + len(preset_names())
-    for name, line in zip(preset_names(), lines[2:], strict=True):
-        ruleset = load_preset(name)
-        assert line.startswith("  ") and line.split()[0] == name
-        assert ruleset.seed in line and ruleset.title in line
+    # each family: its line, then its presets indented under a header row, a blank line between
+    groups = presets_by_family()
+    blocks = result.output.rstrip("\n").split("\n\n")
+    assert len(blocks) == len(groups)
+    for block, (family, names) in zip(blocks, groups.items(), strict=True):
+        rows = block.splitlines()
+        assert rows[0].startswith(f"family {family}: ") and rows[0].endswith("tiles)")
+        assert rows[1].split() == ["name", "players", "seed", "title"]
+        assert len(rows) == 2 + len(names)
+        for name, line in zip(names, rows[2:], strict=True):
+            ruleset = load_preset(name)
+            assert ruleset.family == family
+            assert line.startswith("  ") and line.split()[0] == name
+            assert ruleset.seed in line and ruleset.title in line
+    assert sum(len(names) for names in groups.values()) == len(preset_names())
+    assert any(line.startswith("family guizhou: Guizhou 捉鸡") for line in lines)
     assert any(line.startswith("  guiyang (default)") for line in lines)
     three = next(line for line in lines if line.startswith("  guiyang-3p "))
     assert three.split()[1] == "3"
@@ -101,9 +109,10 @@ def test_diff_same_preset_and_unknown() -> None:
 def test_matrix_is_the_one_in_the_docs() -> None:
     result = runner.invoke(app, ["rules", "matrix"])
     assert result.exit_code == 0
-    assert result.output == settings_matrix_markdown(preset_names())
-    lines = result.output.splitlines()
-    assert len(lines) == 2 + len(SETTING_PATHS)
+    guizhou = settings_matrix_markdown(preset_names("guizhou"))
+    assert f"### family guizhou\n\n{guizhou}" in result.output
+    assert len(guizhou.splitlines()) == 2 + len(SETTING_PATHS)
+    assert "### family changsha\n\n" in result.output
     text = DOCS.read_text(encoding="utf-8")
     block = text.split("<!-- matrix:start -->\n", 1)[1].split("<!-- matrix:end -->", 1)[0]
     assert block == result.output, "regenerate with `zhuoji rules matrix`"

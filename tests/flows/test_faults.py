@@ -40,7 +40,7 @@ from rules.audit import audit_hand
 from rules.families.guizhou.simulate import SimulatedHand, simulate_game
 from rules.presets import load_preset, preset_names
 
-PRESETS = preset_names()
+PRESETS = preset_names("guizhou")
 
 
 # --------------------------------------------------------------------------------------

@@ -47,7 +47,10 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every preset's simulated games, a third of the hands faulted (file damage too)."""
     out = tmp_path_factory.mktemp("lang-logs")
     run_simulation(
-        SimulationRequest(rulesets=tuple(preset_names()), games=4, seed=23, faults=0.35), out
+        SimulationRequest(
+            rulesets=tuple(preset_names("guizhou")), games=4, seed=23, faults=0.35
+        ),
+        out,
     )
     return out
 
@@ -104,7 +107,7 @@ def test_a_chinese_audit_of_every_preset_has_no_english_sentence(logs: Path) -> 
                             missing.append(line)
                 for line in format_hand(item, hand, full=True, lang="zh"):
                     leaks.extend(f"{run!r} in {line!r}" for run in _english_left(line, allowed))
-    assert rulesets == set(preset_names())
+    assert rulesets == set(preset_names("guizhou"))
     assert hands > 300
     assert missing == []
     assert leaks == []
@@ -133,6 +136,8 @@ MECHANIC_CODES = {
     "illegal_chow", "bad_flower", "flower_not_shown", "bad_roll", "locked_hand", "bad_seabed",
     "bad_bird", "bad_exchange", "bad_declaration", "declared_suit_first", "acted_after_win",
     "carry_mismatch", "hand_sequence",
+    # the Changsha family's own codes: the simulator does not play that family yet
+    "bad_small_win", "no_258_pair",
 }
 """The codes of the core's optional mechanics (rules/mechanics.py): only a table of a family
 that plays them gives them, and no preset's family does yet, so no Guizhou fault kind makes

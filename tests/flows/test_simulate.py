@@ -26,7 +26,7 @@ from rules.audit import audit_hand
 from rules.families.guizhou.simulate import simulate_game
 from rules.presets import load_preset, preset_names
 
-PRESETS = preset_names()
+PRESETS = preset_names("guizhou")
 
 
 def _games(folder: Path) -> list[Game]:

@@ -80,7 +80,7 @@ def test_simulated_games_audit_clean_at_their_stake_and_streaks() -> None:
     # the simulator records settle's result (next dealer, 连庄 counts, stake 2): the audit
     # of those records must find nothing, whatever the preset
     streaks = 0
-    for name in preset_names():
+    for name in preset_names("guizhou"):
         rs = load_preset(name)
         game = simulate_game(rs, seed=3, game_no=0, hands=5, base_stake=2)
         for audit in audit_game(game.records, rs):
