@@ -280,7 +280,7 @@ def code_rules() -> dict[str, tuple[tuple[str, Markup], ...]]:
             continue
         if not set(line) - set("|-: ") or header[0] != "code":
             continue
-        named = re.fullmatch(r"`([a-z_]+)`", cells[0])
+        named = re.fullmatch(r"`([a-z0-9_]+)`", cells[0])
         if named and len(cells) == len(header):
             rules.setdefault(
                 named.group(1),
