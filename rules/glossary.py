@@ -28,7 +28,7 @@ import os
 import re
 import tomllib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 from typing import Literal, cast
@@ -112,7 +112,8 @@ class _Template:
     english: str
     chinese: str
     slots: tuple[_Slot, ...]
-    regex: re.Pattern[str]
+    pattern: str  # compiled on first use (:meth:`Glossary.regex`): a command that only
+    # looks up terms never pays for compiling some 300 templates
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +125,14 @@ class Glossary:
     templates: Mapping[str, tuple[_Template, ...]]
     group_regex: Mapping[str, str]
     source: str
+    compiled: dict[str, re.Pattern[str]] = field(default_factory=dict, compare=False)
+
+    def regex(self, template: _Template) -> re.Pattern[str]:
+        """The template's compiled regular expression (compiled once, on first use)."""
+        compiled = self.compiled.get(template.pattern)
+        if compiled is None:
+            compiled = self.compiled[template.pattern] = re.compile(template.pattern, re.DOTALL)
+        return compiled
 
     def zh(self, section: str, key: str) -> str:
         return self.terms[section][key][1]
@@ -194,8 +203,7 @@ def _compile(raw_groups: Mapping[str, Mapping[str, str]]) -> tuple[
                 if m.group(1) not in names:
                     raise GlossaryError(f"{where}: the Chinese names {{{m.group(1)}}}, "
                                         "which the English does not have")
-            compiled.append(_Template(name, english, chinese, tuple(slots),
-                                      re.compile(regex, re.DOTALL)))
+            compiled.append(_Template(name, english, chinese, tuple(slots), regex))
         templates[name] = tuple(compiled)
     return templates, group_regex
 
@@ -415,7 +423,7 @@ def _fill(chinese: str, values: Mapping[str, str]) -> str:
 
 def _in_group(group: str, message: str, g: Glossary) -> str | None:
     for template in g.templates.get(group, ()):
-        m = template.regex.fullmatch(message)
+        m = g.regex(template).fullmatch(message)
         if m is None:
             continue
         values: dict[str, str] = {}

@@ -176,3 +176,15 @@ def test_the_locale_decides_the_default() -> None:
 def test_a_bad_glossary_is_refused(source: str, error: str) -> None:
     with pytest.raises(GlossaryError, match=error):
         parse_glossary(source)
+
+
+def test_every_template_compiles_though_none_is_compiled_before_its_first_use() -> None:
+    """The templates are compiled on first use (a command in English never pays for
+    them); each of the shipped glossary's compiles, once."""
+    g = parse_glossary(SOURCE)
+    assert not g.compiled
+    templates = [t for group in g.templates.values() for t in group]
+    assert len(templates) > 100
+    for template in templates:
+        assert g.regex(template) is g.regex(template)
+    assert len(g.compiled) == len({t.pattern for t in templates})
