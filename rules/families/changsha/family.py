@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from rules.families import Family, register
 from rules.families.changsha.legality import table_rules
 from rules.families.changsha.patterns import Pattern
@@ -20,6 +22,7 @@ FAMILY: Family = register(
         tile_set=TileSet.SUITED,
         event_kinds=frozenset({"chow", "roll", "seabed", "bird", "small_win"}),
         table_rules=table_rules,
+        extras=MappingProxyType({"simulate": "rules.families.changsha.simulate"}),
     )
 )
 """The family as registered."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from rules.families import Family, register
 from rules.families.guizhou.legality import table_rules
 from rules.families.guizhou.patterns import Pattern
@@ -20,6 +22,7 @@ FAMILY: Family = register(
         tile_set=TileSet.SUITED,
         event_kinds=frozenset({"ready", "flip"}),
         table_rules=table_rules,
+        extras=MappingProxyType({"simulate": "rules.families.guizhou.simulate"}),
     )
 )
 """The family as registered."""

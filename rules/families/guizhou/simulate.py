@@ -31,9 +31,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from rules.bots import (
+    PlayedHand,
+    SimulatedGame,
+    SimulatedHand,
+    SimulationError,
+    deal_at_table,
+    game_rng,
+    with_result,
+)
 from rules.events import (
     Discard,
     Draw,
@@ -54,7 +62,7 @@ from rules.families.guizhou.settlement import Settlement, settle
 from rules.hand import is_complete
 from rules.melds import MeldKind
 from rules.memo import Memo
-from rules.replay import HandReplay, replay_hand, replay_of_table
+from rules.replay import replay_hand, replay_of_table
 from rules.shanten import discard_shanten, drop_shanten, shanten_of_keys
 from rules.table import Phase, Table
 from rules.tiles import ALL_TILES, NUM_KINDS, NUM_SUITED, Tile
@@ -84,44 +92,6 @@ _KEEP_LONGER = frozenset({Tile.S1, Tile.P8, Tile.P7})
 _MAX_EVENTS = 1000
 
 
-class SimulationError(ValueError):
-    """The simulator could not play a hand: no legal event, or an unclean replay."""
-
-
-@dataclass(frozen=True, slots=True)
-class SimulatedHand:
-    """One simulated hand: the record (result filled), the dice, and what the engine found.
-
-    ``replay`` and ``settlement`` are the engine's own view of the record, kept for
-    statistics; they are not part of the log.
-    """
-
-    record: HandRecord
-    dice: tuple[int, int]
-    replay: HandReplay
-    settlement: Settlement
-
-
-@dataclass(frozen=True, slots=True)
-class SimulatedGame:
-    """One simulated game: consecutive hands at one table."""
-
-    seed: int
-    game_no: int
-    ruleset: str
-    hands: tuple[SimulatedHand, ...]
-
-    @property
-    def records(self) -> tuple[HandRecord, ...]:
-        return tuple(h.record for h in self.hands)
-
-
-def game_rng(seed: int, ruleset: str, game_no: int) -> random.Random:
-    """The generator of one game: derived from the run's seed, the preset and the game's
-    number, so any game can be played alone (in any process) with the same result."""
-    return random.Random(f"zhuoji-simulate/{seed}/{ruleset}/{game_no}")
-
-
 # --------------------------------------------------------------------------------------
 # dealing
 # --------------------------------------------------------------------------------------
@@ -132,24 +102,6 @@ def _shuffled_tiles(ruleset: Ruleset, rng: random.Random) -> list[Tile]:
     tiles.extend([Tile.W] * ruleset.wildcards)
     rng.shuffle(tiles)
     return tiles
-
-
-def _deal(tiles: list[Tile], n: int, dealer: int) -> tuple[list[list[Tile]], list[Tile]]:
-    """Deal as at a table: three rounds of four tiles from the dealer on, one more tile
-    each, and a last one for the dealer (14). Returns the hands and the live wall."""
-    hands: list[list[Tile]] = [[] for _ in range(n)]
-    order = [(dealer + k) % n for k in range(n)]
-    pos = 0
-    for _ in range(3):
-        for seat in order:
-            hands[seat].extend(tiles[pos : pos + 4])
-            pos += 4
-    for seat in order:
-        hands[seat].append(tiles[pos])
-        pos += 1
-    hands[dealer].append(tiles[pos])
-    pos += 1
-    return hands, tiles[pos:]
 
 
 # --------------------------------------------------------------------------------------
@@ -608,7 +560,7 @@ def deal_hand(
         picked = [i for i, t in enumerate(tiles) if t is not Tile.W][:ruleset.set_aside]
         aside = tuple(tiles[i] for i in picked)
         tiles = [t for i, t in enumerate(tiles) if i not in picked]
-    hands, wall = _deal(tiles, ruleset.players, dealer)
+    hands, wall = deal_at_table(tiles, ruleset.players, dealer)
     record = HandRecord(
         hand_no=hand_no,
         n_players=ruleset.players,
@@ -621,14 +573,6 @@ def deal_hand(
         set_aside=aside,
     )
     return record, dice
-
-
-@dataclass(frozen=True, slots=True)
-class PlayedHand:
-    """A dealt hand played out: the record (no result yet) and what the table found."""
-
-    record: HandRecord
-    replay: HandReplay
 
 
 def play_record(
@@ -736,14 +680,9 @@ def recorded_result(settlement: Settlement) -> RecordedResult:
         deltas=settlement.deltas,
         next_dealer=settlement.next_dealer,
         items=tuple(
-            RecordedItem(i.payer, i.payee, i.amount, i.reason.value) for i in settlement.items
+            RecordedItem(i.payer, i.payee, i.amount, str(i.reason)) for i in settlement.items
         ),
     )
-
-
-def with_result(record: HandRecord, result: RecordedResult | None) -> HandRecord:
-    """``record`` with its recorded result replaced."""
-    return replace(record, result=result)
 
 
 def simulate_hand(
