@@ -11,6 +11,7 @@ from parsers.models import (
     Event,
     ExhaustiveDrawEvent,
     FlipEvent,
+    FlowerEvent,
     Game,
     Hand,
     KongEvent,
@@ -34,13 +35,21 @@ from parsers.read import (
     parse_encoding,
 )
 from parsers.schema import game_json_schema
-from parsers.tiles import CANONICAL_TILES, parse_tile_text
+from parsers.tiles import (
+    CANONICAL_TILES,
+    FULL_TILE_SET,
+    SUITED_TILE_SET,
+    TileSetOf,
+    parse_tile_text,
+)
 from parsers.write import format_document, format_stream, generate_stream_lines, write_games
 
 __all__ = [
     "CANONICAL_TILES",
+    "FULL_TILE_SET",
     "LOG_SUFFIXES",
     "SCHEMA_ID",
+    "SUITED_TILE_SET",
     "BirdEvent",
     "ChowEvent",
     "DiscardEvent",
@@ -49,6 +58,7 @@ __all__ = [
     "Event",
     "ExhaustiveDrawEvent",
     "FlipEvent",
+    "FlowerEvent",
     "Game",
     "Hand",
     "KongEvent",
@@ -62,6 +72,7 @@ __all__ = [
     "RollEvent",
     "SeabedEvent",
     "TileNotationError",
+    "TileSetOf",
     "WinEvent",
     "format_document",
     "format_stream",

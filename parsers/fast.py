@@ -15,6 +15,11 @@ a date pydantic reads but this module does not, any error at all) is handed to t
 models, which either reject the document with their own error or accept it, and then
 :func:`from_model` converts their game. ``tests/parsers/test_fast.py`` holds both forms
 to this, field by field and on mutated logs.
+
+The structs decode the 108-tile notation only (:data:`TileText`): a game holding an honour
+or a flower is read by the models, held to its ruleset's tiles there, and converted. The
+honours and flowers are then held in the same structs (the tile fields' values are any
+canonical text of :data:`parsers.tiles.FULL_TILE_SET`), at the models' speed.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from parsers import models
 from parsers.models import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, MAX_PLAYERS, MIN_PLAYERS
+from parsers.tiles import TileSetOf
 
 TileText = Literal[
     "1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m",
@@ -36,7 +42,8 @@ TileText = Literal[
     "1s", "2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s",
     "W",
 ]  # fmt: skip
-"""Canonical tile text only; other spellings go through the models."""
+"""Canonical suited tile text only (what msgspec decodes); other spellings, and the honours
+and flowers, go through the models."""
 
 Seat = Annotated[int, Meta(ge=0, le=MAX_PLAYERS - 1)]
 Int64 = Annotated[int, Meta(ge=INT64_MIN, le=INT64_MAX)]
@@ -136,6 +143,13 @@ class BirdEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="bird")
     t: Count | None = None
 
 
+# --- claims events
+class FlowerEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="flower"):
+    seat: Seat
+    tile: TileText
+    t: Count | None = None
+
+
 # --- sichuan events
 class ExchangeEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="exchange"):
     seat: Seat
@@ -163,6 +177,7 @@ Event = Union[  # noqa: UP007  (spelled like the models' union)
     RollEvent,
     SeabedEvent,
     BirdEvent,
+    FlowerEvent,
     ExchangeEvent,
     DeclareSuitEvent,
 ]
@@ -179,6 +194,7 @@ EVENT_CLASSES: Final = (
     RollEvent,
     SeabedEvent,
     BirdEvent,
+    FlowerEvent,
     ExchangeEvent,
     DeclareSuitEvent,
 )
@@ -308,15 +324,16 @@ def decode_game(document: bytes | str) -> Game | None:
     return game
 
 
-def parse_game(document: bytes | str) -> Game:
+def parse_game(document: bytes | str, *, tiles: TileSetOf | None = None) -> Game:
     """One game document in this form; a bad document raises the models' ``ValidationError``.
 
-    The same games are accepted as by :meth:`parsers.models.Game.model_validate_json`.
+    The same games are accepted as by :func:`parsers.models.validate_game_json` with the
+    same ``tiles``.
     """
     game = decode_game(document)
     if game is not None:
         return game
-    return from_model(models.validate_game_json(document))
+    return from_model(models.validate_game_json(document, tiles=tiles))
 
 
 # --- from the models ---------------------------------------------------------------------
@@ -366,6 +383,8 @@ def _event_from_model(event: models.Event) -> Event:
         return SeabedEvent(seat=event.seat, take=event.take, t=event.t)
     if isinstance(event, models.BirdEvent):
         return BirdEvent(tiles=event.tiles, t=event.t)  # type: ignore[arg-type]
+    if isinstance(event, models.FlowerEvent):
+        return FlowerEvent(seat=event.seat, tile=event.tile, t=event.t)  # type: ignore[arg-type]
     if isinstance(event, models.ExchangeEvent):
         return ExchangeEvent(
             seat=event.seat,

@@ -1,9 +1,12 @@
 """The log format ``zhuoji-log/1`` as frozen pydantic models.
 
 Field names are the contract of ``docs/log-format.md``; the JSON key ``from`` is the
-attribute ``from_seat``. Tiles are stored as canonical text (``"5m"``, ``"W"``): canonical
-input is checked by pydantic-core alone, any other accepted spelling (Chinese names,
-glyphs) is normalised by :func:`parsers.tiles.parse_tile_text`. Only the format is checked
+attribute ``from_seat``. Tiles are stored as canonical text (``"5m"``, ``"W"``, ``"1z"``):
+canonical suited input is checked by pydantic-core alone, any other accepted spelling
+(Chinese names, glyphs, the honours and flowers) is normalised by
+:func:`parsers.tiles.parse_tile_text`. The models take the format's whole notation; the
+readers hold a game to the tiles of its ruleset (:func:`validate_game_json`, ``tiles``).
+Only the format is checked
 here (seats within the player count, lengths per seat); game rules such as deal sizes or a
 fifth copy of a tile are left to the rules layer.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 import gc
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass as plain_dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
@@ -27,6 +31,7 @@ from pydantic import (
     StrictBool,
     StrictInt,
     StrictStr,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -34,7 +39,14 @@ from pydantic.dataclasses import dataclass
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
-from parsers.tiles import CANONICAL_TILES, parse_tile_text
+from parsers.tiles import (
+    CANONICAL_TILES,
+    FULL_TILE_SET,
+    SUITED_TILE_SET,
+    TileSetOf,
+    describe_tile,
+    parse_tile_text,
+)
 
 if TYPE_CHECKING:
     from parsers import fast
@@ -44,11 +56,36 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 
 
+@plain_dataclass(slots=True)
+class TileContext:
+    """The validation context a reader passes: the tiles the game may hold (``allowed``);
+    ``wide`` is set once a tile beyond the 108-tile notation has been read."""
+
+    allowed: frozenset[str]
+    wide: bool = False
+
+
+def _read_tile(text: str, info: ValidationInfo) -> str:
+    """A tile spelling other than canonical suited text, to canonical text; refused when
+    the validation's :class:`TileContext` does not allow it (no context: any tile of the
+    format)."""
+    canonical = parse_tile_text(text, extended=True)
+    if canonical in SUITED_TILE_SET:
+        return canonical
+    context = info.context
+    if isinstance(context, TileContext):
+        if canonical not in context.allowed:
+            raise ValueError(f"unknown tile {text!r} ({describe_tile(canonical)})")
+        context.wide = True
+    return canonical
+
+
 class _TileNotation:
     """Marker whose core schema accepts any tile spelling and yields canonical text.
 
-    The canonical literal is tried first inside pydantic-core (no Python call); only other
-    spellings reach :func:`parse_tile_text`. Failure is one error of type ``unknown_tile``.
+    The canonical suited literal is tried first inside pydantic-core (no Python call);
+    only other spellings (the honours and flowers among them) reach :func:`_read_tile`.
+    Failure is one error of type ``unknown_tile``.
     """
 
     @classmethod
@@ -56,8 +93,8 @@ class _TileNotation:
         return core_schema.union_schema(
             [
                 core_schema.literal_schema(list(CANONICAL_TILES)),
-                core_schema.no_info_after_validator_function(
-                    parse_tile_text, core_schema.str_schema(strict=True)
+                core_schema.with_info_after_validator_function(
+                    _read_tile, core_schema.str_schema(strict=True)
                 ),
             ],
             mode="left_to_right",
@@ -74,11 +111,15 @@ class _TileNotation:
             "type": "string",
             "title": "Tile",
             "description": (
-                "A tile: canonical text (rank digit + suit letter m 万, p 筒, s 条, or W "
-                "for the wildcard), a Chinese name (五万, 9筒, 一条, 幺鸡) or a Unicode "
-                "mahjong glyph; stored as canonical text."
+                "A tile: canonical text (rank digit + suit letter m 万, p 筒, s 条; W for "
+                "the wildcard; honours 1z-7z 东 南 西 北 白 发 中; flowers 1f-8f 春 夏 秋 冬 "
+                "梅 兰 竹 菊), a Chinese name (五万, 9筒, 一条, 幺鸡, 东, 红中, 春) or a "
+                "Unicode mahjong glyph; stored as canonical text. Which tiles a game may "
+                "hold is its ruleset's family's: 108, 136 (the honours) or 144 (and the "
+                "flowers)."
             ),
-            "examples": ["5m", "1s", "8p", "W", "五万", "幺鸡", "\U0001f00b"],
+            "examples": ["5m", "1s", "8p", "W", "1z", "7z", "1f", "五万", "幺鸡", "东",
+                         "\U0001f00b"],
         }
 
 
@@ -243,6 +284,15 @@ class BirdEvent:
     t: Millis | None = None
 
 
+# --- claims events
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class FlowerEvent:
+    type: Literal["flower"] = "flower"
+    seat: Seat
+    tile: TileText = Field(description="the flower shown; the seat's replacement draw follows")
+    t: Millis | None = None
+
+
 # --- sichuan events
 @dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
 class ExchangeEvent:
@@ -280,6 +330,7 @@ Event = Annotated[
         RollEvent,
         SeabedEvent,
         BirdEvent,
+        FlowerEvent,
         ExchangeEvent,
         DeclareSuitEvent,
     ],
@@ -298,6 +349,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "roll",
     "seabed",
     "bird",
+    "flower",
     "exchange",
     "declare_suit",
 )
@@ -407,21 +459,60 @@ class Game(_Frozen):
 Loc = tuple[int | str, ...]
 
 
-def validate_game_json(document: bytes | str) -> Game:
+def validate_game_json(document: bytes | str, *, tiles: TileSetOf | None = None) -> Game:
     """One game document validated in pydantic-core, with the cyclic GC paused.
 
     JSON keys only (``from``, ``schema``), never the attribute names. Validation builds
     many small objects and no reference cycles; pausing the collector for the call saves
     the collections it would trigger (about a fifth of the time on a large game). The
     previous state is restored. A bad document raises ``pydantic.ValidationError``.
+
+    ``tiles`` gives the tiles a game of a ruleset may hold; without it every game is held
+    to the 108-tile notation (:data:`~parsers.tiles.SUITED_TILE_SET`). With it, a game
+    holding an honour or a flower is read once more, held to its ruleset's tiles, when
+    one of its tiles is not among them: the error is then the one any other unknown tile
+    gets, at the same field.
     """
+    if tiles is None:
+        return _validate_json(document, TileContext(SUITED_TILE_SET))
+    context = TileContext(FULL_TILE_SET)
+    game = _validate_json(document, context)
+    if context.wide:
+        allowed = tiles(game.ruleset)
+        if not allowed >= FULL_TILE_SET and not holds_only(game, allowed):
+            return _validate_json(document, TileContext(allowed))
+    return game
+
+
+def _validate_json(document: bytes | str, context: TileContext) -> Game:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return Game.model_validate_json(document, by_alias=True, by_name=False)
+        return Game.model_validate_json(document, by_alias=True, by_name=False, context=context)
     finally:
         if enabled:
             gc.enable()
+
+
+def holds_only(game: Game | fast.Game, allowed: frozenset[str]) -> bool:
+    """Whether every tile of ``game`` (deals, walls, tiles set aside, events) is one of
+    ``allowed`` (canonical texts)."""
+    hands: Sequence[Hand | fast.Hand] = game.hands
+    for hand in hands:
+        if hand.wall is not None and not allowed.issuperset(hand.wall):
+            return False
+        if hand.set_aside is not None and not allowed.issuperset(hand.set_aside):
+            return False
+        if not all(map(allowed.issuperset, hand.deal)):
+            return False
+        for event in hand.events:
+            tile = getattr(event, "tile", None)
+            if tile is not None and tile not in allowed:
+                return False
+            many = getattr(event, "tiles", None)
+            if many is not None and not allowed.issuperset(many):
+                return False
+    return True
 
 
 def generate_seat_faults(game: Game | fast.Game) -> Iterator[tuple[Loc, str]]:

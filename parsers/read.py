@@ -13,6 +13,11 @@ Every reader holds every file to the same checks (:func:`find_game_fault`, a gam
 per file) and to the limits of :class:`~parsers.limits.Limits` (bytes per file, game and
 line; length of ids and names), so that one file gets one verdict wherever it is read;
 only regular files are opened (:func:`open_regular_file`).
+
+Every reader takes ``tiles`` (:data:`~parsers.tiles.TileSetOf`): the tiles a game of a
+ruleset may hold, from a caller who knows the rules. Without it a game is held to the
+108-tile notation, and an honour or a flower is an unknown tile, named by file, line and
+field like any other.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 import orjson
@@ -37,12 +43,21 @@ from parsers import fast
 from parsers.errors import MalformedLogError
 from parsers.limits import Limits, current_limits, format_size
 from parsers.models import EVENT_TYPES, Game, validate_game_json
+from parsers.tiles import TileSetOf
 
 G = TypeVar("G", Game, fast.Game)
 Validate = Callable[[bytes | str], G]
 """Validates one game document (bytes or text), raising ``pydantic.ValidationError``:
 :func:`~parsers.models.validate_game_json` for the models, :func:`~parsers.fast.parse_game`
 for the fast form. Every reader below comes in both forms."""
+
+
+def _models_validate(tiles: TileSetOf | None) -> Validate[Game]:
+    return validate_game_json if tiles is None else partial(validate_game_json, tiles=tiles)
+
+
+def _fast_validate(tiles: TileSetOf | None) -> Validate[fast.Game]:
+    return fast.parse_game if tiles is None else partial(fast.parse_game, tiles=tiles)
 
 
 class Encoding(StrEnum):
@@ -245,21 +260,29 @@ def _is_json_error(exc: ValidationError) -> bool:
 
 
 def parse_document(
-    data: bytes | str, *, path: str | None = None, limits: Limits | None = None
+    data: bytes | str,
+    *,
+    path: str | None = None,
+    limits: Limits | None = None,
+    tiles: TileSetOf | None = None,
 ) -> Game:
     """One game from the bytes of a document; raises :class:`MalformedLogError`.
 
     A UTF-8 byte order mark at the start is skipped; the game gets the checks of
     :func:`find_game_fault` (``limits`` default to :func:`~parsers.limits.current_limits`).
     """
-    return _parse_document(data, path, validate_game_json, limits)
+    return _parse_document(data, path, _models_validate(tiles), limits)
 
 
 def parse_fast_document(
-    data: bytes | str, *, path: str | None = None, limits: Limits | None = None
+    data: bytes | str,
+    *,
+    path: str | None = None,
+    limits: Limits | None = None,
+    tiles: TileSetOf | None = None,
 ) -> fast.Game:
     """Like :func:`parse_document`, the game in the fast form (:mod:`parsers.fast`)."""
-    return _parse_document(data, path, fast.parse_game, limits)
+    return _parse_document(data, path, _fast_validate(tiles), limits)
 
 
 def _parse_document(
@@ -876,7 +899,11 @@ def _first_content_line(text: bytes, first_line: int) -> int | None:
 
 
 def generate_stream_games(
-    source: Readable, *, path: str | None = None, limits: Limits | None = None
+    source: Readable,
+    *,
+    path: str | None = None,
+    limits: Limits | None = None,
+    tiles: TileSetOf | None = None,
 ) -> Iterator[Game | MalformedLogError]:
     """Games of a stream, one per ``start_game`` ... ``end_game`` run of lines.
 
@@ -886,14 +913,18 @@ def generate_stream_games(
     does a stream past :attr:`Limits.max_file_bytes`. ``limits`` default to
     :func:`~parsers.limits.current_limits`.
     """
-    return _generate_stream_games(source, path, validate_game_json, limits)
+    return _generate_stream_games(source, path, _models_validate(tiles), limits)
 
 
 def generate_fast_stream_games(
-    source: Readable, *, path: str | None = None, limits: Limits | None = None
+    source: Readable,
+    *,
+    path: str | None = None,
+    limits: Limits | None = None,
+    tiles: TileSetOf | None = None,
 ) -> Iterator[fast.Game | MalformedLogError]:
     """Like :func:`generate_stream_games`, the games in the fast form."""
-    return _generate_stream_games(source, path, fast.parse_game, limits)
+    return _generate_stream_games(source, path, _fast_validate(tiles), limits)
 
 
 def _generate_stream_games(
@@ -1045,10 +1076,14 @@ def _generate_stream_games(
 
 
 def generate_stream_games_from_bytes(
-    data: bytes, *, path: str | None = None, limits: Limits | None = None
+    data: bytes,
+    *,
+    path: str | None = None,
+    limits: Limits | None = None,
+    tiles: TileSetOf | None = None,
 ) -> Iterator[Game | MalformedLogError]:
     """Games of a stream held in memory (tests, small inputs)."""
-    return generate_stream_games(io.BytesIO(data), path=path, limits=limits)
+    return generate_stream_games(io.BytesIO(data), path=path, limits=limits, tiles=tiles)
 
 
 # --- files -----------------------------------------------------------------------------------
@@ -1103,16 +1138,19 @@ def open_regular_file(path: str | os.PathLike[str]) -> io.BufferedReader:
 
 
 def generate_games(
-    path: str | os.PathLike[str], *, limits: Limits | None = None
+    path: str | os.PathLike[str],
+    *,
+    limits: Limits | None = None,
+    tiles: TileSetOf | None = None,
 ) -> Iterator[Game | MalformedLogError]:
     """Every game of a log file, or one error per game (or file) that cannot be read.
 
     The encoding follows the file name (:data:`LOG_SUFFIXES`). Stream files are read
     line by line and never held whole. What is no regular file is refused, unread.
     ``limits`` (:class:`~parsers.limits.Limits`) default to
-    :func:`~parsers.limits.current_limits`.
+    :func:`~parsers.limits.current_limits`. ``tiles``: see the module's text.
     """
-    return _generate_games(path, validate_game_json, None, limits)
+    return _generate_games(path, _models_validate(tiles), None, limits)
 
 
 class ByteSink(Protocol):
@@ -1153,7 +1191,11 @@ class _TeeReader:
 
 
 def generate_fast_games(
-    path: str | os.PathLike[str], *, sink: ByteSink | None = None, limits: Limits | None = None
+    path: str | os.PathLike[str],
+    *,
+    sink: ByteSink | None = None,
+    limits: Limits | None = None,
+    tiles: TileSetOf | None = None,
 ) -> Iterator[fast.Game | MalformedLogError]:
     """Like :func:`generate_games`, the games in the fast form (:mod:`parsers.fast`):
     the same games and errors, decoded at about the speed of plain JSON decoding.
@@ -1163,7 +1205,7 @@ def generate_fast_games(
     ``end`` once the last game or error is out. A file that cannot be opened sends
     nothing and never ends.
     """
-    return _generate_games(path, fast.parse_game, sink, limits)
+    return _generate_games(path, _fast_validate(tiles), sink, limits)
 
 
 def _generate_games(
@@ -1205,9 +1247,12 @@ def generate_games_from_bytes(
     gzipped: bool = False,
     path: str | None = None,
     limits: Limits | None = None,
+    tiles: TileSetOf | None = None,
 ) -> Iterator[Game | MalformedLogError]:
     """Like :func:`generate_games` for bytes held in memory."""
-    return _generate_games_from_bytes(data, encoding, gzipped, path, validate_game_json, limits)
+    return _generate_games_from_bytes(
+        data, encoding, gzipped, path, _models_validate(tiles), limits
+    )
 
 
 def generate_fast_games_from_bytes(
@@ -1217,9 +1262,12 @@ def generate_fast_games_from_bytes(
     gzipped: bool = False,
     path: str | None = None,
     limits: Limits | None = None,
+    tiles: TileSetOf | None = None,
 ) -> Iterator[fast.Game | MalformedLogError]:
     """Like :func:`generate_games_from_bytes`, the games in the fast form."""
-    return _generate_games_from_bytes(data, encoding, gzipped, path, fast.parse_game, limits)
+    return _generate_games_from_bytes(
+        data, encoding, gzipped, path, _fast_validate(tiles), limits
+    )
 
 
 def _generate_games_from_bytes(

@@ -8,14 +8,18 @@ text. The table of accepted spellings is data built once at import.
 
 The families beyond Guizhou add honours ``1z``-``7z`` (东 南 西 北 白 发 中, U+1F000-U+1F006)
 and flowers ``1f``-``8f`` (春 夏 秋 冬 梅 兰 竹 菊, U+1F026-U+1F029 and U+1F022-U+1F025):
-``parse_tile_text(text, extended=True)`` reads them. Without ``extended`` (the Guizhou
-logs, and every reader today) an honour or a flower is an unknown tile, as it always was,
-and the message says which it is.
+``parse_tile_text(text, extended=True)`` reads them. Without ``extended`` an honour or a
+flower is an unknown tile, and the message says which it is.
+
+Which tiles a game may hold is its family's business, not the format's: a reader is given
+a :data:`TileSetOf` (the ruleset's name to the canonical texts of its tiles), and without
+one it holds every game to :data:`SUITED_TILE_SET`, the 108-tile notation of the Guizhou
+logs. ``docs/log-format.md`` ("Honours and flowers") says why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from parsers.errors import TileNotationError
 
@@ -30,6 +34,17 @@ FLOWER_TILES: tuple[str, ...] = tuple(f"{rank}f" for rank in range(1, 9))
 """The flowers 春 夏 秋 冬 梅 兰 竹 菊, in the order of ``rules.tiles.Tile`` (after the honours)."""
 EXTENDED_TILES: tuple[str, ...] = CANONICAL_TILES + HONOUR_TILES + FLOWER_TILES
 """Every canonical tile text, in the order of ``rules.tiles.Tile``."""
+
+SUITED_TILE_SET: frozenset[str] = frozenset(CANONICAL_TILES)
+"""The tiles of the 108-tile games (and the wildcard): what a reader given no
+:data:`TileSetOf` accepts, as every reader did before the families beyond Guizhou."""
+FULL_TILE_SET: frozenset[str] = frozenset(EXTENDED_TILES)
+"""Every tile of the format's notation (144 tiles and the wildcard)."""
+
+TileSetOf = Callable[[str], frozenset[str]]
+"""A game's ``ruleset`` (a preset name) to the canonical texts of the tiles its games may
+hold. The readers take one from their caller, who knows the rules (``flows.bridge``): the
+parsers never resolve a ruleset themselves."""
 
 _RANK_SPELLINGS: tuple[tuple[int, str], ...] = (
     (1, "1１一壹幺么"),
@@ -115,6 +130,13 @@ def is_canonical_tile(text: str) -> bool:
 _CANONICAL_SET = frozenset(CANONICAL_TILES)
 
 
+def describe_tile(canonical: str) -> str:
+    """``"1z"`` as ``"1z, an honour"``, ``"3f"`` as ``"3f, a flower"``, others as they are."""
+    if canonical in EXTRA_SPELLINGS:
+        return f"{canonical}, {'an honour' if canonical.endswith('z') else 'a flower'}"
+    return canonical
+
+
 def parse_tile_text(text: str, *, extended: bool = False) -> str:
     """Any accepted spelling of one tile to canonical text; raises ``TileNotationError``.
 
@@ -131,7 +153,6 @@ def parse_tile_text(text: str, *, extended: bool = False) -> str:
     if found is None:
         extra = EXTRA_SPELLINGS.get(cleaned)
         if extra is not None:
-            kind = "an honour" if extra.endswith("z") else "a flower"
-            raise TileNotationError(text, f"{extra}, {kind}: not a tile of these logs")
+            raise TileNotationError(text, f"{describe_tile(extra)}: not a tile of these logs")
         raise TileNotationError(text)
     return found
