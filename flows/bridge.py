@@ -5,11 +5,16 @@
 :func:`game_from_records` go the other way, for code that produces hands (a simulator)
 and wants to write them as logs. The forward direction runs once per hand in the replay
 hot path, so it is plain loops and dictionary look-ups.
+
+:func:`ruleset_tiles` is what the readers of :mod:`parsers.read` take as ``tiles``: the
+tiles a log of a preset may hold, from its family's :class:`~rules.tiles.TileSet` (the
+parsers know no ruleset).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from parsers import fast
@@ -21,6 +26,7 @@ from parsers.models import (
     DrawEvent,
     ExchangeEvent,
     FlipEvent,
+    FlowerEvent,
     Game,
     Hand,
     KongEvent,
@@ -58,11 +64,34 @@ from rules.events import (
     Suit,
     Win,
 )
-from rules.tiles import TILE_BY_TEXT, TILE_TEXT
+from rules.tiles import TILE_BY_TEXT, TILE_TEXT, Tile, TileSet
 
 _KONG_KIND: dict[str, KongKind] = {kind.value: kind for kind in KongKind}
 _EXHAUSTIVE_DRAW = ExhaustiveDraw()
 _SUIT: dict[str, Suit] = {suit.value: suit for suit in Suit}
+
+
+def tile_texts(tile_set: TileSet) -> frozenset[str]:
+    """The canonical texts of a tile set's kinds, and the wildcard ``W`` (a setting of the
+    ruleset, which the replay checks)."""
+    return frozenset([TILE_TEXT[t] for t in tile_set.kinds] + [TILE_TEXT[Tile.W]])
+
+
+@lru_cache(maxsize=64)
+def ruleset_tiles(ruleset: str) -> frozenset[str]:
+    """The tiles a log of the preset ``ruleset`` may hold (:func:`tile_texts` of its
+    family's tile set), for the readers' ``tiles``; the 108-tile set for a name no preset
+    has (the replay then refuses the ruleset itself)."""
+    from rules.families import family_named
+    from rules.presets import family_of_preset, is_preset
+    from rules.settings import RulesetError
+
+    if not is_preset(ruleset):
+        return tile_texts(TileSet.SUITED)
+    try:
+        return tile_texts(family_named(family_of_preset(ruleset)).tile_set)
+    except RulesetError:
+        return tile_texts(TileSet.SUITED)
 
 
 def hand_records(game: Game | fast.Game) -> list[HandRecord]:
@@ -125,6 +154,9 @@ def _generate_events(events: Sequence[LogEvent]) -> list[Event]:
             append(Seabed(ev.seat, ev.take))
         elif isinstance(ev, BirdEvent):
             append(Bird(tuple([tiles[t] for t in ev.tiles])))
+        # --- claims events
+        elif isinstance(ev, FlowerEvent):
+            append(Flower(ev.seat, tiles[ev.tile]))
         # --- sichuan events
         elif isinstance(ev, ExchangeEvent):
             append(Exchange(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.to))
@@ -183,6 +215,9 @@ def _generate_fast_events(events: Sequence[fast.Event]) -> list[Event]:
             append(Seabed(ev.seat, ev.take))
         elif isinstance(ev, fast.BirdEvent):
             append(Bird(tuple([tiles[t] for t in ev.tiles])))
+        # --- claims events
+        elif isinstance(ev, fast.FlowerEvent):
+            append(Flower(ev.seat, tiles[ev.tile]))
         # --- sichuan events
         elif isinstance(ev, fast.ExchangeEvent):
             append(Exchange(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.to))
