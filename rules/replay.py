@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rules.continuing import Carry, ExchangeFact, carry_findings, sequence_finding
-from rules.events import HandRecord, Suit
+from rules.events import Event, HandRecord, Suit
 from rules.facts import ChickenDiscard, Outcome, SeatFacts, WallFacts, WinFact
 from rules.families import family_of
 from rules.frozen import quick_init
@@ -36,6 +36,8 @@ class HandReplay:
     ``exchanges`` and ``declared_suits`` hold the 换三张 and 定缺 of a family that plays
     them (``()`` otherwise); ``carry`` the state the earlier hands of the game left to this
     one (``None`` unless the family carries state and the game was replayed as a whole).
+    ``noted`` holds the events of the family's kinds its settlement reads (Changsha's
+    ``small_win``: :meth:`~rules.table.Table.note`), in event order.
     """
 
     hand_no: int
@@ -54,6 +56,7 @@ class HandReplay:
     exchanges: tuple[ExchangeFact, ...] = ()
     declared_suits: tuple[Suit | None, ...] = ()
     carry: Carry | None = None
+    noted: tuple[Event, ...] = ()
 
     @property
     def fatal(self) -> Violation | None:
@@ -84,6 +87,7 @@ class HandReplay:
         exchanges: tuple[ExchangeFact, ...] = (),
         declared_suits: tuple[Suit | None, ...] = (),
         carry: Carry | None = None,
+        noted: tuple[Event, ...] = (),
     ) -> None:
         # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
         self.hand_no = hand_no  # type: ignore[misc]
@@ -102,6 +106,7 @@ class HandReplay:
         self.exchanges = exchanges  # type: ignore[misc]
         self.declared_suits = declared_suits  # type: ignore[misc]
         self.carry = carry  # type: ignore[misc]
+        self.noted = noted  # type: ignore[misc]
 
 
 quick_init(HandReplay)
@@ -163,7 +168,7 @@ def replay_of_table(
         table.winners, table.seat_facts(), table.flip, table.chicken_discards(),
         table.wall_left, table.event_index, table if keep_table else None,
         table.wall_facts(),
-        table.exchanges(), table.declared_suits(), carry,
+        table.exchanges(), table.declared_suits(), carry, table.noted,
     )
 
 

@@ -340,10 +340,10 @@ class Table:
         "_back", "_chickens", "_claimed_any", "_cont", "_copies", "_dealer", "_disc",
         "_findings", "_flip", "_flower_seat", "_flowers", "_front", "_frozen", "_hand_no",
         "_hands", "_index", "_kinds", "_kong_chances", "_kong_turn", "_kongs", "_last_draw",
-        "_mech", "_melds", "_n", "_next", "_passed_kongs", "_pending_kong", "_phase", "_plain",
-        "_plan", "_pong_tiles", "_ready_at", "_ready_hard", "_ready_pending", "_replaced",
-        "_rivers", "_rob_offers", "_robbed_tiles", "_rules", "_ruleset", "_set_aside",
-        "_shown", "_taken", "_tracked", "_turn", "_waits", "_wall", "_wend", "_wide",
+        "_mech", "_melds", "_n", "_next", "_noted", "_passed_kongs", "_pending_kong",
+        "_phase", "_plain", "_plan", "_pong_tiles", "_ready_at", "_ready_hard", "_ready_pending",
+        "_replaced", "_rivers", "_rob_offers", "_robbed_tiles", "_rules", "_ruleset",
+        "_set_aside", "_shown", "_taken", "_tracked", "_turn", "_waits", "_wall", "_wend", "_wide",
         "_winners", "_won", "_won_tile",
     )
 
@@ -411,6 +411,7 @@ class Table:
         deal_findings = rules.deal_findings
         self._findings: list[Violation] = [] if deal_findings is None else deal_findings(record)
         self._plan: WinPlan | None = None
+        self._noted: list[Event] = []  # events a family keeps for its settlement (note)
         # the wall mechanics (dice after a kong, the last tile, birds) keep their own state
         # and wrap the draw, discard, claims and win: every event takes the full check
         self._wend: WallState | None = None
@@ -492,6 +493,16 @@ class Table:
     def findings(self) -> tuple[Violation, ...]:
         """Non-fatal violations found so far (``missed_win``)."""
         return tuple(self._findings)
+
+    @property
+    def noted(self) -> tuple[Event, ...]:
+        """The events a family's kinds kept for its settlement (:meth:`note`), in order."""
+        return tuple(self._noted)
+
+    def note(self, event: Event) -> None:
+        """Keep a legal event of a family's kind for its settlement (Changsha's 起手小胡:
+        the table plays nothing on them, the settlement pays them); an ``apply`` calls it."""
+        self._noted.append(event)
 
     @property
     def robbed_tiles(self) -> int:

@@ -35,6 +35,7 @@ __all__ = [
     "family_names",
     "family_of",
     "register",
+    "replayable",
 ]
 
 DEFAULT_FAMILY = "guizhou"
@@ -140,3 +141,15 @@ def family_named(name: str) -> Family:
 def family_of(ruleset: RulesetBase) -> Family:
     """The family a ruleset belongs to."""
     return family_named(ruleset.family)
+
+
+def replayable(ruleset: RulesetBase) -> RulesetBase:
+    """``ruleset``, whose family can replay and settle hands (it has table rules); a
+    ruleset of a family that cannot raises :class:`RulesetError` naming the family."""
+    family = family_of(ruleset)
+    if family.table_rules is None:
+        raise RulesetError(
+            f"ruleset {ruleset.name!r} is of the {family.name!r} family, which has no table "
+            f"rules: its hands cannot be replayed"
+        )
+    return ruleset

@@ -131,7 +131,9 @@ class ChangshaTable:
         return None
 
     def apply_small_win(self, t: Table, ev: SmallWin) -> None:
-        """A declared 起手小胡 changes nothing at the table (the settlement scores it)."""
+        """A declared 起手小胡 changes nothing at the table: the table keeps it for the
+        settlement, which pays it (:attr:`~rules.replay.HandReplay.noted`)."""
+        t.note(ev)
 
     # ------------------------------------------------------------------ a win
     def check_win(self, t: Table, plan: WinPlan) -> Violation | None:

@@ -16,15 +16,14 @@ seat, responsibility chickens and 包鸡; at an exhaustive draw 查叫 and then 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import ClassVar
 
-from rules.events import KongKind, RecordedItem, RecordedResult
+from rules.events import KongKind, RecordedResult
 from rules.facts import ChickenDiscard, ClaimKind, KongFact, Outcome, SeatFacts, WinFact
 from rules.families.guizhou.patterns import Pattern, generate_wins
 from rules.families.guizhou.settings import (
@@ -52,6 +51,15 @@ from rules.families.guizhou.settings import (
 )
 from rules.frozen import quick_init
 from rules.glossary import zh
+from rules.ledger import (
+    LedgerItem,
+    WinValue,
+    audit_ledger,
+    format_amount,
+    generate_item_differences,
+    item_nets,
+    with_names,
+)
 from rules.melds import MeldKind
 from rules.memo import Memo
 from rules.replay import HandReplay
@@ -111,7 +119,6 @@ REASON_CHINESE: Mapping[Reason, str] = MappingProxyType(
 """The Chinese term of each reason, shown beside the English name (from the glossary,
 rules/glossary.toml, where each term is spelt once)."""
 
-_REASON_ORDER: Mapping[str, int] = MappingProxyType({r.value: i for i, r in enumerate(Reason)})
 
 _KONG_REASON: Mapping[KongKind, Reason] = MappingProxyType({
     KongKind.EXPOSED: Reason.EXPOSED_KONG,
@@ -121,19 +128,6 @@ _KONG_REASON: Mapping[KongKind, Reason] = MappingProxyType({
 _KONG_CHINESE: Mapping[KongKind, str] = MappingProxyType(
     {k: zh("kong", k.value) for k in KongKind}
 )
-
-
-class LedgerItem(NamedTuple):
-    """One transfer: ``payer`` pays ``payee`` ``amount`` points (a multiple of the stake).
-
-    A named tuple rather than a frozen dataclass: a hand makes about ten, and a tuple is
-    several times cheaper to build (just as immutable, and slot-free)."""
-
-    payer: int
-    payee: int
-    amount: int
-    reason: Reason
-    detail: str  # e.g. "flush_all_pungs 清大对 15", "3 x 1s gold"
 
 
 class ChickenKind(StrEnum):
@@ -167,40 +161,11 @@ quick_init(ChickenCount)
 
 
 @dataclass(frozen=True, slots=True)
-class WinValue:
-    """What one win was worth: the patterns that scored and what each payer paid for it
-    (the hand and its bonuses, 杀报 excluded); ``penalty`` marks a 包牌 win, where the
-    winner paid ``value`` to each of ``payers`` instead."""
-
-    seat: int
-    patterns: tuple[str, ...]
-    value: int
-    payers: tuple[int, ...]
-    penalty: bool = False
-
-    def __init__(
-        self,
-        seat: int,
-        patterns: tuple[str, ...],
-        value: int,
-        payers: tuple[int, ...],
-        penalty: bool = False,
-    ) -> None:
-        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
-        self.seat = seat  # type: ignore[misc]
-        self.patterns = patterns  # type: ignore[misc]
-        self.value = value  # type: ignore[misc]
-        self.payers = payers  # type: ignore[misc]
-        self.penalty = penalty  # type: ignore[misc]
-
-
-quick_init(WinValue)
-
-
-@dataclass(frozen=True, slots=True)
 class Settlement:
-    """A settled hand."""
+    """A settled hand (a :class:`rules.ledger.Ledger`)."""
 
+    reasons: ClassVar[tuple[str, ...]] = tuple(r.value for r in Reason)
+    """The reasons in their order (the audit orders item differences by it)."""
     items: tuple[LedgerItem, ...]  # deterministic order
     deltas: tuple[int, ...]  # per seat, sums to zero, multiples of base_stake
     next_dealer: int
@@ -227,11 +192,6 @@ class Settlement:
 
 
 quick_init(Settlement)
-
-
-def format_amount(amount: int) -> str:
-    """A delta with its sign: ``+3``, ``-16``, ``0``."""
-    return f"{amount:+d}" if amount else "0"
 
 
 def _seats_text(seats: Sequence[int]) -> str:
@@ -273,21 +233,6 @@ def _others(seat: int, n: int) -> tuple[int, ...]:
 
 _Pays = Callable[[int, int], bool]
 """Whether a responsibility chicken is paid: (claimer, discarder) -> paid."""
-
-_SEAT_RE = re.compile(r"\bseat (\d+)\b")
-
-
-def with_names(lines: Iterable[str], names: Sequence[str | None]) -> tuple[str, ...]:
-    """``lines`` with each ``seat N`` followed by the player's name, when it has one."""
-
-    def name(m: re.Match[str]) -> str:
-        seat = int(m[1])
-        if seat < len(names) and names[seat]:
-            return f"seat {seat} ({names[seat]})"
-        return m[0]
-
-    return tuple(_SEAT_RE.sub(name, line) for line in lines)
-
 
 # --------------------------------------------------------------------------------------
 # constants read once, not per hand
@@ -1448,162 +1393,10 @@ def settle(
 # the audit of a recorded result
 # --------------------------------------------------------------------------------------
 
-ItemKey = tuple[int, int, str]
-"""(payer, payee, reason) of ledger items compared as one group."""
-
-
-def _grouped(items: Iterable[tuple[int, int, str, int]]) -> dict[ItemKey, int]:
-    out: dict[ItemKey, int] = {}
-    for payer, payee, reason, amount in items:
-        key = (payer, payee, reason)
-        out[key] = out.get(key, 0) + amount
-    return out
-
-
-def _key_order(key: ItemKey) -> tuple[int, int, int, str]:
-    payer, payee, reason = key
-    return (payer, payee, _REASON_ORDER.get(reason, len(_REASON_ORDER)), reason)
-
-
-def generate_item_differences(
-    settlement: Settlement, recorded: RecordedResult
-) -> Iterable[tuple[ItemKey, int | None, int | None]]:
-    """Ledger items grouped by (payer, payee, reason) whose sums differ between the
-    recomputed settlement and the record: ``(key, recomputed, recorded)``, None where a
-    side has no such item; in (payer, payee, reason) order. Nothing if the record is not
-    itemised."""
-    if recorded.items is None:
-        return
-    ours = _grouped((i.payer, i.payee, i.reason.value, i.amount) for i in settlement.items)
-    theirs = _grouped((i.payer, i.payee, i.reason, i.amount) for i in recorded.items)
-    for key in sorted(set(ours) | set(theirs), key=_key_order):
-        a, b = ours.get(key), theirs.get(key)
-        if a != b:
-            yield key, a, b
-
-
-def _difference_text(key: ItemKey, ours: int | None, theirs: int | None) -> str:
-    payer, payee, reason = key
-    chinese = REASON_CHINESE.get(Reason(reason)) if reason in _REASON_ORDER else None
-    name = f"{reason} {chinese}" if chinese else reason
-    head = f"seat {payer} -> seat {payee} {name}"
-    if theirs is None:
-        return f"{head}: recomputed {ours}, missing from the record"
-    if ours is None:
-        return f"{head}: recorded {theirs}, not due (extra in the record)"
-    return f"{head}: recorded {theirs}, recomputed {ours}"
-
-
 def audit_result(
     settlement: Settlement | None, recorded: RecordedResult | None, hand_no: int
 ) -> tuple[Violation, ...]:
-    """The settlement checks of one hand against its recorded result (non-fatal findings),
-    in this order:
-
-    - ``not_zero_sum``: the record's deltas do not sum to zero;
-    - ``score_mismatch``: its per-seat deltas differ from the recomputed ones (the message
-      names the seats and the differences);
-    - ``item_mismatch``: its itemised breakdown (``items``), summed per payer, payee and
-      reason, differs from the recomputed ledger (the message names the items that
-      differ), whether or not the deltas agree;
-    - ``item_sum_mismatch``: its items do not add up to its own deltas (the message names
-      each seat's net of the items against its delta);
-    - ``dealer_mismatch``: it names another next dealer.
-
-    ``not_zero_sum`` and ``item_sum_mismatch`` look at the record alone, so they are
-    reported for a hand that could not be settled too; the others need the settlement.
-    A record without ``items`` is compared on its deltas and next dealer only."""
-    if recorded is None:
-        return ()
-    out: list[Violation] = []
-    total = sum(recorded.deltas)
-    if total:
-        out.append(Violation(
-            ViolationCode.NOT_ZERO_SUM, hand_no, None, None,
-            f"the recorded deltas {list(recorded.deltas)} sum to {total}, not 0", fatal=False,
-        ))
-    if settlement is not None:
-        score = _score_mismatch(settlement, recorded, hand_no)
-        if score is not None:
-            out.append(score)
-        items = [_difference_text(*d) for d in generate_item_differences(settlement, recorded)]
-        if items:
-            n = len(items)
-            out.append(Violation(
-                ViolationCode.ITEM_MISMATCH, hand_no, None, None,
-                f"{n} recorded item{'s' if n != 1 else ''} differ{'s' if n == 1 else ''} "
-                "from the recomputed ledger: " + "; ".join(items), fatal=False,
-            ))
-    unbalanced = _item_sum_mismatch(recorded, hand_no)
-    if unbalanced is not None:
-        out.append(unbalanced)
-    if (settlement is not None and recorded.next_dealer is not None
-            and recorded.next_dealer != settlement.next_dealer):
-        out.append(Violation(
-            ViolationCode.DEALER_MISMATCH, hand_no, None, None,
-            f"the record says seat {recorded.next_dealer} deals next; by the rules it is "
-            f"seat {settlement.next_dealer}", fatal=False,
-        ))
-    return tuple(out)
-
-
-def _score_mismatch(
-    settlement: Settlement, recorded: RecordedResult, hand_no: int
-) -> Violation | None:
-    ours, theirs = settlement.deltas, recorded.deltas
-    if tuple(theirs) == ours:
-        return None
-    if len(theirs) != len(ours):
-        text = (f"the record has {len(theirs)} deltas {list(theirs)} for "
-                f"{len(ours)} seats; recomputed {list(ours)}")
-    else:
-        diffs = [
-            f"seat {s}: recorded {format_amount(theirs[s])}, recomputed "
-            f"{format_amount(ours[s])} (off by {format_amount(theirs[s] - ours[s])})"
-            for s in range(len(ours)) if theirs[s] != ours[s]
-        ]
-        text = "recorded deltas differ: " + "; ".join(diffs)
-    seats = [s for s in range(min(len(ours), len(theirs))) if ours[s] != theirs[s]]
-    seat = seats[0] if len(seats) == 1 else None
-    return Violation(ViolationCode.SCORE_MISMATCH, hand_no, None, seat, text, fatal=False)
-
-
-def item_nets(items: Iterable[RecordedItem], n_seats: int) -> list[int]:
-    """What the items give each of ``n_seats`` seats on balance (received minus paid);
-    raises ``ValueError`` for an item naming a seat outside ``range(n_seats)``."""
-    nets = [0] * n_seats
-    for item in items:
-        for seat in (item.payer, item.payee):
-            if not 0 <= seat < n_seats:
-                raise ValueError(
-                    f"the recorded item {item.payer} -> {item.payee} {item.reason} "
-                    f"{item.amount} names seat {seat}, the record has {n_seats} deltas"
-                )
-        nets[item.payer] -= item.amount
-        nets[item.payee] += item.amount
-    return nets
-
-
-def _item_sum_mismatch(recorded: RecordedResult, hand_no: int) -> Violation | None:
-    if recorded.items is None:
-        return None
-    deltas = recorded.deltas
-    try:
-        nets = item_nets(recorded.items, len(deltas))
-    except ValueError as exc:
-        return Violation(ViolationCode.ITEM_SUM_MISMATCH, hand_no, None, None, str(exc),
-                         fatal=False)
-    seats = [s for s in range(len(deltas)) if nets[s] != deltas[s]]
-    if not seats:
-        return None
-    diffs = [
-        f"seat {s}: items {format_amount(nets[s])}, delta {format_amount(deltas[s])}"
-        for s in seats
-    ]
-    return Violation(
-        ViolationCode.ITEM_SUM_MISMATCH, hand_no, None, seats[0] if len(seats) == 1 else None,
-        "the recorded items do not add up to the recorded deltas: " + "; ".join(diffs),
-        fatal=False,
-    )
-
-
+    """The settlement checks of one hand against its recorded result (non-fatal findings):
+    ``not_zero_sum``, ``score_mismatch``, ``item_mismatch``, ``item_sum_mismatch``,
+    ``dealer_mismatch``, as :func:`rules.ledger.audit_ledger` gives them."""
+    return audit_ledger(settlement, recorded, hand_no)
