@@ -20,8 +20,9 @@ from parsers.errors import MalformedLogError
 from parsers.fast import Game
 from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import HandAudit, audit_game
+from rules.events import SmallWin
 from rules.facts import WallFacts
-from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
+from rules.families import replayable
 from rules.glossary import Lang, translate
 from rules.mechanics import mechanics_of
 from rules.presets import resolve_ruleset
@@ -56,7 +57,7 @@ class GameAudit:
 
     path: str
     game: Game
-    ruleset: Ruleset | None  # None when the game's ruleset cannot be resolved
+    ruleset: RulesetBase | None  # None when the game's ruleset cannot be resolved
     error: str | None  # why the ruleset cannot be resolved
     hands: tuple[HandAudit, ...]
 
@@ -91,7 +92,7 @@ def generate_file_audits(
         if game_id is not None and item.game_id != game_id:
             continue
         try:
-            ruleset = guizhou_ruleset(resolve_ruleset(item.ruleset, item.rule_overrides))
+            ruleset = replayable(resolve_ruleset(item.ruleset, item.rule_overrides))
         except ValueError as exc:
             yield GameAudit(name, item, None, str(exc), ())
             continue
@@ -172,14 +173,14 @@ def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str,
                 "payer": i.payer,
                 "payee": i.payee,
                 "amount": i.amount,
-                "reason": i.reason.value,
+                "reason": str(i.reason),
                 "detail": i.detail,
             }
             for i in settlement.items
         ],
         "chickens": None if settlement is None else [
             {"seat": c.seat, "kind": c.kind.value, "tile": TILE_TEXT[c.tile], "count": c.count}
-            for c in settlement.chickens
+            for c in getattr(settlement, "chickens", ())  # the Guizhou family's
         ],
         **({} if replay.wall_facts is None else {"wall": wall_json(replay.wall_facts)}),
     }
@@ -223,8 +224,8 @@ def wall_json(facts: WallFacts) -> dict[str, Any]:
 
 def add_mechanics_json(out: dict[str, Any], ruleset: RulesetBase, replay: HandReplay) -> None:
     """The facts of the core mechanics the ruleset's family plays (换三张, 定缺, 血战到底,
-    carry), added to a hand's JSON object (``winners`` already in it) only then: a Guizhou
-    hand's object is as it was."""
+    carry) and the 起手小胡 declared (Changsha), added to a hand's JSON object (``winners``
+    already in it) only then: a Guizhou hand's object is as it was."""
     mech = mechanics_of(ruleset)
     if mech.play_after_win:
         for entry, win in zip(out["winners"], replay.winners, strict=True):
@@ -239,6 +240,12 @@ def add_mechanics_json(out: dict[str, Any], ruleset: RulesetBase, replay: HandRe
         out["declared_suits"] = [None if s is None else s.value for s in replay.declared_suits]
     if mech.carry:
         out["carry"] = None if replay.carry is None else replay.carry.as_dict()
+    small_wins = [ev for ev in replay.noted if isinstance(ev, SmallWin)]
+    if small_wins:
+        out["small_wins"] = [
+            {"seat": ev.seat, "kind": ev.kind, "tiles": [TILE_TEXT[t] for t in ev.tiles]}
+            for ev in small_wins
+        ]
 
 
 def format_json_line(obj: dict[str, Any]) -> str:

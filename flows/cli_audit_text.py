@@ -5,18 +5,15 @@ here: ``zhuoji audit`` passes every line through :func:`flows.cli_text.safe`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from flows.audit import GameAudit
 from rules.audit import HandAudit
+from rules.events import SmallWin
 from rules.facts import DiscardFact, Outcome, SeatFacts
-from rules.families.guizhou.settlement import (
-    Reason,
-    Settlement,
-    format_amount,
-    generate_item_differences,
-    with_names,
-)
+from rules.families import family_of
 from rules.glossary import Lang, text, translate, with_names_zh, zh
+from rules.ledger import Ledger, format_amount, generate_item_differences, with_names
 from rules.melds import Meld
 from rules.replay import HandReplay
 from rules.tiles import format_tiles
@@ -104,15 +101,15 @@ def format_winners(hand: HandAudit, names: Sequence[str], lang: Lang = "en") -> 
     return out
 
 
-def format_ledger(settlement: Settlement, lang: Lang = "en") -> list[str]:
-    """The ledger grouped by reason, in reason order."""
+def format_ledger(settlement: Ledger, lang: Lang = "en") -> list[str]:
+    """The ledger grouped by reason, in the family's reason order."""
     out = []
-    for reason in Reason:
-        items = [i for i in settlement.items if i.reason is reason]
+    for reason in settlement.reasons:
+        items = [i for i in settlement.items if i.reason == reason]
         if not items:
             continue
         total = sum(i.amount for i in items)
-        out.append(f"  {_term('reason', reason.value, lang)}{'：' if lang == 'zh' else ': '}"
+        out.append(f"  {_term('reason', reason, lang)}{'：' if lang == 'zh' else ': '}"
                    f"{total}")
         for i in items:
             out.append(_t("    seat {payer} -> seat {payee}  {amount}  {detail}", lang,
@@ -187,22 +184,22 @@ def _name_zh(name: str) -> str:
     return name
 
 
-def _because(settlement: Settlement, reason: str, payer: int, payee: int) -> list[str]:
-    """Explanation lines about ``reason``: those naming its Chinese term (or, for the
-    hand and plain chickens, the win and the chicken lines), the payee's first."""
-    if reason == Reason.HAND.value:
-        lines = [line for line in settlement.explanation if " won " in line]
-    elif reason == Reason.CHICKEN.value:
-        lines = [line for line in settlement.explanation if "chickens" in line]
-    elif reason in _REASONS:
-        term = Reason(reason).chinese
-        lines = [line for line in settlement.explanation if term in line]
-    else:
+def _because(settlement: Ledger, reason: str, payer: int, payee: int) -> list[str]:
+    """Explanation lines about ``reason``: those naming its Chinese term or, for a family
+    whose lines name the reason (``...: small_win (...)``), those; for the hand and plain
+    chickens, the win and the chicken lines; the payee's first."""
+    if reason not in settlement.reasons:
         return []
+    if reason == "hand":
+        lines = [line for line in settlement.explanation if " won " in line]
+    elif reason == "chicken":
+        lines = [line for line in settlement.explanation if "chickens" in line]
+    else:
+        term = zh("reason", reason)
+        named = f": {reason} ("
+        lines = [line for line in settlement.explanation
+                 if term in line or (named in line and f"seat {payer} pays" in line)]
     return sorted(lines, key=lambda line: f"seat {payee}" not in line)[:3]
-
-
-_REASONS = frozenset(r.value for r in Reason)
 
 
 def _named(lines: Sequence[str], names: Sequence[str], lang: Lang) -> list[str]:
@@ -223,7 +220,8 @@ def format_verdict(hand: HandAudit, names: Sequence[str], lang: Lang = "en") -> 
         if lang == "zh":
             name = _name_zh(reason)
         else:
-            name = f"{reason} {Reason(reason).chinese}" if reason in _REASONS else reason
+            name = (f"{reason} {zh('reason', reason)}" if reason in settlement.reasons
+                    else reason)
         head = f"  {_seat(payer, names, lang)} -> {_seat(payee, names, lang)} {name}: "
         if lang == "zh":
             head = f"  {_seat(payer, names, lang)} → {_seat(payee, names, lang)} {name}："
@@ -321,16 +319,37 @@ def _seat_lines(seat: SeatFacts, won: bool, replay: HandReplay,
     return lines
 
 
-def format_chickens(settlement: Settlement, names: Sequence[str],
+def format_chickens(chickens: Sequence[Any], names: Sequence[str],
                     lang: Lang = "en") -> list[str]:
-    if not settlement.chickens:
+    """The chickens a Guizhou settlement counted."""
+    if not chickens:
         return [_t("  none scored", lang)]
     return [
         _t("  {seat}: {count} x {tile} {kind}", lang, seat=_seat(c.seat, names, lang),
            count=c.count, tile=_tile(c.tile, lang),
            kind=zh("chicken", c.kind.value) if lang == "zh" else c.kind.value)
-        for c in settlement.chickens
+        for c in chickens
     ]
+
+
+def format_table_extras(replay: HandReplay, names: Sequence[str],
+                        lang: Lang = "en") -> list[str]:
+    """The 起手小胡 declared and the birds (扎鸟), in the hands of a family that has them."""
+    out = []
+    opening = [ev for ev in replay.noted if isinstance(ev, SmallWin)]
+    if opening:
+        comma = "、" if lang == "zh" else ", "
+        out.append(_t("opening small wins: {wins}", lang, wins=comma.join(
+            f"{_seat(ev.seat, names, lang)} {_term('pattern', ev.kind, lang)}"
+            for ev in opening)))
+    wall = replay.wall_facts
+    if wall is not None and wall.birds:
+        comma = "、" if lang == "zh" else ", "
+        out.append(_t("birds: {birds}", lang, birds=comma.join(
+            _t("{tile} to {seat}", lang, tile=_tile(tile, lang),
+               seat=_seat(seat, names, lang))
+            for tile, seat in zip(wall.birds, wall.bird_seats, strict=True))))
+    return out
 
 
 def format_hand(audit: GameAudit, hand: HandAudit, *, full: bool,
@@ -352,12 +371,15 @@ def format_hand(audit: GameAudit, hand: HandAudit, *, full: bool,
     if full and replay.seats:
         lines.append(_t("tiles as the hand ended:", lang))
         lines.extend(format_tiles_at_end(replay, names, lang))
-        flip = _t("none", lang) if replay.flip is None else _tile(replay.flip, lang)
-        lines.append(_t("flip: {flip}", lang, flip=flip))
+        if "flip" in family_of(audit.ruleset).event_kinds:
+            flip = _t("none", lang) if replay.flip is None else _tile(replay.flip, lang)
+            lines.append(_t("flip: {flip}", lang, flip=flip))
+    lines.extend(format_table_extras(replay, names, lang))
     if settlement is not None:
-        if full:
+        chickens = getattr(settlement, "chickens", None)  # the Guizhou family's
+        if full and chickens is not None:
             lines.append(_t("chickens:", lang))
-            lines.extend(format_chickens(settlement, names, lang))
+            lines.extend(format_chickens(chickens, names, lang))
         lines.append(_t("ledger (recomputed):", lang))
         lines.extend(format_ledger(settlement, lang))
     lines.append(_t("deltas:", lang))

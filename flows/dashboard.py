@@ -41,8 +41,6 @@ from markupsafe import escape as _escape
 from flows import warehouse
 from flows.replay_page import finding_step, hand_replay, replay_json
 from flows.rows_tiles import MeldTextError, parse_discards, parse_melds
-from rules.families.guizhou.settings import guizhou_ruleset
-from rules.families.guizhou.settlement import Reason
 from rules.glossary import Lang, expand, glossary, text, tile_zh, translate, zh
 from rules.melds import MeldKind
 from rules.presets import resolve_ruleset
@@ -1590,12 +1588,13 @@ class SeatTiles:
     discards: Markup
 
 
-_REASON_ORDER = {r.value: i for i, r in enumerate(Reason)}
+_REASON_ORDER = {r: i for i, r in enumerate(glossary().terms["reason"])}
+"""The ledger reasons in the glossary's order: each family's reasons in its own order."""
 
 
 def ledger_groups(items: Sequence[Row], n_players: int) -> list[LedgerGroup]:
-    """The ledger grouped by reason (in the order of
-    :class:`~rules.families.guizhou.settlement.Reason`, unknown names last by name), with
+    """The ledger grouped by reason (in the order of the glossary's reasons, each family's
+    in its settlement's order, unknown names last by name), with
     each seat's net from that reason."""
     grouped = group_rows(items, "reason")
     groups = []
@@ -1620,12 +1619,13 @@ def ledger_groups(items: Sequence[Row], n_players: int) -> list[LedgerGroup]:
 def _chicken_tiles(ruleset: str, overrides: str | None) -> frozenset[Tile]:
     """The standing chickens of a game's ruleset (none when it cannot be resolved)."""
     try:
-        rules = guizhou_ruleset(
-            resolve_ruleset(ruleset, orjson.loads(overrides) if overrides else None)
-        )
+        rules = resolve_ruleset(ruleset, orjson.loads(overrides) if overrides else None)
     except ValueError:
         return frozenset()
-    return frozenset(Tile(c.tile) for c in rules.chickens.standing)
+    chickens = getattr(rules, "chickens", None)  # the Guizhou family's
+    if chickens is None:
+        return frozenset()
+    return frozenset(Tile(c.tile) for c in chickens.standing)
 
 
 def _parse_tile(text: str | None) -> Tile | None:

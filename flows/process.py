@@ -35,8 +35,9 @@ from parsers.fast import Game
 from parsers.models import INT32_MAX, INT32_MIN
 from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import HandAudit, audit_game
-from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
+from rules.families import replayable
 from rules.presets import resolve_ruleset
+from rules.settings import RulesetBase
 from rules.version import ENGINE_VERSION, ruleset_fingerprint
 
 __all__ = [
@@ -67,12 +68,12 @@ class FileChangedError(ValueError):
 
 
 @lru_cache(maxsize=64)
-def _ruleset(name: str, overrides_json: str) -> Ruleset:
+def _ruleset(name: str, overrides_json: str) -> RulesetBase:
     overrides = orjson.loads(overrides_json)
-    return guizhou_ruleset(resolve_ruleset(name, overrides or None))
+    return replayable(resolve_ruleset(name, overrides or None))
 
 
-def _game_ruleset(game: Game) -> Ruleset:
+def _game_ruleset(game: Game) -> RulesetBase:
     overrides = orjson.dumps(game.rule_overrides or {}, option=orjson.OPT_SORT_KEYS).decode()
     return _ruleset(game.ruleset, overrides)
 

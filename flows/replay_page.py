@@ -26,8 +26,9 @@ from parsers.errors import MalformedLogError
 from parsers.fast import Game
 from parsers.read import generate_fast_games
 from rules.events import HandRecord
-from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
+from rules.families import replayable
 from rules.presets import resolve_ruleset
+from rules.settings import RulesetBase
 from rules.snapshot import HandSnapshots, replay_snapshots
 
 __all__ = ["ReplayData", "finding_step", "hand_replay", "load_hand", "replay_json"]
@@ -79,15 +80,15 @@ def _read_games(
     return games, None
 
 
-def load_hand(game: Game, hand_no: int) -> tuple[HandRecord, Ruleset] | None:
+def load_hand(game: Game, hand_no: int) -> tuple[HandRecord, RulesetBase] | None:
     """Hand ``hand_no`` of ``game`` and the game's ruleset (None when either is missing)."""
     try:
-        ruleset = resolve_ruleset(game.ruleset, game.rule_overrides)
+        ruleset = replayable(resolve_ruleset(game.ruleset, game.rule_overrides))
     except ValueError:
         return None
     for record in hand_records(game):
         if record.hand_no == hand_no:
-            return record, guizhou_ruleset(ruleset)
+            return record, ruleset
     return None
 
 

@@ -29,8 +29,8 @@ from parsers.models import Game
 from rules.audit import HandAudit
 from rules.events import KongKind
 from rules.facts import Outcome, WinFact
-from rules.families.guizhou.patterns import Pattern
-from rules.families.guizhou.settlement import ChickenKind, Reason, WinValue
+from rules.families.guizhou.settlement import ChickenKind
+from rules.ledger import WinValue
 from rules.tiles import TILE_TEXT
 from rules.violations import SETTLEMENT_CODES, ViolationCode
 
@@ -383,7 +383,7 @@ _NO_KONGS: tuple[int, ...] = (0,) * len(KONG_COLUMNS)
 _NO_CHICKENS: tuple[int, ...] = (0,) * len(CHICKEN_COLUMNS)
 _TEXT: dict[StrEnum, str] = {
     member: member.value
-    for enum in (Outcome, Reason, ViolationCode, Pattern)
+    for enum in (Outcome, ViolationCode)
     for member in enum
 }
 """Each enum member the rows hold, as its plain text value."""
@@ -572,7 +572,7 @@ class RowBuffer:
         deltas: Sequence[int | None] = (None,) * n
         if settlement is not None:
             deltas = settlement.deltas
-            for c in settlement.chickens:
+            for c in getattr(settlement, "chickens", ()):  # the Guizhou family's
                 counts = chickens.get(c.seat)
                 if counts is None:
                     counts = chickens[c.seat] = [0] * len(CHICKEN_COLUMNS)
@@ -594,7 +594,7 @@ class RowBuffer:
                 payer_ids.extend(map(ids.__getitem__, payers))
                 payee_ids.extend(map(ids.__getitem__, payees))
                 amount_column.extend(amounts)
-                reason_column.extend(map(_TEXT.__getitem__, reasons))
+                reason_column.extend(map(str, reasons))  # a family's StrEnum: its value
                 detail_column.extend(details)
         recorded_deltas: Sequence[int | None] = (None,) * n if recorded is None else recorded.deltas
 
