@@ -104,6 +104,7 @@ def validate_file(path: Path) -> FileReport:
     """Parse every game of one file; malformed games are collected, not raised, and a
     file that cannot be read (permissions, an I/O error) is reported, not raised. A game
     whose ruleset cannot be used counts as malformed, as the ingest quarantines it."""
+    from flows.bridge import ruleset_tiles
     from parsers.errors import MalformedLogError
     from parsers.read import generate_fast_games, parse_encoding
 
@@ -114,7 +115,8 @@ def validate_file(path: Path) -> FileReport:
         report.errors.append(MalformedLogError(str(exc).split(": ", 1)[-1], path=str(path)))
         return report
     try:
-        for item in generate_fast_games(path):  # the same games and errors as the models
+        # the same games and errors as the models; the tiles of each game's family
+        for item in generate_fast_games(path, tiles=ruleset_tiles):
             if not isinstance(item, MalformedLogError):
                 fault = ruleset_error(item, str(path))
                 if fault is None:
@@ -273,10 +275,11 @@ def validate_command(
 
 
 def _generate_or_raise(path: Path) -> Iterator[Game]:
+    from flows.bridge import ruleset_tiles
     from parsers.errors import MalformedLogError
     from parsers.read import generate_games
 
-    for item in generate_games(path):
+    for item in generate_games(path, tiles=ruleset_tiles):
         if isinstance(item, MalformedLogError):
             raise item
         yield item

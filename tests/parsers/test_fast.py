@@ -46,6 +46,7 @@ PAIRS: tuple[tuple[Any, Any], ...] = (
     (models.FlipEvent, fast.FlipEvent),
     (models.ExhaustiveDrawEvent, fast.ExhaustiveDrawEvent),
     (models.ChowEvent, fast.ChowEvent),
+    (models.FlowerEvent, fast.FlowerEvent),
     (models.ExchangeEvent, fast.ExchangeEvent),
     (models.DeclareSuitEvent, fast.DeclareSuitEvent),
     (models.Player, fast.Player),
