@@ -23,31 +23,39 @@ class EncodingChoice(StrEnum):
     DOCUMENT = "document"
     STREAM = "stream"
 
-SIMULATED_FAMILY = "guizhou"
-"""The family whose games the simulator plays (its bots are the family's)."""
-
 _PROGRESS_FROM = 2000  # hands: smaller runs print only the summary
 
 
-def _rulesets(names: list[str]) -> tuple[str, ...]:
-    from rules.presets import is_preset, preset_names
+def simulated_families() -> list[str]:
+    """The families whose games the simulator plays: those that name their bots in the
+    registry (``Family.extras["simulate"]``), the default family (Guizhou) first."""
+    from rules.bots import BOTS_EXTRA
+    from rules.families import DEFAULT_FAMILY, families
 
+    names = [f.name for f in families() if isinstance(f.extras.get(BOTS_EXTRA), str)]
+    return sorted(names, key=lambda name: (name != DEFAULT_FAMILY, name))
+
+
+def _rulesets(names: list[str]) -> tuple[str, ...]:
+    from rules.presets import family_of_preset, is_preset, preset_names
+
+    played = simulated_families()
     out: list[str] = []
     for name in names:
         for part in name.split(","):
             part = part.strip()
             if part == "all":
-                out.extend(preset_names(SIMULATED_FAMILY))
+                for family in played:
+                    out.extend(preset_names(family))
             elif not is_preset(part):
                 raise typer.BadParameter(
                     f"unknown preset {part!r}; the presets are: {', '.join(preset_names())}",
                     param_hint="--ruleset",
                 )
-            elif part not in preset_names(SIMULATED_FAMILY):
+            elif family_of_preset(part) not in played:
                 raise typer.BadParameter(
-                    f"preset {part!r} is not of a family the simulator plays "
-                    f"({SIMULATED_FAMILY}); its presets are: "
-                    f"{', '.join(preset_names(SIMULATED_FAMILY))}",
+                    f"preset {part!r} is of the {family_of_preset(part)} family, which has no "
+                    f"bots; the simulator plays the families {', '.join(played)}",
                     param_hint="--ruleset",
                 )
             else:

@@ -3,10 +3,11 @@
 Three families of defect:
 
 - **illegal moves**: an edit of a legal hand (a tile changed, an event inserted, replaced
-  or appended, the deal or the wall altered) or, for the three faults only another course
-  of play can show (no_pass, missing_suit, missed_win), the hand played again with one
-  player breaking that rule (:class:`rules.families.guizhou.simulate.Deviation`). The edit
-  point is the hand's first deviation from a legal log, so the audit's first finding is the fault.
+  or appended, the deal or the wall altered) or, for the faults only another course of
+  play can show (no_pass, missing_suit, missed_win, no_258_pair), the hand played again
+  with one player breaking that rule (the ``Deviation`` of the family's bots, reached
+  through the registry: :func:`rules.bots.bots_of`). The edit point is the hand's first
+  deviation from a legal log, so the audit's first finding is the fault.
 - **tampered results**: a wrong delta, a chicken payment left out, a kong paid to a
   player who was not ready, a wrong next dealer, deltas that do not sum to zero.
 - **file damage**: a truncated file, a broken JSON line in a stream, a tile written as
@@ -15,6 +16,14 @@ Three families of defect:
 Every hand-level fault is checked when it is made: :func:`rules.audit.audit_hand` must
 report exactly the fault's codes, in order, the first at the fault's event. An edit that
 does not give exactly that is discarded, and the injector tries another place or kind.
+(A tampered result of a family other than Guizhou gives the checks its own settlement
+makes: the kind's first code, then only result codes.)
+
+Which kinds a preset can take follows its family and settings (:func:`fault_kinds`): the
+Changsha family adds a chow by a seat other than the discarder's next player
+(``illegal_chow``), a 小胡 without a 2-5-8 pair (``no_258_pair``), a false 起手小胡
+(``bad_small_win``), a 海底 offer out of order (``bad_seabed``), a draw kept after the
+dice (``locked_hand``) and 漏胡 (``missed_win``).
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from typing import Any
 import orjson
 
 from rules.audit import audit_hand
+from rules.bots import SimulatedHand, bots_of
 from rules.events import (
     Chow,
     Discard,
@@ -42,18 +52,17 @@ from rules.events import (
     Ready,
     RecordedItem,
     RecordedResult,
+    Roll,
+    Seabed,
+    SmallWin,
     Win,
 )
 from rules.facts import Outcome
-from rules.families.guizhou.settings import Ruleset
-from rules.families.guizhou.settlement import settle
-from rules.families.guizhou.simulate import (
-    Deviation,
-    SimulatedHand,
-    play_record,
-    recorded_result,
-    with_result,
-)
+from rules.families import family_of
+from rules.families.guizhou.settings import Ruleset as GuizhouRuleset
+from rules.families.guizhou.settings import guizhou_ruleset
+from rules.mechanics import mechanics_of
+from rules.settings import RulesetBase
 from rules.table import Table
 from rules.tiles import NUM_SUITED, Tile, format_tiles
 from rules.violations import ViolationCode
@@ -105,6 +114,12 @@ class FaultKind(StrEnum):
     TRUNCATED_FILE = "truncated_file"
     BROKEN_JSON_LINE = "broken_json_line"
     BAD_TILE_TEXT = "bad_tile_text"
+    # illegal moves of the families with chow, 起手小胡, 海底 and 开杠 dice (Changsha)
+    ILLEGAL_CHOW = "illegal_chow"
+    NO_258_PAIR = "no_258_pair"
+    BAD_SMALL_WIN = "bad_small_win"
+    BAD_SEABED = "bad_seabed"
+    LOCKED_HAND = "locked_hand"
 
 
 _C = ViolationCode
@@ -121,6 +136,27 @@ _CODES: dict[FaultKind, tuple[str, ...]] = {
 }
 _FILE_KINDS = frozenset({FaultKind.TRUNCATED_FILE, FaultKind.BROKEN_JSON_LINE,
                          FaultKind.BAD_TILE_TEXT})
+_RESULT_KINDS = frozenset({FaultKind.WRONG_DELTA, FaultKind.MISSING_CHICKEN,
+                           FaultKind.KONG_TO_UNREADY, FaultKind.WRONG_NEXT_DEALER,
+                           FaultKind.UNBALANCED_DELTAS})
+_RESULT_CODES = frozenset({_C.NOT_ZERO_SUM, _C.SCORE_MISMATCH, _C.ITEM_MISMATCH,
+                           _C.ITEM_SUM_MISMATCH, _C.DEALER_MISMATCH})
+_GUIZHOU = "guizhou"
+_ANY_FAMILY = (
+    FaultKind.BAD_DEAL, FaultKind.TILE_OVERFLOW, FaultKind.OUT_OF_TURN,
+    FaultKind.NOT_IN_HAND, FaultKind.ILLEGAL_PONG, FaultKind.ILLEGAL_KONG,
+    FaultKind.INVALID_WIN, FaultKind.WALL_MISMATCH, FaultKind.WALL_EXHAUSTED,
+    FaultKind.PREMATURE_END, FaultKind.EVENT_AFTER_END, FaultKind.WRONG_DELTA,
+    FaultKind.WRONG_NEXT_DEALER, FaultKind.UNBALANCED_DELTAS,
+)
+"""The kinds any family's hands can take (the rest follow a family's rules)."""
+_GUIZHOU_ONLY = frozenset({
+    FaultKind.CHOW_NOT_ALLOWED, FaultKind.NO_PASS, FaultKind.FROZEN_HAND,
+    FaultKind.FALSE_READY, FaultKind.WILDCARD_DISCARD, FaultKind.MISSING_SUIT,
+    FaultKind.BAD_FLIP, FaultKind.MISSING_CHICKEN, FaultKind.KONG_TO_UNREADY,
+})
+_NEW_KINDS = frozenset({FaultKind.ILLEGAL_CHOW, FaultKind.NO_258_PAIR,
+                        FaultKind.BAD_SMALL_WIN, FaultKind.BAD_SEABED, FaultKind.LOCKED_HAND})
 
 
 def expected_codes(kind: FaultKind) -> tuple[str, ...]:
@@ -153,13 +189,21 @@ class Fault:
 
 
 def fault_kinds(
-    ruleset: Ruleset, *, stream: bool, file_damage: bool = True
+    ruleset: RulesetBase, *, stream: bool, file_damage: bool = True
 ) -> tuple[FaultKind, ...]:
     """The kinds that can occur under ``ruleset`` in files of the given encoding
     (without the file-level damage kinds when ``file_damage`` is off)."""
+    if ruleset.family != _GUIZHOU:
+        return _other_family_kinds(ruleset, stream=stream, file_damage=file_damage)
+    return _guizhou_kinds(guizhou_ruleset(ruleset), stream=stream, file_damage=file_damage)
+
+
+def _guizhou_kinds(
+    ruleset: GuizhouRuleset, *, stream: bool, file_damage: bool
+) -> tuple[FaultKind, ...]:
     out: list[FaultKind] = []
     for kind in FaultKind:
-        if not file_damage and kind in _FILE_KINDS:
+        if kind in _NEW_KINDS or (not file_damage and kind in _FILE_KINDS):
             continue
         if kind is FaultKind.WILDCARD_DISCARD and not ruleset.wildcards:
             continue
@@ -177,6 +221,29 @@ def fault_kinds(
     return tuple(out)
 
 
+def _other_family_kinds(
+    ruleset: RulesetBase, *, stream: bool, file_damage: bool
+) -> tuple[FaultKind, ...]:
+    """The kinds of a family other than Guizhou: those of any family, and those its
+    settings and mechanics give rules for."""
+    mech = mechanics_of(ruleset)
+    wanted = set(_ANY_FAMILY)
+    for kind, on in (
+        (FaultKind.ILLEGAL_CHOW, mech.chow),
+        (FaultKind.NO_258_PAIR, getattr(ruleset, "pair_258", False)),
+        (FaultKind.BAD_SMALL_WIN, getattr(ruleset, "small_wins", False)),
+        (FaultKind.BAD_SEABED, mech.seabed),
+        (FaultKind.LOCKED_HAND, mech.kong_dice and mech.kong_dice_locks_hand),
+        (FaultKind.MISSED_WIN, getattr(ruleset, "missed_win", False)),
+        (FaultKind.TRUNCATED_FILE, file_damage),
+        (FaultKind.BAD_TILE_TEXT, file_damage),
+        (FaultKind.BROKEN_JSON_LINE, file_damage and stream),
+    ):
+        if on:
+            wanted.add(kind)
+    return tuple(k for k in FaultKind if k in wanted and k not in _GUIZHOU_ONLY)
+
+
 def fault_rng(seed: int, ruleset: str, game_no: int, hand_no: int) -> random.Random:
     """The generator deciding whether, and how, one hand is faulted."""
     return random.Random(f"zhuoji-faults/{seed}/{ruleset}/{game_no}/{hand_no}")
@@ -192,7 +259,7 @@ _TRIES = 6  # places tried per kind before the kind is given up for the hand
 class _Context:
     """A simulated hand being faulted: its record, ruleset and a generator."""
 
-    def __init__(self, hand: SimulatedHand, ruleset: Ruleset, rng: random.Random) -> None:
+    def __init__(self, hand: SimulatedHand, ruleset: RulesetBase, rng: random.Random) -> None:
         self.hand = hand
         self.record = hand.record
         self.events = hand.record.events
@@ -466,41 +533,156 @@ def _bad_deal(c: _Context) -> list[_Attempt]:
     dealer = c.record.dealer
     hand = list(c.record.deal[dealer])
     # a ruleset with 相公 takes a tile or two off as a false hand: three make a bad deal
+    penalties = getattr(c.ruleset, "penalties", None)
     moved = [hand.pop(c.rng.randrange(len(hand)))
-             for _ in range(3 if c.ruleset.penalties.false_hand else 1)]
+             for _ in range(3 if getattr(penalties, "false_hand", False) else 1)]
     deal = tuple(tuple(hand) if s == dealer else d for s, d in enumerate(c.record.deal))
     wall = (*moved, *(c.record.wall or ()))
     record = replace(c.record, deal=deal, wall=wall)
     return [(record, None, f"the dealer (seat {dealer}) is dealt {len(hand)} tiles")]
 
 
-def _deviation(kind: Deviation) -> Callable[[_Context], list[_Attempt]]:
+def _deviation(kind: FaultKind) -> Callable[[_Context], list[_Attempt]]:
+    """The hand played again by the family's bots with one player breaking the rule of
+    ``kind`` (their ``Deviation`` of the same name)."""
     def attempts(c: _Context) -> list[_Attempt]:
         out = []
         seats = list(range(c.n))
         c.rng.shuffle(seats)
         dealt = replace(c.record, events=(), result=None)
+        bots = bots_of(c.ruleset)
+        deviation = bots.Deviation(kind.value)
         for seat in seats:
-            played = play_record(c.ruleset, dealt, deviant=seat, deviation=kind)
+            played = bots.play_record(c.ruleset, dealt, deviant=seat, deviation=deviation)
             found = [v for v in played.replay.violations if v.code == kind.value]
             if not found:
                 continue
             record = played.record
-            if kind is Deviation.MISSED_WIN:
+            if kind is FaultKind.MISSED_WIN and not found[0].fatal:
+                # the hand goes on after the missed win: its result is the engine's
                 if played.replay.outcome is Outcome.INCOMPLETE:
                     continue
-                settlement = settle(played.replay, c.ruleset, record.base_stake,
-                                    dealer_streak=record.dealer_streak)
+                settlement = family_of(c.ruleset).settle(
+                    played.replay, c.ruleset, record.base_stake,
+                    dealer_streak=record.dealer_streak)
                 if settlement is None:
                     continue
-                record = with_result(record, recorded_result(settlement))
+                record = replace(record, result=bots.recorded_result(settlement))
             else:
-                record = with_result(record, c.record.result)
+                record = replace(record, result=c.record.result)
             out.append((record, found[0].event_index, f"seat {seat}: {found[0].message}"))
             break
         return out
 
     return attempts
+
+
+# --- the Changsha family's illegal moves ----------------------------------------------
+
+
+def _illegal_chow(c: _Context) -> list[_Attempt]:
+    """A chow of a discard by a seat other than the discarder's next player."""
+    out: list[_Attempt] = []
+    if c.n < 3:
+        return out
+    for i in c.places(c.unclaimed):
+        d = c.events[i - 1]
+        assert isinstance(d, Discard)
+        if d.tile >= NUM_SUITED:
+            continue
+        seat = (d.seat + 2 + c.rng.randrange(c.n - 2)) % c.n
+        counts = c.table_at(i).counts(seat)
+        rank = d.tile % 9
+        runs = [[d.tile - k + j for j in range(3)] for k in range(3) if 0 <= rank - k <= 6]
+        runs.sort(key=lambda run: -sum(1 for t in run if t != d.tile and counts[t]))
+        tiles = tuple(Tile(t) for t in runs[0])
+        events = list(c.events)
+        events.insert(i, Chow(seat, tiles, d.seat))
+        out.append((c.edited(events), i,
+                    f"seat {seat} chows {d.tile} from seat {d.seat}, not its next player"))
+    return out
+
+
+def _bad_small_win(c: _Context) -> list[_Attempt]:
+    """A 起手小胡 the dealt hand does not show: 板板胡 holding a 2, 5 or 8, or 缺一色
+    holding every suit (the whole hand shown), declared first in the hand."""
+    out: list[_Attempt] = []
+    seats = list(range(c.n))
+    c.rng.shuffle(seats)
+    for seat in seats:
+        deal = c.record.deal[seat]
+        kinds = []
+        if any(t < NUM_SUITED and t % 9 in (1, 4, 7) for t in deal):
+            kinds.append("no_258")
+        if len({t // 9 for t in deal if t < NUM_SUITED}) == 3:
+            kinds.append("missing_suit")
+        if not kinds:
+            continue
+        kind = c.rng.choice(kinds)
+        events = [SmallWin(seat, kind, tuple(sorted(deal))), *c.events]
+        name = "板板胡" if kind == "no_258" else "缺一色"
+        out.append((c.edited(events), 0, f"seat {seat} declares {name} ({kind}) on a dealt "
+                                         "hand that does not show it"))
+        if len(out) >= 2:
+            break
+    return out
+
+
+def _bad_seabed(c: _Context) -> list[_Attempt]:
+    """The 海底 offered out of order: the first offer made by another seat than the one
+    due, or an offer while more than one tile is left (in place of a draw)."""
+    out: list[_Attempt] = []
+    first = next((i for i, e in enumerate(c.events) if isinstance(e, Seabed)), None)
+    if first is not None:
+        e = c.events[first]
+        assert isinstance(e, Seabed)
+        wrong = (e.seat + 1 + c.rng.randrange(c.n - 1)) % c.n
+        events = list(c.events)
+        events[first] = Seabed(wrong, e.take)
+        out.append((c.edited(events), first,
+                    f"seat {wrong} is offered the last tile before seat {e.seat}"))
+    for i in c.places(c.unclaimed):
+        e = c.events[i]
+        assert isinstance(e, Draw)
+        events = list(c.events)
+        events[i] = Seabed(e.seat, True)
+        out.append((c.edited(events), i,
+                    f"seat {e.seat} takes the last tile (海底) with more tiles in the wall"))
+        if len(out) >= 3:
+            break
+    return out
+
+
+def _locked_hand(c: _Context) -> list[_Attempt]:
+    """After throwing the dice for a kong, a player keeps a drawn tile and discards
+    another (the hand is locked: every draw is discarded until it wins)."""
+    rolled_at: dict[int, int] = {}
+    for i, e in enumerate(c.events):
+        if isinstance(e, Roll) and e.seat not in rolled_at:
+            rolled_at[e.seat] = i
+    if not rolled_at:
+        return []
+
+    def place(i: int) -> bool:
+        e = c.events[i]
+        return (c.after_draw(i) and isinstance(e, Discard) and e.seat in rolled_at
+                and rolled_at[e.seat] < i)
+
+    out: list[_Attempt] = []
+    for i in c.places(place):
+        e = c.events[i]
+        assert isinstance(e, Discard)
+        counts = c.table_at(i).counts(e.seat)
+        tiles = [t for t in range(NUM_SUITED) if counts[t] and t != e.tile]
+        if not tiles:
+            continue
+        tile = Tile(c.rng.choice(tiles))
+        events = list(c.events)
+        events[i] = Discard(e.seat, tile)
+        out.append((c.edited(events), i,
+                    f"seat {e.seat} threw the dice after a kong, then keeps its draw "
+                    f"{e.tile} and discards {tile}"))
+    return out
 
 
 # --- tampered results ------------------------------------------------------------------
@@ -525,7 +707,7 @@ def _wrong_delta(c: _Context) -> list[_Attempt]:
     a, b = c.rng.sample(range(c.n), 2)
     k = c.rng.randint(1, 3) * c.record.base_stake
     tampered = replace(result, deltas=_shifted(result, [(a, k), (b, -k)]))
-    return [(with_result(c.record, tampered), None,
+    return [(replace(c.record, result=tampered), None,
              f"seat {a} recorded {k} too much, seat {b} {k} too little")]
 
 
@@ -541,7 +723,7 @@ def _missing_chicken(c: _Context) -> list[_Attempt]:
         next_dealer=result.next_dealer,
         items=tuple(items),
     )
-    return [(with_result(c.record, tampered), None,
+    return [(replace(c.record, result=tampered), None,
              f"the chicken payment of {gone.amount} from seat {gone.payer} to seat "
              f"{gone.payee} is missing")]
 
@@ -554,7 +736,7 @@ def _kong_to_unready(c: _Context) -> list[_Attempt]:
     if not owners:
         return []
     seat, kong = c.rng.choice(owners)
-    value = c.ruleset.kongs.value_of(kong.kind) * c.record.base_stake
+    value = guizhou_ruleset(c.ruleset).kongs.value_of(kong.kind) * c.record.base_stake
     if value <= 0:
         return []
     payers = [kong.from_seat] if kong.kind is KongKind.EXPOSED and kong.from_seat is not None \
@@ -567,7 +749,7 @@ def _kong_to_unready(c: _Context) -> list[_Attempt]:
         next_dealer=result.next_dealer,
         items=(*(result.items or ()), *added),
     )
-    return [(with_result(c.record, tampered), None,
+    return [(replace(c.record, result=tampered), None,
              f"seat {seat.seat}'s {kong.kind.value} kong of {kong.tile} is paid although the "
              "seat is not ready")]
 
@@ -577,7 +759,7 @@ def _wrong_next_dealer(c: _Context) -> list[_Attempt]:
     right = result.next_dealer if result.next_dealer is not None else c.record.dealer
     wrong = (right + 1 + c.rng.randrange(c.n - 1)) % c.n
     tampered = replace(result, next_dealer=wrong)
-    return [(with_result(c.record, tampered), None,
+    return [(replace(c.record, result=tampered), None,
              f"the record names seat {wrong} as next dealer, not seat {right}")]
 
 
@@ -586,7 +768,7 @@ def _unbalanced(c: _Context) -> list[_Attempt]:
     seat = c.rng.randrange(c.n)
     k = c.record.base_stake
     tampered = replace(result, deltas=_shifted(result, [(seat, k)]))
-    return [(with_result(c.record, tampered), None,
+    return [(replace(c.record, result=tampered), None,
              f"seat {seat}'s delta is {k} too high: the deltas do not sum to zero")]
 
 
@@ -599,8 +781,8 @@ _INJECTORS: dict[FaultKind, Callable[[_Context], list[_Attempt]]] = {
     FaultKind.ILLEGAL_KONG: _illegal_kong,
     FaultKind.CHOW_NOT_ALLOWED: _chow,
     FaultKind.INVALID_WIN: _invalid_win,
-    FaultKind.NO_PASS: _deviation(Deviation.NO_PASS),
-    FaultKind.MISSED_WIN: _deviation(Deviation.MISSED_WIN),
+    FaultKind.NO_PASS: _deviation(FaultKind.NO_PASS),
+    FaultKind.MISSED_WIN: _deviation(FaultKind.MISSED_WIN),
     FaultKind.FROZEN_HAND: _frozen_hand,
     FaultKind.FALSE_READY: _false_ready,
     FaultKind.WALL_MISMATCH: _wall_mismatch,
@@ -608,29 +790,44 @@ _INJECTORS: dict[FaultKind, Callable[[_Context], list[_Attempt]]] = {
     FaultKind.PREMATURE_END: _premature_end,
     FaultKind.EVENT_AFTER_END: _event_after_end,
     FaultKind.WILDCARD_DISCARD: _wildcard_discard,
-    FaultKind.MISSING_SUIT: _deviation(Deviation.MISSING_SUIT),
+    FaultKind.MISSING_SUIT: _deviation(FaultKind.MISSING_SUIT),
     FaultKind.BAD_FLIP: _bad_flip,
     FaultKind.WRONG_DELTA: _wrong_delta,
     FaultKind.MISSING_CHICKEN: _missing_chicken,
     FaultKind.KONG_TO_UNREADY: _kong_to_unready,
     FaultKind.WRONG_NEXT_DEALER: _wrong_next_dealer,
     FaultKind.UNBALANCED_DELTAS: _unbalanced,
+    FaultKind.ILLEGAL_CHOW: _illegal_chow,
+    FaultKind.NO_258_PAIR: _deviation(FaultKind.NO_258_PAIR),
+    FaultKind.BAD_SMALL_WIN: _bad_small_win,
+    FaultKind.BAD_SEABED: _bad_seabed,
+    FaultKind.LOCKED_HAND: _locked_hand,
 }
 
 
+def _as_expected(kind: FaultKind, codes: tuple[str, ...], ruleset: RulesetBase) -> bool:
+    """The findings are the kind's: exactly its codes; for a tampered result of a family
+    other than Guizhou, its first code and then only the checks of a recorded result (each
+    family's settlement compares what it keeps: items, their sums, the next dealer)."""
+    want = expected_codes(kind)
+    if codes == want:
+        return True
+    return (ruleset.family != _GUIZHOU and kind in _RESULT_KINDS and bool(codes)
+            and codes[0] == want[0] and set(codes) <= _RESULT_CODES)
+
+
 def inject_hand_fault(
-    hand: SimulatedHand, kind: FaultKind, ruleset: Ruleset, rng: random.Random
+    hand: SimulatedHand, kind: FaultKind, ruleset: RulesetBase, rng: random.Random
 ) -> tuple[HandRecord, Fault] | None:
     """The hand with one fault of ``kind``, and its manifest entry; None when the hand
     offers no place for that kind (e.g. no declared-ready player for ``frozen_hand``)."""
     injector = _INJECTORS.get(kind)
     if injector is None:
         raise ValueError(f"{kind} is file damage, not a hand fault")
-    want = expected_codes(kind)
     for record, index, note in injector(_Context(hand, ruleset, rng)):
         findings = audit_hand(record, ruleset).findings
         codes = tuple(str(f.code) for f in findings)
-        if codes == want and findings[0].event_index == index:
+        if _as_expected(kind, codes, ruleset) and findings[0].event_index == index:
             return record, Fault(kind, record.hand_no, index, codes, note)
     return None
 

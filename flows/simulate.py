@@ -1,7 +1,8 @@
 """Writing simulated games as log files, with optional faults and their manifest.
 
-The games come from :mod:`rules.families.guizhou.simulate`; this module only names, faults, converts
-(through :func:`flows.bridge.hand_from_record`) and writes them.
+The games come from the bots of each preset's family (``rules/families/<name>/simulate.py``,
+found through the registry: :func:`rules.bots.bots_of`); this module only names, faults,
+converts (through :func:`flows.bridge.hand_from_record`) and writes them.
 
 Output layout (``out`` is a folder, created when missing):
 
@@ -46,10 +47,11 @@ from flows.faults import (
 from parsers.models import Game, Player
 from parsers.read import Encoding
 from parsers.write import format_document, generate_stream_lines
+from rules.bots import SimulatedGame, bots_of
 from rules.events import HandRecord
-from rules.families.guizhou.settings import Ruleset, guizhou_ruleset
-from rules.families.guizhou.simulate import SimulatedGame, simulate_game
 from rules.presets import load_preset
+from rules.settings import RulesetBase
+from rules.table import table_rules_of
 
 __all__ = [
     "FAULTS_MANIFEST",
@@ -170,14 +172,14 @@ def plan_files(request: SimulationRequest) -> list[FileTask]:
     return tasks
 
 
-def _players(ruleset: Ruleset, seed: int, game_no: int) -> list[Player]:
+def _players(ruleset: RulesetBase, seed: int, game_no: int) -> list[Player]:
     rng = random.Random(f"zhuoji-players/{seed}/{ruleset.name}/{game_no}")
-    chosen = rng.sample(_PLAYER_POOL, ruleset.players)
+    chosen = rng.sample(_PLAYER_POOL, table_rules_of(ruleset).players)
     return [Player(seat=s, id=pid, name=name) for s, (pid, name) in enumerate(chosen)]
 
 
 def build_game(
-    game: SimulatedGame, records: Sequence[HandRecord], ruleset: Ruleset
+    game: SimulatedGame, records: Sequence[HandRecord], ruleset: RulesetBase
 ) -> Game:
     """A simulated game (its hands possibly faulted: ``records``) as a log game."""
     hands = [
@@ -209,7 +211,7 @@ def _file_fault(hand: HandRecord, kind: FaultKind, rng: random.Random) -> Fault:
 
 
 def fault_game(
-    game: SimulatedGame, ruleset: Ruleset, rate: float, *, stream: bool,
+    game: SimulatedGame, ruleset: RulesetBase, rate: float, *, stream: bool,
     file_damage: bool = True,
 ) -> tuple[list[HandRecord], list[Fault]]:
     """Decide and inject the faults of one game: each hand is faulted with probability
@@ -259,7 +261,8 @@ def _manifest_row(name: str, game_id: str, fault: Fault) -> dict[str, Any]:
 
 def generate_file_bytes(task: FileTask) -> Iterator[tuple[bytes, int, list[dict[str, Any]]]]:
     """The uncompressed bytes of each game of a file, its hand count and manifest rows."""
-    ruleset = guizhou_ruleset(load_preset(task.ruleset))
+    ruleset = load_preset(task.ruleset)
+    simulate_game = bots_of(ruleset).simulate_game
     stream = task.encoding is Encoding.STREAM
     for position, game_no in enumerate(task.game_nos):
         game = simulate_game(
@@ -322,7 +325,7 @@ def run_simulation(
     """Write every file of ``request`` into the folder ``out`` (and the fault manifest
     when faults are asked for). ``on_file`` is told of each file as it is written."""
     for name in request.rulesets:
-        load_preset(name)  # an unknown preset fails before any work
+        bots_of(load_preset(name))  # an unknown preset, or a family without bots, fails first
     folder = os.fspath(out)
     Path(folder).mkdir(parents=True, exist_ok=True)
     tasks = plan_files(request)

@@ -37,10 +37,13 @@ from parsers.models import Game
 from parsers.read import Encoding, generate_games, generate_stream_games_from_bytes, parse_document
 from parsers.write import format_document, generate_stream_lines
 from rules.audit import audit_hand
-from rules.families.guizhou.simulate import SimulatedHand, simulate_game
+from rules.bots import SimulatedHand, bots_of
+from rules.families.guizhou.simulate import simulate_game
 from rules.presets import load_preset, preset_names
+from rules.violations import ViolationCode
 
 PRESETS = preset_names("guizhou")
+EVERY_FAMILY = [*PRESETS, *preset_names("changsha")]
 
 
 # --------------------------------------------------------------------------------------
@@ -149,8 +152,9 @@ def test_no_fault_rate_no_manifest(tmp_path: Path) -> None:
 @cache
 def _hands(name: str, games: int) -> tuple[SimulatedHand, ...]:
     rs = load_preset(name)
+    simulate = bots_of(rs).simulate_game
     return tuple(h for g in range(games)
-                 for h in simulate_game(rs, seed=77, game_no=g, hands=8).hands)
+                 for h in simulate(rs, seed=77, game_no=g, hands=8).hands)
 
 
 def _preset_for(kind: FaultKind) -> str:
@@ -161,32 +165,59 @@ def _preset_for(kind: FaultKind) -> str:
     return "guiyang"
 
 
-def _games_for(kind: FaultKind) -> int:
-    rare = {FaultKind.FROZEN_HAND: 40, FaultKind.MISSED_WIN: 25, FaultKind.WALL_EXHAUSTED: 12,
-            FaultKind.KONG_TO_UNREADY: 6}
+def _games_for(kind: FaultKind, name: str) -> int:
+    if name.startswith("changsha"):
+        # seed 77: the first missed win is in game 2, the first draw from an empty wall
+        # after a shown 海底 in game 6
+        rare = {FaultKind.MISSED_WIN: 4, FaultKind.WALL_EXHAUSTED: 8}
+    else:
+        rare = {FaultKind.FROZEN_HAND: 40, FaultKind.MISSED_WIN: 25,
+                FaultKind.WALL_EXHAUSTED: 12, FaultKind.KONG_TO_UNREADY: 6}
     return rare.get(kind, 2)
 
 
-def _made(kind: FaultKind) -> Iterator[tuple[SimulatedHand, Any, Fault]]:
-    name = _preset_for(kind)
+def _made(kind: FaultKind, name: str) -> Iterator[tuple[SimulatedHand, Any, Fault]]:
     rs = load_preset(name)
-    for hand in _hands(name, _games_for(kind)):
+    for hand in _hands(name, _games_for(kind, name)):
         got = inject_hand_fault(hand, kind, rs, random.Random(hand.record.hand_no))
         if got is not None:
             yield hand, got[0], got[1]
 
 
 HAND_KINDS = [k for k in FaultKind if not is_file_fault(k)]
+_CHANGSHA = load_preset("changsha")
+CHANGSHA_ONLY = {FaultKind.ILLEGAL_CHOW, FaultKind.NO_258_PAIR, FaultKind.BAD_SMALL_WIN,
+                 FaultKind.BAD_SEABED, FaultKind.LOCKED_HAND}
+CASES = [
+    *((kind, _preset_for(kind)) for kind in HAND_KINDS if kind not in CHANGSHA_ONLY),
+    *((kind, "changsha") for kind in fault_kinds(_CHANGSHA, stream=False)
+      if not is_file_fault(kind)),
+]
+_RESULT_CODES = {ViolationCode.NOT_ZERO_SUM, ViolationCode.SCORE_MISMATCH,
+                 ViolationCode.ITEM_MISMATCH, ViolationCode.ITEM_SUM_MISMATCH,
+                 ViolationCode.DEALER_MISMATCH}
 
 
-@pytest.mark.parametrize("kind", HAND_KINDS)
-def test_each_hand_fault_kind_is_made_and_found_first(kind: FaultKind) -> None:
-    made = next(_made(kind), None)
-    assert made is not None, f"no hand took a {kind}"
+def test_every_hand_kind_has_a_case() -> None:
+    assert {kind for kind, _ in CASES} == set(HAND_KINDS)
+    assert {kind for kind, name in CASES if name == "changsha"} >= CHANGSHA_ONLY | {
+        FaultKind.MISSED_WIN, FaultKind.BAD_DEAL, FaultKind.NOT_IN_HAND, FaultKind.WRONG_DELTA}
+
+
+@pytest.mark.parametrize(("kind", "name"), CASES, ids=[f"{n}-{k}" for k, n in CASES])
+def test_each_hand_fault_kind_is_made_and_found_first(kind: FaultKind, name: str) -> None:
+    made = next(_made(kind, name), None)
+    assert made is not None, f"no {name} hand took a {kind}"
     hand, record, fault = made
-    rs = load_preset(_preset_for(kind))
+    rs = load_preset(name)
     findings = audit_hand(record, rs).findings
-    assert tuple(str(f.code) for f in findings) == fault.codes == expected_codes(kind)
+    codes = tuple(str(f.code) for f in findings)
+    assert codes == fault.codes
+    if name.startswith("changsha") and codes != expected_codes(kind):
+        # a tampered Changsha result: the checks its own settlement makes, first the kind's
+        assert codes[0] == expected_codes(kind)[0] and set(codes) <= _RESULT_CODES
+    else:
+        assert codes == expected_codes(kind)
     assert findings[0].event_index == fault.event_index
     assert fault.note
     original = hand.record
@@ -214,6 +245,16 @@ def test_kinds_follow_the_preset() -> None:
     assert FaultKind.MISSING_SUIT not in fault_kinds(load_preset("guiyang"), stream=False)
     assert FaultKind.BROKEN_JSON_LINE in fault_kinds(load_preset("guiyang"), stream=True)
     assert FaultKind.BROKEN_JSON_LINE not in fault_kinds(load_preset("guiyang"), stream=False)
+    # the Changsha family: its own illegal moves, none of Guizhou's rules
+    for name in preset_names("changsha"):
+        kinds = fault_kinds(load_preset(name), stream=False)
+        assert {FaultKind.ILLEGAL_CHOW, FaultKind.NO_258_PAIR, FaultKind.BAD_SMALL_WIN,
+                FaultKind.BAD_SEABED, FaultKind.LOCKED_HAND, FaultKind.MISSED_WIN} <= set(kinds)
+        assert not {FaultKind.CHOW_NOT_ALLOWED, FaultKind.NO_PASS, FaultKind.FROZEN_HAND,
+                    FaultKind.BAD_FLIP, FaultKind.MISSING_CHICKEN} & set(kinds)
+    # and Guizhou none of Changsha's
+    assert FaultKind.ILLEGAL_CHOW not in fault_kinds(load_preset("guiyang"), stream=True)
+    assert FaultKind.BAD_SEABED not in fault_kinds(load_preset("zunyi"), stream=True)
 
 
 def test_a_hand_without_the_needed_situation_takes_no_fault() -> None:

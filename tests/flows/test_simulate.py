@@ -142,4 +142,7 @@ def test_cli_all_presets(tmp_path: Path) -> None:
         "--hands-per-game", "1",
     ])
     assert result.exit_code == 0, result.output
-    assert len(list(tmp_path.iterdir())) == len(PRESETS)
+    # every preset of every family with bots: Guizhou's and Changsha's
+    everyone = [*PRESETS, *preset_names("changsha")]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"sim-{name}-1-00000.json" for name in everyone)
