@@ -9,7 +9,10 @@ of 8 hands) and prints:
 * the exhaustive-draw share of hands (黄庄);
 * the pattern frequencies: the share of wins whose scored value includes each pattern;
 * kongs per hand by kind, pongs and 报听 declarations per hand;
-* the average hand length in events, and the tiles left in the wall when a hand ends.
+* the average hand length in events, and the tiles left in the wall when a hand ends;
+* for the Changsha family: 起手小胡 declarations, chows, dice thrown after kongs, the 海底
+  (hands that reach the offer, offers taken, wins on it) and bird tiles per hand, and the
+  patterns of the wins (the table's shape and situational patterns).
 
 Run: ``.venv/bin/python bench/sim_stats.py [--hands N] [--preset NAME ...] [--workers W]``
 """
@@ -28,11 +31,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rules.events import Kong, Pong, Ready  # noqa: E402
+from rules.bots import bots_of  # noqa: E402
+from rules.events import Bird, Chow, Kong, Pong, Ready, Roll, Seabed, SmallWin  # noqa: E402
 from rules.facts import Outcome  # noqa: E402
-from rules.families.guizhou.patterns import Pattern  # noqa: E402
-from rules.families.guizhou.simulate import simulate_game  # noqa: E402
+from rules.families import family_of  # noqa: E402
 from rules.presets import load_preset, preset_names  # noqa: E402
+from rules.table import table_rules_of  # noqa: E402
 
 HANDS_PER_GAME = 8
 SEED = 20260105
@@ -56,6 +60,12 @@ class Stats:
     readies: int = 0
     events: int = 0
     wall_left: int = 0
+    small_wins: Counter[str] = field(default_factory=Counter)  # 起手小胡 by kind
+    chows: int = 0
+    rolls: int = 0
+    seabed_hands: int = 0  # hands where the last tile was offered
+    seabed_taken: int = 0
+    birds: int = 0  # bird tiles shown
 
     def add(self, other: Stats) -> None:
         for name in self.__dataclass_fields__:
@@ -70,6 +80,8 @@ class Stats:
 def collect(preset: str, first_game: int, games: int) -> Stats:
     """The counts of games ``first_game`` .. ``first_game + games - 1`` of a preset."""
     rs = load_preset(preset)
+    simulate_game = bots_of(rs).simulate_game
+    guizhou = rs.family == "guizhou"
     st = Stats()
     for game_no in range(first_game, first_game + games):
         for sim in simulate_game(rs, seed=SEED, game_no=game_no, hands=HANDS_PER_GAME).hands:
@@ -85,6 +97,17 @@ def collect(preset: str, first_game: int, games: int) -> Stats:
                     st.pongs += 1
                 elif isinstance(e, Ready):
                     st.readies += 1
+                elif isinstance(e, Chow):
+                    st.chows += 1
+                elif isinstance(e, SmallWin):
+                    st.small_wins[e.kind] += 1
+                elif isinstance(e, Roll):
+                    st.rolls += 1
+                elif isinstance(e, Seabed):
+                    st.seabed_taken += e.take
+                elif isinstance(e, Bird):
+                    st.birds += len(e.tiles)
+            st.seabed_hands += any(isinstance(e, Seabed) for e in record.events)
             if replay.outcome is Outcome.EXHAUSTIVE_DRAW:
                 st.draws += 1
                 continue
@@ -95,6 +118,10 @@ def collect(preset: str, first_game: int, games: int) -> Stats:
                 st.by_position[(w.seat - record.dealer) % record.n_players] += 1
                 st.self_drawn += w.self_drawn
                 st.robbed += w.robbed_kong
+            if not guizhou:
+                for w in replay.winners:
+                    st.patterns.update(w.patterns)
+                continue
             for value in sim.settlement.wins:
                 for p in value.patterns:
                     st.patterns[p.split()[0]] += 1
@@ -120,7 +147,7 @@ def _pct(part: float, whole: float) -> str:
 
 def report(name: str, st: Stats, seconds: float) -> list[str]:
     rs = load_preset(name)
-    n = rs.players
+    n = table_rules_of(rs).players
     h = st.hands
     seats = ["dealer", "next", "across", "before"] if n == 4 else (
         ["dealer", "next", "before"] if n == 3 else ["dealer", "other"])
@@ -135,11 +162,19 @@ def report(name: str, st: Stats, seconds: float) -> list[str]:
                  f"{st.kongs['exposed'] / h:.2f}, concealed {st.kongs['concealed'] / h:.2f}, "
                  f"added {st.kongs['added'] / h:.2f}); pongs {st.pongs / h:.2f}; "
                  f"报听 {st.readies / h:.3f}")
+    if rs.family != "guizhou":
+        lines.append(f"  per hand: chows {st.chows / h:.2f}; 起手小胡 "
+                     f"{sum(st.small_wins.values()) / h:.3f} (" + ", ".join(
+                         f"{k} {v / h:.3f}" for k, v in sorted(st.small_wins.items()))
+                     + f"); dice after a kong {st.rolls / h:.2f}; bird tiles "
+                     f"{st.birds / h:.2f}")
+        lines.append(f"  海底 offered in {_pct(st.seabed_hands, h)} of hands, taken in "
+                     f"{_pct(st.seabed_taken, h)}")
     lines.append(f"  hand length {st.events / h:.1f} events; wall left at the end "
                  f"{st.wall_left / h:.1f} tiles")
-    shown = [p for p in Pattern if st.patterns[p.value]]
+    shown = [p for p in family_of(rs).patterns if st.patterns[p]]
     lines.append("  patterns (share of wins): " + ", ".join(
-        f"{p.value} {_pct(st.patterns[p.value], st.winners).strip()}" for p in shown))
+        f"{p} {_pct(st.patterns[p], st.winners).strip()}" for p in shown))
     return lines
 
 
@@ -149,7 +184,7 @@ def main() -> None:
     parser.add_argument("--preset", action="append", help="preset (repeat); default: all")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    for name in args.preset or preset_names("guizhou"):
+    for name in args.preset or [*preset_names("guizhou"), *preset_names("changsha")]:
         started = time.perf_counter()
         st = gather(name, args.hands, args.workers)
         print("\n".join(report(name, st, time.perf_counter() - started)), flush=True)
