@@ -4,9 +4,10 @@ Field names are the contract of ``docs/log-format.md``; the JSON key ``from`` is
 attribute ``from_seat``. Tiles are stored as canonical text (``"5m"``, ``"W"``, ``"1z"``):
 canonical suited input is checked by pydantic-core alone, any other accepted spelling
 (Chinese names, glyphs, the honours and flowers) is normalised by
-:func:`parsers.tiles.parse_tile_text`. The models take the format's whole notation; the
-readers hold a game to the tiles of its ruleset (:func:`validate_game_json`, ``tiles``).
-Only the format is checked
+:func:`parsers.tiles.parse_tile_text`. Which tiles a game may hold is given by the
+validation's context (:class:`TileContext`): without one, the 108-tile notation, as before
+the families beyond Guizhou; the readers hold a game to the tiles of its ruleset
+(:func:`validate_game_json`, ``tiles``). Only the format is checked
 here (seats within the player count, lengths per seat); game rules such as deal sizes or a
 fifth copy of a tile are left to the rules layer.
 """
@@ -67,16 +68,15 @@ class TileContext:
 
 def _read_tile(text: str, info: ValidationInfo) -> str:
     """A tile spelling other than canonical suited text, to canonical text; refused when
-    the validation's :class:`TileContext` does not allow it (no context: any tile of the
-    format)."""
+    the validation's :class:`TileContext` does not allow it (no context: the 108-tile
+    notation)."""
     canonical = parse_tile_text(text, extended=True)
     if canonical in SUITED_TILE_SET:
         return canonical
     context = info.context
-    if isinstance(context, TileContext):
-        if canonical not in context.allowed:
-            raise ValueError(f"unknown tile {text!r} ({describe_tile(canonical)})")
-        context.wide = True
+    if not isinstance(context, TileContext) or canonical not in context.allowed:
+        raise ValueError(f"unknown tile {text!r} ({describe_tile(canonical)})")
+    context.wide = True
     return canonical
 
 

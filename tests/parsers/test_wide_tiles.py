@@ -174,12 +174,18 @@ def test_a_suited_game_never_asks_for_its_tiles() -> None:
             assert not isinstance(game, MalformedLogError)
 
 
-def test_the_models_hold_the_whole_notation_and_the_readers_the_ruleset() -> None:
+def test_the_models_take_the_tiles_their_context_allows() -> None:
     data = doc_bytes(wide_game("guiyang"))
-    game = models.Game.model_validate_json(data)  # no reader: any tile of the format
-    assert game.hands[0].deal[0][:3] == ("1z", "1z", "1f")
+    with pytest.raises(ValidationError, match="unknown tile"):
+        models.Game.model_validate_json(data)  # no context: the 108-tile notation
     with pytest.raises(ValidationError, match="unknown tile"):
         models.validate_game_json(data, tiles=by_ruleset)
+    context = models.TileContext(FULL_TILE_SET)
+    game = models.Game.model_validate_json(data, context=context)
+    assert context.wide and game.hands[0].deal[0][:3] == ("1z", "1z", "1f")
+    suited = models.TileContext(FULL_TILE_SET)
+    models.Game.model_validate_json(doc_bytes(game_dict()), context=suited)
+    assert not suited.wide
     assert models.holds_only(game, FULL_TILE_SET)
     assert not models.holds_only(game, HONOURS_SET)
     assert not models.holds_only(fast.from_model(game), SUITED_TILE_SET)
