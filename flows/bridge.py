@@ -37,9 +37,11 @@ from parsers.models import (
     ResultItem,
     RollEvent,
     SeabedEvent,
+    TileContext,
     WinEvent,
 )
 from parsers.models import Event as LogEvent
+from parsers.tiles import FULL_TILE_SET
 from rules.events import (
     Bird,
     Chow,
@@ -377,12 +379,20 @@ def _hand_dict(record: HandRecord, dice: Sequence[int] | None) -> dict[str, Any]
     return hand
 
 
+def _any_tile() -> TileContext:
+    """The engine's records hold the tiles of their family: any tile of the format is
+    written."""
+    return TileContext(FULL_TILE_SET)
+
+
 def hand_from_record(record: HandRecord, *, dice: Sequence[int] | None = None) -> Hand:
     """A :class:`HandRecord` as a log hand (validated; raises ``pydantic.ValidationError``).
 
     ``n_players`` and ``base_stake`` belong to the game: see :func:`game_from_records`.
     """
-    return Hand.model_validate(_hand_dict(record, dice), by_alias=True, by_name=False)
+    return Hand.model_validate(
+        _hand_dict(record, dice), by_alias=True, by_name=False, context=_any_tile()
+    )
 
 
 def game_from_records(
@@ -424,4 +434,4 @@ def game_from_records(
         data["rule_overrides"] = rule_overrides
     if started_at is not None:
         data["started_at"] = started_at
-    return Game.model_validate(data, by_alias=True, by_name=False)
+    return Game.model_validate(data, by_alias=True, by_name=False, context=_any_tile())
