@@ -184,7 +184,8 @@ class ChangshaTable:
     def win_patterns(self, t: Table, plan: WinPlan, heavenly: bool, earthly: bool,
                      kong_bloom: bool, declared: bool
                      ) -> tuple[tuple[PassKind, ...], tuple[str, ...], tuple[str, ...]]:
-        """The shape patterns and the situational patterns of a legal win: 天胡, 地胡,
+        """The shape patterns and the situational patterns of a legal win: 天胡, 地胡 (on
+        the dealer's first discard),
         海底捞月, 海底炮, 杠上开花 and 杠上炮 (each after the dice only: a replacement
         drawn without them wins as a plain self-draw), 抢杠胡. A 小胡 with a 大胡 counts as
         the 大胡: ``small`` is left out then."""
@@ -212,6 +213,11 @@ class ChangshaTable:
                     disc = t._disc
                     seabed_discard = (disc.seat == w.last_drawer
                                       and disc.event_index == w.last_draw_at + 1)
+        # 地胡 here is a non-dealer's win on the dealer's first discard (「当庄家打出第一张牌时
+        # 给闲家点炮」), not the core's first-round self-draw
+        earthly = (plan.source is not _WIN_SELF and plan.source is not _WIN_ROB
+                   and seat != t._dealer and t._disc.seat == t._dealer
+                   and len(t._rivers[t._dealer]) == 1 and not t._claimed_any)
         flags = (
             (Pattern.HEAVENLY, heavenly), (Pattern.EARTHLY, earthly),
             (Pattern.SEABED_DRAW, seabed_draw), (Pattern.SEABED_DISCARD, seabed_discard),
