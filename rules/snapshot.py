@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.events import (
+    Bird,
     Chow,
     Discard,
     Draw,
@@ -25,6 +26,9 @@ from rules.events import (
     Kong,
     Pong,
     Ready,
+    Roll,
+    Seabed,
+    SmallWin,
     Win,
 )
 from rules.melds import Meld, MeldKind
@@ -86,11 +90,23 @@ def event_data(event: Event) -> Data:
         return {"kind": "exhaustive_draw"}
     if isinstance(event, Flower):
         return {"kind": "flower", "seat": event.seat, "tile": event.tile.text}
-    assert isinstance(event, Chow)
-    return {
-        "kind": "chow", "seat": event.seat, "tiles": [t.text for t in event.tiles],
-        "from": event.from_seat,
-    }
+    if isinstance(event, Chow):
+        return {
+            "kind": "chow", "seat": event.seat, "tiles": [t.text for t in event.tiles],
+            "from": event.from_seat,
+        }
+    # the wall mechanics' events and Changsha's 起手小胡 (the dice as ``tile``: "3+4")
+    if isinstance(event, Roll):
+        return {"kind": "roll", "seat": event.seat,
+                "tile": "+".join(str(d) for d in event.dice)}
+    if isinstance(event, Seabed):
+        return {"kind": "seabed_take" if event.take else "seabed_decline", "seat": event.seat}
+    if isinstance(event, Bird):
+        return {"kind": "bird", "tiles": [t.text for t in event.tiles]}
+    if isinstance(event, SmallWin):
+        return {"kind": "small_win", "seat": event.seat, "tile": event.kind,
+                "tiles": [t.text for t in event.tiles]}
+    return {"kind": type(event).__name__.lower()}
 
 
 def _meld_data(meld: Meld) -> Data:
