@@ -37,6 +37,7 @@ from parsers.models import (
     ResultItem,
     RollEvent,
     SeabedEvent,
+    SmallWinEvent,
     TileContext,
     WinEvent,
 )
@@ -164,6 +165,9 @@ def _generate_events(events: Sequence[LogEvent]) -> list[Event]:
             append(Exchange(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.to))
         elif isinstance(ev, DeclareSuitEvent):
             append(DeclareSuit(ev.seat, _SUIT[ev.suit]))
+        # --- changsha events
+        elif isinstance(ev, SmallWinEvent):
+            append(SmallWin(ev.seat, ev.kind, tuple([tiles[t] for t in ev.tiles])))
         else:
             append(_EXHAUSTIVE_DRAW)
     return out
@@ -225,6 +229,9 @@ def _generate_fast_events(events: Sequence[fast.Event]) -> list[Event]:
             append(Exchange(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.to))
         elif isinstance(ev, fast.DeclareSuitEvent):
             append(DeclareSuit(ev.seat, _SUIT[ev.suit]))
+        # --- changsha events
+        elif isinstance(ev, fast.SmallWinEvent):
+            append(SmallWin(ev.seat, ev.kind, tuple([tiles[t] for t in ev.tiles])))
         else:
             append(_EXHAUSTIVE_DRAW)
     return out

@@ -22,6 +22,7 @@ from parsers.models import (
     ResultItem,
     RollEvent,
     SeabedEvent,
+    SmallWinEvent,
     WinEvent,
 )
 from parsers.read import (
@@ -71,6 +72,7 @@ __all__ = [
     "ResultItem",
     "RollEvent",
     "SeabedEvent",
+    "SmallWinEvent",
     "TileNotationError",
     "TileSetOf",
     "WinEvent",

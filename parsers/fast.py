@@ -164,6 +164,14 @@ class DeclareSuitEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag=
     t: Count | None = None
 
 
+# --- changsha events
+class SmallWinEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="small_win"):
+    seat: Seat
+    kind: Literal["four_of_a_kind", "no_258", "missing_suit", "two_triplets"]
+    tiles: Annotated[tuple[TileText, ...], Meta(min_length=1)]
+    t: Count | None = None
+
+
 Event = Union[  # noqa: UP007  (spelled like the models' union)
     DrawEvent,
     DiscardEvent,
@@ -180,6 +188,7 @@ Event = Union[  # noqa: UP007  (spelled like the models' union)
     FlowerEvent,
     ExchangeEvent,
     DeclareSuitEvent,
+    SmallWinEvent,
 ]
 EVENT_CLASSES: Final = (
     DrawEvent,
@@ -197,6 +206,7 @@ EVENT_CLASSES: Final = (
     FlowerEvent,
     ExchangeEvent,
     DeclareSuitEvent,
+    SmallWinEvent,
 )
 
 
@@ -394,6 +404,13 @@ def _event_from_model(event: models.Event) -> Event:
         )
     if isinstance(event, models.DeclareSuitEvent):
         return DeclareSuitEvent(seat=event.seat, suit=event.suit, t=event.t)
+    if isinstance(event, models.SmallWinEvent):
+        return SmallWinEvent(
+            seat=event.seat,
+            kind=event.kind,
+            tiles=event.tiles,  # type: ignore[arg-type]
+            t=event.t,
+        )
     return ExhaustiveDrawEvent(t=event.t)
 
 

@@ -316,6 +316,22 @@ class DeclareSuitEvent:
     t: Millis | None = None
 
 
+# --- changsha events
+SmallWinKindText = Literal["four_of_a_kind", "no_258", "missing_suit", "two_triplets"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
+class SmallWinEvent:
+    type: Literal["small_win"] = "small_win"
+    seat: Seat
+    kind: SmallWinKindText = Field(
+        description="起手小胡 declared on the dealt hand: four_of_a_kind 四喜, no_258 板板胡, "
+        "missing_suit 缺一色, two_triplets 六六顺"
+    )
+    tiles: tuple[TileText, ...] = Field(min_length=1, description="the tiles shown")
+    t: Millis | None = None
+
+
 Event = Annotated[
     Union[  # noqa: UP007  (the discriminated union reads best spelled out)
         DrawEvent,
@@ -333,6 +349,7 @@ Event = Annotated[
         FlowerEvent,
         ExchangeEvent,
         DeclareSuitEvent,
+        SmallWinEvent,
     ],
     Field(discriminator="type"),
 ]
@@ -352,6 +369,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "flower",
     "exchange",
     "declare_suit",
+    "small_win",
 )
 
 
