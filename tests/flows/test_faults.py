@@ -98,7 +98,7 @@ def test_audit_finds_every_injected_fault_and_nothing_else(
     tmp_path: Path, encoding: Encoding
 ) -> None:
     request = SimulationRequest(
-        rulesets=tuple(PRESETS), games=3, seed=41, hands_per_game=6, encoding=encoding,
+        rulesets=tuple(EVERY_FAMILY), games=3, seed=41, hands_per_game=6, encoding=encoding,
         faults=0.4, games_per_file=2, gzip=encoding is Encoding.STREAM,
     )
     summary = run_simulation(request, tmp_path)
@@ -109,6 +109,7 @@ def test_audit_finds_every_injected_fault_and_nothing_else(
     _assert_manifest_is_found(tmp_path, rows, stream=encoding is Encoding.STREAM)
     kinds = Counter(row["kind"] for row in rows)
     assert len(kinds) >= 12  # a spread of kinds, not one kind over and over
+    assert any(row["game_id"].startswith("sim-changsha") for row in rows)
 
 
 DATA = Path(__file__).resolve().parents[2] / "data"
