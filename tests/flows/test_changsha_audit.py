@@ -383,3 +383,44 @@ def test_the_opening_wins_and_birds_in_the_hand_json() -> None:
     assert ("opening small wins: seat 1 (p1) four_of_a_kind 四喜, seat 3 (p3) two_triplets 六六顺"
             in text), text
     assert "  opening_win 起手小胡: 80" in text
+
+
+def test_ingest_reports_and_a_hand_page(tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Changsha games load into the warehouse, the reports run on them and the
+    dashboard's page of the disputed hand shows its ledger reasons and its bird."""
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    case = next(c for c in CASES if c.name == "bird_on_discarder")
+    wrong = replace(case.record, result=RecordedResult(
+        (0, 10, -10, 0), 0, (RecordedItem(2, 1, 10, "small_win"),)))
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    write_games(logs / "changsha.jsonl", [
+        *(game_from_records([_recorded(c)], game_id=c.name, ruleset="changsha",
+                            rule_overrides=c.overrides) for c in LOG_CASES[:4]),
+        game_from_records([wrong], game_id="wrong", ruleset="changsha")])
+    db = tmp_path / "w.duckdb"
+    result = runner.invoke(app, ["ingest", str(logs), "--db", str(db), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output.splitlines()[-1])
+    assert (summary["games"], summary["hands"], summary["violations"]) == (5, 5, 0)
+    result = runner.invoke(app, ["report", "disputed_hands", "--db", str(db), "-f", "json"])
+    assert result.exit_code == 0, result.output
+    (disputed,) = json.loads(result.output)
+    assert disputed["game_id"] == "wrong"
+    assert disputed["codes"] == "score_mismatch, item_mismatch, dealer_mismatch"
+    result = runner.invoke(app, ["sql", "SELECT reason, sum(amount) FROM ledger GROUP BY 1 "
+                                 "ORDER BY 1", "--db", str(db), "-f", "csv"])
+    assert result.exit_code == 0, result.output
+    # small_win: 60 + 40 + 10 + 10 (the first four cases) + 10 (the wrong one's)
+    assert result.output.splitlines()[1:] == [
+        "bird,10", "dealer_extra,10", "small_win,130"]
+    out = tmp_path / "site"
+    result = runner.invoke(app, ["dashboard", "--db", str(db), "--out", str(out),
+                                 "--hand-pages", "2", "--workers", "1", "-q"])
+    assert result.exit_code == 0, result.output
+    page = (out / "hands" / "wrong-h1.html").read_text(encoding="utf-8")
+    assert "扎鸟" in page
+    assert "1 bird hit: x 2" in page and "small_win" in page
+    assert "中鸟 1 次：× 2" in (out / "zh" / "hands" / "wrong-h1.html").read_text(
+        encoding="utf-8")
