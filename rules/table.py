@@ -658,33 +658,57 @@ class Table:
         plain_cases = self._plain  # off where the wall mechanics wrap the plain kinds
         for event in events:
             tp = type(event)
-            if not plain_cases:
-                plain = False
-            elif tp is Discard:
-                plain = _plain_discard(self, event)  # type: ignore[arg-type]
-                if plain:
-                    _apply_discard(self, event)  # type: ignore[arg-type]
-            elif tp is Draw:
-                plain = _plain_draw(self, event)  # type: ignore[arg-type]
-                if plain:
-                    _apply_draw(self, event)  # type: ignore[arg-type]
-            elif tp is Pong:
-                plain = _plain_pong(self, event)  # type: ignore[arg-type]
-                if plain:
-                    _apply_pong(self, event)  # type: ignore[arg-type]
-            else:
-                plain = False
-            if not plain:
-                kind = kinds.get(tp)
-                if kind is None:
-                    return self._not_in_family(event)
-                v = self._check_kind(kind, event)
-                if v is not None:
-                    if v.fatal:
-                        return v
-                    self._findings.append(v)
-                kind.apply(self, event)
+            try:
+                if not plain_cases:
+                    plain = False
+                elif tp is Discard:
+                    plain = _plain_discard(self, event)  # type: ignore[arg-type]
+                    if plain:
+                        _apply_discard(self, event)  # type: ignore[arg-type]
+                elif tp is Draw:
+                    plain = _plain_draw(self, event)  # type: ignore[arg-type]
+                    if plain:
+                        _apply_draw(self, event)  # type: ignore[arg-type]
+                elif tp is Pong:
+                    plain = _plain_pong(self, event)  # type: ignore[arg-type]
+                    if plain:
+                        _apply_pong(self, event)  # type: ignore[arg-type]
+                else:
+                    plain = False
+                if not plain:
+                    kind = kinds.get(tp)
+                    if kind is None:
+                        return self._not_in_family(event)
+                    v = self._check_kind(kind, event)
+                    if v is not None:
+                        if v.fatal:
+                            return v
+                        self._findings.append(v)
+                    kind.apply(self, event)
+            except IndexError:
+                # the count vectors hold the family's tiles only: an event naming another
+                # tile (a record built without the readers, which refuse it) fails its
+                # predicate or check here, before anything is applied
+                foreign = self._foreign_tile(event)
+                if foreign is None:
+                    raise
+                return foreign
             self._index += 1
+        return None
+
+    def _foreign_tile(self, ev: Event) -> Violation | None:
+        """``event_not_in_family`` for an event naming a tile outside the family's tile
+        set (a 108-tile game's 1z), None for an event whose tiles are all in it."""
+        tiles = getattr(ev, "tiles", None)
+        named = tuple(tiles) if tiles is not None else (getattr(ev, "tile", None),)
+        kinds = len(self._copies)
+        for tile in named:
+            if tile is not None and not 0 <= int(tile) < kinds:
+                rules = self._rules
+                return self._v(_C.EVENT_NOT_IN_FAMILY,
+                               _seat_of(ev) if _has_seat(ev) else None,
+                               f"{_describe(ev)}: {tile} is not one of the {rules.family} "
+                               f"family's tiles (ruleset {rules.name!r})")
         return None
 
     def finish(self) -> Violation | None:
@@ -799,7 +823,13 @@ class Table:
         kind = self._kinds.get(type(ev))
         if kind is None:
             return self._not_in_family(ev)
-        return self._check_kind(kind, ev)
+        try:
+            return self._check_kind(kind, ev)
+        except IndexError:  # a tile outside the family's set (see run)
+            foreign = self._foreign_tile(ev)
+            if foreign is None:
+                raise
+            return foreign
 
     def _check_kind(self, kind: Kind, ev: Event) -> Violation | None:
         """The violation ``ev`` (of ``kind``) would be: the hand's end and the seat first,

@@ -581,6 +581,26 @@ def test_event_not_in_family_for_a_guizhou_exchange() -> None:
     assert _only_code(replay_hand(bad, test_ruleset())) == (C.EVENT_NOT_IN_FAMILY, 0, 0)
 
 
+@pytest.mark.parametrize(("events", "index", "seat", "known_wall"), [
+    ("0-1z", 0, 0, True),  # a discard of an honour in a 108-tile game
+    ("0-1z", 0, 0, False),
+    ("0-2p 1+1z", 1, 1, False),  # a draw without a wall (with one: wall_mismatch)
+    ("0C1z", 0, 0, True),  # a concealed kong
+])
+def test_event_not_in_family_for_a_tile_outside_the_family(
+    events: str, index: int, seat: int, known_wall: bool
+) -> None:
+    """A record built without the readers (which refuse the tile, naming file, line and
+    field) may name a tile outside the family's set: a fatal event_not_in_family naming
+    it, not a crash; the table's own check says the same."""
+    result = replay(events, known_wall=known_wall)
+    v = assert_violation(result, C.EVENT_NOT_IN_FAMILY, index, seat)
+    assert "1z is not one of the guizhou family's tiles (ruleset 'test')" in v.message
+    table = Table.from_record(record(""), test_ruleset())
+    checked = table.check(Discard(0, Tile.EAST))
+    assert checked is not None and checked.code is C.EVENT_NOT_IN_FAMILY
+
+
 def _changsha(deal: list[str], events: list[Any]) -> HandReplay:
     from dataclasses import replace as _replace
 
