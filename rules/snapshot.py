@@ -95,16 +95,16 @@ def event_data(event: Event) -> Data:
             "kind": "chow", "seat": event.seat, "tiles": [t.text for t in event.tiles],
             "from": event.from_seat,
         }
-    # the wall mechanics' events and Changsha's 起手小胡 (the dice as ``tile``: "3+4")
+    # the wall mechanics' events and Changsha's 起手小胡 (``tile`` and ``tiles`` hold tiles
+    # only: the page marks them)
     if isinstance(event, Roll):
-        return {"kind": "roll", "seat": event.seat,
-                "tile": "+".join(str(d) for d in event.dice)}
+        return {"kind": "roll", "seat": event.seat, "dice": list(event.dice)}
     if isinstance(event, Seabed):
         return {"kind": "seabed_take" if event.take else "seabed_decline", "seat": event.seat}
     if isinstance(event, Bird):
         return {"kind": "bird", "tiles": [t.text for t in event.tiles]}
     if isinstance(event, SmallWin):
-        return {"kind": "small_win", "seat": event.seat, "tile": event.kind,
+        return {"kind": "small_win", "seat": event.seat, "small_win": event.kind,
                 "tiles": [t.text for t in event.tiles]}
     return {"kind": type(event).__name__.lower()}
 
