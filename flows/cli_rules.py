@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -102,8 +103,36 @@ def list_presets(lang: LangOption = None) -> None:
         typer.echo(line)
 
 
-def show_lines(ruleset: RulesetBase, *, describe: bool = False) -> list[str]:
-    """Every setting of a ruleset with its resolved value, grouped by section."""
+_SETTING_LINE = re.compile(r"^([A-Za-z0-9_]+)\s*=\s*[^#]*?\s#\s?(.*\S)\s*$")
+_SECTION_LINE = re.compile(r"^\[([A-Za-z0-9_.]+)\]\s*(?:#.*)?$")
+
+
+def preset_sources(name: str) -> dict[str, str]:
+    """Each setting's source as its preset says it (the comment on its line: the seed's
+    words, or "family default" where the seed is silent), by dotted path; a setting a
+    preset leaves to the one it extends has that one's."""
+    from rules.presets import parent_of, preset_text
+
+    out: dict[str, str] = {}
+    chain: str | None = name
+    while chain is not None:
+        section = ""
+        for line in preset_text(chain).splitlines():
+            head = _SECTION_LINE.match(line)
+            if head is not None:
+                section = head[1]
+                continue
+            m = _SETTING_LINE.match(line)
+            if m is not None:
+                out.setdefault(f"{section}.{m[1]}" if section else m[1], m[2])
+        chain = parent_of(chain)
+    return out
+
+
+def show_lines(ruleset: RulesetBase, *, describe: bool = False,
+               sources: bool = False) -> list[str]:
+    """Every setting of a ruleset with its resolved value, grouped by section (with
+    ``sources``, each setting's source as its preset file gives it)."""
     from rules.presets import parent_of, preset_names
     from rules.settings import format_setting, settings_of
 
@@ -112,7 +141,9 @@ def show_lines(ruleset: RulesetBase, *, describe: bool = False) -> list[str]:
         f"family: {ruleset.family}",
         f"seed: {_source(ruleset)}",
     ]
-    parent = parent_of(ruleset.name) if ruleset.name in preset_names() else None
+    is_preset = ruleset.name in preset_names()
+    parent = parent_of(ruleset.name) if is_preset else None
+    origin = preset_sources(ruleset.name) if sources and is_preset else {}
     if parent:
         lines.append(f"extends: {parent} (values below are resolved)")
     lines.append("")
@@ -133,6 +164,8 @@ def show_lines(ruleset: RulesetBase, *, describe: bool = False) -> list[str]:
         row = [field, "= " + format_setting(value)]
         if describe:
             row.append("# " + type(ruleset).setting_description(path))
+        if sources:
+            row.append("# " + origin.get(path, "not in the preset file (the model's default)"))
         rows.append(row)
     flush()
     return lines
@@ -147,6 +180,9 @@ def show(
         help="override one setting, KEY=VALUE (dotted path or flat alias; JSON value)",
     ),
     describe: bool = typer.Option(False, "--describe", "-d", help="add each description"),
+    sources: bool = typer.Option(
+        False, "--sources", "-s",
+        help="add each setting's source, as its preset file says it (the seed's words)"),
     lang: LangOption = None,
 ) -> None:
     """Every setting of a preset with its resolved value (extends and --set applied)."""
@@ -159,7 +195,7 @@ def show(
         ruleset = resolve_ruleset(name, pairs)
     except RulesetError as exc:
         raise _fail(exc) from None
-    for line in show_lines(ruleset, describe=describe):
+    for line in show_lines(ruleset, describe=describe, sources=sources):
         typer.echo(line)
 
 

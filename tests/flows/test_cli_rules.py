@@ -123,3 +123,23 @@ def test_assignment_parsing_and_columns() -> None:
     assert parse_assignment("chicken_scope=hand") == ("chicken_scope", "hand")
     assert parse_assignment("x=true") == ("x", True)
     assert format_columns([["ab", "c"], ["清一色", "d"]]) == ["ab      c", "清一色  d"]
+
+
+def test_show_gives_every_setting_of_every_preset_its_source() -> None:
+    """``--sources``: each setting with the comment its preset file (or the one it
+    extends) gives it: a quote of the seed, or "family default"."""
+    from rules.settings import settings_of
+
+    for name in preset_names():
+        result = runner.invoke(app, ["rules", "show", name, "--sources"])
+        assert result.exit_code == 0, result.output
+        rows = [line for line in result.output.splitlines() if " = " in line]
+        assert len(rows) == len(settings_of(load_preset(name))), name
+        for line in rows:
+            assert "  # " in line and "not in the preset file" not in line, (name, line)
+    result = runner.invoke(app, ["rules", "show", "changsha-birds2", "-s"])
+    lines = result.output.splitlines()
+    assert any(re.fullmatch(r"birds +  = 2 +# family default: a platform's 2 birds .*", line)
+               for line in lines), result.output
+    assert any(re.fullmatch(r"dealer_extra +  = 10 +# 「如果点炮方为庄家.*」", line)
+               for line in lines), result.output
