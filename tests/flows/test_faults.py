@@ -115,7 +115,8 @@ def test_audit_finds_every_injected_fault_and_nothing_else(
 DATA = Path(__file__).resolve().parents[2] / "data"
 
 
-@pytest.mark.parametrize("folder", ["sample/sim/document", "sample/sim/stream", "faulty"])
+@pytest.mark.parametrize(
+    "folder", ["sample/sim/document", "sample/sim/stream", "sample/changsha", "faulty"])
 def test_the_committed_sample_matches_its_manifest(folder: str) -> None:
     """data/sample/sim and data/faulty are what the engine finds today (docs/simulator.md
     has the commands that regenerate them when the engine changes what it finds)."""
@@ -126,7 +127,7 @@ def test_the_committed_sample_matches_its_manifest(folder: str) -> None:
         assert all(not is_file_fault(FaultKind(row["kind"])) for row in rows)
     else:
         assert any(is_file_fault(FaultKind(row["kind"])) for row in rows)
-    _assert_manifest_is_found(DATA / folder, rows, stream=folder != "sample/sim/document")
+    _assert_manifest_is_found(DATA / folder, rows, stream=folder.endswith(("stream", "faulty")))
 
 
 def test_same_seed_same_faults(tmp_path: Path) -> None:
