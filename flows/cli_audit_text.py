@@ -340,7 +340,8 @@ def format_table_extras(replay: HandReplay, names: Sequence[str],
     if opening:
         comma = "、" if lang == "zh" else ", "
         out.append(_t("opening small wins: {wins}", lang, wins=comma.join(
-            f"{_seat(ev.seat, names, lang)} {_term('pattern', ev.kind, lang)}"
+            _seat(ev.seat, names, lang) + ("" if lang == "zh" else " ")
+            + _term("pattern", ev.kind, lang)
             for ev in opening)))
     wall = replay.wall_facts
     if wall is not None and wall.birds:

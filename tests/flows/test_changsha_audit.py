@@ -20,11 +20,8 @@ from typer.testing import CliRunner
 
 import flows.cli  # noqa: F401  (registers the commands)
 from flows.app import app
-from flows.audit import GameAudit, hand_json
 from flows.bridge import game_from_records
-from flows.cli_audit_text import format_hand
 from parsers.write import write_games
-from rules.audit import audit_hand
 from rules.events import (
     Bird,
     Discard,
@@ -38,7 +35,6 @@ from rules.events import (
     SmallWin,
     Win,
 )
-from rules.presets import resolve_ruleset
 from rules.tiles import Tile, parse_tiles
 from tests.rules.builders import draw_and_discard, make_hand, parse_events
 
@@ -282,16 +278,6 @@ CASES = [
 ]
 
 
-def _in_log(case: Case) -> bool:
-    """The log format's readers do not take ``small_win`` yet (parsers/models.py): a case
-    with 起手小胡 is audited by the engine's :func:`rules.audit.audit_hand` instead."""
-    return not any(isinstance(ev, SmallWin) for ev in case.record.events)
-
-
-LOG_CASES = [c for c in CASES if _in_log(c)]
-ENGINE_CASES = [c for c in CASES if not _in_log(c)]
-
-
 def _recorded(case: Case) -> HandRecord:
     items = tuple(RecordedItem(p, q, a, r) for p, q, a, r in case.items)
     return replace(case.record, result=RecordedResult(case.deltas, case.next_dealer, items))
@@ -307,14 +293,14 @@ def rows(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     """Every case as a game of one file, audited by one ``zhuoji audit --json``."""
     path = tmp_path_factory.mktemp("changsha") / "cases.jsonl"
     write_games(path, [game_from_records([_recorded(c)], game_id=c.name, ruleset="changsha",
-                                         rule_overrides=c.overrides) for c in LOG_CASES])
+                                         rule_overrides=c.overrides) for c in CASES])
     code, out = _audit("--json", str(path))
     found = {row["game_id"]: row for row in map(json.loads, out.splitlines())}
     assert code == 0, [r["violations"] for r in found.values() if r["violations"]]
     return found
 
 
-@pytest.mark.parametrize("case", LOG_CASES, ids=[c.name for c in LOG_CASES])
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_the_recomputed_ledger_is_the_seed_rule(case: Case,
                                                 rows: dict[str, dict[str, Any]]) -> None:
     row = rows[case.name]
@@ -323,18 +309,6 @@ def test_the_recomputed_ledger_is_the_seed_rule(case: Case,
     assert [(i["payer"], i["payee"], i["amount"], i["reason"]) for i in row["ledger"]] == list(
         case.items)
     assert row["next_dealer"] == case.next_dealer
-
-
-@pytest.mark.parametrize("case", ENGINE_CASES, ids=[c.name for c in ENGINE_CASES])
-def test_the_opening_wins_by_the_seed_rule(case: Case) -> None:
-    ruleset = resolve_ruleset("changsha", case.overrides)
-    audit = audit_hand(_recorded(case), ruleset)
-    assert audit.findings == ()
-    settlement = audit.settlement
-    assert settlement.deltas == case.deltas
-    assert tuple((i.payer, i.payee, i.amount, str(i.reason)) for i in settlement.items) == (
-        case.items)
-    assert settlement.next_dealer == case.next_dealer
 
 
 def test_a_wrong_record_is_named_item_by_item(tmp_path: Path) -> None:
@@ -364,25 +338,30 @@ def test_a_wrong_record_is_named_item_by_item(tmp_path: Path) -> None:
     assert [i["detail_zh"] for i in row["ledger"]] == ["小胡，捉座位2的炮", "中鸟 1 次：× 2"]
 
 
-def test_the_opening_wins_and_birds_in_the_hand_json() -> None:
-    case = next(c for c in CASES if c.name == "two_openings_bird_deals")
-    ruleset = resolve_ruleset("changsha")
-    record = _recorded(case)
-    game = game_from_records([replace(record, events=tuple(
-        ev for ev in record.events if not isinstance(ev, SmallWin)))], game_id="g",
-        ruleset="changsha")
-    audit = GameAudit("g.json", game, ruleset, None, (audit_hand(record, ruleset),))
-    row = hand_json(audit, audit.hands[0])
+def test_the_opening_wins_and_birds_in_the_hand_json(rows: dict[str, dict[str, Any]]) -> None:
+    row = rows["two_openings_bird_deals"]
     assert row["small_wins"] == [
         {"seat": 1, "kind": "four_of_a_kind", "tiles": ["1m", "1m", "1m", "1m"]},
         {"seat": 3, "kind": "two_triplets", "tiles": ["6p", "6p", "6p", "8p", "8p", "8p"]}]
     assert row["wall"]["birds"] == [{"tile": "1s", "seat": 0}]
     # seat 2's 小胡 self-draw: 10 + 20 + 10 before the bird
     assert row["winners"][0]["scored"] == ["small"] and row["winners"][0]["value"] == 40
-    text = "\n".join(format_hand(audit, audit.hands[0], full=True))
+
+
+def test_the_text_view_of_a_hand_with_opening_wins(tmp_path: Path) -> None:
+    case = next(c for c in CASES if c.name == "two_openings_bird_deals")
+    path = tmp_path / "g.json"
+    write_games(path, [game_from_records([_recorded(case)], game_id="g", ruleset="changsha")])
+    code, text = _audit("--hand", "1", str(path))
+    assert code == 0, text
+    lines = text.splitlines()
     assert ("opening small wins: seat 1 (p1) four_of_a_kind 四喜, seat 3 (p3) two_triplets 六六顺"
-            in text), text
-    assert "  opening_win 起手小胡: 80" in text
+            in lines), text
+    assert "  opening_win 起手小胡: 80" in lines
+    assert "  next dealer: seat 0 (p0) (two or more players won on the dealt hands: the bird's "\
+        "seat)" in lines
+    code, zh = _audit("--hand", "1", "--lang", "zh", str(path))
+    assert "<reason" not in zh and "起手小胡：座位1（p1）四喜、座位3（p3）六六顺" in zh, zh
 
 
 def test_ingest_reports_and_a_hand_page(tmp_path: Path,
@@ -397,7 +376,7 @@ def test_ingest_reports_and_a_hand_page(tmp_path: Path,
     logs.mkdir()
     write_games(logs / "changsha.jsonl", [
         *(game_from_records([_recorded(c)], game_id=c.name, ruleset="changsha",
-                            rule_overrides=c.overrides) for c in LOG_CASES[:4]),
+                            rule_overrides=c.overrides) for c in CASES[:4]),
         game_from_records([wrong], game_id="wrong", ruleset="changsha")])
     db = tmp_path / "w.duckdb"
     result = runner.invoke(app, ["ingest", str(logs), "--db", str(db), "--json"])
