@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from flows.app import app
 from flows.bridge import hand_records
 from flows.cli import main  # noqa: F401  (registers every command on ``app``)
+from flows.cli_simulate import simulated_families
 from flows.simulate import (
     FAULTS_MANIFEST,
     SimulationRequest,
@@ -23,8 +24,10 @@ from parsers.errors import MalformedLogError
 from parsers.models import Game
 from parsers.read import Encoding, generate_games
 from rules.audit import audit_hand
+from rules.bots import SimulationError, bots_of
 from rules.families.guizhou.simulate import simulate_game
 from rules.presets import load_preset, preset_names
+from tests.rules.toy_family import ToyRuleset
 
 PRESETS = preset_names("guizhou")
 
@@ -146,3 +149,36 @@ def test_cli_all_presets(tmp_path: Path) -> None:
     everyone = [*PRESETS, *preset_names("changsha")]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         f"sim-{name}-1-00000.json" for name in everyone)
+
+
+@pytest.mark.parametrize("encoding", [Encoding.DOCUMENT, Encoding.STREAM])
+def test_changsha_logs_parse_and_audit_clean(tmp_path: Path, encoding: Encoding) -> None:
+    """The simulator plays the Changsha family by its own bots (found through the
+    registry): the logs read back as the simulated hands and audit clean."""
+    names = preset_names("changsha")
+    request = SimulationRequest(rulesets=tuple(names), games=3, seed=13, hands_per_game=4,
+                                encoding=encoding, games_per_file=3, gzip=True)
+    summary = run_simulation(request, tmp_path)
+    assert summary.hands == len(names) * 12
+    games = _games(tmp_path)
+    assert sorted(g.game_id for g in games) == sorted(
+        game_id_of(name, 13, g) for name in names for g in range(3))
+    kinds: set[str] = set()
+    for game in games:
+        ruleset = load_preset(game.ruleset)
+        assert ruleset.family == "changsha" and len(game.players) == 4
+        expected = bots_of(ruleset).simulate_game(
+            ruleset, seed=13, game_no=int(game.game_id.rsplit("-", 1)[1]), hands=4)
+        assert tuple(hand_records(game)) == expected.records
+        for record in hand_records(game):
+            assert audit_hand(record, ruleset).findings == ()
+            kinds.update(type(e).__name__ for e in record.events)
+    assert {"Chow", "Bird", "Win"} <= kinds
+
+
+def test_the_simulator_plays_the_families_with_bots() -> None:
+    assert simulated_families() == ["guizhou", "changsha"]
+    with pytest.raises(SimulationError, match="toy family has no bots"):
+        bots_of(ToyRuleset(name="toy-4"))
+    bad = CliRunner().invoke(app, ["simulate", "--ruleset", "changsha,nowhere", "--out", "x"])
+    assert bad.exit_code != 0 and "nowhere" in bad.output
