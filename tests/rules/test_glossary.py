@@ -14,8 +14,8 @@ import pytest
 
 from rules.facts import Outcome
 from rules.families import families
-from rules.families.guizhou.patterns import Pattern
 from rules.families.changsha.settlement import Settlement as ChangshaSettlement
+from rules.families.guizhou.patterns import Pattern
 from rules.families.guizhou.settlement import ChickenKind, Reason, Settlement
 from rules.glossary import (
     GlossaryError,
