@@ -59,7 +59,6 @@ class Settlement:
     next_dealer: int
     explanation: tuple[str, ...]  # lines a referee can read out
     wins: tuple[WinValue, ...] = ()  # one per win, in win order
-    bird_seats: tuple[int, ...] = ()  # the seat each bird counts to
 
 
 class _Book:
@@ -81,7 +80,9 @@ class _Book:
         amount = value * self.stake
         if amount:
             self.items.append(LedgerItem(payer, payee, amount, reason, detail))
-            self.say(f"seat {payer} pays seat {payee} {amount}: {reason.value} ({detail})")
+            if self.explain:
+                self.lines.append(
+                    f"seat {payer} pays seat {payee} {amount}: {reason.value} ({detail})")
         return amount
 
     def deltas(self) -> tuple[int, ...]:
@@ -246,7 +247,7 @@ def settle(
     deltas = book.deltas()
     book.say("deltas: " + ", ".join(
         f"seat {seat} {d:+d}" if d else f"seat {seat} 0" for seat, d in enumerate(deltas)))
-    return Settlement(tuple(book.items), deltas, nxt, tuple(book.lines), wins, tuple(birds))
+    return Settlement(tuple(book.items), deltas, nxt, tuple(book.lines), wins)
 
 
 def audit_result(
