@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from flows.bridge import hand_records
+from flows.bridge import hand_records, ruleset_tiles
 from parsers.errors import MalformedLogError
 from parsers.fast import Game
 from parsers.read import generate_fast_games, parse_encoding
@@ -85,7 +85,7 @@ def generate_file_audits(
     except ValueError as exc:
         yield FileFault(name, MalformedLogError(str(exc).split(": ", 1)[-1], path=name))
         return
-    for item in generate_fast_games(name):
+    for item in generate_fast_games(name, tiles=ruleset_tiles):
         if isinstance(item, MalformedLogError):
             yield FileFault(name, item)
             continue

@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from flows import warehouse
+from flows.bridge import ruleset_tiles
 from flows.dashboard import DashboardError, Links, hand_context, query, render_standalone
 from flows.ingest import load_outcomes
 from flows.process import process_file
@@ -50,7 +51,7 @@ def pick_hand(path: str, hand_no: int, game_id: str | None) -> tuple[str, int]:
     """The game (and hand) of ``path`` the report is about; a clear error naming what the
     file holds when the choice is missing or wrong."""
     games: dict[str, list[int]] = {}
-    for item in generate_fast_games(path):
+    for item in generate_fast_games(path, tiles=ruleset_tiles):
         if isinstance(item, MalformedLogError):
             raise HandReportError(f"{path}: {item}")
         games[item.game_id] = [h.hand_no for h in item.hands]

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import orjson
 
-from flows.bridge import hand_records
+from flows.bridge import hand_records, ruleset_tiles
 from flows.discover import ContentDigest, FileDigest, digest_file
 from flows.rows import FileError, FileOutcome, FileStatus, RowBuffer, RulesetUse
 from parsers.errors import MalformedLogError
@@ -223,7 +223,7 @@ def _audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome
     uses: set[RulesetUse] = set()
     hands = violations = mismatches = 0
     try:
-        for item in generate_fast_games(path, sink=content):
+        for item in generate_fast_games(path, sink=content, tiles=ruleset_tiles):
             if isinstance(item, MalformedLogError):
                 errors.append(_file_error(item))
                 continue

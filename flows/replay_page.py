@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from flows.bridge import hand_records
+from flows.bridge import hand_records, ruleset_tiles
 from parsers.errors import MalformedLogError
 from parsers.fast import Game
 from parsers.read import generate_fast_games
@@ -72,7 +72,8 @@ def _read_games(
     try:
         if sha256 is not None and _file_sha256(path) != sha256:
             return {}, "the log file changed since it was loaded"
-        games = {g.game_id: g for g in generate_fast_games(path) if isinstance(g, Game)}
+        games = {g.game_id: g for g in generate_fast_games(path, tiles=ruleset_tiles)
+                 if isinstance(g, Game)}
     except FileNotFoundError:
         return {}, "the log file is no longer there"
     except (OSError, MalformedLogError, ValueError) as exc:
