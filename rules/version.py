@@ -43,8 +43,9 @@ ENGINE_VERSION_ENV = "ZHUOJI_ENGINE_VERSION"
 """When set (to any non-empty text), the engine version this process reports: for tests only."""
 
 _COMPILED_SUFFIXES = (".so", ".pyd")
-_NOT_ENGINE = frozenset({"simulate"})
-"""Modules of ``rules`` an audit never runs (the simulator's bots write logs)."""
+_NOT_ENGINE = frozenset({"simulate", "bots"})
+"""Modules of ``rules`` an audit never runs (the simulator's bots write logs: each family's
+``simulate`` and what they share, ``rules/bots.py``)."""
 _DIGEST_CHARS = 12
 
 

@@ -44,6 +44,7 @@ def test_the_digest_follows_the_code_and_not_the_data_or_the_simulator(package: 
     assert engine_digest("fakeengine") == first
     (package / "presets" / "a.toml").write_text("v = 2\n")
     (package / "simulate.py").write_text("bots = 1\n")
+    (package / "bots.py").write_text("shared = 1\n")
     (package / "__pycache__").mkdir()
     (package / "__pycache__" / "table.cpython-311.pyc").write_bytes(b"\x00")
     assert engine_digest("fakeengine") == first, "data, simulator and caches are not the engine"

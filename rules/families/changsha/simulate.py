@@ -367,7 +367,7 @@ class _Chooser:
                 if robbed is not None:
                     return robbed
             seat = table.turn
-            if not table._wend.roll_pending:  # type: ignore[union-attr]
+            if not isinstance(self.last, Roll):  # the dice, once per kong
                 roll = Roll(seat, (self.dice.randint(1, 6), self.dice.randint(1, 6)))
                 if self.legal(roll):
                     return roll
