@@ -68,6 +68,7 @@ from rules.families import family_of
 from rules.families.changsha.patterns import SmallWinKind, is_258
 from rules.families.changsha.settings import Ruleset
 from rules.hand import is_complete
+from rules.mechanics import mechanics_of
 from rules.replay import replay_hand, replay_of_table
 from rules.shanten import discard_shanten, drop_shanten, shanten_of_keys
 from rules.table import Phase, Table
@@ -286,6 +287,8 @@ class _Chooser:
     def __init__(self, table: Table, players: list[_Player], dice: random.Random,
                  deviant: int, deviation: Deviation | None) -> None:
         self.table = table
+        self.seabed = mechanics_of(table.ruleset).seabed
+        self.kong: Kong | None = None  # the last kong, whose replacement may be due
         self.players = players
         self.n = len(players)
         self.dice = dice
@@ -308,6 +311,8 @@ class _Chooser:
             claimed = int(last.tile) if isinstance(event, Chow) and isinstance(
                 last, Discard) else -1
             self.players[event.seat].played(event, claimed)
+            if isinstance(event, Kong):
+                self.kong = event
             if isinstance(event, Discard) and event.seat == self.table.dealer:
                 self.dealer_discarded = True
         elif isinstance(event, Roll):
@@ -358,9 +363,9 @@ class _Chooser:
         if phase is Phase.CLAIM:
             return self._claim()
         if phase is Phase.SEABED:
-            return self._seabed(table._candidates())
+            return self._seabed(table.legal_actions())
         if phase is Phase.KONG_DRAW:
-            pending = table._pending_kong
+            pending = self.kong
             assert pending is not None
             if pending.kind is KongKind.ADDED:
                 robbed = self._win_on(pending.tile, pending.seat)
@@ -371,16 +376,14 @@ class _Chooser:
                 roll = Roll(seat, (self.dice.randint(1, 6), self.dice.randint(1, 6)))
                 if self.legal(roll):
                     return roll
-            got = self._pick(table._candidates(), Draw, ExhaustiveDraw)
-            if got is not None:
-                return got
+            return self._draw(seat, back=True)
         if phase is Phase.WON:
-            last = table._won_tile
-            if last is not None and last.from_seat >= 0:
-                another = self._win_on(last.tile, last.from_seat)
+            won = table.winners[-1]
+            if won.from_seat is not None:
+                another = self._win_on(won.tile, won.from_seat)
                 if another is not None:
                     return another
-            got = self._pick(table._candidates(), Bird)
+            got = self._pick(table.legal_actions(), Bird)
             if got is not None:
                 return got
         raise SimulationError(f"hand {table.hand_no}: nothing to play ({phase})")
@@ -465,12 +468,22 @@ class _Chooser:
                 chow = Chow(nxt, tuple(ALL_TILES[t] for t in run), d)
                 if self.legal(chow):
                     return chow
-        candidates = table._candidates()
-        if any(isinstance(c, Seabed) for c in candidates):
-            return self._seabed(candidates)
-        got = self._pick(candidates, Draw, ExhaustiveDraw)
+        nxt = (d + 1) % n
+        if self.seabed and table.wall_left == 1:
+            return self._seabed([Seabed(nxt, True)])  # the last tile is offered, from nxt
+        return self._draw(nxt, back=False)
+
+    def _draw(self, seat: int, *, back: bool) -> Event:
+        """The draw due (a kong's replacement from the back), or the exhaustive draw."""
+        wall = self.table.wall
+        event: Event = ExhaustiveDraw()
+        if wall:
+            event = Draw(seat, wall[-1] if back else wall[0])
+        if self.legal(event):
+            return event
+        got = self._pick(self.table.legal_actions(), Draw, ExhaustiveDraw)
         if got is None:
-            raise SimulationError(f"hand {table.hand_no}: no draw after seat {d}'s discard")
+            raise SimulationError(f"hand {self.table.hand_no}: no draw for seat {seat}")
         return got
 
     def _seabed(self, candidates: Sequence[Event]) -> Event:
