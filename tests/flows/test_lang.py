@@ -1,7 +1,8 @@
 """``--lang zh|en``: Chinese throughout (issue 23 item 1).
 
-* a Chinese audit of every preset's simulated hands, clean and faulted (the fault
-  injector makes every kind of fault, so every violation code's message is met), holds no
+* a Chinese audit of every preset's simulated hands (Guizhou's and Changsha's), clean and
+  faulted (the fault injector makes every kind of fault, so every violation code's message
+  is met; Changsha's dice and birds, which no fault kind makes, by edited hands), holds no
   English sentence, and every message form met has a template in the glossary;
 * ``--lang`` is an option of every command; the locale decides without it; a bad value
   is a usage error;
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -30,15 +32,18 @@ from flows.dashboard import build_dashboard
 from flows.faults import FaultKind, expected_codes, is_file_fault
 from flows.simulate import FAULTS_MANIFEST, SimulationRequest, run_simulation
 from rules.audit import audit_hand
+from rules.bots import bots_of
+from rules.events import Bird, Discard, HandRecord, Roll
 from rules.glossary import glossary, translate_or_none
 from rules.presets import load_preset, preset_names
 from rules.violations import ViolationCode
 from scripts.screenshot import BrowserError, HeadlessChromium, find_chromium
 from tests.flows.conftest import Corpus
 from tests.flows.test_dashboard import make_warehouse
-from tests.flows.test_faults import HAND_KINDS, _made, _preset_for
+from tests.flows.test_faults import CASES, _made
 
 runner = CliRunner()
+PRESETS = (*preset_names("guizhou"), *preset_names("changsha"))
 CLEAN_ENV = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "", "NO_COLOR": "1"}
 
 
@@ -46,12 +51,7 @@ CLEAN_ENV = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "", "NO_COLOR": "1"}
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every preset's simulated games, a third of the hands faulted (file damage too)."""
     out = tmp_path_factory.mktemp("lang-logs")
-    run_simulation(
-        SimulationRequest(
-            rulesets=tuple(preset_names("guizhou")), games=4, seed=23, faults=0.35
-        ),
-        out,
-    )
+    run_simulation(SimulationRequest(rulesets=PRESETS, games=4, seed=23, faults=0.35), out)
     return out
 
 
@@ -107,22 +107,17 @@ def test_a_chinese_audit_of_every_preset_has_no_english_sentence(logs: Path) -> 
                             missing.append(line)
                 for line in format_hand(item, hand, full=True, lang="zh"):
                     leaks.extend(f"{run!r} in {line!r}" for run in _english_left(line, allowed))
-    assert rulesets == set(preset_names("guizhou"))
-    assert hands > 300
+    assert rulesets == set(PRESETS)
+    assert hands > 400
     assert missing == []
     assert leaks == []
     assert len(codes) >= 12
 
 
-@pytest.mark.parametrize("kind", HAND_KINDS)
-def test_every_fault_kinds_messages_in_chinese(kind: FaultKind) -> None:
-    """Each kind of fault the injector makes, on a hand chosen for it (as the fault tests
-    do): its findings, the explanation and the ledger translate, with no English left."""
-    made = next(_made(kind), None)
-    assert made is not None, f"no hand took a {kind}"
-    _, record, _fault = made
-    audit = audit_hand(record, load_preset(_preset_for(kind)))
-    assert tuple(str(f.code) for f in audit.findings) == expected_codes(kind)
+def _assert_in_chinese(record: HandRecord, preset: str) -> tuple[str, ...]:
+    """The hand's findings, the explanation and the ledger translate, with no English
+    left; the findings' codes."""
+    audit = audit_hand(record, load_preset(preset))
     lines = [f.message for f in audit.findings]
     if audit.settlement is not None:
         lines += [*audit.settlement.explanation, *(i.detail for i in audit.settlement.items)]
@@ -130,26 +125,76 @@ def test_every_fault_kinds_messages_in_chinese(kind: FaultKind) -> None:
         chinese = translate_or_none(line)
         assert chinese is not None, line
         assert _english_left(chinese, set()) == [], chinese
+    return tuple(str(f.code) for f in audit.findings)
+
+
+@pytest.mark.parametrize(("kind", "name"), CASES, ids=[f"{n}-{k}" for k, n in CASES])
+def test_every_fault_kinds_messages_in_chinese(kind: FaultKind, name: str) -> None:
+    """Each kind of fault the injector makes, on a hand of each family chosen for it (as
+    the fault tests do, Changsha's illegal_chow, no_258_pair, bad_small_win, bad_seabed,
+    locked_hand and missed_win among them): its findings, the explanation and the ledger
+    translate, with no English left."""
+    made = next(_made(kind, name), None)
+    assert made is not None, f"no {name} hand took a {kind}"
+    _, record, fault = made
+    codes = _assert_in_chinese(record, name)
+    assert codes == fault.codes and codes[0] == expected_codes(kind)[0]
+
+
+def _wall_edits(record: HandRecord) -> Iterator[tuple[str, HandRecord]]:
+    """A Changsha hand's dice and birds made wrong: the birds changed or left out, the
+    dice thrown twice or with no kong, each with the code it gives."""
+    events = record.events
+    for i, ev in enumerate(events):
+        if isinstance(ev, Bird):
+            birds = Bird(tuple(t.next_in_suit() for t in ev.tiles))
+            yield "bad_bird", replace(record, events=(*events[:i], birds, *events[i + 1:]))
+            yield "bad_bird", replace(record, events=(*events[:i], *events[i + 1:]))
+        elif isinstance(ev, Roll):
+            yield "bad_roll", replace(record, events=(*events[:i + 1], ev, *events[i + 1:]))
+        elif isinstance(ev, Discard) and i < 40:
+            roll = Roll(ev.seat, (3, 4))
+            yield "bad_roll", replace(record, events=(*events[:i + 1], roll, *events[i + 1:]))
+
+
+def test_the_dice_and_birds_findings_in_chinese() -> None:
+    """bad_roll and bad_bird, which no fault kind makes, on edited Changsha hands of each
+    preset: their messages translate with no English left."""
+    made: dict[str, set[str]] = {}
+    for name in preset_names("changsha"):
+        rs = load_preset(name)
+        for hand in bots_of(rs).simulate_game(rs, seed=77, game_no=0, hands=8).hands:
+            for code, record in _wall_edits(hand.record):
+                codes = _assert_in_chinese(record, name)
+                assert codes[:1] == (code,), (code, codes)
+                made.setdefault(code, set()).add(name)
+    assert made == {code: set(preset_names("changsha")) for code in ("bad_bird", "bad_roll")}
 
 
 MECHANIC_CODES = {
-    "illegal_chow", "bad_flower", "flower_not_shown", "bad_roll", "locked_hand", "bad_seabed",
-    "bad_bird", "bad_exchange", "bad_declaration", "declared_suit_first", "acted_after_win",
+    # flowers (rules/claims.py): only the test families play them
+    "bad_flower", "flower_not_shown",
+    # 换三张, 定缺, 血战 and the carried score (rules/continuing.py): the test families only
+    "bad_exchange", "bad_declaration", "declared_suit_first", "acted_after_win",
     "carry_mismatch", "hand_sequence",
-    # the Changsha family's own codes: the simulator does not play that family yet
-    "bad_small_win", "no_258_pair",
 }
-"""The codes of the core's optional mechanics (rules/mechanics.py): only a table of a family
-that plays them gives them, and no preset's family does yet, so no Guizhou fault kind makes
-them and their messages have no Chinese templates yet (their names do)."""
+"""The codes of the core's optional mechanics (rules/mechanics.py) that no preset's family
+plays: only the test families' tables give them, so no fault kind makes them. (The
+mechanics Changsha plays are not here: their fault kinds make illegal_chow, bad_seabed and
+locked_hand, and edited hands bad_roll and bad_bird, :data:`EDITED_CODES`.)"""
+
+EDITED_CODES = {"bad_roll", "bad_bird"}
+"""Codes of Changsha's mechanics no fault kind makes: the dice and the birds, made by
+editing hands (test_the_dice_and_birds_findings_in_chinese)."""
 
 
 def test_the_fault_kinds_cover_every_violation_code() -> None:
     """Every code but false_hand (a deal the simulator never makes), event_not_in_family
-    (an event of another family's mechanic) and the mechanics' codes is made by a fault
-    kind above; their message forms are checked here."""
+    (an event of another family's mechanic), the test families' mechanics' codes and
+    Changsha's dice and birds (edited hands, above) is made by a fault kind above; the
+    first two's message forms are checked here."""
     assert {c.value for c in ViolationCode} - _all_codes_of_fault_kinds() == {
-        "false_hand", "event_not_in_family", *MECHANIC_CODES
+        "false_hand", "event_not_in_family", *MECHANIC_CODES, *EDITED_CODES
     }
     family = ("seat 1 chows 123m from seat 0: the guizhou family (ruleset 'guiyang') has no "
               "chow event")
