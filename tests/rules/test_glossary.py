@@ -154,6 +154,130 @@ def test_translate_by_templates() -> None:
     assert translate(win) == "座位0自摸3筒胡牌：大对子 5 + 自摸 1 = 6，由座位1、2、3各付（共 18）"
 
 
+_HELD = "seat 1 holds 2355s [chow 1p, pong 4m]"
+_MECHANICS_MESSAGES = [
+    # rules/wall_events.py
+    "seat 2 throws the dice [3, 4] but no kong replacement is due (seat 2 must discard)",
+    "seat 1 throws the dice [3, 4] but seat 2 made the kong and throws for its replacement",
+    "seat 2 throws the dice [3, 4] but the dice were already thrown for this kong",
+    "seat 2 throws the dice [0, 7]: two dice are thrown, each 1-6",
+    "seat 1 throws the dice [6, 6] but only a ready hand may throw the dice after a kong "
+    f"(mechanics.kong_dice_needs_ready); {_HELD}",
+    "seat 1 takes the last tile (海底) but the last tile is not offered now: the kong's "
+    "replacement takes the last tile (no offer this hand)",
+    "seat 1 declines the last tile (海底) but the last tile is not offered now: 12 tiles are "
+    "left in the wall",
+    "seat 1 takes the last tile (海底) but the last tile is not offered now: no draw is due "
+    "(seat 1 must discard)",
+    "seat 3 declines the last tile (海底) but the last tile is offered in turn: seat 0 next",
+    "seat 0 discards 5m but seat 2 took the last tile and must draw it first",
+    "seat 0 draws 5m but every seat declined the last tile: the hand ends drawn (exhaustive draw)",
+    "seat 1 wins on 5m by self-draw but the last tile is being offered: seat 2 takes or declines "
+    "it next",
+    "birds 3s but the birds were already shown (3s)",
+    "birds 3s but there was no win (seat 0 must discard)",
+    "birds 3s but no tile is left in the wall",
+    "birds 3s but the birds are 7m (the last tile, won on, is the bird)",
+    "birds 3s4p but the birds are 7m1s (the next 2 at the wall's front)",
+    "birds none but 1 bird is due (mechanics.birds = 1, 20 tiles left)",
+    "birds 3s but 2 birds are due (mechanics.birds = 2, 20 tiles left)",
+    "birds 3s3s but all 4 copies of 3s are out",
+    "seat 1 draws 5m but the wall holds only its last tile: it is offered first (a `seabed` "
+    "event by seat 1)",
+    "seat 2 discards 7m but threw the dice after a kong: every tile it draws is discarded until "
+    "it wins (mechanics.kong_dice_locks_hand); it drew 5m",
+    "seat 2 makes a concealed kong of 7m but threw the dice after a kong: every tile it draws is "
+    "discarded until it wins (mechanics.kong_dice_locks_hand); it drew 5m",
+    "seat 2 discards 7m but took the last tile (5m): unless it wins, it shows that tile",
+    "seat 3 pongs 5m from seat 2 but the shown last tile may only be won on",
+    "seat 3 wins on 5m from seat 2 after the birds were shown",
+    "seat 3 wins on 5m from seat 2 but the kong's player threw the dice for its replacement: the "
+    "kong stands (a robbing win comes before the dice)",
+    "the log ends after seat 2 took the last tile, without its draw",
+    "the log ends without the birds after the win (3s due)",
+    "the log ends without the birds after the win (2 tiles due)",
+    "the log ends without the birds after the win (1 tile due)",
+    "seat 0 discards 5m but seat 1 took the last tile and draws it next",
+    "seat 0 discards 5m but every seat declined the last tile: the hand ends drawn (exhaustive "
+    "draw)",
+    "seat 0 discards 5m but the last tile is offered to seat 3 next",
+    "seat 1 draws 5m but the next tile at the wall's back (kong replacement) is 9p",
+    "seat 1 draws 5m but the next tile at the wall's back (flower replacement) is 9p",
+    # rules/claims.py
+    "seat 2 chows 345p from seat 1 but there is no discard to claim (seat 1 must discard)",
+    "seat 2 chows 345p from seat 1 but the last discard is 7m by seat 0",
+    "seat 3 chows 345p from seat 1 but only the discarder's next player (seat 2) may chow",
+    "seat 2 chows 357p from seat 1: a chow is three tiles in rank order of one suit (万 筒 条; "
+    "honours never chow)",
+    f"seat 2 chows 345p from seat 1 without 5p: {_HELD}",
+    f"seat 2 chows 345p from seat 1 but declared ready (a chow changes the hand); {_HELD}",
+    "seat 1 shows 5m but 5m is not a flower",
+    f"seat 1 shows 2f but {_HELD}",
+    "seat 1 shows 2f but a flower is shown by the player to act, or on the dealt hand before the "
+    "dealer's first discard (seat 0 must discard)",
+    "seat 1 discards 5m while holding a flower, which is shown and replaced before the discard; "
+    f"{_HELD}",
+    "seat 1 draws 5m but seat 1 must draw its flower replacement",
+    # rules/families/changsha/legality.py
+    "seat 1 declares four_of_a_kind (起手小胡) showing 5555m but ruleset 'x' has no 起手小胡 "
+    "(small_wins off)",
+    "seat 1 declares bogus (起手小胡) showing 5555m: unknown kind 'bogus'; the kinds are: "
+    "four_of_a_kind, missing_suit, no_258, two_triplets",
+    "seat 1 declares two_triplets (起手小胡) showing 555m777p too late: 起手小胡 are declared on "
+    "the dealt hand, before the dealer's first discard",
+    "seat 1 declares four_of_a_kind (起手小胡) showing 1z: 1z is not a suited tile",
+    "seat 1 declares four_of_a_kind (起手小胡) showing 5555m but the tiles are not in its hand; "
+    f"{_HELD}",
+    "seat 1 declares four_of_a_kind (起手小胡) showing 555m but it shows four of one tile (四喜) "
+    f"only; {_HELD}",
+    "seat 1 declares two_triplets (起手小胡) showing 555m but it shows two triplets (六六顺), "
+    f"six tiles only; {_HELD}",
+    "seat 1 declares no_258 (起手小胡) showing 555m but it shows the whole hand, holding no 2, 5 "
+    f"or 8 (板板胡) only; {_HELD}",
+    "seat 1 declares missing_suit (起手小胡) showing 555m but it shows the whole hand, missing a "
+    f"suit (缺一色) only; {_HELD}",
+    "seat 1: small_win after the hand ended (the hand has ended)",
+    "seat 1 wins on 3s but a 小胡 needs a pair of 2, 5 or 8 (二五八做将) and the hand is none of "
+    f"碰碰胡, 将将胡, 清一色, 七小对; {_HELD}",
+    "seat 1 wins on 3s from another player but let a win on 3s pass (seat 2, event 40) and has "
+    f"drawn no tile since (漏胡); {_HELD}",
+    # rules/table.py, a robbing win where the kong is no added one
+    "seat 1 wins on 3s from seat 2 but only an added kong can be robbed, on its own tile",
+]
+"""One message of each form the wall mechanics (rules/wall_events.py), chow and flowers
+(rules/claims.py) and Changsha's table (rules/families/changsha/legality.py) write."""
+_TWO_WORDS = re.compile(r"[A-Za-z]+[ ,;:'()-]+[A-Za-z]+")
+
+
+@pytest.mark.parametrize("message", _MECHANICS_MESSAGES)
+def test_the_mechanics_messages_translate(message: str) -> None:
+    """Each has a template; its Chinese keeps no English phrase (settings keys and code
+    names aside)."""
+    chinese = translate_or_none(message)
+    assert chinese is not None, message
+    assert not _TWO_WORDS.search(re.sub(r"[a-z]+(?:[_.][a-z0-9_]+)+", " ", chinese)), chinese
+
+
+def test_the_changsha_words() -> None:
+    assert translate(
+        "seat 3 chows 345p from seat 1 but only the discarder's next player (seat 2) may chow"
+    ) == "座位3吃座位1的345筒，但只有打牌者的下家（座位2）可以吃"
+    assert translate(
+        f"seat 1 wins on 3s but a 小胡 needs a pair of 2, 5 or 8 (二五八做将) and the hand is "
+        f"none of 碰碰胡, 将将胡, 清一色, 七小对; {_HELD}"
+    ) == ("座位1胡3条，但小胡须二五八做将，而这手牌不是碰碰胡、将将胡、清一色、七对中的任何一种；"
+          "座位1手牌 2355条［吃（1筒起）、碰4万］")
+    assert translate(
+        "seat 2 wins on 8m from another player but let a win on 8m pass (seat 3, event 97) "
+        "and has drawn no tile since (漏胡); seat 2 holds 67m55p"
+    ) == ("座位2胡别家打出的8万，但它已放过座位3的8万（事件97），此后还没有摸牌（漏胡）；"
+          "座位2手牌 67万55筒")
+    assert translate("seat 1 takes the last tile (海底) but the last tile is offered in turn: "
+                     "seat 2 next") == "座位1要海底牌，但海底牌按顺序问：下一个是座位2"
+    assert translate("the log ends without the birds after the win (3s due)") == (
+        "记录在胡后没有扎鸟就结束了（鸟牌应为 3条）")
+
+
 def test_tiles_in_chinese() -> None:
     assert tile_zh("5m") == "5万"
     assert tile_zh("W") == "万能"
