@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import ClassVar, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
 from rules.events import RecordedItem, RecordedResult
 from rules.frozen import quick_init
@@ -85,10 +85,11 @@ quick_init(WinValue)
 class Ledger(Protocol):
     """What a family's settlement gives and the flows read (``deltas`` per seat, summing
     to zero; ``items`` in a fixed order; the next dealer; the explanation; the wins) and
-    the family's reasons in their order (``reasons``, a class attribute; each has its
-    Chinese name in the glossary)."""
+    the family's reasons in their order (``reasons``, the same for every settlement of
+    the family; each has its Chinese name in the glossary)."""
 
-    reasons: ClassVar[tuple[str, ...]]
+    @property
+    def reasons(self) -> tuple[str, ...]: ...
 
     @property
     def items(self) -> tuple[LedgerItem, ...]: ...

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar
 
 from rules.events import RecordedResult, SmallWin
 from rules.facts import Outcome, WallFacts, WinFact
@@ -48,17 +47,25 @@ class Reason(StrEnum):
     BIRD = "bird"  # 扎鸟: the payment again for each bird hit (doubling)
 
 
+REASONS: tuple[str, ...] = tuple(r.value for r in Reason)
+"""The reasons in their order (:attr:`Settlement.reasons`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Settlement:
     """A settled Changsha hand (a :class:`rules.ledger.Ledger`)."""
 
-    reasons: ClassVar[tuple[str, ...]] = tuple(r.value for r in Reason)
-    """The reasons in their order (the audit orders item differences by it)."""
     items: tuple[LedgerItem, ...]  # deterministic order
     deltas: tuple[int, ...]  # per seat, sums to zero, multiples of base_stake
     next_dealer: int
     explanation: tuple[str, ...]  # lines a referee can read out
     wins: tuple[WinValue, ...] = ()  # one per win, in win order
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """The family's reasons in their order (the audit orders item differences by
+        it): :data:`REASONS`."""
+        return REASONS
 
 
 class _Book:

@@ -21,7 +21,6 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import ClassVar
 
 from rules.events import KongKind, RecordedResult
 from rules.facts import ChickenDiscard, ClaimKind, KongFact, Outcome, SeatFacts, WinFact
@@ -160,18 +159,26 @@ class ChickenCount:
 quick_init(ChickenCount)
 
 
+REASONS: tuple[str, ...] = tuple(r.value for r in Reason)
+"""The reasons in their order (:attr:`Settlement.reasons`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Settlement:
     """A settled hand (a :class:`rules.ledger.Ledger`)."""
 
-    reasons: ClassVar[tuple[str, ...]] = tuple(r.value for r in Reason)
-    """The reasons in their order (the audit orders item differences by it)."""
     items: tuple[LedgerItem, ...]  # deterministic order
     deltas: tuple[int, ...]  # per seat, sums to zero, multiples of base_stake
     next_dealer: int
     chickens: tuple[ChickenCount, ...]  # what each seat's chickens were, for statistics
     explanation: tuple[str, ...]  # lines a referee can read out
     wins: tuple[WinValue, ...] = ()  # one per win, in win order
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """The family's reasons in their order (the audit orders item differences by
+        it): :data:`REASONS`."""
+        return REASONS
 
     def __init__(
         self,
