@@ -195,7 +195,7 @@ def _pay_opening(book: _Book, ev: SmallWin, points: Points, dealer: int) -> None
 
 
 def next_dealer_of(replay: HandReplay, openings: Sequence[SmallWin] = ()) -> tuple[int, str]:
-    """Who deals next, and why (seat 003's 庄家 rules, in this order): two or more players
+    """Who deals next, and why (seed 003's 庄家 rules, in this order): two or more players
     won at the start (起手小胡 declared, 天胡) -> the seat the (first) bird counts to;
     通炮 -> the discarder; a win -> the winner; no win: the 海底 drawn as a kong
     replacement -> its drawer, the 海底 taken -> its taker, nobody took it -> the first
