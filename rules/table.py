@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from enum import Enum, StrEnum
 from functools import cache
 from operator import getitem
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from rules import continuing
 from rules.events import (
@@ -777,9 +777,21 @@ class Table:
         """Waits of a seat holding a waiting-size hand (cached until its hand changes)."""
         w = self._waits[seat]
         if w is None:
-            w = (waiting_tiles_wide(self._hands[seat], len(self._melds[seat])) if self._wide
-                 else _waiting_tiles_of_valid(self._hands[seat], len(self._melds[seat])))
+            w = self._waits_of(seat, self._hands[seat])
             self._waits[seat] = w
+        return w
+
+    def _waits_of(self, seat: int, counts: list[int]) -> tuple[Tile, ...]:
+        """Waits of the seat's waiting-size ``counts`` (with its melds): the core's shapes',
+        and the family's :attr:`TableRules.extra_shapes`'."""
+        melds = self._melds[seat]
+        w = (waiting_tiles_wide(counts, len(melds)) if self._wide
+             else _waiting_tiles_of_valid(counts, len(melds)))
+        extra = self._rules.extra_shapes
+        if extra is not None:
+            more = extra.waits(counts, melds)
+            if more:
+                w = tuple(sorted({*w, *more}))
         return w
 
     def _waits_before(self, seat: int, tile: int) -> tuple[Tile, ...]:
@@ -789,9 +801,7 @@ class Table:
             return w  # computed before the draw, the hand has not changed since
         counts = self._hands[seat][:]
         counts[tile] -= 1
-        if self._wide:
-            return waiting_tiles_wide(counts, len(self._melds[seat]))
-        return _waiting_tiles_of_valid(counts, len(self._melds[seat]))
+        return self._waits_of(seat, counts)
 
     def _suits(self, seat: int, counts: Sequence[int]) -> int:
         present = [any(counts[a:b]) for a, b in _SUIT_RANGES]
@@ -811,13 +821,21 @@ class Table:
     def _ready_after_discard(self, seat: int, tile: int) -> bool:
         counts = self._hands[seat][:]
         counts[tile] -= 1
-        if not (waiting_tiles_wide(counts, len(self._melds[seat])) if self._wide
-                else _waiting_tiles_of_valid(counts, len(self._melds[seat]))):
+        if not self._waits_of(seat, counts):
             return False
         return not (self._rules.win_needs_missing_suit and self._suits(seat, counts) == 3)
 
     def _complete(self, counts: Sequence[int], melds: int) -> bool:
         return is_complete_wide(counts, melds) if self._wide else is_complete(counts, melds)
+
+    def _complete_at(self, seat: int, counts: Sequence[int]) -> bool:
+        """The seat's full ``counts`` with its melds are a complete hand: the core's shapes,
+        or the family's :attr:`TableRules.extra_shapes`."""
+        melds = self._melds[seat]
+        if self._complete(counts, len(melds)):
+            return True
+        extra = self._rules.extra_shapes
+        return extra is not None and extra.complete(counts, melds)
 
     def _check(self, ev: Event) -> Violation | None:
         kind = self._kinds.get(type(ev))
@@ -890,7 +908,7 @@ class Table:
                 if ph is _DISCARD:
                     out.extend(_claims.flower_candidates(self))
             if ph is _DISCARD:
-                if self._complete(hand, len(melds)):
+                if self._complete_at(s, hand):
                     if self._last_draw >= 0:
                         out.append(Win(s, EVERY_TILE[self._last_draw]))
                     else:
@@ -1439,7 +1457,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
             return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)}: its own tile")
         plan.counts[tile] += 1
     melds = t._melds[seat]
-    if not t._complete(plan.counts, len(melds)):
+    if not t._complete_at(seat, plan.counts):
         shown = _fmt(plan.counts)
         if melds:
             shown += " [" + ", ".join(f"{m.kind} {m.tile}" for m in melds) + "]"
@@ -1773,6 +1791,20 @@ register_mechanic_kind(
 WinCheck = Callable[[Table, WinPlan], Violation | None]
 """A family's further rules of a win on another player's tile (called once the core found
 the hand complete): the violation, or None."""
+class ExtraShapes(Protocol):
+    """A family's complete hands beyond the core's (the standard shape and seven pairs),
+    which need no sets: Changsha's 将将胡 (every tile a 2, 5 or 8). ``counts`` are a seat's
+    concealed tiles, ``melds`` its melds."""
+
+    def complete(self, counts: Sequence[int], melds: Sequence[Meld]) -> bool:
+        """The concealed tiles (the winning one with them) and the melds make such a hand."""
+        ...
+
+    def waits(self, counts: Sequence[int], melds: Sequence[Meld]) -> tuple[Tile, ...]:
+        """The tiles that would make such a hand of a waiting-size one, in tile order."""
+        ...
+
+
 WinNames = Callable[[Table, WinPlan, bool, bool, bool, bool],
                     tuple[tuple[PassKind, ...], tuple[str, ...], tuple[str, ...]]]
 """A family's names of a legal win: ``(table, plan, heavenly, earthly, kong_bloom,
@@ -1814,6 +1846,7 @@ class TableRules:
         closing_due: Callable[[Table], bool] | None = None,
         closing_missing: Callable[[Table], Violation] | None = None,
         candidates: Callable[[Table, list[Event]], None] | None = None,
+        extra_shapes: ExtraShapes | None = None,
     ) -> None:
         self.family = family
         """The family's name (messages)."""
@@ -1865,6 +1898,9 @@ class TableRules:
         """An event the family plays after a win is still due (the hand is not over)."""
         self.closing_missing = closing_missing
         """The violation of a log that ends while ``closing_due``."""
+        self.extra_shapes = extra_shapes
+        """The family's complete hands beyond the core's shapes (their waits count as
+        waits: ready, a win on a discard or a kong's tile, a self-drawn win)."""
         self.candidates = candidates
         """Adds the family's events to :meth:`Table.legal_actions`' candidates (in the turn,
         after the kongs; after a win, after the further wins)."""

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from rules.events import SmallWin
 from rules.facts import PassKind
 from rules.families.changsha.patterns import (
+    ALL_258,
     BIG_PATTERNS,
     Pattern,
     SmallWinKind,
@@ -249,6 +250,7 @@ def table_rules(ruleset: RulesetBase) -> TableRules:
         check_win=c.check_win,
         check_self_draw=True,
         win_patterns=c.win_patterns,
+        extra_shapes=ALL_258,
     )
 
 

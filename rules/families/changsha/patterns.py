@@ -11,13 +11,16 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 from rules.melds import Meld, MeldKind
+from rules.tiles import Tile
 
 _SUITED = 27
 """The suited kinds (万 筒 条): the first 27 places of a count vector."""
 
 __all__ = [
+    "ALL_258",
     "BIG_SHAPES",
     "SMALL_WIN_KINDS",
+    "AllTwoFiveEight",
     "Pattern",
     "SmallWinKind",
     "has_258_pair",
@@ -148,6 +151,39 @@ def shape_patterns(counts: Sequence[int], melds: Sequence[Meld], seven_pairs: bo
     if not out and has_258_pair(counts):
         out.append(Pattern.SMALL)
     return tuple(out)
+
+
+class AllTwoFiveEight:
+    """将将胡 as a complete hand of its own (the core's :class:`~rules.table.ExtraShapes`):
+    every tile, concealed and in the melds, a 2, 5 or 8, the melds pongs or kongs, in any
+    arrangement (seed 003: 「玩家手上每一牌都为2、5、8,可碰」: no sets and no pair needed)."""
+
+    def _tiles(self, counts: Sequence[int], melds: Sequence[Meld]) -> list[int] | None:
+        """The counts of every tile of the hand, or None when one is not a 2, 5 or 8 (or a
+        meld is a chow)."""
+        if any(m.kind is MeldKind.CHOW for m in melds):
+            return None
+        tiles = _all_tiles(counts, melds)
+        if any(tiles[i] and not is_258(i) for i in range(_SUITED)) or any(
+                counts[_SUITED:]):
+            return None
+        return tiles
+
+    def complete(self, counts: Sequence[int], melds: Sequence[Meld]) -> bool:
+        return (sum(counts[:_SUITED]) + 3 * len(melds) == 14
+                and self._tiles(counts, melds) is not None)
+
+    def waits(self, counts: Sequence[int], melds: Sequence[Meld]) -> tuple[Tile, ...]:
+        if sum(counts[:_SUITED]) + 3 * len(melds) != 13:
+            return ()
+        tiles = self._tiles(counts, melds)
+        if tiles is None:
+            return ()
+        return tuple(Tile(i) for i in range(_SUITED) if is_258(i) and tiles[i] < 4)
+
+
+ALL_258 = AllTwoFiveEight()
+"""The 将将胡 shape the Changsha table plays."""
 
 
 def small_win_kinds(counts: Sequence[int]) -> tuple[SmallWinKind, ...]:
