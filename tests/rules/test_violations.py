@@ -621,6 +621,22 @@ def test_bad_small_win_checked_against_the_dealt_hand() -> None:
     assert bad.violations[0].code is C.BAD_SMALL_WIN
     late = _changsha(deal, [Discard(0, Tile.P2), SmallWin(0, "four_of_a_kind", four)])
     assert late.violations[0].code is C.BAD_SMALL_WIN
+    # the same declaration twice (a whole-hand kind, or the same quad) is refused; a
+    # second 四喜 of another quad adds up
+    again = _changsha(deal, [SmallWin(0, "four_of_a_kind", four)] * 2)
+    assert [(v.code, v.event_index) for v in again.violations][:1] == [(C.BAD_SMALL_WIN, 1)]
+    assert "declared four_of_a_kind on those tiles already" in again.violations[0].message
+    quads = ["1111m2222p567s228m", "3579m13579p1357s"]
+    two = _changsha(quads, [SmallWin(0, "four_of_a_kind", four),
+                            SmallWin(0, "four_of_a_kind", tuple(parse_tiles("2222p")))])
+    assert all(v.code is not C.BAD_SMALL_WIN for v in two.violations), two.violations
+    plain = "34679m1369p1349s"  # no 2, 5 or 8: 板板胡
+    whole = tuple(parse_tiles(plain))
+    once = _changsha([deal[0], plain], [SmallWin(1, "no_258", whole)])
+    assert all(v.code is not C.BAD_SMALL_WIN for v in once.violations), once.violations
+    twice = _changsha([deal[0], plain], [SmallWin(1, "no_258", whole)] * 2)
+    assert [v.code for v in twice.violations][:1] == [C.BAD_SMALL_WIN]
+    assert twice.violations[0].event_index == 1
 
 
 def test_no_258_pair_for_a_small_win() -> None:

@@ -101,6 +101,14 @@ class ChangshaTable:
             return t._v(_C.BAD_SMALL_WIN, seat,
                         f"{what} too late: 起手小胡 are declared on the dealt hand, before the "
                         f"dealer's first discard")
+        kind = SmallWinKind(ev.kind)
+        for prev in t._noted:  # the same kind again: a whole-hand kind once, the others
+            # on other tiles only (a second 四喜 of another quad adds up, 「小胡…组合累计」)
+            if (isinstance(prev, SmallWin) and prev.seat == seat and prev.kind == ev.kind
+                    and (kind is SmallWinKind.NO_258 or kind is SmallWinKind.MISSING_SUIT
+                         or set(prev.tiles) & set(ev.tiles))):
+                return t._v(_C.BAD_SMALL_WIN, seat,
+                            f"{what} but declared {ev.kind} on those tiles already")
         hand = t._hands[seat]
         shown = [0] * _SUITED
         for x in ev.tiles:
@@ -111,7 +119,6 @@ class ChangshaTable:
             return t._v(_C.BAD_SMALL_WIN, seat,
                         f"{what} but the tiles are not in its hand; {t.summary(seat)}")
         held = [i for i in range(_SUITED) if shown[i]]
-        kind = SmallWinKind(ev.kind)
         if kind is SmallWinKind.FOUR_OF_A_KIND:
             ok = len(held) == 1 and shown[held[0]] == 4
             want = "four of one tile (四喜)"
