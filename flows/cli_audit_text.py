@@ -14,7 +14,7 @@ from rules.facts import DiscardFact, Outcome, SeatFacts
 from rules.families import family_of
 from rules.glossary import Lang, text, translate, with_names_zh, zh
 from rules.ledger import Ledger, format_amount, generate_item_differences, with_names
-from rules.melds import Meld
+from rules.melds import Meld, MeldKind
 from rules.replay import HandReplay
 from rules.tiles import format_tiles
 
@@ -23,6 +23,7 @@ _MELD_TEXT = {
     "exposed_kong": f"exposed kong {zh('kong', 'exposed')}",
     "added_kong": f"added kong {zh('kong', 'added')}",
     "concealed_kong": f"concealed kong {zh('kong', 'concealed')}",
+    "chow": "chow",
 }
 
 
@@ -262,9 +263,12 @@ def format_findings(hand: HandAudit, lang: Lang = "en") -> list[str]:
 def _meld_text(meld: Meld, lang: Lang = "en") -> str:
     src = "" if meld.from_seat is None else _t(" from seat {seat}", lang, seat=meld.from_seat)
     late = f" {zh('meld', 'late')}" if meld.delayed else ""
+    # a chow by its three tiles (3m4m5m: 345m), any other meld by its tile
+    shown = (_tiles(format_tiles(meld.tiles), lang) if meld.kind is MeldKind.CHOW
+             else _tile(meld.tile, lang))
     if lang == "zh":
-        return f"{zh('meld', meld.kind.value)} {_tile(meld.tile, lang)}{src}{late}"
-    return f"{_MELD_TEXT[meld.kind.value]} {meld.tile}{src}{late}"
+        return f"{zh('meld', meld.kind.value)} {shown}{src}{late}"
+    return f"{_MELD_TEXT[meld.kind.value]} {shown}{src}{late}"
 
 
 def _discard_text(d: DiscardFact, lang: Lang = "en") -> str:
@@ -272,10 +276,10 @@ def _discard_text(d: DiscardFact, lang: Lang = "en") -> str:
         return _tile(d.tile, lang)
     claim = d.claim.value if d.claim else "pong"
     if lang == "zh":
-        mark = zh("meld", "pong") if claim == "pong" else zh("kong", "kong") if claim == (
-            "exposed_kong") else zh("label", "winner")
+        mark = {"pong": zh("meld", "pong"), "exposed_kong": zh("kong", "kong"),
+                "chow": zh("meld", "chow")}.get(claim) or zh("label", "winner")
     else:
-        mark = {"pong": "P", "exposed_kong": "E", "win": "H"}[claim]
+        mark = {"pong": "P", "exposed_kong": "E", "win": "H", "chow": "C"}[claim]
     return f"{_tile(d.tile, lang)}>{mark}{d.claimed_by}"
 
 

@@ -403,3 +403,21 @@ def test_ingest_reports_and_a_hand_page(tmp_path: Path,
     assert "1 bird hit: x 2" in page and "small_win" in page
     assert "中鸟 1 次：× 2" in (out / "zh" / "hands" / "wrong-h1.html").read_text(
         encoding="utf-8")
+
+
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample" / "changsha"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_sample_hand_reads_as_text_chows_and_all(lang: str) -> None:
+    """The text of every hand of the Changsha sample games (chows, kongs, dice, 海底, birds,
+    the injected faults): no crash (exit 2), and a chow shown by its three tiles."""
+    seen_chow = False
+    for path in sorted(SAMPLE.glob("*.json")):
+        for hand in range(1, 7):
+            code, text = _audit("--hand", str(hand), "--lang", lang, str(path))
+            assert code in (0, 1) and "unexpected error" not in text, (path, hand, text)
+            seen_chow = seen_chow or ("chow " if lang == "en" else "吃 ") in text
+    assert seen_chow
+    code, text = _audit("--hand", "1", "--lang", lang, str(SAMPLE / "sim-changsha-2028-00000.json"))
+    assert ("chow 456p from seat 3" if lang == "en" else "吃 456筒（来自座位3）") in text, text
