@@ -384,8 +384,12 @@ def melds_html(text: str, chickens: frozenset[Tile]) -> Markup:
         return Markup(f"<code>{esc(text)}</code>")
     parts = []
     for kind, tile in melds:
-        size = 3 if kind is MeldKind.PONG else 4
-        inner = tile_html(tile, chicken=tile in chickens) * size
+        if kind is MeldKind.CHOW:  # three in rank order from its lowest tile
+            run = (tile, Tile(tile + 1), Tile(tile + 2))
+            inner = "".join(tile_html(t, chicken=t in chickens) for t in run)
+        else:
+            size = 3 if kind is MeldKind.PONG else 4
+            inner = tile_html(tile, chicken=tile in chickens) * size
         parts.append(
             f'<span class="meld" title="{kind.value}">{inner}'
             f'<span class="kind">{MELD_CHINESE[kind]}</span></span>'
@@ -1616,15 +1620,16 @@ def ledger_groups(items: Sequence[Row], n_players: int) -> list[LedgerGroup]:
 
 
 @cache
-def _chicken_tiles(ruleset: str, overrides: str | None) -> frozenset[Tile]:
-    """The standing chickens of a game's ruleset (none when it cannot be resolved)."""
+def _chicken_tiles(ruleset: str, overrides: str | None) -> frozenset[Tile] | None:
+    """The standing chickens of a game's ruleset (none when it cannot be resolved); None
+    for a family that plays no chickens (no flip either)."""
     try:
         rules = resolve_ruleset(ruleset, orjson.loads(overrides) if overrides else None)
     except ValueError:
         return frozenset()
     chickens = getattr(rules, "chickens", None)  # the Guizhou family's
     if chickens is None:
-        return frozenset()
+        return None
     return frozenset(Tile(c.tile) for c in chickens.standing)
 
 
@@ -1701,7 +1706,8 @@ def hand_context(
 ) -> dict[str, Any]:
     """The hand audit page's context from the hand's rows (run where the page renders),
     in ``lang``."""
-    standing = _chicken_tiles(str(h["ruleset"]), h["rule_overrides"])
+    played = _chicken_tiles(str(h["ruleset"]), h["rule_overrides"])
+    standing = played or frozenset()
     flip = _parse_tile(h["flip_tile"])
     flip_chicken = None if flip is None or flip.is_wild else flip.next_in_suit()
     chickens = standing if flip_chicken is None else standing | {flip_chicken}
@@ -1727,7 +1733,7 @@ def hand_context(
         "findings": findings,
         "flip": tile_html(flip) if flip is not None else None,
         "flip_chicken": None if flip_chicken is None else tile_html(flip_chicken, chicken=True),
-        "standing": tiles_html(sorted(standing), small=True),
+        "standing": None if played is None else tiles_html(sorted(standing), small=True),
     }
 
 

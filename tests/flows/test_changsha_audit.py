@@ -10,6 +10,7 @@ ledger is exactly it, and the JSON line is checked field by field besides.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -421,3 +422,21 @@ def test_every_sample_hand_reads_as_text_chows_and_all(lang: str) -> None:
     assert seen_chow
     code, text = _audit("--hand", "1", "--lang", lang, str(SAMPLE / "sim-changsha-2028-00000.json"))
     assert ("chow 456p from seat 3" if lang == "en" else "吃 456筒（来自座位3）") in text, text
+
+
+def test_a_changsha_hand_page_shows_chows_and_no_chickens(tmp_path: Path) -> None:
+    """``zhuoji audit --html`` of a sample hand with chows: a chow's three tiles (not four
+    of its lowest), no flip and no standing chickens (Guizhou's), and attributes that hold
+    plain text (no markup inside an ``aria-label``)."""
+    out = tmp_path / "h.html"
+    code, text = _audit("--hand", "1", "--html", str(out),
+                        str(SAMPLE / "sim-changsha-2028-00000.json"))
+    assert code == 0, text
+    page = out.read_text(encoding="utf-8")
+    melds = re.findall(r'<span class="meld" title="chow">(.*?)<span class="kind">', page)
+    assert melds, page
+    for meld in melds:
+        tiles = re.findall(r'title="(\d[mps]) ', meld)
+        assert len(tiles) == 3 and len(set(tiles)) == 3, meld
+    assert "Flipped tile" not in page and "Standing" not in page
+    assert not re.search(r'aria-label="[^"]*<', page)
