@@ -29,7 +29,7 @@ family plays neither (Guizhou) never reaches this module: a ``flower`` there is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from rules import table as tb
 from rules.events import Chow, Draw, Event, ExhaustiveDraw, Flower
@@ -54,9 +54,9 @@ __all__ = [
 ]
 
 _C = ViolationCode
-_FIRST_FLOWER = int(FLOWER_TILES[0])
-_CHOW = MeldKind.CHOW
-_CLAIM_CHOW = ClaimKind.CHOW
+_FIRST_FLOWER: Final = int(FLOWER_TILES[0])
+_CHOW: Final = MeldKind.CHOW
+_CLAIM_CHOW: Final = ClaimKind.CHOW
 
 
 def _describe(ev: Event) -> str:

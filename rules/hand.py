@@ -33,14 +33,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import Any, Final
 
 from rules.frozen import quick_init
 from rules.melds import Meld
 from rules.memo import Memo, clear_all, on_clear_all
 from rules.tiles import COPIES, NUM_KINDS, NUM_SUITED, SUITED_TILES, Tile, format_tiles, tiles_of
 
-MAX_WILDCARDS = 4
+MAX_WILDCARDS: Final = 4
 """The most wildcards one hand can hold (a ruleset has at most four)."""
 
 
@@ -102,28 +102,28 @@ class IncompleteHandError(HandError):
 # hold the suit's tile count. The last suit is looked up together with the wildcard count
 # (its key has ten entries); any wildcard there gives ``_WILD_INFO`` and the wildcard path.
 
-_SETS = 1
-_PAIR = 4
-_EVEN = 16
-_FLAGS = _SETS | _PAIR | _EVEN
-_CODE = 15  # the set/pair field
-_SHIFT = 6  # the tile-count field
-_INVALID = 63 << _SHIFT  # a count outside 0-4: no flag, a tile count no hand has
-_WILD_INFO = 1 << 20  # the last suit's entry when the hand holds wildcards
+_SETS: Final = 1
+_PAIR: Final = 4
+_EVEN: Final = 16
+_FLAGS: Final = _SETS | _PAIR | _EVEN
+_CODE: Final = 15  # the set/pair field
+_SHIFT: Final = 6  # the tile-count field
+_INVALID: Final = 63 << _SHIFT  # a count outside 0-4: no flag, a tile count no hand has
+_WILD_INFO: Final = 1 << 20  # the last suit's entry when the hand holds wildcards
 
-_STD_MASK = ~(3 << 4)  # every field but the even count: a standard hand sums to
-_STD_CODES = _SETS + _SETS + _PAIR  # ... these codes and 14 - 3 * melds tiles
-_SEVEN_MASK = ~_CODE
-_SEVEN_TARGET = (14 << _SHIFT) | (3 * _EVEN)
+_STD_MASK: Final = ~(3 << 4)  # every field but the even count: a standard hand sums to
+_STD_CODES: Final = _SETS + _SETS + _PAIR  # ... these codes and 14 - 3 * melds tiles
+_SEVEN_MASK: Final = ~_CODE
+_SEVEN_TARGET: Final = (14 << _SHIFT) | (3 * _EVEN)
 
-_TABLE_LIMIT = 1 << 18  # entries per table before it is emptied (rules.memo's policy)
-_TRIE_LIMIT = 1 << 15  # suit arrangements in a trie before it is emptied (the same policy)
+_TABLE_LIMIT: Final = 1 << 18  # entries per table before it is emptied (rules.memo's policy)
+_TRIE_LIMIT: Final = 1 << 15  # suit arrangements in a trie before it is emptied (the same policy)
 
 # The suit keys of a count vector, cut with prebuilt slices (or all three in one call).
-_FIRST_KEY = slice(0, 9)
-_SECOND_KEY = slice(9, 18)
-_LAST_KEY = slice(18, 28)
-_ALL_KEYS = itemgetter(_FIRST_KEY, _SECOND_KEY, _LAST_KEY)
+_FIRST_KEY: Final = slice(0, 9)
+_SECOND_KEY: Final = slice(9, 18)
+_LAST_KEY: Final = slice(18, 28)
+_ALL_KEYS: Final = itemgetter(_FIRST_KEY, _SECOND_KEY, _LAST_KEY)
 
 Key = tuple[int, ...]
 
@@ -186,8 +186,8 @@ def _suit_info(key: Key) -> int:
 
 _INFO_MEMO: Memo[Key, int] = Memo("hand.info", _TABLE_LIMIT)  # suits m, p: nine counts
 _INFO_LAST_MEMO: Memo[Key, int] = Memo("hand.info_last", _TABLE_LIMIT)  # s and the wildcards
-_INFO = _INFO_MEMO.data  # read directly on the hot path (emptied in place, never replaced)
-_INFO_LAST = _INFO_LAST_MEMO.data
+_INFO: Final = _INFO_MEMO.data  # read directly on the hot path (emptied in place, never replaced)
+_INFO_LAST: Final = _INFO_LAST_MEMO.data
 
 
 def _info_miss(key: Key) -> int:
@@ -228,8 +228,8 @@ def _suit_waits(key: Key) -> WaitEntry:
 
 _WAITS_MEMO: Memo[Key, WaitEntry] = Memo("hand.waits", _TABLE_LIMIT)
 _WAITS_LAST_MEMO: Memo[Key, WaitEntry] = Memo("hand.waits_last", _TABLE_LIMIT)
-_WAITS = _WAITS_MEMO.data
-_WAITS_LAST = _WAITS_LAST_MEMO.data
+_WAITS: Final = _WAITS_MEMO.data
+_WAITS_LAST: Final = _WAITS_LAST_MEMO.data
 
 
 def _waits_miss(key: Key) -> WaitEntry:
@@ -366,9 +366,9 @@ def _suit_automaton() -> SuitNode:
     return _SUITS
 
 
-_W = Tile.W
+_W: Final = Tile.W
 _TILE_OF: dict[int, Tile] = {tile.value: tile for tile in Tile}  # what Tile(value) gives
-_SUIT_CUTS = (slice(0, 9), slice(9, 18), slice(18, 27))
+_SUIT_CUTS: Final = (slice(0, 9), slice(9, 18), slice(18, 27))
 
 _MASK_TILES: tuple[tuple[tuple[Tile, ...], ...], ...] = tuple(
     tuple(

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from enum import Enum, StrEnum
 from functools import cache
 from operator import getitem
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
 from rules import continuing
 from rules.events import (
@@ -130,26 +130,27 @@ class WinSource(Enum):
 
 _C = ViolationCode
 # Enum members read through the class cost a descriptor call each in Python 3.11; the hot
-# paths use these module constants instead.
-_DISCARD = Phase.DISCARD
-_AFTER_CLAIM = Phase.DISCARD_AFTER_CLAIM
-_CLAIM = Phase.CLAIM
-_KONG_DRAW = Phase.KONG_DRAW
-_WON = Phase.WON
-_ENDED = Phase.ENDED
-_SEABED = Phase.SEABED
-_FLOWER_DRAW = Phase.FLOWER_DRAW
-_SETUP = Phase.SETUP
-_PLAY_ON = Phase.PLAY_ON
-_PONG = MeldKind.PONG
-_EXPOSED = KongKind.EXPOSED
-_ADDED = KongKind.ADDED
-_CONCEALED = KongKind.CONCEALED
-_WILD = 27
-_SUIT_RANGES = ((0, 9), (9, 18), (18, 27))
-_WIN_SELF = WinSource.SELF_DRAW
-_WIN_DISCARD = WinSource.DISCARD
-_WIN_ROB = WinSource.ROBBED_KONG
+# paths use these module constants instead (Final: the compiled engine reads them as C
+# statics, not from the module's dict).
+_DISCARD: Final = Phase.DISCARD
+_AFTER_CLAIM: Final = Phase.DISCARD_AFTER_CLAIM
+_CLAIM: Final = Phase.CLAIM
+_KONG_DRAW: Final = Phase.KONG_DRAW
+_WON: Final = Phase.WON
+_ENDED: Final = Phase.ENDED
+_SEABED: Final = Phase.SEABED
+_FLOWER_DRAW: Final = Phase.FLOWER_DRAW
+_SETUP: Final = Phase.SETUP
+_PLAY_ON: Final = Phase.PLAY_ON
+_PONG: Final = MeldKind.PONG
+_EXPOSED: Final = KongKind.EXPOSED
+_ADDED: Final = KongKind.ADDED
+_CONCEALED: Final = KongKind.CONCEALED
+_WILD: Final = 27
+_SUIT_RANGES: Final = ((0, 9), (9, 18), (18, 27))
+_WIN_SELF: Final = WinSource.SELF_DRAW
+_WIN_DISCARD: Final = WinSource.DISCARD
+_WIN_ROB: Final = WinSource.ROBBED_KONG
 _NO_DISCARD = DiscardFact(Tile.M1, -1, -1)  # the last discard before there is one
 
 
@@ -159,7 +160,7 @@ def _discard_fact(fields: tuple[Tile, int, int, int | None, ClaimKind | None, bo
     directly (its generated ``__new__``, interpreted in both engines, costs several times
     more, and the table makes one per discard and claim)."""
     return tuple.__new__(DiscardFact, fields)
-_CLAIM_PONG = ClaimKind.PONG
+_CLAIM_PONG: Final = ClaimKind.PONG
 
 
 _REPEATS = tuple(tuple((tile,) * c for c in range(5)) for tile in ALL_TILES)
@@ -1163,10 +1164,12 @@ def _plain_draw(t: Table, ev: Draw) -> bool:
         return False
     if t._front >= t._back:
         return False
+    tile: int = ev.tile  # a native int: list indexing and comparison without the enum
     wall = t._wall
     if wall is not None:
-        return wall[at] == ev.tile
-    return t._taken[ev.tile] < t._copies[ev.tile]
+        due: int = wall[at]
+        return due == tile
+    return t._taken[tile] < t._copies[tile]
 
 
 def _check_draw(t: Table, ev: Draw) -> Violation | None:
@@ -1216,9 +1219,10 @@ def _plain_discard(t: Table, ev: Discard) -> bool:
     """The player to act discards a tile it holds (not the wildcard), neither declared
     ready nor declaring (a frozen hand and the discard after 报听 are looked at closer)."""
     seat = ev.seat
+    tile: int = ev.tile  # a native int (see _plain_draw)
     ph = t._phase
-    return (t._turn == seat and (ph is _DISCARD or ph is _AFTER_CLAIM) and ev.tile != _WILD
-            and t._hands[seat][ev.tile] > 0 and not t._frozen[seat]
+    return (t._turn == seat and (ph is _DISCARD or ph is _AFTER_CLAIM) and tile != _WILD
+            and t._hands[seat][tile] > 0 and not t._frozen[seat]
             and t._ready_pending != seat and t._cont is None
             and not (t._flowers and _claims.holds_flower(t._hands[seat])))
 
@@ -1271,8 +1275,10 @@ def _plain_pong(t: Table, ev: Pong) -> bool:
     Every legal pong is one."""
     seat = ev.seat
     disc = t._disc
-    return (t._phase is _CLAIM and ev.tile == disc.tile and ev.from_seat == disc.seat
-            and seat != disc.seat and 0 <= seat < t._n and t._hands[seat][ev.tile] >= 2
+    tile: int = ev.tile  # a native int (see _plain_draw)
+    discarded: int = disc.tile
+    return (t._phase is _CLAIM and tile == discarded and ev.from_seat == disc.seat
+            and seat != disc.seat and 0 <= seat < t._n and t._hands[seat][tile] >= 2
             and not t._frozen[seat] and t._cont is None)
 
 
@@ -1491,7 +1497,8 @@ def _check_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
 
 # ---------------------------------------------------------------------- apply
 def _apply_draw(t: Table, ev: Draw) -> None:
-    seat, tile = ev.seat, ev.tile
+    seat = ev.seat
+    tile: int = ev.tile  # a native int (see _plain_draw)
     t._hands[seat][tile] += 1
     if t._wall is None:
         t._taken[tile] += 1
@@ -1499,7 +1506,7 @@ def _apply_draw(t: Table, ev: Draw) -> None:
         kong = t._pending_kong
         assert kong is not None
         t._back -= 1
-        kong.replacement = tile
+        kong.replacement = ev.tile
         t._pending_kong = None
         t._replaced = True
     else:
@@ -1540,13 +1547,14 @@ def _note_passed_kongs(t: Table, seat: int, hand: list[int], chances: list[int])
 
 def _apply_discard(t: Table, ev: Discard) -> None:
     seat, tile = ev.seat, ev.tile
+    k: int = tile  # a native int to index with (see _plain_draw); the facts keep the Tile
     hand = t._hands[seat]
     if t._phase is _DISCARD and t._front < t._back:
         chances = t._kong_chances[seat]
         last = t._last_draw
         if chances or (last >= 0 and (hand[last] == 4 or last in t._pong_tiles[seat])):
             _note_passed_kongs(t, seat, hand, chances)
-    hand[tile] -= 1
+    hand[k] -= 1
     idx = t._index
     entry = tuple.__new__(DiscardFact, (tile, idx, seat, None, None, t._kong_turn))
     t._rivers[seat].append(entry)
@@ -1556,7 +1564,7 @@ def _apply_discard(t: Table, ev: Discard) -> None:
     if t._ready_pending == seat:
         t._frozen[seat] = True
         t._ready_pending = -1
-    if t._tracked[tile] and tile not in t._chickens:
+    if t._tracked[k] and tile not in t._chickens:
         t._chickens[tile] = _ChickenRecord(tile, seat, idx)
 
 
@@ -1575,11 +1583,12 @@ def _claim_discard(t: Table, seat: int, claim: ClaimKind) -> None:
 
 def _apply_pong(t: Table, ev: Pong) -> None:
     seat, tile = ev.seat, ev.tile
+    k: int = tile  # a native int to index with (see _plain_draw)
     hand = t._hands[seat]
-    hand[tile] -= 2
+    hand[k] -= 2
     t._melds[seat].append(_meld(_PONG, tile, ev.from_seat, False))
     t._pong_tiles[seat].append(tile)
-    if hand[tile]:
+    if hand[k]:
         if t._rules.pong_then_kong_delayed:
             # 不可先碰后杠: it could have konged this discard and ponged it instead.
             t._passed_kongs[seat].add(tile)

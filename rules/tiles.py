@@ -18,6 +18,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 from enum import IntEnum, StrEnum
+from typing import Final
 
 
 class Suit(StrEnum):
@@ -131,14 +132,14 @@ class Tile(IntEnum):
         return Tile(base + (self % 9 + 1) % 9)
 
 
-NUM_KINDS = 28
+NUM_KINDS: Final = 28
 """Length of a count vector (27 suited kinds plus the wildcard)."""
-NUM_SUITED = 27
-NUM_HONOURS = 7
-NUM_FLOWERS = 8
-NUM_TILE_KINDS = NUM_KINDS + NUM_HONOURS + NUM_FLOWERS
+NUM_SUITED: Final = 27
+NUM_HONOURS: Final = 7
+NUM_FLOWERS: Final = 8
+NUM_TILE_KINDS: Final = NUM_KINDS + NUM_HONOURS + NUM_FLOWERS
 """Every tile kind: the count vector's kinds, the honours and the flowers (43)."""
-COPIES = 4
+COPIES: Final = 4
 SUITS: tuple[Suit, Suit, Suit] = (Suit.CHARACTERS, Suit.DOTS, Suit.BAMBOO)
 
 TILE_TEXT: tuple[str, ...] = tuple(

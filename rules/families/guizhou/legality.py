@@ -20,7 +20,7 @@ replacement draws, the wall and the wins; a Guizhou ruleset gives it, once per r
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Final, cast
 
 from rules.events import Chow, Event, Flip, HandRecord, Ready
 from rules.facts import PassKind
@@ -53,16 +53,16 @@ __all__ = ["FALSE_HAND_SLACK", "STANDING_CHICKENS", "GuizhouTable", "table_rules
 STANDING_CHICKENS: tuple[Tile, ...] = (Tile.S1, Tile.P8, Tile.P7)
 """Tiles whose first discard is tracked (冲锋鸡 / 责任鸡): 幺鸡, 乌骨鸡, 挖挖鸡."""
 
-FALSE_HAND_SLACK = 2
+FALSE_HAND_SLACK: Final = 2
 """Tiles a 相公 deal may be off by (多牌少牌); a count further off stays a ``bad_deal``."""
 
 _C = ViolationCode
-_DISCARD = Phase.DISCARD
-_WON = Phase.WON
-_ENDED = Phase.ENDED
-_PONG = MeldKind.PONG
-_WIN_SELF = WinSource.SELF_DRAW
-_WIN_ROB = WinSource.ROBBED_KONG
+_DISCARD: Final = Phase.DISCARD
+_WON: Final = Phase.WON
+_ENDED: Final = Phase.ENDED
+_PONG: Final = MeldKind.PONG
+_WIN_SELF: Final = WinSource.SELF_DRAW
+_WIN_ROB: Final = WinSource.ROBBED_KONG
 _SITUATIONS = (Pattern.HEAVENLY, Pattern.EARTHLY, Pattern.KONG_BLOOM, Pattern.HOT_DISCARD,
                Pattern.ROBBING_KONG, Pattern.DECLARED_READY)
 

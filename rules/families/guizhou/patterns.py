@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Final
 
 from rules.frozen import quick_init
 from rules.hand import ShapeFacts, shape_facts, shape_facts_of_complete, waiting_tiles
@@ -166,8 +167,8 @@ def _check_wide_wait(f: ShapeFacts) -> bool:
     return _is_wide(f.waits)
 
 
-_SHAPE = PatternKind.SHAPE
-_SITUATIONAL = PatternKind.SITUATIONAL
+_SHAPE: Final = PatternKind.SHAPE
+_SITUATIONAL: Final = PatternKind.SITUATIONAL
 
 _UNITS: tuple[PatternUnit, ...] = (
     PatternUnit(
