@@ -144,6 +144,11 @@ def show_lines(ruleset: RulesetBase, *, describe: bool = False,
     is_preset = ruleset.name in preset_names()
     parent = parent_of(ruleset.name) if is_preset else None
     origin = preset_sources(ruleset.name) if sources and is_preset else {}
+    preset_values: dict[str, object] = {}
+    if sources and is_preset:
+        from rules.presets import load_preset
+
+        preset_values = settings_of(load_preset(ruleset.name))
     if parent:
         lines.append(f"extends: {parent} (values below are resolved)")
     lines.append("")
@@ -165,7 +170,10 @@ def show_lines(ruleset: RulesetBase, *, describe: bool = False,
         if describe:
             row.append("# " + type(ruleset).setting_description(path))
         if sources:
-            row.append("# " + origin.get(path, "not in the preset file (the model's default)"))
+            if preset_values and preset_values.get(path) != value:
+                row.append("# --set on the command line")
+            else:
+                row.append("# " + origin.get(path, "not in the preset file (the model's default)"))
         rows.append(row)
     flush()
     return lines
@@ -181,8 +189,9 @@ def show(
     ),
     describe: bool = typer.Option(False, "--describe", "-d", help="add each description"),
     sources: bool = typer.Option(
-        False, "--sources", "-s",
-        help="add each setting's source, as its preset file says it (the seed's words)"),
+        True, "--sources/--no-sources", "-s/-S",
+        help="each setting's source, as its preset file says it (the seed's words, or "
+             "family default); --set marks what it changed"),
     lang: LangOption = None,
 ) -> None:
     """Every setting of a preset with its resolved value (extends and --set applied)."""

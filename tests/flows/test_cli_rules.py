@@ -137,9 +137,20 @@ def test_show_gives_every_setting_of_every_preset_its_source() -> None:
         assert len(rows) == len(settings_of(load_preset(name))), name
         for line in rows:
             assert "  # " in line and "not in the preset file" not in line, (name, line)
-    result = runner.invoke(app, ["rules", "show", "changsha-birds2", "-s"])
+    result = runner.invoke(app, ["rules", "show", "changsha-birds2"])  # sources by default
     lines = result.output.splitlines()
     assert any(re.fullmatch(r"birds +  = 2 +# family default: a platform's 2 birds .*", line)
                for line in lines), result.output
     assert any(re.fullmatch(r"dealer_extra +  = 10 +# 「如果点炮方为庄家.*」", line)
                for line in lines), result.output
+
+
+def test_show_marks_what_set_changed_and_can_leave_the_sources_out() -> None:
+    result = runner.invoke(app, ["rules", "show", "changsha", "--set", "points.big_discard=80"])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"^big_discard +  = 80 +# --set on the command line$", result.output,
+                     re.MULTILINE), result.output
+    assert re.search(r"^small_discard +  = 10 +# 「小胡捉炮", result.output, re.MULTILINE)
+    plain = runner.invoke(app, ["rules", "show", "changsha", "--no-sources"]).output
+    rows = [line for line in plain.splitlines() if " = " in line]
+    assert rows and not any("#" in line for line in rows)
