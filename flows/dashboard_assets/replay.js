@@ -45,9 +45,14 @@
   }
   function melds(list) {
     return list.map(function (m) {
-      var size = m.kind === "pong" ? 3 : 4;
+      // a chow by its three tiles; a pong or kong by its tile, three or four times
+      var shown = m.tiles && m.tiles.length ? m.tiles : [];
+      if (!shown.length) {
+        var size = m.kind === "pong" ? 3 : 4;
+        for (var j = 0; j < size; j += 1) { shown.push(m.tile); }
+      }
       var inner = "";
-      for (var i = 0; i < size; i += 1) { inner += face(m.tile); }
+      for (var i = 0; i < shown.length; i += 1) { inner += face(shown[i]); }
       return "<span class=\"meld\" data-kind=\"" + esc(m.kind) + "\" data-t=\"" + esc(m.tile) + "\">" + inner + "</span>";
     }).join("");
   }

@@ -239,3 +239,23 @@ def test_a_fatal_finding_is_marked_and_its_event_not_applied(
     assert not page_state(web)["ledger"] or web.evaluate(
         "document.querySelectorAll('#replay-ledger li').length"
     ) == 0
+
+
+def test_a_chow_is_drawn_by_its_three_tiles(web: HeadlessChromium, tmp_path: Path) -> None:
+    """A Changsha sample hand with chows, stepped to its end: each chow in the replay's
+    table shows its three tiles in rank order (not four of its lowest), each kong four."""
+    log = Path(__file__).resolve().parents[2] / "data" / "sample" / "changsha" / (
+        "sim-changsha-2028-00000.json")
+    page = write_hand_report(log, 1, tmp_path / "chow.html").out
+    load = web.open(page.as_uri())
+    assert not load.errors, load.errors
+    web.evaluate("document.getElementById('replay-last').click()")
+    melds = web.evaluate(
+        "Array.from(document.querySelectorAll('#replay-table .r-melds .meld')).map(m =>"
+        " [m.dataset.kind, Array.from(m.querySelectorAll('.tile')).map(t => t.dataset.t)])")
+    chows = [tiles for kind, tiles in melds if kind == "chow"]
+    assert chows, melds
+    for tiles in chows:
+        first = Tile.parse(tiles[0])
+        assert tiles == [first.text, Tile(first + 1).text, Tile(first + 2).text], tiles
+    assert all(len(tiles) == 4 for kind, tiles in melds if kind.endswith("kong")), melds
