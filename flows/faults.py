@@ -407,17 +407,25 @@ def _frozen_hand(c: _Context) -> list[_Attempt]:
         table = c.table_at(i)
         if not table.is_frozen(e.seat):
             continue
-        counts = table.counts(e.seat)
-        tiles = [t for t in range(NUM_SUITED) if counts[t] and t != e.tile]
-        if not tiles:
-            continue
-        tile = Tile(c.rng.choice(tiles))
-        events = list(c.events)
-        events[i] = Discard(e.seat, tile)
-        out.append((c.edited(events), i,
-                    f"seat {e.seat}, declared ready, keeps its draw {e.tile} and discards "
-                    f"{tile}"))
+        attempt = _keep_the_draw(c, i, table, f"seat {e.seat}, declared ready,")
+        if attempt is not None:
+            out.append(attempt)
     return out
+
+
+def _keep_the_draw(c: _Context, i: int, table: Table, who: str) -> _Attempt | None:
+    """The discard at ``i`` (of the tile just drawn) made of another tile the seat holds
+    (chosen by the fault's generator), or None when it holds no other."""
+    e = c.events[i]
+    assert isinstance(e, Discard)
+    counts = table.counts(e.seat)
+    tiles = [t for t in range(NUM_SUITED) if counts[t] and t != e.tile]
+    if not tiles:
+        return None
+    tile = Tile(c.rng.choice(tiles))
+    events = list(c.events)
+    events[i] = Discard(e.seat, tile)
+    return c.edited(events), i, f"{who} keeps its draw {e.tile} and discards {tile}"
 
 
 def _false_ready(c: _Context) -> list[_Attempt]:
@@ -672,16 +680,10 @@ def _locked_hand(c: _Context) -> list[_Attempt]:
     for i in c.places(place):
         e = c.events[i]
         assert isinstance(e, Discard)
-        counts = c.table_at(i).counts(e.seat)
-        tiles = [t for t in range(NUM_SUITED) if counts[t] and t != e.tile]
-        if not tiles:
-            continue
-        tile = Tile(c.rng.choice(tiles))
-        events = list(c.events)
-        events[i] = Discard(e.seat, tile)
-        out.append((c.edited(events), i,
-                    f"seat {e.seat} threw the dice after a kong, then keeps its draw "
-                    f"{e.tile} and discards {tile}"))
+        attempt = _keep_the_draw(
+            c, i, c.table_at(i), f"seat {e.seat} threw the dice after a kong, then")
+        if attempt is not None:
+            out.append(attempt)
     return out
 
 
