@@ -784,7 +784,8 @@ class Table:
 
     def _waits_of(self, seat: int, counts: list[int]) -> tuple[Tile, ...]:
         """Waits of the seat's waiting-size ``counts`` (with its melds): the core's shapes',
-        and the family's :attr:`TableRules.extra_shapes`'."""
+        and the family's :attr:`TableRules.extra_shapes`', each kept when the family's
+        :attr:`TableRules.win_filter` (if any) takes the complete hand as a win."""
         melds = self._melds[seat]
         w = (waiting_tiles_wide(counts, len(melds)) if self._wide
              else _waiting_tiles_of_valid(counts, len(melds)))
@@ -793,6 +794,16 @@ class Table:
             more = extra.waits(counts, melds)
             if more:
                 w = tuple(sorted({*w, *more}))
+        wins = self._rules.win_filter
+        if wins is not None and w:
+            full = counts[:]
+            kept: list[Tile] = []
+            for x in w:
+                full[x] += 1
+                if wins(full, melds):
+                    kept.append(x)
+                full[x] -= 1
+            w = tuple(kept)
         return w
 
     def _waits_before(self, seat: int, tile: int) -> tuple[Tile, ...]:
@@ -1814,6 +1825,11 @@ class ExtraShapes(Protocol):
         ...
 
 
+WinFilter = Callable[[Sequence[int], Sequence[Meld]], bool]
+"""A family's test of a complete hand (the concealed counts with the winning tile, and the
+melds): whether the family lets it win at all (Changsha: a 小胡 needs a 2-5-8 pair unless a
+big shape takes any pair). A wait that only makes a hand it refuses is no wait."""
+
 WinNames = Callable[[Table, WinPlan, bool, bool, bool, bool],
                     tuple[tuple[PassKind, ...], tuple[str, ...], tuple[str, ...]]]
 """A family's names of a legal win: ``(table, plan, heavenly, earthly, kong_bloom,
@@ -1856,6 +1872,7 @@ class TableRules:
         closing_missing: Callable[[Table], Violation] | None = None,
         candidates: Callable[[Table, list[Event]], None] | None = None,
         extra_shapes: ExtraShapes | None = None,
+        win_filter: WinFilter | None = None,
     ) -> None:
         self.family = family
         """The family's name (messages)."""
@@ -1910,6 +1927,10 @@ class TableRules:
         self.extra_shapes = extra_shapes
         """The family's complete hands beyond the core's shapes (their waits count as
         waits: ready, a win on a discard or a kong's tile, a self-drawn win)."""
+        self.win_filter = win_filter
+        """Which complete hands the family lets win: the waits (and so ready, the dice of
+        a kong, the wins :meth:`Table.legal_actions` offers) are the tiles that make one.
+        A win on a hand it refuses is still checked by ``check_win``, which names why."""
         self.candidates = candidates
         """Adds the family's events to :meth:`Table.legal_actions`' candidates (in the turn,
         after the kongs; after a win, after the further wins)."""

@@ -67,6 +67,13 @@ def win_shape(counts: Sequence[int], melds: Sequence[Meld]) -> tuple[Pattern, ..
                           _all_pungs(counts, melds))
 
 
+def _is_win(counts: Sequence[int], melds: Sequence[Meld]) -> bool:
+    """A complete hand is a Changsha win: a big shape (any pair), or a 小胡 with a 2-5-8
+    pair (the table's ``win_filter`` under ``pair_258``: a hand waiting only on tiles that
+    make neither is not ready, 「二五八做将」)."""
+    return bool(win_shape(counts, melds))
+
+
 def _describe_small(ev: SmallWin) -> str:
     return f"seat {ev.seat} declares {ev.kind} (起手小胡) showing {format_tiles(ev.tiles)}"
 
@@ -258,6 +265,7 @@ def table_rules(ruleset: RulesetBase) -> TableRules:
         check_self_draw=True,
         win_patterns=c.win_patterns,
         extra_shapes=ALL_258,
+        win_filter=_is_win if ruleset.pair_258 else None,
     )
 
 
