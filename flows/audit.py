@@ -22,7 +22,7 @@ from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import HandAudit, audit_game
 from rules.events import SmallWin
 from rules.facts import WallFacts
-from rules.families import replayable
+from rules.families import family_of, replayable
 from rules.glossary import Lang, translate
 from rules.mechanics import mechanics_of
 from rules.presets import resolve_ruleset
@@ -141,6 +141,10 @@ def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str,
             "value": None if value is None else value.value,
             "penalty": None if value is None else value.penalty,
         })
+    chickens = family_of(audit.ruleset).chickens if audit.ruleset is not None else True
+    if not chickens:  # penalties belong to the chicken family's wins
+        for entry in winners:
+            del entry["penalty"]
     recorded = record.result
     assert audit.ruleset is not None
     out: dict[str, Any] = {
@@ -152,7 +156,8 @@ def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str,
         "dealer": record.dealer,
         "dealer_streak": record.dealer_streak,
         "outcome": replay.outcome.value,
-        "flip": None if replay.flip is None else TILE_TEXT[replay.flip],
+        **({"flip": None if replay.flip is None else TILE_TEXT[replay.flip]}
+           if chickens else {}),
         "violations": [
             {
                 "code": v.code.value,
@@ -178,10 +183,10 @@ def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str,
             }
             for i in settlement.items
         ],
-        "chickens": None if settlement is None else [
+        **({"chickens": None if settlement is None else [
             {"seat": c.seat, "kind": c.kind.value, "tile": TILE_TEXT[c.tile], "count": c.count}
-            for c in getattr(settlement, "chickens", ())  # the Guizhou family's
-        ],
+            for c in getattr(settlement, "chickens", ())
+        ]} if chickens else {}),
         **({} if replay.wall_facts is None else {"wall": wall_json(replay.wall_facts)}),
     }
     add_mechanics_json(out, audit.ruleset, replay)

@@ -73,6 +73,10 @@ class Family:
     called once per ruleset. A family without one has rulesets but cannot replay hands."""
     extras: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Anything else the family exposes to its own presets and tools, by name."""
+    chickens: bool = False
+    """The family scores chickens (鸡, Guizhou): its settlements list them (``chickens``),
+    its hands may flip one (翻鸡), its wins may carry a penalty; the audit's JSON, the
+    warehouse's chicken columns and the pages show them for its games only."""
     carry: Callable[..., Any] | None = None
     """State carried from hand to hand (``mechanics.carry``): ``carry(previous, before,
     ruleset)`` gives a hand's :class:`~rules.continuing.Carry` from the game's previous

@@ -349,6 +349,15 @@ def test_the_opening_wins_and_birds_in_the_hand_json(rows: dict[str, dict[str, A
     assert row["winners"][0]["scored"] == ["small"] and row["winners"][0]["value"] == 40
 
 
+def test_the_hand_json_has_no_chicken_keys(rows: dict[str, dict[str, Any]]) -> None:
+    """Chickens, the flip and a win's penalty are Guizhou's: a Changsha hand's object has
+    none of them (a Guizhou hand's keeps them, tests/flows/test_cli_audit.py)."""
+    for row in rows.values():
+        assert not {"chickens", "flip"} & row.keys()
+        assert all("penalty" not in w for w in row["winners"])
+        assert {"ledger", "deltas", "winners", "wall"} <= row.keys()
+
+
 def test_the_text_view_of_a_hand_with_opening_wins(tmp_path: Path) -> None:
     case = next(c for c in CASES if c.name == "two_openings_bird_deals")
     path = tmp_path / "g.json"

@@ -162,6 +162,7 @@ def test_json_lines_have_every_field(tmp_path: Path) -> None:
     assert row["ledger"][0] == {"payer": 2, "payee": 1, "amount": 1, "reason": "hand",
             "detail": "plain 平胡 1"}
     assert len(row["ledger"]) == 6
+    assert row["flip"] == "8s" and "chickens" in row  # the chicken family's keys
 
 
 def test_fatal_violation_gives_null_deltas_and_exit_1(tmp_path: Path) -> None:

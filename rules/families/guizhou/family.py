@@ -22,6 +22,7 @@ FAMILY: Family = register(
         tile_set=TileSet.SUITED,
         event_kinds=frozenset({"ready", "flip"}),
         table_rules=table_rules,
+        chickens=True,
         extras=MappingProxyType({"simulate": "rules.families.guizhou.simulate"}),
     )
 )
