@@ -68,8 +68,8 @@ def audit_command(
     violation), recorded_deltas and ledger; a Guizhou hand also has flip, chickens and
     each winner's penalty, a hand of a family with dice, the last tile's offer or birds
     has wall, a Changsha hand with 起手小胡 declared small_wins. A file that is
-    malformed, missing or cannot be read gives one line {"file": ..., "error": {...}}; any other error one line
-    {"error": {...}}. No traceback, whatever happens.
+    malformed, missing or cannot be read gives one line {"file": ..., "error": {...}};
+    any other error one line {"error": {...}}. No traceback, whatever happens.
 
     Exit status: 0 when every hand is clean, 1 when any hand has a finding, 2 when a file
     is malformed, missing or unreadable or a game's ruleset is unknown. A missing file is
