@@ -920,7 +920,8 @@ class Table:
                 if ph is _DISCARD:
                     out.extend(_claims.flower_candidates(self))
             if ph is _DISCARD:
-                if self._complete_at(s, hand):
+                wins = self._rules.win_filter
+                if self._complete_at(s, hand) and (wins is None or wins(hand, melds)):
                     if self._last_draw >= 0:
                         out.append(Win(s, EVERY_TILE[self._last_draw]))
                     else:

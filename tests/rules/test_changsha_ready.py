@@ -65,3 +65,14 @@ def test_a_win_the_filter_refuses_is_still_named_no_258_pair() -> None:
     r = replay(rec, "0-9m 1+1s 1-1s 0H1s<1", RULES)  # type: ignore[arg-type]
     (v,) = r.violations  # type: ignore[attr-defined]
     assert v.code is C.NO_258_PAIR and "1s" in v.message, v
+
+
+def test_legal_actions_offer_only_the_wins_the_family_allows() -> None:
+    def wins(deal: str, rules: object = RULES) -> int:
+        table = Table.from_record(hand({0: deal}), rules)  # type: ignore[arg-type]
+        return sum(1 for a in table.legal_actions() if type(a).__name__ == "Win")
+
+    # the dealer's dealt 14 are complete with a 1s pair: no 天胡 offered, unless 乱将
+    assert wins("123m 234p 567p 234s 11s") == 0
+    assert wins("123m 234p 567p 234s 11s", LOOSE_PAIR) > 0
+    assert wins("123m 234p 567p 234s 22s") > 0
