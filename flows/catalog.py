@@ -6,8 +6,10 @@ Both come from one source each, so neither can drift:
 - **comments** come from the DDL files of ``sql/schema/``: the ``--`` lines right above a
   ``CREATE TABLE`` are the table's comment, the ``--`` text at the end of a column's line
   (and of an ``ALTER TABLE ... ADD COLUMN`` line) is the column's, continued by ``--``
-  lines right below it. :func:`schema_comments` reads them; they are stored with
-  ``COMMENT ON`` wherever they differ from what the database holds.
+  lines right below it; the comment of a later ``ALTER TABLE ... ALTER COLUMN`` line (a
+  column that became nullable) replaces the column's. :func:`schema_comments` reads
+  them; they are stored with ``COMMENT ON`` wherever they differ from what the database
+  holds.
 - **views**: each report of ``sql/reports/`` that binds no parameter becomes the view
   ``reports.<name>`` whose query is the report file's text, commented with the report's
   description. A report that takes parameters (``player_history``, the dashboard's page
@@ -51,6 +53,11 @@ _CREATE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_][
 _ALTER_ADD = re.compile(
     r"^\s*ALTER\s+TABLE\s+([A-Za-z_][A-Za-z0-9_]*)\s+ADD\s+(?:COLUMN\s+)?"
     r"(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_][A-Za-z0-9_]*)\s",
+    re.IGNORECASE,
+)
+_ALTER_COLUMN = re.compile(
+    r"^\s*ALTER\s+TABLE\s+([A-Za-z_][A-Za-z0-9_]*)\s+ALTER\s+(?:COLUMN\s+)?"
+    r"([A-Za-z_][A-Za-z0-9_]*)\s",
     re.IGNORECASE,
 )
 _COLUMN = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s+\S")
@@ -129,10 +136,16 @@ def parse_schema_comments(
                 pending, last = [], None
                 continue
             match = _ALTER_ADD.match(code)
+            changed = _ALTER_COLUMN.match(code) if match is None else None
             if match is not None:
                 name, column = match.group(1), match.group(2)
                 doc = out.setdefault(name, TableDoc(name, ""))
                 doc.columns[column] = comment or ""
+                last = (doc, column)
+            elif changed is not None and comment:
+                name, column = changed.group(1), changed.group(2)
+                doc = out.setdefault(name, TableDoc(name, ""))
+                doc.columns[column] = comment
                 last = (doc, column)
             else:
                 last = None

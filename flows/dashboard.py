@@ -41,6 +41,7 @@ from markupsafe import escape as _escape
 from flows import warehouse
 from flows.replay_page import finding_step, hand_replay, replay_json
 from flows.rows_tiles import MeldTextError, parse_discards, parse_melds
+from rules.families import UnknownFamilyError, family_named
 from rules.glossary import Lang, expand, glossary, text, tile_zh, translate, zh
 from rules.melds import MeldKind
 from rules.presets import resolve_ruleset
@@ -191,6 +192,64 @@ def code_text(code: str, lang: Lang) -> str:
     """``invalid_win 诈胡`` in English, ``诈胡`` in Chinese."""
     chinese = code_chinese(code)
     return (chinese or code) if lang == "zh" else f"{code} {chinese}".rstrip()
+
+
+UNKNOWN_FAMILY = "unknown"
+"""What the pages call the family of games whose family the warehouse does not know (a
+ruleset that no longer resolves, until the next ingest re-audits its file)."""
+
+
+def family_key(name: str | None) -> str:
+    """A rule family's name as the pages use it (a section's id): ``guizhou``, ``changsha``
+    ..., :data:`UNKNOWN_FAMILY` for ``None``."""
+    return UNKNOWN_FAMILY if name is None else name
+
+
+def _family_pair(name: str | None) -> tuple[str, str]:
+    key = family_key(name)
+    return glossary().terms["family"].get(key, (key, ""))
+
+
+def family_label(name: str | None, lang: Lang = "en") -> Markup:
+    """A family's name: ``Guizhou <span class="zh">贵州捉鸡</span>`` in English, ``贵州捉鸡``
+    in Chinese (the family's own name when the glossary has none)."""
+    english, chinese = _family_pair(name)
+    return _in((english, chinese or english) if lang == "zh" else (english, chinese), lang)
+
+
+def family_text(name: str | None, lang: Lang) -> str:
+    """A family's name as plain text: ``Guizhou 贵州捉鸡`` in English, ``贵州捉鸡`` in
+    Chinese."""
+    english, chinese = _family_pair(name)
+    if lang == "zh":
+        return chinese or english
+    return f"{english} {chinese}".rstrip()
+
+
+def family_scores_chickens(name: str | None) -> bool:
+    """The family scores chickens (``Family.chickens``): its players' chicken columns are
+    shown; False for a family the registry does not know."""
+    if name is None:
+        return False
+    try:
+        return family_named(name).chickens
+    except UnknownFamilyError:
+        return False
+
+
+def family_sections(rows: Sequence[Row], lang: Lang) -> list[dict[str, Any]]:
+    """Rows with a ``family`` column cut into one section per family, in query order:
+    each with the family's ``key``, ``name`` (its label), whether it scores ``chickens``
+    and its ``rows``."""
+    return [
+        {
+            "key": family_key(family),
+            "name": family_label(family, lang),
+            "chickens": family_scores_chickens(family),
+            "rows": group,
+        }
+        for family, group in group_rows(rows, "family").items()
+    ]
 
 
 def page_text(english: str, lang: Lang, **fields: Any) -> str:
@@ -1127,7 +1186,7 @@ def render_dashboard(
         total_bytes=sum(site.written.values()),
         largest_page=largest[0],
         largest_bytes=largest[1],
-        players=len(players),
+        players=len(links.players),
         hand_pages=len(picked),
         seconds=time.perf_counter() - started,
     )
@@ -1144,13 +1203,17 @@ RATE_KEYS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _averages(players: Sequence[Row]) -> dict[str, float | None]:
-    """Rates over all players' hands together (the markers on the player pages)."""
-    hands = sum(int(p["hands"] or 0) for p in players)
-    return {
-        rate: (sum(int(p[count] or 0) for p in players) / hands if hands else None)
-        for rate, count in RATE_KEYS
-    }
+def _averages(players: Sequence[Row]) -> dict[str | None, dict[str, float | None]]:
+    """Rates over all players' hands together in each family (the markers on the player
+    pages), by family."""
+    averages: dict[str | None, dict[str, float | None]] = {}
+    for family, rows in group_rows(players, "family").items():
+        hands = sum(int(p["hands"] or 0) for p in rows)
+        averages[family] = {
+            rate: (sum(int(p[count] or 0) for p in rows) / hands if hands else None)
+            for rate, count in RATE_KEYS
+        }
+    return averages
 
 
 def _overview_page(
@@ -1164,7 +1227,7 @@ def _overview_page(
     days = query(con, "dashboard_hands_by_day", days=str(limits.days))
     runs = query(con, "dashboard_runs", limit=str(limits.runs))
     quarantine = query(con, "dashboard_quarantine", limit=str(limits.quarantine))
-    patterns = query(con, "pattern_frequencies")[:8]
+    patterns = group_rows(query(con, "pattern_frequencies"), "family")
     codes = query(con, "illegal_moves_by_code")
     total_hands = int(overview["hands"] or 0)
 
@@ -1195,20 +1258,27 @@ def _overview_page(
             ],
             title=glossary().terms["label"]["hands_per_day"][lang == "zh"],
         )
-        pattern_chart = svg_bar_chart(
-            [
-                Bar(
-                    label=term_text(str(p["pattern"]), lang),
-                    value=float(p["scored_wins"]),
-                    text=fmt_num(p["scored_wins"]),
-                    href="patterns.html",
-                )
-                for p in patterns
-            ],
-            title=glossary().terms["label"]["top_patterns"][lang == "zh"],
-            width=520,
-            label_width=200,
-        )
+        pattern_charts = [
+            {
+                "name": family_label(family, lang),
+                "chart": svg_bar_chart(
+                    [
+                        Bar(
+                            label=term_text(str(p["pattern"]), lang),
+                            value=float(p["scored_wins"]),
+                            text=fmt_num(p["scored_wins"]),
+                            href=f"patterns.html#family-{family_key(family)}",
+                        )
+                        for p in rows[:8]
+                    ],
+                    title=f"{glossary().terms['label']['top_patterns'][lang == 'zh']} · "
+                    f"{family_text(family, lang)}",
+                    width=520,
+                    label_width=200,
+                ),
+            }
+            for family, rows in patterns.items()
+        ]
         code_chart = svg_bar_chart(
             [
                 Bar(
@@ -1232,9 +1302,12 @@ def _overview_page(
             "total_hands": total_hands,
             "outcome_bar": outcome_bar,
             "day_chart": day_chart if days else None,
-            "pattern_chart": pattern_chart if patterns else None,
+            "pattern_charts": pattern_charts,
             "code_chart": code_chart if codes else None,
-            "top": players[:10],
+            "top": [
+                {**section, "rows": section["rows"][:10]}
+                for section in family_sections(players, lang)
+            ],
             "runs": runs,
             "quarantine": quarantine,
             "quarantine_total": quarantine[0]["total"] if quarantine else 0,
@@ -1249,22 +1322,26 @@ def _outcome_text(kind: str, lang: Lang) -> str:
 
 
 def _leaderboard_page(site: Site, players: Sequence[Row]) -> None:
+    """One ranking per rule family (their points are on different scales), each in its
+    own table; the chicken columns only for a family that scores chickens."""
     site.write(
         "leaderboard.html",
         "leaderboard.html",
         lambda lang: {
             "title": label_text("leaderboard", lang),
             "here": "leaderboard",
+            "families": family_sections(players, lang),
             "players": players,
         },
     )
 
 
 def _patterns_page(site: Site, con: duckdb.DuckDBPyConnection) -> None:
+    """The pattern frequencies of each rule family (a family scores its own patterns)."""
     rows = query(con, "pattern_frequencies")
 
-    def make(lang: Lang) -> dict[str, Any]:
-        chart = svg_bar_chart(
+    def chart(rows: Sequence[Row], family: str | None, lang: Lang) -> Markup:
+        return svg_bar_chart(
             [
                 Bar(
                     label=term_text(str(r["pattern"]), lang),
@@ -1282,16 +1359,23 @@ def _patterns_page(site: Site, con: duckdb.DuckDBPyConnection) -> None:
                 )
                 for r in rows
             ],
-            title=glossary().terms["label"]["pattern_frequencies"][lang == "zh"],
+            title=f"{glossary().terms['label']['pattern_frequencies'][lang == 'zh']} · "
+            f"{family_text(family, lang)}",
             width=900,
             label_width=260,
             value_width=130,
         )
+
+    def make(lang: Lang) -> dict[str, Any]:
+        families = family_sections(rows, lang)
+        for section, (family, group) in zip(
+            families, group_rows(rows, "family").items(), strict=True
+        ):
+            section["chart"] = chart(group, family, lang)
         return {
             "title": label_text("patterns", lang),
             "here": "patterns",
-            "rows": rows,
-            "chart": chart if rows else None,
+            "families": families,
         }
 
     site.write("patterns.html", "patterns.html", make)
@@ -1301,29 +1385,32 @@ def _players_pages(
     site: Site,
     con: duckdb.DuckDBPyConnection,
     players: Sequence[Row],
-    averages: Mapping[str, float | None],
+    averages: Mapping[str | None, Mapping[str, float | None]],
     limits: DashboardLimits,
 ) -> None:
+    """One page per player: the player's totals in each family played, then the player's
+    findings and flagged hands."""
     series = group_rows(
-        query(con, "dashboard_player_series", points=str(limits.series_points)), "player_id"
+        query(con, "dashboard_player_series", points=str(limits.series_points)),
+        "player_id", "family",
     )
-    patterns = group_rows(query(con, "dashboard_player_patterns"), "player_id")
+    patterns = group_rows(query(con, "dashboard_player_patterns"), "player_id", "family")
     flagged = group_rows(
         query(con, "dashboard_player_hands", limit=str(limits.player_hands)), "player_id"
     )
     findings = group_rows(query(con, "illegal_moves_by_player"), "player_id")
-    for p in players:
-        pid = str(p["player_id"])
+    for pid, rows in group_rows(players, "player_id").items():
+        families = [r["family"] for r in rows]
         site.build(
-            site.links.players[pid],
+            site.links.players[str(pid)],
             "player.html",
             player_context,
-            p,
-            series.get(pid, []),
-            patterns.get(pid, []),
+            rows,
+            {f: series.get((pid, f), []) for f in families},
+            {f: patterns.get((pid, f), []) for f in families},
             flagged.get(pid, []),
             findings.get(pid, []),
-            averages,
+            {f: averages.get(f, {}) for f in families},
         )
 
 
@@ -1354,18 +1441,57 @@ CHICKEN_KINDS = ("standing", "flipped", "gold", "charging", "responsibility")
 
 
 def player_context(
-    p: Row,
-    series: Sequence[Row],
-    mix: Sequence[Row],
+    rows: Sequence[Row],
+    series: Mapping[str | None, Sequence[Row]],
+    mix: Mapping[str | None, Sequence[Row]],
     flagged: Sequence[Row],
     findings: Sequence[Row],
-    averages: Mapping[str, float | None],
+    averages: Mapping[str | None, Mapping[str, float | None]],
     *,
     lang: Lang = "en",
 ) -> dict[str, Any]:
-    """The player page's context from the player's rows (run where the page renders)."""
+    """The player page's context from the player's rows (run where the page renders):
+    ``rows`` holds the player's ``dashboard_players`` row of each family played, and
+    ``series``, ``mix`` and ``averages`` are by family."""
+    first = rows[0]
+    pid = str(first["player_id"])
+    played = [r["first_played"] for r in rows if r["first_played"] is not None]
+    last = [r["last_played"] for r in rows if r["last_played"] is not None]
+    return {
+        "title": f"{pid} · {label_text('player', lang)}",
+        "here": "leaderboard",
+        "p": {
+            "player_id": pid,
+            "name": first["name"],
+            "first_played": min(played) if played else None,
+            "last_played": max(last) if last else None,
+        },
+        "families": [
+            _player_family(
+                r, series.get(r["family"], []), mix.get(r["family"], []),
+                averages.get(r["family"], {}), lang,
+            )
+            for r in rows
+        ],
+        "findings": findings,
+        "flagged": flagged,
+        "flagged_total": flagged[0]["total"] if flagged else 0,
+    }
+
+
+def _player_family(
+    p: Row,
+    series: Sequence[Row],
+    mix: Sequence[Row],
+    averages: Mapping[str, float | None],
+    lang: Lang,
+) -> dict[str, Any]:
+    """A player page's section for one family: the player's totals there, the running
+    score, the rates against the family's, the pattern mix, kongs and (for a family that
+    scores chickens) chickens."""
     labels = glossary().terms["label"]
     pid = str(p["player_id"])
+    family = p["family"]
     points = [
         SeriesPoint(
             x=int(r["hand_index"]), y=int(r["score"]), low=int(r["low"]), high=int(r["high"])
@@ -1379,10 +1505,10 @@ def player_context(
                 label=labels[rate][1] if lang == "zh" else " ".join(labels[rate]),
                 value=float(p[rate] or 0.0),
                 text=fmt_pct(p[rate]),
-                marker=averages[rate],
+                marker=averages.get(rate),
                 tooltip=page_text("{rate} of {hands} hands; all players {average}", lang,
                                   rate=fmt_pct(p[rate]), hands=f"{hands:,}",
-                                  average=fmt_pct(averages[rate])),
+                                  average=fmt_pct(averages.get(rate))),
             )
             for rate, _ in RATE_KEYS
         ],
@@ -1407,15 +1533,19 @@ def player_context(
     kong_chart = _count_chart(p, "kong", KONG_KINDS, "{}_kongs",
                               glossary().terms["kong"]["kongs"][lang == "zh"].capitalize(),
                               lang)
+    chickens = family_scores_chickens(family)
     chicken_chart = _count_chart(p, "chicken", CHICKEN_KINDS, "chickens_{}",
                                  "Chickens" if lang == "en" else zh("chicken", "chicken"),
-                                 lang)
+                                 lang) if chickens else None
     return {
-        "title": f"{pid} · {label_text('player', lang)}",
-        "here": "leaderboard",
+        "key": family_key(family),
+        "name": family_label(family, lang),
+        "chickens": chickens,
         "p": p,
         "score_chart": svg_line_chart(
-            points, title=page_text("Running score of {player}", lang, player=pid),
+            points,
+            title=page_text("Running score of {player}", lang, player=pid)
+            + f" · {family_text(family, lang)}",
             lang=lang,
         ),
         "points": len(points),
@@ -1423,9 +1553,6 @@ def player_context(
         "mix_chart": mix_chart if mix else None,
         "kong_chart": kong_chart,
         "chicken_chart": chicken_chart,
-        "findings": findings,
-        "flagged": flagged,
-        "flagged_total": flagged[0]["total"] if flagged else 0,
     }
 
 

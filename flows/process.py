@@ -35,7 +35,7 @@ from parsers.fast import Game
 from parsers.models import INT32_MAX, INT32_MIN
 from parsers.read import generate_fast_games, parse_encoding
 from rules.audit import HandAudit, audit_game
-from rules.families import replayable
+from rules.families import family_of, replayable
 from rules.presets import resolve_ruleset
 from rules.settings import RulesetBase
 from rules.version import ENGINE_VERSION, ruleset_fingerprint
@@ -81,9 +81,12 @@ def _game_ruleset(game: Game) -> RulesetBase:
 @lru_cache(maxsize=64)
 def ruleset_use_of(name: str, overrides: str | None) -> RulesetUse:
     """A ruleset as the ``games`` table stores it (preset name, overrides as JSON text or
-    ``None``) and the fingerprint it resolves to; raises ``ValueError`` if it does not."""
+    ``None``), the fingerprint it resolves to and its family; raises ``ValueError`` if it
+    does not resolve."""
     resolved = _ruleset(name, overrides if overrides is not None else "{}")
-    return RulesetUse(name, overrides, ruleset_fingerprint(resolved))
+    return RulesetUse(
+        name, overrides, ruleset_fingerprint(resolved), family_of(resolved).name
+    )
 
 
 def _ruleset_use(game: Game) -> RulesetUse:
@@ -247,7 +250,7 @@ def _audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome
             if fault is not None:
                 errors.append(fault)
                 continue
-            counts = buffer.add_game(item, path, audits)
+            counts = buffer.add_game(item, path, audits, chickens=family_of(ruleset).chickens)
             uses.add(_ruleset_use(item))
             game_ids.append(item.game_id)
             hands += counts.hands

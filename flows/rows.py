@@ -183,6 +183,7 @@ RULESETS_SCHEMA = pa.schema(
         ("rule_overrides", _STR),
         ("ruleset_fingerprint", _STR),
         ("engine_version", _STR),
+        ("family", _STR),
     ]
 )
 """The rulesets a batch's games were audited under, per file: the loader joins it to the
@@ -213,11 +214,13 @@ class FileError:
 @dataclass(frozen=True, slots=True)
 class RulesetUse:
     """A ruleset some games of a file were audited under: the log's preset name and
-    overrides (as the ``games`` table stores them) and the resolved ruleset's fingerprint."""
+    overrides (as the ``games`` table stores them), the resolved ruleset's fingerprint and
+    its family's name (:func:`rules.families.family_of`)."""
 
     ruleset: str
     rule_overrides: str | None
     fingerprint: str
+    family: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,7 +330,7 @@ def quarantine_table(outcomes: Sequence[FileOutcome], run_id: int) -> pa.Table:
 def rulesets_table(outcomes: Sequence[FileOutcome]) -> pa.Table:
     """The rulesets of a batch's loaded files (:data:`RULESETS_SCHEMA`)."""
     rows = [
-        (o.path, use.ruleset, use.rule_overrides, use.fingerprint, o.engine_version)
+        (o.path, use.ruleset, use.rule_overrides, use.fingerprint, o.engine_version, use.family)
         for o in sorted(outcomes, key=lambda o: o.path)
         if o.status is FileStatus.LOADED
         for use in o.rulesets
@@ -381,6 +384,7 @@ _CHICKEN_INDEX: dict[ChickenKind, int] = {kind: i for i, (kind, _) in enumerate(
 _SEAT_OF = attrgetter("seat")
 _NO_KONGS: tuple[int, ...] = (0,) * len(KONG_COLUMNS)
 _NO_CHICKENS: tuple[int, ...] = (0,) * len(CHICKEN_COLUMNS)
+_NULL_CHICKENS: tuple[None, ...] = (None,) * len(CHICKEN_COLUMNS)
 _TEXT: dict[StrEnum, str] = {
     member: member.value
     for enum in (Outcome, ViolationCode)
@@ -461,10 +465,17 @@ class RowBuffer:
         return path not in self.written_files
 
     def add_game(
-        self, game: Game | fast.Game, path: str, audits: Sequence[HandAudit]
+        self,
+        game: Game | fast.Game,
+        path: str,
+        audits: Sequence[HandAudit],
+        *,
+        chickens: bool = True,
     ) -> GameCounts:
         """Append the rows of one audited game (either form of the log's game); returns
-        its counts."""
+        its counts. ``chickens``: the game's family scores chickens (``Family.chickens``);
+        without, its ``hand_players`` rows have NULL chicken columns (there is nothing to
+        count, and an average over the column leaves them out)."""
         self._begin(path)
         rows = self._rows
         game_id = game.game_id
@@ -492,14 +503,16 @@ class RowBuffer:
         mismatches = 0
         tiles = rows["hand_tiles"]
         for audit in audits:
-            v, m = self._add_hand(game_id, ids, audit)
+            v, m = self._add_hand(game_id, ids, audit, chickens)
             violations += v
             mismatches += m
             tiles.extend(hand_tiles_row_tuples(game_id, audit))
         self.pending_hands += len(audits)
         return GameCounts(hands=len(audits), violations=violations, mismatches=mismatches)
 
-    def _add_hand(self, game_id: str, ids: list[str], audit: HandAudit) -> tuple[int, int]:
+    def _add_hand(
+        self, game_id: str, ids: list[str], audit: HandAudit, scores_chickens: bool
+    ) -> tuple[int, int]:
         rows = self._rows
         record = audit.record
         replay = audit.replay
@@ -599,6 +612,7 @@ class RowBuffer:
         recorded_deltas: Sequence[int | None] = (None,) * n if recorded is None else recorded.deltas
 
         seat_facts = {s.seat: s for s in replay.seats}
+        no_chickens: Sequence[int | None] = _NO_CHICKENS if scores_chickens else _NULL_CHICKENS
         hp = rows["hand_players"]
         for seat in range(n):
             win = win_by_seat.get(seat)
@@ -624,7 +638,7 @@ class RowBuffer:
                 facts is not None and facts.ready,
                 facts is not None and facts.declared_ready_at is not None,
                 *kongs,
-                *chickens.get(seat, _NO_CHICKENS),
+                *chickens.get(seat, no_chickens),
                 None if value is None else (-value.value if value.penalty else value.value),
                 () if win is None else tuple(map(str, win.patterns)),  # plain text
                 () if value is None else value.patterns,

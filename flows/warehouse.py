@@ -2,7 +2,8 @@
 
 One process writes the database (the ingest's main process); workers never open it. The
 SQL lives in ``sql/`` (``schema/`` numbered DDL files, ``load/`` the loader's statements,
-``reports/`` one query per report), one statement per file, parameters bound.
+``reports/`` one query per report), one statement per file (a schema file may hold a few
+that belong together, applied in one transaction), parameters bound.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from flows.rows import (
     quarantine_table,
     rulesets_table,
 )
+from rules.families import family_named
 
 SQL_ROOT = Path(__file__).resolve().parent / "sql"
 """``sql/``: ``flows/sql`` is a link to it in the source tree and a folder of the package
@@ -212,7 +214,9 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> int:
 
     Version 0 creates the ``schema_version`` table itself and is run on every open.
     Each newer file runs in its own transaction together with its ``schema_version`` row.
-    Then the comments and report views are brought up to date (:func:`apply_catalog`).
+    Then the rows loaded before a column was recorded that Python can compute are filled
+    (:func:`fill_families`), and the comments and report views are brought up to date
+    (:func:`apply_catalog`).
     """
     files = list(generate_schema_files())
     if not files or files[0].version != 0:
@@ -235,8 +239,58 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> int:
             rollback(con)
             raise
         current = schema_file.version
+    fill_families(con)
     apply_catalog(con, files)
     return current
+
+
+FILLED_FAMILIES_SCHEMA = pa.schema(
+    [("ruleset", pa.string()), ("rule_overrides", pa.string()), ("family", pa.string()),
+     ("chickens", pa.bool_())]
+)
+"""The table :func:`fill_families` registers as ``filled_families`` for its statements."""
+
+
+def fill_families(con: duckdb.DuckDBPyConnection) -> None:
+    """Fill ``games.family`` of the games loaded before it was recorded (schema 020),
+    in one transaction: each of their rulesets is resolved through its preset and
+    overrides as the loader does (:func:`flows.process.ruleset_use_of`), and the hands of
+    the games whose family scores no chickens get NULL chicken columns, as the loader
+    writes them now (schema 021). A ruleset that no longer resolves is left NULL: the next
+    ingest re-audits its files (:func:`flows.planning.stale_files`). Nothing is written
+    when every game has its family (the usual open: one scan of ``games``).
+    """
+    unfilled = con.execute(read_sql("load/unfilled_rulesets")).fetchall()
+    if not unfilled:
+        return
+    from flows.process import ruleset_use_of  # the engine's presets, only when needed
+
+    rows: list[tuple[str, str | None, str, bool]] = []
+    for name, overrides in unfilled:
+        stored = None if overrides is None else str(overrides)
+        try:
+            use = ruleset_use_of(str(name), stored)
+        except ValueError:
+            continue
+        rows.append((str(name), stored, use.family, family_named(use.family).chickens))
+    if not rows:
+        return
+    table = pa.table(
+        {n: [row[i] for row in rows] for i, n in enumerate(FILLED_FAMILIES_SCHEMA.names)},
+        schema=FILLED_FAMILIES_SCHEMA,
+    )
+    con.begin()
+    try:
+        con.register("filled_families", table)
+        try:
+            con.execute(read_sql("load/null_chickens"))
+            con.execute(read_sql("load/fill_families"))
+        finally:
+            _unregister(con, "filled_families")
+        con.commit()
+    except BaseException:
+        rollback(con)
+        raise
 
 
 def apply_catalog(con: duckdb.DuckDBPyConnection, files: Sequence[SchemaFile]) -> None:
@@ -414,7 +468,9 @@ def check_query(con: duckdb.DuckDBPyConnection, sql: str) -> None:
 # --- ingest bookkeeping ----------------------------------------------------------------------
 
 
-LOADER_COLUMNS: dict[str, tuple[str, ...]] = {"games": ("engine_version", "ruleset_fingerprint")}
+LOADER_COLUMNS: dict[str, tuple[str, ...]] = {
+    "games": ("engine_version", "ruleset_fingerprint", "family")
+}
 """Columns the loader adds to a table's shard rows (from the workers' outcomes)."""
 
 

@@ -1,5 +1,5 @@
 // Sortable tables (th[data-sort] = "num" or "text"; a cell's data-v holds its sort value)
-// and a row filter (input[data-filter] names the table id). No dependencies.
+// and a row filter (input[data-filter] names the table ids). No dependencies.
 (function () {
   "use strict";
   function cellValue(row, index, numeric) {
@@ -43,16 +43,26 @@
     });
   }
   function setUpFilter(input) {
-    var table = document.getElementById(input.getAttribute("data-filter"));
+    // data-filter names one table id or several (space-separated); each table's
+    // data-count, and the input's own, name the elements showing how many rows are shown.
+    var tables = (input.getAttribute("data-filter") || "").split(/\s+/)
+      .map(function (id) { return document.getElementById(id); })
+      .filter(function (table) { return table; });
     var counter = document.getElementById(input.getAttribute("data-count"));
-    if (!table) { return; }
+    if (!tables.length) { return; }
     input.addEventListener("input", function () {
       var needle = input.value.trim().toLowerCase();
       var shown = 0;
-      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
-        var hit = !needle || (row.getAttribute("data-key") || row.textContent).toLowerCase().indexOf(needle) >= 0;
-        row.hidden = !hit;
-        if (hit) { shown += 1; }
+      tables.forEach(function (table) {
+        var here = 0;
+        Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+          var hit = !needle || (row.getAttribute("data-key") || row.textContent).toLowerCase().indexOf(needle) >= 0;
+          row.hidden = !hit;
+          if (hit) { here += 1; }
+        });
+        var own = document.getElementById(table.getAttribute("data-count"));
+        if (own) { own.textContent = String(here); }
+        shown += here;
       });
       if (counter) { counter.textContent = String(shown); }
     });

@@ -1,9 +1,10 @@
--- Dashboard: each player's wins by scored pattern (a win scoring several patterns counts under each).
-SELECT player_id, pattern, count(*) AS wins
+-- Dashboard: each player's wins by scored pattern in each rule family (a win scoring several patterns counts under each).
+SELECT player_id, family, pattern, count(*) AS wins
 FROM (
-    SELECT player_id, unnest(scored_patterns) AS pattern
-    FROM hand_players
-    WHERE winner
+    SELECT hp.player_id, g.family, unnest(hp.scored_patterns) AS pattern
+    FROM hand_players AS hp
+    JOIN games AS g USING (game_id)
+    WHERE hp.winner
 )
-GROUP BY player_id, pattern
-ORDER BY player_id, wins DESC, pattern
+GROUP BY player_id, family, pattern
+ORDER BY player_id, family NULLS LAST, wins DESC, pattern

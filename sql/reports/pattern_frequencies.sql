@@ -1,31 +1,41 @@
--- Patterns among winning hands: wins that qualify for each (a self-drawn win qualifies for self_draw), wins in which the settlement scored it, of those the wins valued so by a rule without qualifying (a robbed kong or a hot discard valued as another pattern, a robbed kong counted as a self-draw), and the scored share of all wins.
+-- Patterns among winning hands, per rule family (each family scores its own patterns, some of the same name): wins that qualify for each (a self-drawn win qualifies for self_draw), wins in which the settlement scored it, of those the wins valued so by a rule without qualifying (a robbed kong or a hot discard valued as another pattern, a robbed kong counted as a self-draw), and the scored share of the family's wins.
 WITH wins AS (
     SELECT
         row_number() OVER () AS win,
-        CASE WHEN self_drawn THEN list_append(patterns, 'self_draw') ELSE patterns END AS patterns,
-        scored_patterns
-    FROM hand_players
-    WHERE winner
+        g.family,
+        CASE WHEN hp.self_drawn THEN list_append(hp.patterns, 'self_draw') ELSE hp.patterns END AS patterns,
+        hp.scored_patterns
+    FROM hand_players AS hp
+    JOIN games AS g USING (game_id)
+    WHERE hp.winner
+),
+totals AS (
+    SELECT family, count(*) AS wins
+    FROM wins
+    GROUP BY family
 ),
 qualifying AS (
-    SELECT pattern, count(DISTINCT win) AS wins
-    FROM (SELECT win, unnest(patterns) AS pattern FROM wins)
-    GROUP BY pattern
+    SELECT family, pattern, count(DISTINCT win) AS wins
+    FROM (SELECT win, family, unnest(patterns) AS pattern FROM wins)
+    GROUP BY family, pattern
 ),
 scored AS (
     SELECT
+        family,
         pattern,
         count(*) AS wins,
         count(*) FILTER (WHERE NOT list_contains(patterns, pattern)) AS valued
-    FROM (SELECT patterns, unnest(scored_patterns) AS pattern FROM wins)
-    GROUP BY pattern
+    FROM (SELECT family, patterns, unnest(scored_patterns) AS pattern FROM wins)
+    GROUP BY family, pattern
 )
 SELECT
-    pattern,
+    coalesce(q.family, s.family) AS family,
+    coalesce(q.pattern, s.pattern) AS pattern,
     coalesce(q.wins, 0) AS qualifying_wins,
     coalesce(s.wins, 0) AS scored_wins,
     coalesce(s.valued, 0) AS valued_wins,
-    coalesce(s.wins, 0) / (SELECT count(*) FROM wins) AS scored_share
+    coalesce(s.wins, 0) / t.wins AS scored_share
 FROM qualifying AS q
-FULL OUTER JOIN scored AS s USING (pattern)
-ORDER BY scored_wins DESC, qualifying_wins DESC, pattern
+FULL OUTER JOIN scored AS s ON s.family IS NOT DISTINCT FROM q.family AND s.pattern = q.pattern
+JOIN totals AS t ON t.family IS NOT DISTINCT FROM coalesce(q.family, s.family)
+ORDER BY family NULLS LAST, scored_wins DESC, qualifying_wins DESC, pattern

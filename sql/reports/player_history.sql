@@ -1,7 +1,8 @@
--- One player's hands in play order with the recomputed and recorded result, a running score and the player's own findings.
+-- One player's hands in play order with the game's rule family, the recomputed and recorded result, a running score within the family (families' points are on different scales) and the player's own findings.
 SELECT
     hp.game_id,
     g.started_at,
+    g.family,
     hp.hand_no,
     hp.seat,
     h.outcome,
@@ -13,6 +14,7 @@ SELECT
     hp.delta,
     hp.recorded_delta,
     sum(coalesce(hp.delta, 0)) OVER (
+        PARTITION BY g.family
         ORDER BY g.started_at NULLS LAST, hp.game_id, hp.hand_no
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     ) AS running_score,

@@ -103,6 +103,8 @@ def test_parse_schema_comments() -> None:
         "\n"
         "ALTER TABLE t ADD COLUMN d BOOLEAN;  -- added later\n"
         "ALTER TABLE t ADD COLUMN IF NOT EXISTS e INTEGER  -- also\n"
+        "ALTER TABLE t ALTER COLUMN d DROP NOT NULL;  -- added later, may be NULL\n"
+        "ALTER TABLE t ALTER e DROP NOT NULL;\n"
     )
     (doc,) = catalog.parse_schema_comments(text, "x.sql").values()
     assert doc.name == "t"
@@ -110,8 +112,8 @@ def test_parse_schema_comments() -> None:
     assert doc.columns == {
         "a": "the a -- with dashes",
         "b": "b's values continued on a line of its own",
-        "d": "added later",
-        "e": "also",
+        "d": "added later, may be NULL",  # a changed column's comment replaces its own
+        "e": "also",  # a change without a comment keeps it
     }
     # (a quoted column name is not read: the test above then finds its comment missing);
     # a table without a comment is refused, naming the file and line
@@ -198,7 +200,7 @@ def test_views_follow_the_report_files(tmp_path: Path) -> None:
     warehouse.open_writer(db).close()
     con = warehouse.open_reader(db)
     try:
-        assert con.execute("SELECT * FROM reports.leaderboard").description[0][0] == "player_id"
+        assert con.execute("SELECT * FROM reports.leaderboard").description[0][0] == "family"
         assert not con.execute("SELECT * FROM duckdb_views() WHERE view_name = 'new'").fetchall()
     finally:
         con.close()

@@ -221,35 +221,68 @@ def test_overview_counts(db: Path, site: Path) -> None:
         assert str(path[0]) in html
 
 
-def test_leaderboard_has_one_row_per_player_ranked_by_net_score(db: Path, site: Path) -> None:
-    body = table_rows(read(site, "leaderboard.html"), "leaderboard")[1:]
-    expected = rows(
-        db,
-        "SELECT player_id, sum(coalesce(delta, 0)) AS net FROM hand_players "
-        "GROUP BY player_id ORDER BY net DESC, player_id",
-    )
-    assert (
-        len(body)
-        == len(expected)
-        == rows(db, "SELECT count(DISTINCT player_id) FROM players")[0][0]
-    )
-    for rank, (row, (player, net)) in enumerate(zip(body, expected, strict=True), start=1):
-        assert row[0][0] == str(rank)
-        assert row[1][1]["data-v"] == player
-        assert signed(row[4][0]) == net
-        assert row[4][1]["data-v"] == str(net)
+FAMILY_NET = (
+    "SELECT g.family, hp.player_id, sum(coalesce(hp.delta, 0)) AS net "
+    "FROM hand_players hp JOIN games g USING (game_id) "
+    "GROUP BY ALL ORDER BY g.family, net DESC, hp.player_id"
+)
+"""Each player's net score in each family, ranked within the family."""
+
+
+def test_leaderboard_has_one_section_per_family_ranked_by_net_score(
+    db: Path, site: Path
+) -> None:
+    """The sample holds Guizhou and Changsha games: two rankings, each of its family's own
+    scores, a player of both in each; chickens per hand in the Guizhou table only."""
+    html = read(site, "leaderboard.html")
+    expected: dict[str, list[tuple[str, int]]] = {}
+    for family, player, net in rows(db, FAMILY_NET):
+        expected.setdefault(str(family), []).append((str(player), int(net)))
+    assert sorted(expected) == ["changsha", "guizhou"]
+    assert html.index('id="family-changsha"') < html.index('id="family-guizhou"')
+    assert "<h2>Changsha <span" in html and "<h2>Guizhou <span" in html
+    for family, ranking in expected.items():
+        table = table_rows(html, f"leaderboard-{family}")
+        head = [cell for cell, _ in table[0]]
+        assert any(h.startswith("Chickens / hand") for h in head) == (family == "guizhou")
+        body = table[1:]
+        assert len(body) == len(ranking) == rows(
+            db, "SELECT count(DISTINCT player_id) FROM players JOIN games USING (game_id) "
+            "WHERE family = ?", [family])[0][0]
+        for rank, (row, (player, net)) in enumerate(zip(body, ranking, strict=True), start=1):
+            assert row[0][0] == str(rank)
+            assert row[1][1]["data-v"] == player
+            assert signed(row[4][0]) == net
+            assert row[4][1]["data-v"] == str(net)
+    both = set(dict(expected["changsha"])) & set(dict(expected["guizhou"]))
+    assert both, "the sample has players of both families"
+    # one filter for every table
+    assert 'data-filter="leaderboard-changsha leaderboard-guizhou"' in html
 
 
 def test_player_pages(db: Path, site: Path) -> None:
-    for (player,) in rows(db, "SELECT DISTINCT player_id FROM players"):
-        html = read(site, f"players/{page_slug(str(player))}.html")
-        hands = rows(db, "SELECT count(*) FROM hand_players WHERE player_id = ?", [player])[0][0]
-        assert re.search(rf'id="kpi-hands">{hands:,}<', html)
-        net = rows(
-            db, "SELECT sum(coalesce(delta, 0)) FROM hand_players WHERE player_id = ?", [player]
-        )[0][0]
-        assert f'id="kpi-net">{"+" if net > 0 else ""}{net:,}<' in html
-        assert html.count('<polyline class="line"') == 1  # the score chart
+    """A player page has a section per family played: the family's hands and net score,
+    its own score chart, chickens only in a Guizhou section."""
+    totals = rows(
+        db,
+        "SELECT hp.player_id, g.family, count(*), sum(coalesce(hp.delta, 0)) "
+        "FROM hand_players hp JOIN games g USING (game_id) GROUP BY ALL ORDER BY ALL",
+    )
+    by_player: dict[str, list[tuple[str, int, int]]] = {}
+    for player, family, hands, net in totals:
+        by_player.setdefault(str(player), []).append((str(family), int(hands), int(net)))
+    assert any(len(families) == 2 for families in by_player.values())
+    for player, families in by_player.items():
+        html = read(site, f"players/{page_slug(player)}.html")
+        for family, hands, net in families:
+            assert re.search(rf'id="kpi-hands-{family}">{hands:,}<', html), (player, family)
+            assert f'id="kpi-net-{family}">{"+" if net > 0 else ""}{net:,}<' in html
+        assert re.findall(r'<section class="family" id="family-([a-z]+)">', html) == [
+            f for f, _, _ in families
+        ]
+        assert html.count('<polyline class="line"') == len(families)  # a score chart each
+        played = [f for f, _, _ in families]
+        assert html.count("<h2>chicken <span") == played.count("guizhou")
     # The player at fault in the chow hand: its page links the hand's audit page.
     ((player, game, hand),) = rows(
         db,
@@ -376,16 +409,24 @@ def test_illegal_moves_by_code_and_by_player(db: Path, site: Path) -> None:
 
 
 def test_patterns_page(db: Path, site: Path) -> None:
+    """One section per family, each counting its own family's wins."""
     html = read(site, "patterns.html")
     scored = rows(
         db,
-        "SELECT p, count(*) FROM (SELECT unnest(scored_patterns) AS p FROM hand_players "
-        "WHERE winner) GROUP BY p",
+        "SELECT g.family, p, count(*) FROM (SELECT game_id, unnest(scored_patterns) AS p "
+        "FROM hand_players WHERE winner) JOIN games g USING (game_id) GROUP BY ALL",
     )
-    assert scored
-    for pattern, wins in scored:
-        assert re.search(rf"<code>{pattern}</code>.*?data-v=\"{wins}\"", html), pattern
-    assert "平胡" in html  # the Chinese term beside the English name
+    assert {str(f) for f, _, _ in scored} == {"changsha", "guizhou"}
+    sections = {
+        m.group(1): m.group(2)
+        for m in re.finditer(r'<section class="family" id="family-([a-z]+)">(.*?)</section>',
+                             html, flags=re.S)
+    }
+    for family, pattern, wins in scored:
+        assert re.search(rf"<code>{pattern}</code>.*?data-v=\"{wins}\"", sections[family]), (
+            family, pattern)
+    assert "平胡" in sections["guizhou"]  # the Chinese term beside the English name
+    assert "plain" not in sections["changsha"]
 
 
 def test_output_is_deterministic(db: Path, site: Path, tmp_path: Path) -> None:
@@ -502,11 +543,16 @@ def test_player_series_matches_player_history(db: Path) -> None:
     con = warehouse.open_reader(db)
     try:
         series = dashboard.group_rows(
-            dashboard.query(con, "dashboard_player_series", points="3"), "player_id"
+            dashboard.query(con, "dashboard_player_series", points="3"), "player_id", "family"
         )
-        for player, points in series.items():
+        assert {family for _, family in series} == {"changsha", "guizhou"}
+        for (player, family), points in series.items():
             history = warehouse.run_report(con, "player_history", {"player": str(player)})
-            running = [r[history.columns.index("running_score")] for r in history.rows]
+            family_at = history.columns.index("family")
+            running = [
+                r[history.columns.index("running_score")] for r in history.rows
+                if r[family_at] == family
+            ]
             assert len(points) <= 3
             assert points[-1]["hand_index"] == len(running)
             assert points[-1]["score"] == running[-1]

@@ -1,7 +1,8 @@
 """The dashboard in a real headless browser (Debian's chromium over the DevTools protocol).
 
 The main pages must load from ``file://`` without a console error or a failed resource,
-the leaderboard must hold one row per player and sort and filter in the page, and every
+the leaderboard must hold one row per player in each family's table and sort and filter
+in the page, and every
 page visited is photographed under the test's temporary folder. When no Chromium is
 found the test installs it (root with apt-get); it is skipped, saying why, only when
 that is impossible.
@@ -120,35 +121,53 @@ def test_console_errors_are_seen(browser: HeadlessChromium, tmp_path: Path) -> N
 def test_leaderboard_has_one_row_per_player_and_sorts(
     db: Path, site: Path, browser: HeadlessChromium, tmp_path: Path
 ) -> None:
-    players = int(str(_one(db, "SELECT count(DISTINCT player_id) FROM players")[0]))
+    """One table per family (the sample's Guizhou and Changsha games), each with a row per
+    player of the family; a table sorts on its own, and the filter filters every table,
+    each counting its rows shown."""
     load = browser.open((site / "leaderboard.html").as_uri())
     assert not load.errors
-    assert browser.evaluate("document.querySelectorAll('#leaderboard tbody tr').length") == players
-    first = "document.querySelector('#leaderboard tbody tr').cells[1].getAttribute('data-v')"
+    assert browser.evaluate("document.querySelectorAll('table.leaderboard').length") == 2
+    total = 0
+    for family in ("changsha", "guizhou"):
+        players = int(str(_one(
+            db, "SELECT count(DISTINCT player_id) FROM players JOIN games USING (game_id) "
+                f"WHERE family = '{family}'")[0]))
+        total += players
+        rows = f"document.querySelectorAll('#leaderboard-{family} tbody tr')"
+        assert browser.evaluate(f"{rows}.length") == players, family
+    table = "#leaderboard-guizhou"
+    first = f"document.querySelector('{table} tbody tr').cells[1].getAttribute('data-v')"
     top = browser.evaluate(first)
     bottom = browser.evaluate(
-        "Array.from(document.querySelectorAll('#leaderboard tbody tr')).pop()"
+        f"Array.from(document.querySelectorAll('{table} tbody tr')).pop()"
         ".cells[1].getAttribute('data-v')"
     )
+    other = "document.querySelector('#leaderboard-changsha tbody tr').cells[1].textContent"
+    before = browser.evaluate(other)
     # Net score (column 5): the first click sorts high to low, the second low to high.
-    net = "document.querySelectorAll('#leaderboard thead th')[4]"
+    net = f"document.querySelectorAll('{table} thead th')[4]"
     browser.evaluate(f"{net}.click()")
     assert browser.evaluate(f"{net}.getAttribute('aria-sort')") == "descending"
     assert browser.evaluate(first) == top
     browser.evaluate(f"{net}.click()")
     assert browser.evaluate(f"{net}.getAttribute('aria-sort')") == "ascending"
     assert browser.evaluate(first) == bottom
-    # The filter hides the rows that do not match.
+    assert browser.evaluate(other) == before  # the other family's table is left alone
+    # The filter hides the rows that do not match, in every table.
     browser.evaluate(
         "(() => { const i = document.querySelector('input[data-filter]');"
         f" i.value = {top!r}; i.dispatchEvent(new Event('input')); }})()"
     )
-    shown = browser.evaluate(
-        "Array.from(document.querySelectorAll('#leaderboard tbody tr'))"
-        ".filter(r => !r.hidden).length"
-    )
-    assert 1 <= shown < players
-    assert browser.evaluate("document.getElementById('shown-count').textContent") == str(shown)
+    shown = {}
+    for family in ("changsha", "guizhou"):
+        shown[family] = browser.evaluate(
+            f"Array.from(document.querySelectorAll('#leaderboard-{family} tbody tr'))"
+            ".filter(r => !r.hidden).length"
+        )
+        assert browser.evaluate(
+            f"document.getElementById('shown-count-{family}').textContent"
+        ) == str(shown[family])
+    assert shown["guizhou"] >= 1 and 1 <= sum(shown.values()) < total
     browser.screenshot(tmp_path / "leaderboard-filtered.png")
     assert (tmp_path / "leaderboard-filtered.png").stat().st_size > 10_000
 
@@ -340,13 +359,17 @@ def test_disputed_list_marks_the_seats_that_differ(
 def test_player_rates_are_bars_of_100_percent(
     db: Path, site: Path, browser: HeadlessChromium
 ) -> None:
-    player, hands, wins = _one(
-        db, "SELECT player_id, count(*), count(*) FILTER (WHERE winner) FROM hand_players "
-        "GROUP BY ALL ORDER BY 3 DESC, 1 LIMIT 1"
+    """The rates of a player's section of each family are of that family's hands."""
+    player, family, hands, wins = _one(
+        db, "SELECT player_id, family, count(*), count(*) FILTER (WHERE winner) "
+        "FROM hand_players JOIN games USING (game_id) "
+        "WHERE player_id IN (SELECT player_id FROM players JOIN games USING (game_id) "
+        "GROUP BY ALL HAVING count(DISTINCT family) = 2) "
+        "GROUP BY ALL ORDER BY 4 DESC, 1, 2 LIMIT 1"
     )
     browser.open((site / f"players/{page_slug(str(player))}.html").as_uri())
     bars = browser.evaluate(
-        "(() => { const svg = Array.from(document.querySelectorAll('svg.chart'))"
+        f"(() => {{ const svg = Array.from(document.querySelectorAll('#rates-{family} svg.chart'))"
         ".find(s => s.querySelector('title').textContent === 'Rates');"
         " return [Array.from(svg.querySelectorAll('rect.bar')).map(r => +r.getAttribute('width')),"
         " Array.from(svg.querySelectorAll('rect.track')).map(r => +r.getAttribute('width'))]; })()"

@@ -189,9 +189,10 @@ def test_a_warehouse_of_the_previous_schema_is_migrated_and_reaudited(
     db = tmp_path / "w.duckdb"
     _ingest(db, str(mixed.root))
     before = snapshot(db)
-    # back to schema version 10: no engine version, fingerprint, clashes or new run counts
+    # back to schema version 10: no engine version, fingerprint, family, clashes or new run
+    # counts (and the chicken columns NOT NULL: the corpus has no Changsha game)
     added = {
-        "games": ("engine_version", "ruleset_fingerprint"),
+        "games": ("engine_version", "ruleset_fingerprint", "family"),
         "files": ("engine_version",),
         "quarantine": ("clashes_with",),
         "ingest_runs": (
@@ -205,6 +206,9 @@ def test_a_warehouse_of_the_previous_schema_is_migrated_and_reaudited(
     _execute(
         db,
         *(f"ALTER TABLE {t} DROP COLUMN {c}" for t, cs in added.items() for c in cs),
+        *(f"ALTER TABLE hand_players ALTER COLUMN {c} SET NOT NULL" for c in (
+            "chickens_standing", "chickens_flipped", "chickens_gold", "chickens_charging",
+            "chickens_responsibility")),
         "DELETE FROM schema_version WHERE version > 10",
     )
     result = _ingest(db, str(mixed.root))

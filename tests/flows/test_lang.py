@@ -330,7 +330,7 @@ def test_report_headers_in_chinese(db: Path) -> None:
     assert "净分" in result.stdout and "玩家编号" in result.stdout and "共 " in result.stdout
     csv = runner.invoke(app, ["report", "leaderboard", "--db", str(db), "-f", "csv",
                               "--lang", "zh"], env=CLEAN_ENV)
-    assert csv.stdout.startswith("player_id,")  # machine formats keep the names
+    assert csv.stdout.startswith("family,rank,player_id,")  # machine formats keep the names
 
 
 def test_every_report_column_has_chinese(db: Path) -> None:

@@ -128,6 +128,8 @@ def test_leaderboard(corpus: Corpus, db: Path) -> None:
             }
         )
     expected.sort(key=lambda r: (-int(r["net_score"]), str(r["player_id"])))  # type: ignore[call-overload]
+    # the corpus is of one family: one ranking
+    expected = [{"family": "guizhou", "rank": i, **r} for i, r in enumerate(expected, 1)]
     got = _report(db, "leaderboard")
     assert [r["player_id"] for r in got] == [r["player_id"] for r in expected]
     for g, e in zip(got, expected, strict=True):
@@ -323,8 +325,8 @@ def test_report_command_formats(db: Path) -> None:
     records = json.loads(as_json.output)
     as_csv = runner.invoke(app, ["report", "leaderboard", "--db", str(db), "--format", "csv"])
     lines = as_csv.output.strip().splitlines()
-    assert lines[0].split(",")[:3] == ["player_id", "hands", "net_score"]
-    assert [line.split(",")[0] for line in lines[1:]] == [r["player_id"] for r in records]
+    assert lines[0].split(",")[:5] == ["family", "rank", "player_id", "hands", "net_score"]
+    assert [line.split(",")[2] for line in lines[1:]] == [r["player_id"] for r in records]
     table = runner.invoke(app, ["report", "player_history", "--db", str(db), "-p", "player=ana"])
     assert table.exit_code == 0 and "running_score" in table.output
     listing = runner.invoke(app, ["report", "--list"])

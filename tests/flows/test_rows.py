@@ -16,6 +16,7 @@ from flows.simulate import build_game, fault_game
 from parsers.models import Game
 from rules.audit import HandAudit, audit_game
 from rules.events import KongKind
+from rules.families.changsha.simulate import generate_games as simulate_changsha
 from rules.families.guizhou.simulate import generate_games as simulate_games
 from rules.presets import load_preset
 from rules.tiles import TILE_TEXT, format_tiles
@@ -149,6 +150,43 @@ def test_every_value_of_every_table(games: Audited, tmp_path: Path) -> None:
     assert sum(c.hands for c in counts) == len(expected["hands"]) == buffer.pending_hands
     assert sum(c.mismatches for c in counts) == sum(r["mismatches"] for r in expected["hands"])
     assert sum(c.violations for c in counts) == sum(r["violations"] for r in expected["hands"])
+
+
+CHICKEN_COLUMNS = tuple(
+    f"chickens_{kind}" for kind in ("standing", "flipped", "gold", "charging", "responsibility")
+)
+
+
+def test_a_family_without_chickens_has_null_chicken_columns(
+    games: Audited, tmp_path: Path
+) -> None:
+    """A Changsha game's hand_players rows hold NULL chickens (not 0: there is nothing to
+    count, and an average leaves them out); its other columns and a Guizhou game's rows
+    are as ever, whatever the flag of the other games of the buffer."""
+    rs = load_preset("changsha")
+    changsha: Audited = []
+    for sim in simulate_changsha(rs, seed=5, games=2, hands_per_game=4):
+        records, _ = fault_game(sim, rs, 0.5, stream=False, file_damage=False)
+        changsha.append((build_game(sim, records, rs), audit_game(records, rs)))
+    buffer = RowBuffer(tmp_path / "shards")
+    for game, audits in changsha:
+        buffer.add_game(game, PATH, audits, chickens=False)
+    for game, audits in games:
+        buffer.add_game(game, PATH, audits)
+    rows = buffer.arrow("hand_players").to_pylist()
+    ids = {game.game_id for game, _ in changsha}
+    mine = [r for r in rows if r["game_id"] in ids]
+    assert len(mine) == sum(len(a) * len(g.players) for g, a in changsha) > 0
+    assert all(r[c] is None for r in mine for c in CHICKEN_COLUMNS)
+    assert any(r["delta"] for r in mine) and any(r["winner"] for r in mine)
+    assert [r for r in rows if r["game_id"] not in ids] == plain_rows(games)["hand_players"]
+    # the same game with chickens counted: zeros, and nothing else differs
+    again = RowBuffer(tmp_path / "again")
+    for game, audits in changsha:
+        again.add_game(game, PATH, audits)
+    counted = again.arrow("hand_players").to_pylist()
+    assert all(r[c] == 0 for r in counted for c in CHICKEN_COLUMNS)
+    assert [{**r, **dict.fromkeys(CHICKEN_COLUMNS)} for r in counted] == mine
 
 
 def test_shards_hold_the_rows_in_order_one_row_group_per_flush(

@@ -1,0 +1,2 @@
+-- The rule family of each game's ruleset; the games loaded before it was recorded are filled from their presets when the database is next opened for writing.
+ALTER TABLE games ADD COLUMN family VARCHAR  -- The rule family of the game's ruleset (rules/families): guizhou (捉鸡, scores chickens) or changsha (长沙麻将); scores of different families are on different scales, so the leaderboards rank each family apart. NULL: a ruleset that no longer resolves (the next ingest re-audits its file).
