@@ -38,6 +38,7 @@ from functools import lru_cache
 from typing import Any
 
 from rules.bots import (
+    HandTracker,
     PlayedHand,
     SimulatedGame,
     SimulatedHand,
@@ -67,12 +68,11 @@ from rules.events import (
 from rules.families import family_of
 from rules.families.changsha.patterns import SmallWinKind, is_258
 from rules.families.changsha.settings import Ruleset
-from rules.hand import is_complete
 from rules.mechanics import mechanics_of
 from rules.replay import replay_hand, replay_of_table
 from rules.shanten import discard_shanten, drop_shanten, shanten_of_keys
 from rules.table import Phase, Table
-from rules.tiles import ALL_TILES, NUM_KINDS, NUM_SUITED, Tile
+from rules.tiles import ALL_TILES, NUM_SUITED, Tile
 
 __all__ = [
     "Deviation",
@@ -158,70 +158,27 @@ def _suit_order(suit: int, key: int) -> tuple[tuple[int, int, int], ...]:
 
 
 class _Player:
-    """One bot, following its own hand (counts, suit keys, melds) as events are played."""
+    """One bot: its hand (a :class:`~rules.bots.HandTracker`, followed as events are
+    played) and the policy over it."""
 
-    __slots__ = ("counts", "keys", "melds", "seat")
+    __slots__ = ("hand",)
 
     def __init__(self, seat: int, deal: Sequence[Tile]) -> None:
-        self.seat = seat
-        self.counts = [0] * NUM_KINDS
-        self.keys = [0, 0, 0]
-        self.melds = 0
-        for t in deal:
-            self.add(t, 1)
-
-    def add(self, tile: int, n: int) -> None:
-        self.counts[tile] += n
-        self.keys[tile // 9] += n * _POW5[tile % 9]
-
-    def played(self, event: Event, claimed: int = -1) -> None:
-        """Update the hand for an event of this seat (``claimed``: a chow's discard)."""
-        if isinstance(event, Draw):
-            self.add(event.tile, 1)
-        elif isinstance(event, Discard):
-            self.add(event.tile, -1)
-        elif isinstance(event, Pong):
-            self.add(event.tile, -2)
-            self.melds += 1
-        elif isinstance(event, Chow):
-            taken = [int(t) for t in event.tiles]
-            taken.remove(claimed)
-            for t in taken:
-                self.add(t, -1)
-            self.melds += 1
-        elif isinstance(event, Kong):
-            if event.kind is KongKind.EXPOSED:
-                self.add(event.tile, -3)
-                self.melds += 1
-            elif event.kind is KongKind.CONCEALED:
-                self.add(event.tile, -4)
-                self.melds += 1
-            else:
-                self.add(event.tile, -1)
-
-    def shanten(self) -> int:
-        k = self.keys
-        return shanten_of_keys(k[0], k[1], k[2], 0, self.melds)
-
-    def complete_with(self, tile: int | None) -> bool:
-        if tile is None:
-            return is_complete(self.counts, self.melds)
-        counts = self.counts[:]
-        counts[tile] += 1
-        return is_complete(counts, self.melds)
+        self.hand = HandTracker(seat, deal)
 
     def best_discard(self, options: Sequence[int]) -> Tile:
         """The discard among ``options`` (held tiles): the lowest shanten after it, then
         the least connected, then the higher tile."""
-        keys = self.keys
+        hand = self.hand
+        keys = hand.keys
         merged = sorted((*_suit_order(0, keys[0]), *_suit_order(1, keys[1]),
                          *_suit_order(2, keys[2])))
         wanted = set(options)
         ranked = [x for x in merged if x[2] in wanted]
-        floor = shanten_of_keys(keys[0], keys[1], keys[2], 0, self.melds)
+        floor = shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds)
         after = []
         for _, _, t in ranked:
-            s = drop_shanten(keys, t, 0, self.melds)
+            s = drop_shanten(keys, t, 0, hand.melds)
             if s <= floor:
                 return ALL_TILES[t]
             after.append(s)
@@ -234,44 +191,47 @@ class _Player:
     def wants_claim(self, tile: int, taken: Sequence[int], kong: bool) -> bool:
         """Pong, chow (``taken``: the tiles from the hand) or exposed kong the discard
         ``tile`` if that does not worsen the hand."""
-        keys = self.keys[:]
-        now = shanten_of_keys(keys[0], keys[1], keys[2], 0, self.melds)
-        counts = self.counts[:]
+        hand = self.hand
+        keys = hand.keys[:]
+        now = shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds)
+        counts = hand.counts[:]
         for t in taken:
             keys[t // 9] -= _POW5[t % 9]
             counts[t] -= 1
         if kong:
-            return shanten_of_keys(keys[0], keys[1], keys[2], 0, self.melds + 1) <= now
-        return self._after_discard(keys, counts, self.melds + 1) <= now
+            return shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds + 1) <= now
+        return self._after_discard(keys, counts, hand.melds + 1) <= now
 
     def wants_kong(self, tile: int, kind: KongKind) -> bool:
         """A concealed or added kong on the player's own turn, unless it worsens the hand."""
-        keys = self.keys[:]
-        keep = self._after_discard(keys, self.counts, self.melds)
+        hand = self.hand
+        keys = hand.keys[:]
+        keep = self._after_discard(keys, hand.counts, hand.melds)
         if kind is KongKind.CONCEALED:
             keys[tile // 9] -= 4 * _POW5[tile % 9]
-            return shanten_of_keys(keys[0], keys[1], keys[2], 0, self.melds + 1) <= keep
+            return shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds + 1) <= keep
         keys[tile // 9] -= _POW5[tile % 9]
-        return shanten_of_keys(keys[0], keys[1], keys[2], 0, self.melds) <= keep
+        return shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds) <= keep
 
     def small_wins(self) -> list[SmallWin]:
         """Every 起手小胡 the dealt hand has (one declaration per kind)."""
-        c = self.counts
+        c = self.hand.counts
+        seat = self.hand.seat
         held = [t for t in range(NUM_SUITED) if c[t]]
         whole = tuple(ALL_TILES[t] for t in held for _ in range(c[t]))
         out: list[SmallWin] = []
         quads = [t for t in held if c[t] == 4]
         if quads:
             q = ALL_TILES[quads[0]]
-            out.append(SmallWin(self.seat, SmallWinKind.FOUR_OF_A_KIND.value, (q, q, q, q)))
+            out.append(SmallWin(seat, SmallWinKind.FOUR_OF_A_KIND.value, (q, q, q, q)))
         if not any(is_258(t) for t in held):
-            out.append(SmallWin(self.seat, SmallWinKind.NO_258.value, whole))
+            out.append(SmallWin(seat, SmallWinKind.NO_258.value, whole))
         if len({t // 9 for t in held}) < 3:
-            out.append(SmallWin(self.seat, SmallWinKind.MISSING_SUIT.value, whole))
+            out.append(SmallWin(seat, SmallWinKind.MISSING_SUIT.value, whole))
         triplets = [ALL_TILES[t] for t in held if c[t] >= 3]
         if len(triplets) >= 2:
             a, b = triplets[:2]
-            out.append(SmallWin(self.seat, SmallWinKind.TWO_TRIPLETS.value,
+            out.append(SmallWin(seat, SmallWinKind.TWO_TRIPLETS.value,
                                 (a, a, a, b, b, b)))
         return out
 
@@ -310,7 +270,7 @@ class _Chooser:
         if isinstance(event, Draw | Discard | Pong | Kong | Chow):
             claimed = int(last.tile) if isinstance(event, Chow) and isinstance(
                 last, Discard) else -1
-            self.players[event.seat].played(event, claimed)
+            self.players[event.seat].hand.played(event, claimed)
             if isinstance(event, Kong):
                 self.kong = event
             if isinstance(event, Discard) and event.seat == self.table.dealer:
@@ -343,7 +303,7 @@ class _Chooser:
             o = (source + k) % self.n
             if o in won:
                 continue
-            if self.players[o].complete_with(int(tile)):
+            if self.players[o].hand.complete_with(int(tile)):
                 win = Win(o, tile, source)
                 if self._take(win):
                     return win
@@ -398,15 +358,15 @@ class _Chooser:
                 return declared
         last = self.last
         drawn = last.tile if isinstance(last, Draw) and last.seat == seat else None
-        if phase is Phase.DISCARD and player.complete_with(None):
+        if phase is Phase.DISCARD and player.hand.complete_with(None):
             tiles = [drawn] if drawn is not None else [
-                ALL_TILES[t] for t in range(NUM_SUITED) if player.counts[t]]
+                ALL_TILES[t] for t in range(NUM_SUITED) if player.hand.counts[t]]
             for t in tiles:
                 win = Win(seat, t)
                 if self._take(win):
                     return win
         if phase is Phase.DISCARD and not self.locked[seat]:
-            counts = player.counts
+            counts = player.hand.counts
             kongs = [Kong(seat, ALL_TILES[t], KongKind.CONCEALED)
                      for t in range(NUM_SUITED) if counts[t] == 4]
             kongs += [Kong(seat, m.tile, KongKind.ADDED) for m in table.melds(seat)
@@ -418,7 +378,7 @@ class _Chooser:
             keep = Discard(seat, drawn)
             if self.legal(keep):
                 return keep
-        held = [t for t in range(NUM_SUITED) if player.counts[t]]
+        held = [t for t in range(NUM_SUITED) if player.hand.counts[t]]
         best = Discard(seat, player.best_discard(held))
         if self.legal(best):
             return best
@@ -444,7 +404,7 @@ class _Chooser:
         pongs: list[Event] = []
         for k in range(1, n):
             o = (d + k) % n
-            held = self.players[o].counts[tile]
+            held = self.players[o].hand.counts[tile]
             if held >= 3 and table.wall_left > 1:
                 claims.append(Kong(o, tile, KongKind.EXPOSED, d))
             if held >= 2:
@@ -464,7 +424,7 @@ class _Chooser:
                 continue
             run = [low, low + 1, low + 2]
             taken = [t for t in run if t != at]
-            if all(player.counts[t] for t in taken) and player.wants_claim(tile, taken, False):
+            if all(player.hand.counts[t] for t in taken) and player.wants_claim(tile, taken, False):
                 chow = Chow(nxt, tuple(ALL_TILES[t] for t in run), d)
                 if self.legal(chow):
                     return chow
@@ -490,7 +450,7 @@ class _Chooser:
         """The 海底 offer: a ready player takes it, others decline; then the taker draws."""
         for c in candidates:
             if isinstance(c, Seabed):
-                take = self.players[c.seat].shanten() <= 0
+                take = self.players[c.seat].hand.shanten() <= 0
                 choice = Seabed(c.seat, take)
                 if self.legal(choice):
                     return choice
