@@ -34,6 +34,7 @@ from rules.hand import is_complete
 from rules.replay import HandReplay
 from rules.settings import RulesetBase
 from rules.shanten import shanten_of_keys
+from rules.table import Table
 from rules.tiles import NUM_KINDS, NUM_SUITED, Tile
 
 __all__ = [
@@ -161,6 +162,22 @@ class HandTracker:
         counts = self.counts[:]
         counts[tile] += 1
         return is_complete(counts, self.melds)
+
+    def complete_at(self, table: Table, tile: int | None) -> bool:
+        """The hand, with ``tile`` added (None: as it is), is complete in a shape the table
+        plays: the core's, or the family's own (``table.rules.extra_shapes``, say Changsha's
+        将将胡, which needs no sets). Whether it wins is the table's ``check``: a bot that
+        proposes every such win sees every legal one."""
+        if self.complete_with(tile):
+            return True
+        extra = table.rules.extra_shapes
+        if extra is None:
+            return False
+        counts = self.counts
+        if tile is not None:
+            counts = counts[:]
+            counts[tile] += 1
+        return extra.complete(counts, table.melds(self.seat))
 
 
 def game_rng(seed: int, ruleset: str, game_no: int) -> random.Random:

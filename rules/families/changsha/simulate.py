@@ -10,19 +10,25 @@ the first the table's ``check`` accepts (the test ``legal_actions`` filters with
 simulated log is legal by construction. The players:
 
 - **win** whenever the table allows it: self-draw, on a discard (every player who can,
-  通炮, nearest seat first), robbing an added kong, on the 海底;
+  通炮, nearest seat first), robbing an added kong, on the 海底. A player proposes a win
+  for every hand complete in a shape the table plays (the core's, and the family's own
+  将将胡, which needs no sets: :meth:`rules.bots.HandTracker.complete_at`), and the
+  table's ``check`` decides, so every legal win is seen;
 - **declare every 起手小胡** their dealt hand has (四喜 showing its first four of a kind,
   板板胡 and 缺一色 the whole hand, 六六顺 its first two triplets), before the dealer's
   first discard;
-- **chow, pong and kong** when the claim does not worsen the hand (shanten), kong first,
-  then pong, then chow; concealed and added kongs likewise;
+- **chow, pong and kong** when the claim does not worsen the hand (its distance, below),
+  kong first, then pong, then chow; concealed and added kongs likewise;
 - **throw the dice** after a kong whenever the table allows it (a ready hand), and then
   discard every tile they draw until they win, as the table requires;
-- **take the 海底** when ready (and otherwise decline it): a taker that does not win shows
-  the tile, and the others may win on it (海底炮), the risk of taking it;
-- **discard** toward the fastest hand: the lowest shanten after the discard, then the least
-  connected tile, 2, 5 and 8 kept a little longer (a 小胡 needs a 2-5-8 pair), then the
-  higher tile.
+- **take the 海底** when the table finds the hand ready (and otherwise decline it): a taker
+  that does not win shows the tile, and the others may win on it (海底炮), the risk of
+  taking it;
+- **discard** toward the nearest hand: the lowest distance after the discard, then the
+  least connected tile, 2, 5 and 8 kept a little longer (a 小胡 needs a 2-5-8 pair), then
+  the higher tile. The distance is the shanten or, while the melds allow a 将将胡, the
+  tiles that are no 2, 5 or 8 less two (a 大胡 is worth chasing from a little further), so
+  a player near a 将将胡 sheds its other tiles and pongs 2s, 5s and 8s.
 
 The recorded result of a hand is its family's settlement (``family_of(ruleset).settle``),
 which also names the next dealer. For fault injection :func:`play_record` replays a dealt
@@ -137,6 +143,7 @@ def _base(tile: int) -> int:
 
 
 _BASE = tuple(_base(t) for t in range(NUM_SUITED))
+_NOT_258 = tuple(t for t in range(NUM_SUITED) if not is_258(t))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -157,17 +164,42 @@ def _suit_order(suit: int, key: int) -> tuple[tuple[int, int, int], ...]:
     return tuple(sorted(out))
 
 
+_FAR = 99  # the tiles off a 将将胡 of a hand whose melds rule one out
+_BIG_BONUS = 2
+"""How much nearer a 将将胡 (a 大胡, every tile a 2, 5 or 8) counts than its tiles that are
+no 2, 5 or 8: a player chases one from two tiles further than its nearest hand (about one
+win in seventy-five is then a 将将胡, nearly always in no other shape)."""
+
+
 class _Player:
     """One bot: its hand (a :class:`~rules.bots.HandTracker`, followed as events are
-    played) and the policy over it."""
+    played) and the policy over it. The policy's distance of a hand is the lower of its
+    shanten and, while its melds allow a 将将胡 (no chow, every pong and kong of a 2, 5 or
+    8: ``all_258``), the number of its concealed tiles that are no 2, 5 or 8 (13 tiles
+    with none wait on every 2, 5 and 8) less :data:`_BIG_BONUS`."""
 
-    __slots__ = ("hand",)
+    __slots__ = ("all_258", "hand")
 
     def __init__(self, seat: int, deal: Sequence[Tile]) -> None:
         self.hand = HandTracker(seat, deal)
+        self.all_258 = True
+
+    def played(self, event: Event, claimed: int = -1) -> None:
+        """Follow an event of this seat: the hand, and whether a 将将胡 is still open."""
+        self.hand.played(event, claimed)
+        if isinstance(event, Chow) or (isinstance(event, Pong | Kong) and not is_258(
+                event.tile)):
+            self.all_258 = False
+
+    def _off_258(self, counts: Sequence[int]) -> int:
+        """The tiles of ``counts`` that are no 2, 5 or 8 (``_FAR`` when the player's melds
+        rule a 将将胡 out)."""
+        if not self.all_258:
+            return _FAR
+        return sum(counts[t] for t in _NOT_258)
 
     def best_discard(self, options: Sequence[int]) -> Tile:
-        """The discard among ``options`` (held tiles): the lowest shanten after it, then
+        """The discard among ``options`` (held tiles): the lowest distance after it, then
         the least connected, then the higher tile."""
         hand = self.hand
         keys = hand.keys
@@ -175,43 +207,60 @@ class _Player:
                          *_suit_order(2, keys[2])))
         wanted = set(options)
         ranked = [x for x in merged if x[2] in wanted]
-        floor = shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds)
+        # no discard goes below the whole hand's distance: the first candidate (in
+        # connection order) that reaches it is the choice
+        off = self._off_258(hand.counts) - _BIG_BONUS
+        floor = min(shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds),
+                    max(off - 1, -_BIG_BONUS))
         after = []
         for _, _, t in ranked:
-            s = drop_shanten(keys, t, 0, hand.melds)
+            s = min(drop_shanten(keys, t, 0, hand.melds), off if is_258(t) else off - 1)
             if s <= floor:
                 return ALL_TILES[t]
             after.append(s)
         return ALL_TILES[ranked[after.index(min(after))][2]]
 
-    def _after_discard(self, keys: list[int], counts: Sequence[int], melds: int) -> int:
+    def _after_discard(self, keys: list[int], counts: Sequence[int], melds: int,
+                       off: int) -> int:
+        """The best distance one discard reaches from a full turn's hand (``off``: its
+        tiles that are no 2, 5 or 8, or ``_FAR``)."""
         held = [t for t in range(NUM_SUITED) if counts[t] > 0]
-        return min(discard_shanten(keys, held, 0, melds), default=99)
+        best = min(discard_shanten(keys, held, 0, melds), default=_FAR)
+        return min(best, max(off - 1, 0) - _BIG_BONUS)
 
     def wants_claim(self, tile: int, taken: Sequence[int], kong: bool) -> bool:
         """Pong, chow (``taken``: the tiles from the hand) or exposed kong the discard
         ``tile`` if that does not worsen the hand."""
         hand = self.hand
         keys = hand.keys[:]
-        now = shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds)
+        now = min(shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds),
+                  self._off_258(hand.counts) - _BIG_BONUS)
         counts = hand.counts[:]
         for t in taken:
             keys[t // 9] -= _POW5[t % 9]
             counts[t] -= 1
+        # a chow, or a set of another tile than a 2, 5 or 8, rules a 将将胡 out
+        same = len(taken) > 1 and taken[0] == taken[1]
+        off = self._off_258(counts) if same and is_258(tile) else _FAR
         if kong:
-            return shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds + 1) <= now
-        return self._after_discard(keys, counts, hand.melds + 1) <= now
+            return min(shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds + 1),
+                       off - _BIG_BONUS) <= now
+        return self._after_discard(keys, counts, hand.melds + 1, off) <= now
 
     def wants_kong(self, tile: int, kind: KongKind) -> bool:
         """A concealed or added kong on the player's own turn, unless it worsens the hand."""
         hand = self.hand
         keys = hand.keys[:]
-        keep = self._after_discard(keys, hand.counts, hand.melds)
+        counts = hand.counts
+        keep = self._after_discard(keys, counts, hand.melds, self._off_258(counts))
+        # the kong's tiles leave the concealed hand: of a 2, 5 or 8, the rest is as far
+        off = (self._off_258(counts) if is_258(tile) else _FAR) - _BIG_BONUS
         if kind is KongKind.CONCEALED:
             keys[tile // 9] -= 4 * _POW5[tile % 9]
-            return shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds + 1) <= keep
+            return min(shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds + 1),
+                       off) <= keep
         keys[tile // 9] -= _POW5[tile % 9]
-        return shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds) <= keep
+        return min(shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds), off) <= keep
 
     def small_wins(self) -> list[SmallWin]:
         """Every 起手小胡 the dealt hand has (one declaration per kind)."""
@@ -270,7 +319,7 @@ class _Chooser:
         if isinstance(event, Draw | Discard | Pong | Kong | Chow):
             claimed = int(last.tile) if isinstance(event, Chow) and isinstance(
                 last, Discard) else -1
-            self.players[event.seat].hand.played(event, claimed)
+            self.players[event.seat].played(event, claimed)
             if isinstance(event, Kong):
                 self.kong = event
             if isinstance(event, Discard) and event.seat == self.table.dealer:
@@ -303,7 +352,7 @@ class _Chooser:
             o = (source + k) % self.n
             if o in won:
                 continue
-            if self.players[o].hand.complete_with(int(tile)):
+            if self.players[o].hand.complete_at(self.table, int(tile)):
                 win = Win(o, tile, source)
                 if self._take(win):
                     return win
@@ -358,7 +407,7 @@ class _Chooser:
                 return declared
         last = self.last
         drawn = last.tile if isinstance(last, Draw) and last.seat == seat else None
-        if phase is Phase.DISCARD and player.hand.complete_with(None):
+        if phase is Phase.DISCARD and player.hand.complete_at(table, None):
             tiles = [drawn] if drawn is not None else [
                 ALL_TILES[t] for t in range(NUM_SUITED) if player.hand.counts[t]]
             for t in tiles:
@@ -450,7 +499,7 @@ class _Chooser:
         """The 海底 offer: a ready player takes it, others decline; then the taker draws."""
         for c in candidates:
             if isinstance(c, Seabed):
-                take = self.players[c.seat].hand.shanten() <= 0
+                take = self.table.is_ready(c.seat)
                 choice = Seabed(c.seat, take)
                 if self.legal(choice):
                     return choice
