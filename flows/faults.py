@@ -23,7 +23,8 @@ Which kinds a preset can take follows its family and settings (:func:`fault_kind
 Changsha family adds a chow by a seat other than the discarder's next player
 (``illegal_chow``), a 小胡 without a 2-5-8 pair (``no_258_pair``), a false 起手小胡
 (``bad_small_win``), a 海底 offer out of order (``bad_seabed``), a draw kept after the
-dice (``locked_hand``) and 漏胡 (``missed_win``).
+dice (``locked_hand``), 漏胡 (``missed_win``), the dice thrown after a kong by a hand that
+is not ready (``bad_roll``) and wrong birds (``bad_bird``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import orjson
 from rules.audit import audit_hand
 from rules.bots import SimulatedHand, bots_of
 from rules.events import (
+    Bird,
     Chow,
     Discard,
     Draw,
@@ -120,6 +122,8 @@ class FaultKind(StrEnum):
     BAD_SMALL_WIN = "bad_small_win"
     BAD_SEABED = "bad_seabed"
     LOCKED_HAND = "locked_hand"
+    BAD_ROLL = "bad_roll"
+    BAD_BIRD = "bad_bird"
 
 
 _C = ViolationCode
@@ -156,7 +160,8 @@ _GUIZHOU_ONLY = frozenset({
     FaultKind.BAD_FLIP, FaultKind.MISSING_CHICKEN, FaultKind.KONG_TO_UNREADY,
 })
 _NEW_KINDS = frozenset({FaultKind.ILLEGAL_CHOW, FaultKind.NO_258_PAIR,
-                        FaultKind.BAD_SMALL_WIN, FaultKind.BAD_SEABED, FaultKind.LOCKED_HAND})
+                        FaultKind.BAD_SMALL_WIN, FaultKind.BAD_SEABED, FaultKind.LOCKED_HAND,
+                        FaultKind.BAD_ROLL, FaultKind.BAD_BIRD})
 
 
 def expected_codes(kind: FaultKind) -> tuple[str, ...]:
@@ -235,6 +240,8 @@ def _other_family_kinds(
         (FaultKind.BAD_SEABED, mech.seabed),
         (FaultKind.LOCKED_HAND, mech.kong_dice and mech.kong_dice_locks_hand),
         (FaultKind.MISSED_WIN, getattr(ruleset, "missed_win", False)),
+        (FaultKind.BAD_ROLL, mech.kong_dice and mech.kong_dice_needs_ready),
+        (FaultKind.BAD_BIRD, mech.birds > 0),
         (FaultKind.TRUNCATED_FILE, file_damage),
         (FaultKind.BAD_TILE_TEXT, file_damage),
         (FaultKind.BROKEN_JSON_LINE, file_damage and stream),
@@ -687,6 +694,62 @@ def _locked_hand(c: _Context) -> list[_Attempt]:
     return out
 
 
+def _bad_roll(c: _Context) -> list[_Attempt]:
+    """The dice thrown after a kong by its player, whose hand is not ready (only a ready
+    hand may throw, ``kong_dice_needs_ready``): a roll inserted before the replacement."""
+    events = c.events
+
+    def place(i: int) -> bool:
+        return isinstance(events[i], Kong) and not (
+            i + 1 < len(events) and isinstance(events[i + 1], Roll))
+
+    out: list[_Attempt] = []
+    for i in c.places(place):
+        e = events[i]
+        assert isinstance(e, Kong)
+        at = i + 1
+        if c.table_at(at).is_ready(e.seat):
+            continue
+        roll = Roll(e.seat, (c.rng.randint(1, 6), c.rng.randint(1, 6)))
+        edited = list(events)
+        edited.insert(at, roll)
+        out.append((c.edited(edited), at,
+                    f"seat {e.seat} throws the dice ({roll.dice[0]}, {roll.dice[1]}) after its "
+                    f"kong of {e.tile}, its hand not ready"))
+    return out
+
+
+def _bad_bird(c: _Context) -> list[_Attempt]:
+    """The birds shown wrong: one tile that is not the wall's in its place, one bird too
+    many (the wall's next tile after them) or one too few, in a seeded order."""
+    at = next((i for i, e in enumerate(c.events) if isinstance(e, Bird)), None)
+    if at is None:
+        return []
+    e = c.events[at]
+    assert isinstance(e, Bird)
+    shown = list(e.tiles)
+    if not shown:
+        return []
+    k = c.rng.randrange(len(shown))
+    other = c.other_tile(shown[k])
+    edits = [([*shown[:k], other, *shown[k + 1:]],
+              f"a bird shows {other}, not the wall's {shown[k]}")]
+    wall = c.table_at(at).wall or ()
+    if wall[:len(shown)] == tuple(shown) and len(wall) > len(shown):
+        edits.append(([*shown, wall[len(shown)]], "one bird too many"))
+    if len(shown) > 1:
+        edits.append((shown[:-1], "one bird too few"))
+    c.rng.shuffle(edits)
+    out: list[_Attempt] = []
+    for tiles, why in edits:
+        events = list(c.events)
+        events[at] = Bird(tuple(tiles))
+        out.append((c.edited(events), at,
+                    f"the birds show {format_tiles(tiles)} ({why}; {format_tiles(shown)} "
+                    "due)"))
+    return out
+
+
 # --- tampered results ------------------------------------------------------------------
 
 
@@ -804,6 +867,8 @@ _INJECTORS: dict[FaultKind, Callable[[_Context], list[_Attempt]]] = {
     FaultKind.BAD_SMALL_WIN: _bad_small_win,
     FaultKind.BAD_SEABED: _bad_seabed,
     FaultKind.LOCKED_HAND: _locked_hand,
+    FaultKind.BAD_ROLL: _bad_roll,
+    FaultKind.BAD_BIRD: _bad_bird,
 }
 
 

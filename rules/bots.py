@@ -1,5 +1,6 @@
 """What the simulator's bots of every family share: the game's generator, the deal as at a
-table, the shapes of a simulated hand and game, and the registry's way to a family's bots.
+table, the shapes of a simulated hand and game, a bot's view of its own hand
+(:class:`HandTracker`), and the registry's way to a family's bots.
 
 A family's bots live in its own folder (``rules/families/<name>/simulate.py``) and the
 family names that module in its registration (``Family.extras["simulate"]``, a module
@@ -17,14 +18,28 @@ from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
 
-from rules.events import HandRecord, RecordedResult
+from rules.events import (
+    Chow,
+    Discard,
+    Draw,
+    Event,
+    HandRecord,
+    Kong,
+    KongKind,
+    Pong,
+    RecordedResult,
+)
 from rules.families import family_of
+from rules.hand import is_complete
 from rules.replay import HandReplay
 from rules.settings import RulesetBase
-from rules.tiles import Tile
+from rules.shanten import shanten_of_keys
+from rules.table import Table
+from rules.tiles import NUM_KINDS, NUM_SUITED, Tile
 
 __all__ = [
     "BOTS_EXTRA",
+    "HandTracker",
     "PlayedHand",
     "SimulatedGame",
     "SimulatedHand",
@@ -38,6 +53,8 @@ __all__ = [
 
 BOTS_EXTRA = "simulate"
 """The key of ``Family.extras`` naming the module of the family's bots."""
+
+_POW5 = tuple(5**r for r in range(9))
 
 
 class SimulationError(ValueError):
@@ -78,6 +95,89 @@ class PlayedHand:
 
     record: HandRecord
     replay: HandReplay
+
+
+class HandTracker:
+    """A bot's own hand, followed as the events of its seat are played: the count of each
+    tile kind (``counts``, the wildcard's at ``Tile.W``), each suit's key (``keys``, its
+    counts in base 5, as :mod:`rules.shanten` reads them), the number of melds and the
+    tiles of its pongs, in the order made. Each family's bots hold one per player and
+    keep their own policy beside it; the tests check it against the table's view."""
+
+    __slots__ = ("counts", "keys", "melds", "pongs", "seat")
+
+    def __init__(self, seat: int, deal: Sequence[Tile]) -> None:
+        self.seat = seat
+        self.counts = [0] * NUM_KINDS
+        self.keys = [0, 0, 0]
+        self.melds = 0
+        self.pongs: list[Tile] = []
+        for t in deal:
+            self.add(t, 1)
+
+    def add(self, tile: int, n: int) -> None:
+        """``n`` more (or, negative, fewer) of ``tile`` in the concealed hand."""
+        self.counts[tile] += n
+        if tile < NUM_SUITED:
+            self.keys[tile // 9] += n * _POW5[tile % 9]
+
+    def played(self, event: Event, claimed: int = -1) -> None:
+        """Update the hand for an event of this seat (``claimed``: the discard a chow
+        takes; other events change nothing)."""
+        if isinstance(event, Draw):
+            self.add(event.tile, 1)
+        elif isinstance(event, Discard):
+            self.add(event.tile, -1)
+        elif isinstance(event, Pong):
+            self.add(event.tile, -2)
+            self.melds += 1
+            self.pongs.append(event.tile)
+        elif isinstance(event, Chow):
+            taken = [int(t) for t in event.tiles]
+            taken.remove(claimed)
+            for t in taken:
+                self.add(t, -1)
+            self.melds += 1
+        elif isinstance(event, Kong):
+            if event.kind is KongKind.EXPOSED:
+                self.add(event.tile, -3)
+                self.melds += 1
+            elif event.kind is KongKind.CONCEALED:
+                self.add(event.tile, -4)
+                self.melds += 1
+            else:
+                self.add(event.tile, -1)
+                self.pongs.remove(event.tile)
+
+    def shanten(self) -> int:
+        """The hand's shanten, all suits counted (a lower bound with wildcards)."""
+        k = self.keys
+        return shanten_of_keys(k[0], k[1], k[2], self.counts[Tile.W], self.melds)
+
+    def complete_with(self, tile: int | None) -> bool:
+        """The hand, with ``tile`` added (None: as it is), is complete in the core's shapes
+        (the standard shape or seven pairs)."""
+        if tile is None:
+            return is_complete(self.counts, self.melds)
+        counts = self.counts[:]
+        counts[tile] += 1
+        return is_complete(counts, self.melds)
+
+    def complete_at(self, table: Table, tile: int | None) -> bool:
+        """The hand, with ``tile`` added (None: as it is), is complete in a shape the table
+        plays: the core's, or the family's own (``table.rules.extra_shapes``, say Changsha's
+        将将胡, which needs no sets). Whether it wins is the table's ``check``: a bot that
+        proposes every such win sees every legal one."""
+        if self.complete_with(tile):
+            return True
+        extra = table.rules.extra_shapes
+        if extra is None:
+            return False
+        counts = self.counts
+        if tile is not None:
+            counts = counts[:]
+            counts[tile] += 1
+        return extra.complete(counts, table.melds(self.seat))
 
 
 def game_rng(seed: int, ruleset: str, game_no: int) -> random.Random:

@@ -39,7 +39,7 @@ from parsers.write import format_document, generate_stream_lines
 from rules.audit import audit_hand
 from rules.bots import SimulatedHand, bots_of
 from rules.families.guizhou.simulate import simulate_game
-from rules.presets import load_preset, preset_names
+from rules.presets import load_preset, preset_names, resolve_ruleset
 from rules.violations import ViolationCode
 
 PRESETS = preset_names("guizhou")
@@ -189,7 +189,8 @@ def _made(kind: FaultKind, name: str) -> Iterator[tuple[SimulatedHand, Any, Faul
 HAND_KINDS = [k for k in FaultKind if not is_file_fault(k)]
 _CHANGSHA = load_preset("changsha")
 CHANGSHA_ONLY = {FaultKind.ILLEGAL_CHOW, FaultKind.NO_258_PAIR, FaultKind.BAD_SMALL_WIN,
-                 FaultKind.BAD_SEABED, FaultKind.LOCKED_HAND}
+                 FaultKind.BAD_SEABED, FaultKind.LOCKED_HAND, FaultKind.BAD_ROLL,
+                 FaultKind.BAD_BIRD}
 CASES = [
     *((kind, _preset_for(kind)) for kind in HAND_KINDS if kind not in CHANGSHA_ONLY),
     *((kind, "changsha") for kind in fault_kinds(_CHANGSHA, stream=False)
@@ -251,12 +252,20 @@ def test_kinds_follow_the_preset() -> None:
     for name in preset_names("changsha"):
         kinds = fault_kinds(load_preset(name), stream=False)
         assert {FaultKind.ILLEGAL_CHOW, FaultKind.NO_258_PAIR, FaultKind.BAD_SMALL_WIN,
-                FaultKind.BAD_SEABED, FaultKind.LOCKED_HAND, FaultKind.MISSED_WIN} <= set(kinds)
+                FaultKind.BAD_SEABED, FaultKind.LOCKED_HAND, FaultKind.MISSED_WIN,
+                FaultKind.BAD_ROLL, FaultKind.BAD_BIRD} <= set(kinds)
         assert not {FaultKind.CHOW_NOT_ALLOWED, FaultKind.NO_PASS, FaultKind.FROZEN_HAND,
                     FaultKind.BAD_FLIP, FaultKind.MISSING_CHICKEN} & set(kinds)
     # and Guizhou none of Changsha's
     assert FaultKind.ILLEGAL_CHOW not in fault_kinds(load_preset("guiyang"), stream=True)
     assert FaultKind.BAD_SEABED not in fault_kinds(load_preset("zunyi"), stream=True)
+    assert not {FaultKind.BAD_ROLL, FaultKind.BAD_BIRD} & set(
+        fault_kinds(load_preset("guiyang"), stream=True))
+    # the dice and birds kinds follow the mechanics: a roll by a hand that is not ready is a
+    # fault only where a hand must be ready to throw, and there are birds to get wrong
+    plain = resolve_ruleset("changsha", {"mechanics.birds": 0,
+                                         "mechanics.kong_dice_needs_ready": False})
+    assert not {FaultKind.BAD_ROLL, FaultKind.BAD_BIRD} & set(fault_kinds(plain, stream=False))
 
 
 def test_a_hand_without_the_needed_situation_takes_no_fault() -> None:

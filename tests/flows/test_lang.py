@@ -2,8 +2,8 @@
 
 * a Chinese audit of every preset's simulated hands (Guizhou's and Changsha's), clean and
   faulted (the fault injector makes every kind of fault, so every violation code's message
-  is met; Changsha's dice and birds, which no fault kind makes, by edited hands), holds no
-  English sentence, and every message form met has a template in the glossary;
+  is met; Changsha's dice and birds also by edited hands, for their other message forms),
+  holds no English sentence, and every message form met has a template in the glossary;
 * ``--lang`` is an option of every command; the locale decides without it; a bad value
   is a usage error;
 * validate, the ingest summary, the report headers and the dashboard speak Chinese; the
@@ -132,8 +132,8 @@ def _assert_in_chinese(record: HandRecord, preset: str) -> tuple[str, ...]:
 def test_every_fault_kinds_messages_in_chinese(kind: FaultKind, name: str) -> None:
     """Each kind of fault the injector makes, on a hand of each family chosen for it (as
     the fault tests do, Changsha's illegal_chow, no_258_pair, bad_small_win, bad_seabed,
-    locked_hand and missed_win among them): its findings, the explanation and the ledger
-    translate, with no English left."""
+    locked_hand, missed_win, bad_roll and bad_bird among them): its findings, the
+    explanation and the ledger translate, with no English left."""
     made = next(_made(kind, name), None)
     assert made is not None, f"no {name} hand took a {kind}"
     _, record, fault = made
@@ -142,8 +142,9 @@ def test_every_fault_kinds_messages_in_chinese(kind: FaultKind, name: str) -> No
 
 
 def _wall_edits(record: HandRecord) -> Iterator[tuple[str, HandRecord]]:
-    """A Changsha hand's dice and birds made wrong: the birds changed or left out, the
-    dice thrown twice or with no kong, each with the code it gives."""
+    """A Changsha hand's dice and birds made wrong in more ways than the fault kinds make
+    them: the birds moved on a tile or left out, the dice thrown twice or with no kong,
+    each with the code it gives."""
     events = record.events
     for i, ev in enumerate(events):
         if isinstance(ev, Bird):
@@ -158,8 +159,8 @@ def _wall_edits(record: HandRecord) -> Iterator[tuple[str, HandRecord]]:
 
 
 def test_the_dice_and_birds_findings_in_chinese() -> None:
-    """bad_roll and bad_bird, which no fault kind makes, on edited Changsha hands of each
-    preset: their messages translate with no English left."""
+    """bad_roll and bad_bird on Changsha hands of each preset edited otherwise than the
+    fault kinds edit them: their messages translate with no English left."""
     made: dict[str, set[str]] = {}
     for name in preset_names("changsha"):
         rs = load_preset(name)
@@ -180,21 +181,16 @@ MECHANIC_CODES = {
 }
 """The codes of the core's optional mechanics (rules/mechanics.py) that no preset's family
 plays: only the test families' tables give them, so no fault kind makes them. (The
-mechanics Changsha plays are not here: their fault kinds make illegal_chow, bad_seabed and
-locked_hand, and edited hands bad_roll and bad_bird, :data:`EDITED_CODES`.)"""
-
-EDITED_CODES = {"bad_roll", "bad_bird"}
-"""Codes of Changsha's mechanics no fault kind makes: the dice and the birds, made by
-editing hands (test_the_dice_and_birds_findings_in_chinese)."""
+mechanics Changsha plays are not here: their fault kinds make illegal_chow, bad_seabed,
+locked_hand, bad_roll and bad_bird.)"""
 
 
 def test_the_fault_kinds_cover_every_violation_code() -> None:
     """Every code but false_hand (a deal the simulator never makes), event_not_in_family
-    (an event of another family's mechanic), the test families' mechanics' codes and
-    Changsha's dice and birds (edited hands, above) is made by a fault kind above; the
-    first two's message forms are checked here."""
+    (an event of another family's mechanic) and the test families' mechanics' codes is
+    made by a fault kind above; the first two's message forms are checked here."""
     assert {c.value for c in ViolationCode} - _all_codes_of_fault_kinds() == {
-        "false_hand", "event_not_in_family", *MECHANIC_CODES, *EDITED_CODES
+        "false_hand", "event_not_in_family", *MECHANIC_CODES
     }
     family = ("seat 1 chows 123m from seat 0: the guizhou family (ruleset 'guiyang') has no "
               "chow event")

@@ -328,7 +328,7 @@ def test_discard_choice_is_the_least_shanten_then_connection_then_higher_tile() 
         tiles = [Tile(t) for t in range(NUM_SUITED) for _ in range(counts[t])]
         tiles += [Tile.W] * counts[27]
         player = _Player(0, tiles, -1)
-        player.melds = melds
+        player.hand.melds = melds
         held = [Tile(t) for t in range(NUM_SUITED) if counts[t]]
         after = discard_shanten(suit_keys(counts), held, counts[27], melds)
         expected = min(zip(after, [connection(counts, t) for t in held], [-t for t in held],

@@ -35,7 +35,10 @@ from rules.families.changsha.simulate import (
     recorded_result,
     simulate_game,
 )
+from rules.hand import is_complete
 from rules.presets import load_preset, preset_names
+from rules.tiles import counts_of, parse_tiles
+from tests.rules.builders import make_hand, parse_events
 
 PRESETS = preset_names("changsha")
 GAMES = 84  # per preset, of 8 hands: 2,016 hands in all
@@ -185,3 +188,49 @@ def test_a_deviant_player_breaks_the_rule_and_the_table_says_so() -> None:
                 assert played.replay.violations[0].seat == seat
                 found["no_258_pair"] += 1
     assert found["no_258_pair"] > 0
+
+
+LOOSE = "22m588m2558p2258s"
+"""13 tiles, every one a 2, 5 or 8, in no sets and no pair: a 将将胡 on any 2, 5 or 8."""
+
+
+@pytest.mark.parametrize(("dealer_hand", "front", "opening"), [
+    # the dealer sheds 1s; seat 1 draws 8s and wins on it
+    ("13579m13579p1357s", "8s", "0-1s 1+8s 1H8s"),
+    # the dealer sheds 5s (its least useful tile); seat 1 wins on the discard
+    ("123456789m1233p5s", "9s", "0-5s 1H5s<0"),
+])
+def test_a_bot_holding_a_shapeless_jiangjiang_hu_wins(
+        dealer_hand: str, front: str, opening: str) -> None:
+    """The bots test a hand against the table's own shapes (the family's 将将胡 beside the
+    standard shape and seven pairs): a hand of 2s, 5s and 8s in no shape wins."""
+    (tile,) = parse_tiles(opening.split()[-1][2:4])
+    assert not is_complete(counts_of([*parse_tiles(LOOSE), tile]))
+    rs = load_preset("changsha")
+    dealt = make_hand({0: dealer_hand, 1: LOOSE}, front=front)
+    played = play_record(rs, dealt, verify=True)
+    assert played.replay.violations == ()
+    expected = parse_events(opening)
+    assert played.record.events[:len(expected)] == expected
+    (win,) = played.replay.winners
+    assert (win.seat, win.shape) == (1, ("all_258",))
+
+
+def test_some_players_chase_a_jiangjiang_hu_and_win_it_in_no_other_shape() -> None:
+    """A player whose hand is near a 将将胡 goes for it (the simulated hands above all
+    audit clean); the wins are 将将胡 of no core shape, which only the table's own
+    shapes see."""
+    found: Counter[str] = Counter()
+    for name in PRESETS:
+        for game in _games(name):
+            for hand in game.hands:
+                for win in hand.replay.winners:
+                    found["wins"] += 1
+                    if "all_258" not in win.shape:
+                        continue
+                    counts = counts_of([*win.concealed, win.tile])
+                    assert sum(counts) + 3 * len(win.melds) == 14
+                    found["shapeless" if not is_complete(counts, len(win.melds))
+                          else "shaped"] += 1
+    assert found["shapeless"] >= 10, found
+    assert found["shapeless"] < found["wins"] / 20  # a 大胡 now and then

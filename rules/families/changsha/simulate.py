@@ -10,19 +10,25 @@ the first the table's ``check`` accepts (the test ``legal_actions`` filters with
 simulated log is legal by construction. The players:
 
 - **win** whenever the table allows it: self-draw, on a discard (every player who can,
-  通炮, nearest seat first), robbing an added kong, on the 海底;
+  通炮, nearest seat first), robbing an added kong, on the 海底. A player proposes a win
+  for every hand complete in a shape the table plays (the core's, and the family's own
+  将将胡, which needs no sets: :meth:`rules.bots.HandTracker.complete_at`), and the
+  table's ``check`` decides, so every legal win is seen;
 - **declare every 起手小胡** their dealt hand has (四喜 showing its first four of a kind,
   板板胡 and 缺一色 the whole hand, 六六顺 its first two triplets), before the dealer's
   first discard;
-- **chow, pong and kong** when the claim does not worsen the hand (shanten), kong first,
-  then pong, then chow; concealed and added kongs likewise;
+- **chow, pong and kong** when the claim does not worsen the hand (its distance, below),
+  kong first, then pong, then chow; concealed and added kongs likewise;
 - **throw the dice** after a kong whenever the table allows it (a ready hand), and then
   discard every tile they draw until they win, as the table requires;
-- **take the 海底** when ready (and otherwise decline it): a taker that does not win shows
-  the tile, and the others may win on it (海底炮), the risk of taking it;
-- **discard** toward the fastest hand: the lowest shanten after the discard, then the least
-  connected tile, 2, 5 and 8 kept a little longer (a 小胡 needs a 2-5-8 pair), then the
-  higher tile.
+- **take the 海底** when the table finds the hand ready (and otherwise decline it): a taker
+  that does not win shows the tile, and the others may win on it (海底炮), the risk of
+  taking it;
+- **discard** toward the nearest hand: the lowest distance after the discard, then the
+  least connected tile, 2, 5 and 8 kept a little longer (a 小胡 needs a 2-5-8 pair), then
+  the higher tile. The distance is the shanten or, while the melds allow a 将将胡, the
+  tiles that are no 2, 5 or 8 less two (a 大胡 is worth chasing from a little further), so
+  a player near a 将将胡 sheds its other tiles and pongs 2s, 5s and 8s.
 
 The recorded result of a hand is its family's settlement (``family_of(ruleset).settle``),
 which also names the next dealer. For fault injection :func:`play_record` replays a dealt
@@ -38,6 +44,7 @@ from functools import lru_cache
 from typing import Any
 
 from rules.bots import (
+    HandTracker,
     PlayedHand,
     SimulatedGame,
     SimulatedHand,
@@ -67,12 +74,11 @@ from rules.events import (
 from rules.families import family_of
 from rules.families.changsha.patterns import SmallWinKind, is_258
 from rules.families.changsha.settings import Ruleset
-from rules.hand import is_complete
 from rules.mechanics import mechanics_of
 from rules.replay import replay_hand, replay_of_table
 from rules.shanten import discard_shanten, drop_shanten, shanten_of_keys
 from rules.table import Phase, Table
-from rules.tiles import ALL_TILES, NUM_KINDS, NUM_SUITED, Tile
+from rules.tiles import ALL_TILES, NUM_SUITED, Tile
 
 __all__ = [
     "Deviation",
@@ -137,6 +143,7 @@ def _base(tile: int) -> int:
 
 
 _BASE = tuple(_base(t) for t in range(NUM_SUITED))
+_NOT_258 = tuple(t for t in range(NUM_SUITED) if not is_258(t))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -157,121 +164,123 @@ def _suit_order(suit: int, key: int) -> tuple[tuple[int, int, int], ...]:
     return tuple(sorted(out))
 
 
-class _Player:
-    """One bot, following its own hand (counts, suit keys, melds) as events are played."""
+_FAR = 99  # the tiles off a 将将胡 of a hand whose melds rule one out
+_BIG_BONUS = 2
+"""How much nearer a 将将胡 (a 大胡, every tile a 2, 5 or 8) counts than its tiles that are
+no 2, 5 or 8: a player chases one from two tiles further than its nearest hand (about one
+win in seventy-five is then a 将将胡, nearly always in no other shape)."""
 
-    __slots__ = ("counts", "keys", "melds", "seat")
+
+class _Player:
+    """One bot: its hand (a :class:`~rules.bots.HandTracker`, followed as events are
+    played) and the policy over it. The policy's distance of a hand is the lower of its
+    shanten and, while its melds allow a 将将胡 (no chow, every pong and kong of a 2, 5 or
+    8: ``all_258``), the number of its concealed tiles that are no 2, 5 or 8 (13 tiles
+    with none wait on every 2, 5 and 8) less :data:`_BIG_BONUS`."""
+
+    __slots__ = ("all_258", "hand")
 
     def __init__(self, seat: int, deal: Sequence[Tile]) -> None:
-        self.seat = seat
-        self.counts = [0] * NUM_KINDS
-        self.keys = [0, 0, 0]
-        self.melds = 0
-        for t in deal:
-            self.add(t, 1)
-
-    def add(self, tile: int, n: int) -> None:
-        self.counts[tile] += n
-        self.keys[tile // 9] += n * _POW5[tile % 9]
+        self.hand = HandTracker(seat, deal)
+        self.all_258 = True
 
     def played(self, event: Event, claimed: int = -1) -> None:
-        """Update the hand for an event of this seat (``claimed``: a chow's discard)."""
-        if isinstance(event, Draw):
-            self.add(event.tile, 1)
-        elif isinstance(event, Discard):
-            self.add(event.tile, -1)
-        elif isinstance(event, Pong):
-            self.add(event.tile, -2)
-            self.melds += 1
-        elif isinstance(event, Chow):
-            taken = [int(t) for t in event.tiles]
-            taken.remove(claimed)
-            for t in taken:
-                self.add(t, -1)
-            self.melds += 1
-        elif isinstance(event, Kong):
-            if event.kind is KongKind.EXPOSED:
-                self.add(event.tile, -3)
-                self.melds += 1
-            elif event.kind is KongKind.CONCEALED:
-                self.add(event.tile, -4)
-                self.melds += 1
-            else:
-                self.add(event.tile, -1)
+        """Follow an event of this seat: the hand, and whether a 将将胡 is still open."""
+        self.hand.played(event, claimed)
+        if isinstance(event, Chow) or (isinstance(event, Pong | Kong) and not is_258(
+                event.tile)):
+            self.all_258 = False
 
-    def shanten(self) -> int:
-        k = self.keys
-        return shanten_of_keys(k[0], k[1], k[2], 0, self.melds)
-
-    def complete_with(self, tile: int | None) -> bool:
-        if tile is None:
-            return is_complete(self.counts, self.melds)
-        counts = self.counts[:]
-        counts[tile] += 1
-        return is_complete(counts, self.melds)
+    def _off_258(self, counts: Sequence[int]) -> int:
+        """The tiles of ``counts`` that are no 2, 5 or 8 (``_FAR`` when the player's melds
+        rule a 将将胡 out)."""
+        if not self.all_258:
+            return _FAR
+        return sum(counts[t] for t in _NOT_258)
 
     def best_discard(self, options: Sequence[int]) -> Tile:
-        """The discard among ``options`` (held tiles): the lowest shanten after it, then
+        """The discard among ``options`` (held tiles): the lowest distance after it, then
         the least connected, then the higher tile."""
-        keys = self.keys
+        hand = self.hand
+        keys = hand.keys
         merged = sorted((*_suit_order(0, keys[0]), *_suit_order(1, keys[1]),
                          *_suit_order(2, keys[2])))
         wanted = set(options)
         ranked = [x for x in merged if x[2] in wanted]
-        floor = shanten_of_keys(keys[0], keys[1], keys[2], 0, self.melds)
+        # no discard goes below the whole hand's distance: the first candidate (in
+        # connection order) that reaches it is the choice
+        off = self._off_258(hand.counts) - _BIG_BONUS
+        floor = min(shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds),
+                    max(off - 1, -_BIG_BONUS))
         after = []
         for _, _, t in ranked:
-            s = drop_shanten(keys, t, 0, self.melds)
+            s = min(drop_shanten(keys, t, 0, hand.melds), off if is_258(t) else off - 1)
             if s <= floor:
                 return ALL_TILES[t]
             after.append(s)
         return ALL_TILES[ranked[after.index(min(after))][2]]
 
-    def _after_discard(self, keys: list[int], counts: Sequence[int], melds: int) -> int:
+    def _after_discard(self, keys: list[int], counts: Sequence[int], melds: int,
+                       off: int) -> int:
+        """The best distance one discard reaches from a full turn's hand (``off``: its
+        tiles that are no 2, 5 or 8, or ``_FAR``)."""
         held = [t for t in range(NUM_SUITED) if counts[t] > 0]
-        return min(discard_shanten(keys, held, 0, melds), default=99)
+        best = min(discard_shanten(keys, held, 0, melds), default=_FAR)
+        return min(best, max(off - 1, 0) - _BIG_BONUS)
 
     def wants_claim(self, tile: int, taken: Sequence[int], kong: bool) -> bool:
         """Pong, chow (``taken``: the tiles from the hand) or exposed kong the discard
         ``tile`` if that does not worsen the hand."""
-        keys = self.keys[:]
-        now = shanten_of_keys(keys[0], keys[1], keys[2], 0, self.melds)
-        counts = self.counts[:]
+        hand = self.hand
+        keys = hand.keys[:]
+        now = min(shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds),
+                  self._off_258(hand.counts) - _BIG_BONUS)
+        counts = hand.counts[:]
         for t in taken:
             keys[t // 9] -= _POW5[t % 9]
             counts[t] -= 1
+        # a chow, or a set of another tile than a 2, 5 or 8, rules a 将将胡 out
+        same = len(taken) > 1 and taken[0] == taken[1]
+        off = self._off_258(counts) if same and is_258(tile) else _FAR
         if kong:
-            return shanten_of_keys(keys[0], keys[1], keys[2], 0, self.melds + 1) <= now
-        return self._after_discard(keys, counts, self.melds + 1) <= now
+            return min(shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds + 1),
+                       off - _BIG_BONUS) <= now
+        return self._after_discard(keys, counts, hand.melds + 1, off) <= now
 
     def wants_kong(self, tile: int, kind: KongKind) -> bool:
         """A concealed or added kong on the player's own turn, unless it worsens the hand."""
-        keys = self.keys[:]
-        keep = self._after_discard(keys, self.counts, self.melds)
+        hand = self.hand
+        keys = hand.keys[:]
+        counts = hand.counts
+        keep = self._after_discard(keys, counts, hand.melds, self._off_258(counts))
+        # the kong's tiles leave the concealed hand: of a 2, 5 or 8, the rest is as far
+        off = (self._off_258(counts) if is_258(tile) else _FAR) - _BIG_BONUS
         if kind is KongKind.CONCEALED:
             keys[tile // 9] -= 4 * _POW5[tile % 9]
-            return shanten_of_keys(keys[0], keys[1], keys[2], 0, self.melds + 1) <= keep
+            return min(shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds + 1),
+                       off) <= keep
         keys[tile // 9] -= _POW5[tile % 9]
-        return shanten_of_keys(keys[0], keys[1], keys[2], 0, self.melds) <= keep
+        return min(shanten_of_keys(keys[0], keys[1], keys[2], 0, hand.melds), off) <= keep
 
     def small_wins(self) -> list[SmallWin]:
         """Every 起手小胡 the dealt hand has (one declaration per kind)."""
-        c = self.counts
+        c = self.hand.counts
+        seat = self.hand.seat
         held = [t for t in range(NUM_SUITED) if c[t]]
         whole = tuple(ALL_TILES[t] for t in held for _ in range(c[t]))
         out: list[SmallWin] = []
         quads = [t for t in held if c[t] == 4]
         if quads:
             q = ALL_TILES[quads[0]]
-            out.append(SmallWin(self.seat, SmallWinKind.FOUR_OF_A_KIND.value, (q, q, q, q)))
+            out.append(SmallWin(seat, SmallWinKind.FOUR_OF_A_KIND.value, (q, q, q, q)))
         if not any(is_258(t) for t in held):
-            out.append(SmallWin(self.seat, SmallWinKind.NO_258.value, whole))
+            out.append(SmallWin(seat, SmallWinKind.NO_258.value, whole))
         if len({t // 9 for t in held}) < 3:
-            out.append(SmallWin(self.seat, SmallWinKind.MISSING_SUIT.value, whole))
+            out.append(SmallWin(seat, SmallWinKind.MISSING_SUIT.value, whole))
         triplets = [ALL_TILES[t] for t in held if c[t] >= 3]
         if len(triplets) >= 2:
             a, b = triplets[:2]
-            out.append(SmallWin(self.seat, SmallWinKind.TWO_TRIPLETS.value,
+            out.append(SmallWin(seat, SmallWinKind.TWO_TRIPLETS.value,
                                 (a, a, a, b, b, b)))
         return out
 
@@ -343,7 +352,7 @@ class _Chooser:
             o = (source + k) % self.n
             if o in won:
                 continue
-            if self.players[o].complete_with(int(tile)):
+            if self.players[o].hand.complete_at(self.table, int(tile)):
                 win = Win(o, tile, source)
                 if self._take(win):
                     return win
@@ -398,15 +407,15 @@ class _Chooser:
                 return declared
         last = self.last
         drawn = last.tile if isinstance(last, Draw) and last.seat == seat else None
-        if phase is Phase.DISCARD and player.complete_with(None):
+        if phase is Phase.DISCARD and player.hand.complete_at(table, None):
             tiles = [drawn] if drawn is not None else [
-                ALL_TILES[t] for t in range(NUM_SUITED) if player.counts[t]]
+                ALL_TILES[t] for t in range(NUM_SUITED) if player.hand.counts[t]]
             for t in tiles:
                 win = Win(seat, t)
                 if self._take(win):
                     return win
         if phase is Phase.DISCARD and not self.locked[seat]:
-            counts = player.counts
+            counts = player.hand.counts
             kongs = [Kong(seat, ALL_TILES[t], KongKind.CONCEALED)
                      for t in range(NUM_SUITED) if counts[t] == 4]
             kongs += [Kong(seat, m.tile, KongKind.ADDED) for m in table.melds(seat)
@@ -418,7 +427,7 @@ class _Chooser:
             keep = Discard(seat, drawn)
             if self.legal(keep):
                 return keep
-        held = [t for t in range(NUM_SUITED) if player.counts[t]]
+        held = [t for t in range(NUM_SUITED) if player.hand.counts[t]]
         best = Discard(seat, player.best_discard(held))
         if self.legal(best):
             return best
@@ -444,7 +453,7 @@ class _Chooser:
         pongs: list[Event] = []
         for k in range(1, n):
             o = (d + k) % n
-            held = self.players[o].counts[tile]
+            held = self.players[o].hand.counts[tile]
             if held >= 3 and table.wall_left > 1:
                 claims.append(Kong(o, tile, KongKind.EXPOSED, d))
             if held >= 2:
@@ -464,7 +473,7 @@ class _Chooser:
                 continue
             run = [low, low + 1, low + 2]
             taken = [t for t in run if t != at]
-            if all(player.counts[t] for t in taken) and player.wants_claim(tile, taken, False):
+            if all(player.hand.counts[t] for t in taken) and player.wants_claim(tile, taken, False):
                 chow = Chow(nxt, tuple(ALL_TILES[t] for t in run), d)
                 if self.legal(chow):
                     return chow
@@ -490,7 +499,7 @@ class _Chooser:
         """The 海底 offer: a ready player takes it, others decline; then the taker draws."""
         for c in candidates:
             if isinstance(c, Seabed):
-                take = self.players[c.seat].shanten() <= 0
+                take = self.table.is_ready(c.seat)
                 choice = Seabed(c.seat, take)
                 if self.legal(choice):
                     return choice

@@ -34,6 +34,7 @@ from collections.abc import Iterator, Sequence
 from enum import StrEnum
 
 from rules.bots import (
+    HandTracker,
     PlayedHand,
     SimulatedGame,
     SimulatedHand,
@@ -59,7 +60,6 @@ from rules.events import (
 )
 from rules.families.guizhou.settings import Ruleset
 from rules.families.guizhou.settlement import Settlement, settle
-from rules.hand import is_complete
 from rules.melds import MeldKind
 from rules.memo import Memo
 from rules.replay import replay_hand, replay_of_table
@@ -162,77 +162,39 @@ def _ranked(keys: Sequence[int], options: Sequence[Tile]) -> list[_Ranked]:
 
 
 class _Player:
-    """One bot. It follows its own hand (counts, suit keys, number of melds) as events
-    are played, and sheds one suit first under 缺一门 (``void``)."""
+    """One bot: its hand (a :class:`~rules.bots.HandTracker`, followed as events are
+    played), and the suit it sheds first under 缺一门 (``void``)."""
 
-    __slots__ = ("counts", "keys", "melds", "pongs", "seat", "void")
+    __slots__ = ("hand", "void")
 
     def __init__(self, seat: int, deal: Sequence[Tile], void: int) -> None:
-        self.seat = seat
         self.void = void
-        self.counts = [0] * NUM_KINDS
-        self.keys = [0, 0, 0]
-        self.melds = 0
-        self.pongs: list[Tile] = []  # tiles of the player's pongs, in the order made
-        for t in deal:
-            self.add(t, 1)
-
-    # --- following the hand
-    def add(self, tile: int, n: int) -> None:
-        self.counts[tile] += n
-        if tile < NUM_SUITED:
-            self.keys[tile // 9] += n * _POW5[tile % 9]
-
-    def played(self, event: Event) -> None:
-        """Update the hand for an event of this seat."""
-        if isinstance(event, Draw):
-            self.add(event.tile, 1)
-        elif isinstance(event, Discard):
-            self.add(event.tile, -1)
-        elif isinstance(event, Pong):
-            self.add(event.tile, -2)
-            self.melds += 1
-            self.pongs.append(event.tile)
-        elif isinstance(event, Kong):
-            if event.kind is KongKind.EXPOSED:
-                self.add(event.tile, -3)
-                self.melds += 1
-            elif event.kind is KongKind.CONCEALED:
-                self.add(event.tile, -4)
-                self.melds += 1
-            else:
-                self.add(event.tile, -1)
-                self.pongs.remove(event.tile)
+        self.hand = HandTracker(seat, deal)
 
     # --- evaluating
     def _policy_keys(self) -> list[int]:
-        keys = self.keys[:]
+        keys = self.hand.keys[:]
         if self.void != _NO_SUIT:
             keys[self.void] = 0  # the shed suit counts for nothing
         return keys
 
-    def shanten(self) -> int:
-        """The hand's shanten, all suits counted (a lower bound with wildcards)."""
-        k = self.keys
-        return shanten_of_keys(k[0], k[1], k[2], self.counts[Tile.W], self.melds)
-
     def best_discard(self, options: Sequence[Tile]) -> Tile:
         """The discard among ``options`` (legal discards of distinct tiles) to make."""
-        counts = self.counts
+        hand = self.hand
         void = self.void
         if void != _NO_SUIT:
             shed = [t for t in options if t // 9 == void]
             if shed:
-                return _ranked(self.keys, shed)[0][2]
+                return _ranked(hand.keys, shed)[0][2]
         # The choice is the least (shanten after the discard, connection, -tile). No
         # discard goes below the shanten of the whole hand (a tile more never raises it),
         # so candidates are tried in (connection, -tile) order and the first that keeps
         # the whole hand's shanten is the choice; if none does, all are compared.
         keys = self._policy_keys()
-        wild = counts[Tile.W]
-        melds = self.melds
+        wild = hand.counts[Tile.W]
+        melds = hand.melds
         floor = shanten_of_keys(keys[0], keys[1], keys[2], wild, melds)
-        ranked = _ranked(self.keys, options)
+        ranked = _ranked(hand.keys, options)
         after = []
         for _, _, t in ranked:
             s = drop_shanten(keys, t, wild, melds)
@@ -255,31 +217,33 @@ class _Player:
         """Pong (or exposed kong) the discard ``tile`` if that does not worsen the hand."""
         if tile // 9 == self.void:
             return False
+        hand = self.hand
         keys = self._policy_keys()
-        wild = self.counts[Tile.W]
-        now = shanten_of_keys(keys[0], keys[1], keys[2], wild, self.melds)
+        wild = hand.counts[Tile.W]
+        now = shanten_of_keys(keys[0], keys[1], keys[2], wild, hand.melds)
         suit, step = tile // 9, _POW5[tile % 9]
         if kong:
             keys[suit] -= 3 * step
-            return shanten_of_keys(keys[0], keys[1], keys[2], wild, self.melds + 1) <= now
+            return shanten_of_keys(keys[0], keys[1], keys[2], wild, hand.melds + 1) <= now
         keys[suit] -= 2 * step
-        counts = self.counts[:]
+        counts = hand.counts[:]
         counts[tile] -= 2
-        return self._after_discard(keys, counts, self.melds + 1) <= now
+        return self._after_discard(keys, counts, hand.melds + 1) <= now
 
     def wants_kong(self, tile: Tile, kind: KongKind) -> bool:
         """A concealed or added kong on the player's own turn, unless it worsens the hand."""
         if tile // 9 == self.void:
             return True  # the suit is shed anyway: the kong only adds value
+        hand = self.hand
         keys = self._policy_keys()
-        wild = self.counts[Tile.W]
-        keep = self._after_discard(keys, self.counts, self.melds)
+        wild = hand.counts[Tile.W]
+        keep = self._after_discard(keys, hand.counts, hand.melds)
         suit, step = tile // 9, _POW5[tile % 9]
         if kind is KongKind.CONCEALED:
             keys[suit] -= 4 * step
-            return shanten_of_keys(keys[0], keys[1], keys[2], wild, self.melds + 1) <= keep
+            return shanten_of_keys(keys[0], keys[1], keys[2], wild, hand.melds + 1) <= keep
         keys[suit] -= step
-        return shanten_of_keys(keys[0], keys[1], keys[2], wild, self.melds) <= keep
+        return shanten_of_keys(keys[0], keys[1], keys[2], wild, hand.melds) <= keep
 
 
 def _void_suit(deal: Sequence[Tile], ruleset: Ruleset) -> int:
@@ -388,7 +352,7 @@ class _FastChooser:
         if seat is not None:
             self.before_draw[seat] = self.waiting[seat] if isinstance(event, Draw) else None
             self.waiting[seat] = None
-            self.players[seat].played(event)
+            self.players[seat].hand.played(event)
         self.last = event
 
     def _legal(self, event: Event) -> bool:
@@ -417,15 +381,13 @@ class _FastChooser:
         n = self.n
         for k in range(1, n):
             o = (source + k) % n
-            player = self.players[o]
+            hand = self.players[o].hand
             waiting = self.waiting[o]
             if waiting is None:
-                waiting = self.waiting[o] = player.shanten()
+                waiting = self.waiting[o] = hand.shanten()
             if waiting > 0:
                 continue  # no tile completes a hand two or more tiles away
-            counts = player.counts[:]
-            counts[tile] += 1
-            if is_complete(counts, player.melds):
+            if hand.complete_with(tile):
                 win = Win(o, tile, source)
                 if self._take(win):
                     return win
@@ -446,12 +408,13 @@ class _FastChooser:
         if phase is Phase.DISCARD or phase is Phase.DISCARD_AFTER_CLAIM:
             seat = table.turn
             player = self.players[seat]
-            counts = player.counts
+            hand = player.hand
+            counts = hand.counts
             if phase is Phase.DISCARD:
                 # a hand that waited two or more tiles away cannot be complete after one
                 before = self.before_draw[seat]
-                if (before is None or before <= 0) and player.shanten() < 0 and is_complete(
-                        counts, player.melds):
+                if (before is None or before <= 0) and hand.shanten() < 0 and (
+                        hand.complete_with(None)):
                     last = self.last
                     if isinstance(last, Draw):
                         tiles: Sequence[int] = (last.tile,)
@@ -466,7 +429,7 @@ class _FastChooser:
                     # within one tile of ready can be ready (shanten is a lower bound)
                     for k in (*range(1, n), 0):
                         o = (seat + k) % n
-                        if (not self.discarded[o] and self.players[o].shanten() <= 0
+                        if (not self.discarded[o] and self.players[o].hand.shanten() <= 0
                                 and self._legal(Ready(o))):
                             return Ready(o)
                 kongs: list[Kong] = []
@@ -475,7 +438,7 @@ class _FastChooser:
                         Kong(seat, ALL_TILES[t], KongKind.CONCEALED)
                         for t in range(NUM_SUITED) if counts[t] == 4
                     ]
-                if player.pongs:
+                if hand.pongs:
                     kongs.extend(
                         Kong(seat, m.tile, KongKind.ADDED)
                         for m in table.melds(seat)
@@ -500,7 +463,7 @@ class _FastChooser:
             pongs: list[Kong | Pong] = []
             for k in range(1, n):
                 o = (d + k) % n
-                held_n = self.players[o].counts[tile]
+                held_n = self.players[o].hand.counts[tile]
                 if held_n >= 3:
                     claims.append(Kong(o, tile, KongKind.EXPOSED, d))
                 if held_n >= 2:
@@ -649,9 +612,11 @@ def _verify_choice(table: Table, players: Sequence[_Player], event: Event, at: i
             f"policy's choice {reference} among the legal events"
         )
     for p in players:
-        if tuple(p.counts) != table.counts(p.seat) or p.melds != len(table.melds(p.seat)):
+        hand = p.hand
+        if tuple(hand.counts) != table.counts(hand.seat) or hand.melds != len(
+                table.melds(hand.seat)):
             raise SimulationError(
-                f"hand {table.hand_no}, event {at}: seat {p.seat} lost track of its hand"
+                f"hand {table.hand_no}, event {at}: seat {hand.seat} lost track of its hand"
             )
 
 
