@@ -125,7 +125,8 @@ def game_error_json(audit: GameAudit) -> dict[str, Any]:
 def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str, Any]:
     """The JSON object of one audited hand (see ``zhuoji audit --help``); in Chinese
     (``lang="zh"``) each finding also has ``message_zh`` and each ledger item
-    ``detail_zh``, the English fields staying as they are."""
+    ``detail_zh`` (in the words of the ruleset's family), the English fields staying as
+    they are."""
     record, replay, settlement = hand.record, hand.replay, hand.settlement
     values = {} if settlement is None else {w.seat: w for w in settlement.wins}
     winners = []
@@ -191,13 +192,14 @@ def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str,
     }
     add_mechanics_json(out, audit.ruleset, replay)
     if lang == "zh":
+        words = family_of(audit.ruleset).name
         rows: list[dict[str, Any]] = out["violations"]
         for v, row in zip(hand.findings, rows, strict=True):
-            row["message_zh"] = translate(v.message)
+            row["message_zh"] = translate(v.message, family=words)
         if settlement is not None:
             items: list[dict[str, Any]] = out["ledger"]
             for i, row in zip(settlement.items, items, strict=True):
-                row["detail_zh"] = translate(i.detail)
+                row["detail_zh"] = translate(i.detail, family=words)
     return out
 
 

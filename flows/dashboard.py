@@ -41,7 +41,7 @@ from markupsafe import escape as _escape
 from flows import warehouse
 from flows.replay_page import finding_step, hand_replay, replay_json
 from flows.rows_tiles import MeldTextError, parse_discards, parse_melds
-from rules.families import UnknownFamilyError, family_named
+from rules.families import UnknownFamilyError, family_named, family_of
 from rules.glossary import Lang, expand, glossary, text, tile_zh, translate, zh
 from rules.melds import MeldKind
 from rules.presets import resolve_ruleset
@@ -80,8 +80,23 @@ SUIT_CHINESE: Mapping[Suit, str] = {
     Suit.WILD: zh("tile", "wild"),
 }
 RANK_CHINESE = ("", "一", "二", "三", "四", "五", "六", "七", "八", "九")
-MELD_CHINESE: Mapping[MeldKind, str] = {kind: zh("meld", kind.value) for kind in MeldKind}
 LANGS: tuple[Lang, ...] = ("en", "zh")
+
+
+@cache
+def meld_chinese(kind: MeldKind, family: str | None = None) -> str:
+    """A meld kind's Chinese in the family's words (碰, a kong's name ...)."""
+    return zh("meld", kind.value, family)
+
+
+@cache
+def family_words(ruleset: str) -> str | None:
+    """The family of a game's ruleset (its preset's name; overrides cannot change it),
+    whose words its hands are shown in; None when the ruleset cannot be resolved."""
+    try:
+        return family_of(resolve_ruleset(ruleset)).name
+    except ValueError:
+        return None
 
 
 def esc(value: object) -> str:
@@ -127,7 +142,9 @@ class DashboardSummary:
 
 # --- labels ----------------------------------------------------------------------------------
 # Every word of the pages comes from the glossary (rules/glossary.toml). In English a label
-# keeps its Chinese beside it (the terms players use); in Chinese it is Chinese only.
+# keeps its Chinese beside it (the terms players use); in Chinese it is Chinese only. A page
+# of one family's hand (or player) has ``family`` in its context: its words are that
+# family's (rules.glossary's family words); the other pages have the base words.
 
 
 def _asset(name: str) -> str:
@@ -146,29 +163,30 @@ def _in(pair: tuple[str, str], lang: Lang) -> Markup:
 
 
 @cache
-def label(key: str, lang: Lang = "en") -> Markup:
-    return _in(glossary().terms["label"][key], lang)
+def label(key: str, lang: Lang = "en", family: str | None = None) -> Markup:
+    return _in(glossary(family).terms["label"][key], lang)
 
 
-def label_text(key: str, lang: Lang) -> str:
+def label_text(key: str, lang: Lang, family: str | None = None) -> str:
     """A label as plain text: ``Overview 概览`` in English, ``概览`` in Chinese."""
-    english, chinese = glossary().terms["label"][key]
+    english, chinese = glossary(family).terms["label"][key]
     return chinese if lang == "zh" else f"{english} {chinese}"
 
 
-def code_chinese(code: str) -> str:
-    return glossary().terms["code"].get(code, (code, ""))[1]
+def code_chinese(code: str, family: str | None = None) -> str:
+    return glossary(family).terms["code"].get(code, (code, ""))[1]
 
 
 @cache
-def outcome_label(kind: str, lang: Lang = "en") -> Markup:
-    return _in(glossary().terms["outcome"].get(kind, (kind, "")), lang)
+def outcome_label(kind: str, lang: Lang = "en", family: str | None = None) -> Markup:
+    return _in(glossary(family).terms["outcome"].get(kind, (kind, "")), lang)
 
 
 @cache
-def term_chinese(name: str) -> str:
-    """The Chinese term of a pattern or a ledger reason name ('' when unknown)."""
-    terms = glossary().terms
+def term_chinese(name: str, family: str | None = None) -> str:
+    """The Chinese term of a pattern or a ledger reason name ('' when unknown), in the
+    family's words."""
+    terms = glossary(family).terms
     for section in ("pattern", "reason"):
         if name in terms[section]:
             return terms[section][name][1]
@@ -176,21 +194,21 @@ def term_chinese(name: str) -> str:
 
 
 @cache
-def term(name: str, lang: Lang = "en") -> Markup:
-    return _in((name, term_chinese(name) or (name if lang == "zh" else "")), lang)
+def term(name: str, lang: Lang = "en", family: str | None = None) -> Markup:
+    return _in((name, term_chinese(name, family) or (name if lang == "zh" else "")), lang)
 
 
-def term_text(name: str, lang: Lang) -> str:
+def term_text(name: str, lang: Lang, family: str | None = None) -> str:
     """``full_flush 清一色`` in English, ``清一色`` in Chinese (the name when it has none)."""
-    chinese = term_chinese(name)
+    chinese = term_chinese(name, family)
     if lang == "zh":
         return chinese or name
     return f"{name} {chinese}" if chinese else name
 
 
-def code_text(code: str, lang: Lang) -> str:
+def code_text(code: str, lang: Lang, family: str | None = None) -> str:
     """``invalid_win 诈胡`` in English, ``诈胡`` in Chinese."""
-    chinese = code_chinese(code)
+    chinese = code_chinese(code, family)
     return (chinese or code) if lang == "zh" else f"{code} {chinese}".rstrip()
 
 
@@ -207,7 +225,7 @@ def family_key(name: str | None) -> str:
 
 def _family_pair(name: str | None) -> tuple[str, str]:
     key = family_key(name)
-    return glossary().terms["family"].get(key, (key, ""))
+    return glossary().terms["families"].get(key, (key, ""))
 
 
 def family_label(name: str | None, lang: Lang = "en") -> Markup:
@@ -252,31 +270,42 @@ def family_sections(rows: Sequence[Row], lang: Lang) -> list[dict[str, Any]]:
     ]
 
 
-def page_text(english: str, lang: Lang, **fields: Any) -> str:
-    """A sentence of a page (not HTML) in ``lang``."""
-    return text(english, lang, **fields)
+def page_text(english: str, lang: Lang, family: str | None = None, /, **fields: Any) -> str:
+    """A sentence of a page (not HTML) in ``lang``, in the family's words."""
+    return text(english, lang, family, **fields)
 
 
 @jinja2.pass_context
 def _ctx_label(ctx: Any, key: str) -> Markup:
-    return label(key, ctx.get("lang", "en"))
+    return label(key, ctx.get("lang", "en"), ctx.get("family"))
 
 
 @jinja2.pass_context
 def _ctx_outcome(ctx: Any, kind: str) -> Markup:
-    return outcome_label(kind, ctx.get("lang", "en"))
+    return outcome_label(kind, ctx.get("lang", "en"), ctx.get("family"))
 
 
 @jinja2.pass_context
 def _ctx_term(ctx: Any, name: str) -> Markup:
-    return term(name, ctx.get("lang", "en"))
+    return term(name, ctx.get("lang", "en"), ctx.get("family"))
+
+
+@jinja2.pass_context
+def _ctx_term_zh(ctx: Any, name: str) -> str:
+    return term_chinese(name, ctx.get("family"))
+
+
+@jinja2.pass_context
+def _ctx_code_zh(ctx: Any, code: str) -> str:
+    return code_chinese(code, ctx.get("family"))
 
 
 @jinja2.pass_context
 def _ctx_name(ctx: Any, name: str, kind: str = "term") -> Markup:
     """A pattern, reason or code: ``<code>name</code> <span class="zh">中文</span>`` in
     English, the Chinese (the name on hover) in Chinese."""
-    chinese = code_chinese(name) if kind == "code" else term_chinese(name)
+    family = ctx.get("family")
+    chinese = code_chinese(name, family) if kind == "code" else term_chinese(name, family)
     if ctx.get("lang", "en") == "zh" and chinese:
         return Markup(f'<span title="{esc(name)}">{esc(chinese)}</span>')
     return Markup(f'<code>{esc(name)}</code> <span class="zh">{esc(chinese)}</span>')
@@ -285,19 +314,23 @@ def _ctx_name(ctx: Any, name: str, kind: str = "term") -> Markup:
 @jinja2.pass_context
 def _ctx_text(ctx: Any, english: str, **fields: Any) -> Markup:
     """A sentence of a template in the page's language: the template's text is trusted
-    HTML (it is ours), the fields are escaped."""
-    lang = ctx.get("lang", "en")
-    english = expand(english)
-    source = english if lang == "en" else glossary().texts.get(english)
+    HTML (it is ours), the fields are escaped. The terms it quotes (``<section.key>``) are
+    the family's words, in English too."""
+    lang, family = ctx.get("lang", "en"), ctx.get("family")
+    if lang == "en":
+        source: str | None = expand(english, family)
+    else:
+        source = glossary(family).texts.get(expand(english))
     if source is None:
-        raise DashboardError(f"the glossary has no Chinese for the page text {english!r}")
+        raise DashboardError(
+            f"the glossary has no Chinese for the page text {expand(english)!r}")
     return Markup(source).format(**fields) if fields else Markup(source)
 
 
 @jinja2.pass_context
 def _ctx_translate(ctx: Any, message: str) -> str:
     """An engine message (a finding, a ledger item's detail) in the page's language."""
-    return translate(message, ctx.get("lang", "en"))
+    return translate(message, ctx.get("lang", "en"), family=ctx.get("family"))
 
 
 _INLINE = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*|\*([^*]+)\*")
@@ -436,7 +469,8 @@ def tiles_html(
     return Markup(f'<span class="tiles">{inner}</span>')
 
 
-def melds_html(text: str, chickens: frozenset[Tile]) -> Markup:
+def melds_html(text: str, chickens: frozenset[Tile], family: str | None = None) -> Markup:
+    """A seat's melds as tile boxes, each with its kind's Chinese in the family's words."""
     try:
         melds = parse_melds(text)
     except MeldTextError:
@@ -451,7 +485,7 @@ def melds_html(text: str, chickens: frozenset[Tile]) -> Markup:
             inner = tile_html(tile, chicken=tile in chickens) * size
         parts.append(
             f'<span class="meld" title="{kind.value}">{inner}'
-            f'<span class="kind">{MELD_CHINESE[kind]}</span></span>'
+            f'<span class="kind">{meld_chinese(kind, family)}</span></span>'
         )
     return Markup("".join(parts))
 
@@ -1033,16 +1067,16 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters.update(num=fmt_num, pct=fmt_pct, signed=fmt_signed, when=fmt_time, sv=sort_value,
-                       code_zh=code_chinese)
+                       code_zh=_ctx_code_zh)
     env.globals.update(
         L=_ctx_label,
         T=_ctx_text,
         tr=_ctx_translate,
         name=_ctx_name,
-        code_zh=code_chinese,
+        code_zh=_ctx_code_zh,
         outcome=_ctx_outcome,
         term=_ctx_term,
-        term_zh=term_chinese,
+        term_zh=_ctx_term_zh,
         bilingual=bilingual,
         nav=NAV,
         css=Markup(_asset("style.css")),
@@ -1411,16 +1445,17 @@ def _players_pages(
             flagged.get(pid, []),
             findings.get(pid, []),
             {f: averages.get(f, {}) for f in families},
+            families[0] if len(set(families)) == 1 else None,
         )
 
 
 def _count_chart(
     row: Mapping[str, Any], section: str, keys: Sequence[str], column: str, title: str,
-    lang: Lang,
+    lang: Lang, family: str | None = None,
 ) -> str:
     """A bar per kind (kongs or chickens) from a player's row: ``column`` formats the kind
-    into the row's column name."""
-    terms = glossary().terms[section]
+    into the row's column name; the kinds in the family's words."""
+    terms = glossary(family).terms[section]
     return svg_bar_chart(
         [
             Bar(
@@ -1447,18 +1482,22 @@ def player_context(
     flagged: Sequence[Row],
     findings: Sequence[Row],
     averages: Mapping[str | None, Mapping[str, float | None]],
+    family: str | None = None,
     *,
     lang: Lang = "en",
 ) -> dict[str, Any]:
     """The player page's context from the player's rows (run where the page renders):
     ``rows`` holds the player's ``dashboard_players`` row of each family played, and
-    ``series``, ``mix`` and ``averages`` are by family."""
+    ``series``, ``mix`` and ``averages`` are by family; the page is in the words of
+    ``family`` (the family of every game the player played, if one), each family's
+    section in its own."""
     first = rows[0]
     pid = str(first["player_id"])
     played = [r["first_played"] for r in rows if r["first_played"] is not None]
     last = [r["last_played"] for r in rows if r["last_played"] is not None]
     return {
-        "title": f"{pid} · {label_text('player', lang)}",
+        "family": family,
+        "title": f"{pid} · {label_text('player', lang, family)}",
         "here": "leaderboard",
         "p": {
             "player_id": pid,
@@ -1489,9 +1528,9 @@ def _player_family(
     """A player page's section for one family: the player's totals there, the running
     score, the rates against the family's, the pattern mix, kongs and (for a family that
     scores chickens) chickens."""
-    labels = glossary().terms["label"]
-    pid = str(p["player_id"])
     family = p["family"]
+    labels = glossary(family).terms["label"]
+    pid = str(p["player_id"])
     points = [
         SeriesPoint(
             x=int(r["hand_index"]), y=int(r["score"]), low=int(r["low"]), high=int(r["high"])
@@ -1507,7 +1546,7 @@ def _player_family(
                 text=fmt_pct(p[rate]),
                 marker=averages.get(rate),
                 tooltip=page_text("{rate} of {hands} hands; all players {average}", lang,
-                                  rate=fmt_pct(p[rate]), hands=f"{hands:,}",
+                                  family, rate=fmt_pct(p[rate]), hands=f"{hands:,}",
                                   average=fmt_pct(averages.get(rate))),
             )
             for rate, _ in RATE_KEYS
@@ -1520,7 +1559,7 @@ def _player_family(
     mix_chart = svg_bar_chart(
         [
             Bar(
-                label=term_text(str(m["pattern"]), lang),
+                label=term_text(str(m["pattern"]), lang, family),
                 value=float(m["wins"]),
                 text=fmt_num(m["wins"]),
             )
@@ -1531,12 +1570,12 @@ def _player_family(
         label_width=200,
     )
     kong_chart = _count_chart(p, "kong", KONG_KINDS, "{}_kongs",
-                              glossary().terms["kong"]["kongs"][lang == "zh"].capitalize(),
-                              lang)
+                              glossary(family).terms["kong"]["kongs"][lang == "zh"].capitalize(),
+                              lang, family)
     chickens = family_scores_chickens(family)
     chicken_chart = _count_chart(p, "chicken", CHICKEN_KINDS, "chickens_{}",
-                                 "Chickens" if lang == "en" else zh("chicken", "chicken"),
-                                 lang) if chickens else None
+                                 "Chickens" if lang == "en" else zh("chicken", "chicken", family),
+                                 lang, family) if chickens else None
     return {
         "key": family_key(family),
         "name": family_label(family, lang),
@@ -1544,7 +1583,7 @@ def _player_family(
         "p": p,
         "score_chart": svg_line_chart(
             points,
-            title=page_text("Running score of {player}", lang, player=pid)
+            title=page_text("Running score of {player}", lang, family, player=pid)
             + f" · {family_text(family, lang)}",
             lang=lang,
         ),
@@ -1769,8 +1808,9 @@ def _parse_tile(text: str | None) -> Tile | None:
         return None
 
 
-def seat_tiles(row: Row, chickens: frozenset[Tile]) -> SeatTiles:
-    """A ``hand_tiles`` row as tile boxes; a self-drawn winning tile is shown apart."""
+def seat_tiles(row: Row, chickens: frozenset[Tile], family: str | None = None) -> SeatTiles:
+    """A ``hand_tiles`` row as tile boxes (the melds' kinds in the family's words); a
+    self-drawn winning tile is shown apart."""
     try:
         concealed = parse_tiles(str(row["concealed"]))
         discards = parse_discards(str(row["discards"]))
@@ -1781,7 +1821,7 @@ def seat_tiles(row: Row, chickens: frozenset[Tile]) -> SeatTiles:
         concealed.remove(won)
     return SeatTiles(
         concealed=tiles_html(concealed, chickens=chickens),
-        melds=melds_html(str(row["melds"]), chickens),
+        melds=melds_html(str(row["melds"]), chickens, family),
         win_tile=None if won is None else tile_html(won, chicken=won in chickens, won=True),
         discards=tiles_html(discards, small=True, chickens=chickens),
     )
@@ -1832,13 +1872,14 @@ def hand_context(
     lang: Lang = "en",
 ) -> dict[str, Any]:
     """The hand audit page's context from the hand's rows (run where the page renders),
-    in ``lang``."""
+    in ``lang`` and in the words of its ruleset's family (``family`` in the context)."""
+    family = family_words(str(h["ruleset"]))
     played = _chicken_tiles(str(h["ruleset"]), h["rule_overrides"])
     standing = played or frozenset()
     flip = _parse_tile(h["flip_tile"])
     flip_chicken = None if flip is None or flip.is_wild else flip.next_in_suit()
     chickens = standing if flip_chicken is None else standing | {flip_chicken}
-    by_seat = {int(r["seat"]): seat_tiles(r, chickens) for r in tiles}
+    by_seat = {int(r["seat"]): seat_tiles(r, chickens, family) for r in tiles}
     diffs = [
         None
         if s["delta"] is None or s["recorded_delta"] is None
@@ -1847,8 +1888,9 @@ def hand_context(
     ]
     names = {int(s["seat"]): s["player_id"] for s in seats}
     return {
-        **replay_context(h, findings, chickens, names, lang),
-        "title": f"{h['game_id']} #{h['hand_no']} · {label_text('hand_audit', lang)}",
+        **replay_context(h, findings, chickens, names, lang, family),
+        "family": family,
+        "title": f"{h['game_id']} #{h['hand_no']} · {label_text('hand_audit', lang, family)}",
         "here": "disputed" if h["disputed"] else "illegal",
         "h": h,
         "seats": seats,
@@ -1891,37 +1933,43 @@ def replay_context(
     chickens: frozenset[Tile],
     names: Mapping[int, Any],
     lang: Lang = "en",
+    family: str | None = None,
 ) -> dict[str, Any]:
-    """The replay panel of a hand page: the data its script draws, or why there is none."""
+    """The replay panel of a hand page: the data its script draws (its sentences and
+    labels in the family's words), or why there is none."""
     path = h.get("path")
     if path is None:
         return {"replay": None,
-                "replay_missing": page_text("the hand's log file is not known", lang),
+                "replay_missing": page_text("the hand's log file is not known", lang, family),
                 "finding_steps": {}}
     data = hand_replay(str(path), h.get("file_sha256"), str(h["game_id"]), int(h["hand_no"]))
     snapshots = data.snapshots
     if snapshots is None:
-        return {"replay": None, "replay_missing": translate(data.missing or "", lang),
+        return {"replay": None,
+                "replay_missing": translate(data.missing or "", lang, family=family),
                 "finding_steps": {}}
     if not snapshots.steps:
         return {"replay": None,
-                "replay_missing": page_text("the deal is illegal, so no table to show", lang),
+                "replay_missing": page_text("the deal is illegal, so no table to show", lang,
+                                            family),
                 "finding_steps": {}}
     texts: set[str] = set()
     for step in snapshots.steps:
         _tile_texts(step.table, texts)
         _tile_texts(step.event, texts)
     _tile_texts(snapshots.stopped_at, texts)
-    words = {key: pair[lang == "zh"] for key, pair in glossary().terms["replay"].items()}
+    words = {key: pair[lang == "zh"]
+             for key, pair in glossary(family).terms["replay"].items()}
     if lang == "zh":  # the tiles' and the codes' Chinese names, for the panel's sentences
-        words.update({f"tile:{t}": tile_zh(t) for t in sorted(texts)})
-        words.update({f"code:{f['code']}": code_chinese(str(f["code"])) for f in findings})
+        words.update({f"tile:{t}": tile_zh(t, family) for t in sorted(texts)})
+        words.update({f"code:{f['code']}": code_chinese(str(f["code"]), family)
+                      for f in findings})
     n = int(h["n_players"])
     return {
         "replay": Markup(
             replay_json(
                 snapshots,
-                findings=[{**f, "message": translate(str(f["message"]), lang)}
+                findings=[{**f, "message": translate(str(f["message"]), lang, family=family)}
                           if f.get("message") else f for f in findings],
                 tiles={t: _tile_face(t, chicken=False) for t in texts},
                 chicken_tiles={

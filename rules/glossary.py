@@ -14,7 +14,24 @@ it) holds
   ``{name}`` or ``{name:kind}`` stands for a seat, a tile, a count, a ruleset's name ...
   or for a clause of another group (an event, a seat's tiles, the table's phase), which
   is translated in turn; ``{name:kind*SEP}`` is one or more of them joined by ``SEP``.
-  ``<section.key>`` in a Chinese template is that term's Chinese.
+  ``<section.key>`` in a Chinese template is that term's Chinese;
+* **the words of a family** (``[family.<name>.<section>]``): the terms are Guizhou's (the
+  first family); a family that calls a term otherwise gives its word there, keyed as the
+  term is (``[family.changsha.kong]`` ``concealed = "暗杠"``). ``key = "中文"`` is the
+  family's Chinese for the term, its English staying the term's; ``key = "=section.key"``
+  the Chinese of that term as the family says it; ``key = ["English", "中文"]`` both. A key
+  that names no term is an error. :func:`glossary` with ``family=`` gives the glossary in
+  the family's words: its terms (a term that refers to an overlaid one, ``"=kong.added"``,
+  follows it), the Chinese of its texts and templates and the terms they quote by
+  ``<section.key>`` (in an English sentence too) are the family's; the English a template
+  matches and a text is looked up by stay the base's (the engine writes its messages
+  without knowing the family). A family with no words of its own has the base glossary.
+
+Every function that gives a term's Chinese (:func:`zh`, :func:`term`, :func:`expand`,
+:func:`text`, :func:`translate` ...) takes ``family``: the name of a ruleset's family
+(``rules.families.family_of(ruleset).name``), None (the default) for the base words. Where
+a hand of a known family is shown, its caller passes it; the pages and reports that mix
+families use the base words.
 
 :func:`translate` turns an English message into Chinese through the templates (the
 engine's messages stay English in ``rules/``; the command line, the audit's JSON and the
@@ -28,7 +45,7 @@ import os
 import re
 import tomllib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib.resources import files
 from typing import Literal, cast
@@ -114,18 +131,64 @@ class _Template:
     slots: tuple[_Slot, ...]
     pattern: str  # compiled on first use (:meth:`Glossary.regex`): a command that only
     # looks up terms never pays for compiling some 300 templates
+    written: str  # the Chinese as the file writes it (``<section.key>`` unexpanded): a
+    # family's glossary expands it with the family's terms
+
+
+Terms = Mapping[str, Mapping[str, tuple[str, str]]]
+"""Terms by section: ``key -> (English, 中文)``."""
 
 
 @dataclass(frozen=True, slots=True)
 class Glossary:
-    """The parsed glossary: terms by section, the page texts, the templates by group."""
+    """The parsed glossary: terms by section, the page texts, the templates by group; in
+    the base words (``family`` None) or in a family's (:meth:`for_family`)."""
 
-    terms: Mapping[str, Mapping[str, tuple[str, str]]]
+    terms: Terms
     texts: Mapping[str, str]
     templates: Mapping[str, tuple[_Template, ...]]
     group_regex: Mapping[str, str]
     source: str
+    family: str | None = None
+    """The family whose words these are; None: the base words (Guizhou's)."""
+    family_terms: Mapping[str, Terms] = field(default_factory=dict, compare=False)
+    """Each family that has words of its own (``[family.<name>.*]``): all the terms in its
+    words."""
+    english: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """A text's English in the family's words, where it differs from its key's."""
+    written_texts: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    """The texts as the file writes them (``<section.key>`` unexpanded)."""
     compiled: dict[str, re.Pattern[str]] = field(default_factory=dict, compare=False)
+
+    def for_family(self, family: str | None) -> Glossary:
+        """This (base) glossary in the words of ``family``: itself when the family has no
+        words of its own."""
+        if family is None or family not in self.family_terms or family == self.family:
+            return self
+        if self.family is not None:
+            raise GlossaryError(f"the glossary of {self.family!r} has no other family's words")
+        terms = self.family_terms[family]
+        texts: dict[str, str] = {}
+        english: dict[str, str] = {}
+        for written_en, written_zh in self.written_texts:
+            where = f"text {written_en!r}"
+            key = _expand(written_en, self.terms, where)
+            texts[key] = _expand(written_zh, terms, where)
+            theirs = _expand(written_en, terms, where)
+            if theirs != key:
+                english[key] = theirs
+        templates = {
+            group: tuple(
+                replace(t, chinese=_expand(t.written, terms, f"message.{group}: {t.english!r}"))
+                for t in entries
+            )
+            for group, entries in self.templates.items()
+        }
+        # the same English, so the same regular expressions: compiled once for both
+        return Glossary(terms=terms, texts=texts, templates=templates,
+                        group_regex=self.group_regex, source=self.source, family=family,
+                        english=english, written_texts=self.written_texts,
+                        compiled=self.compiled)
 
     def regex(self, template: _Template) -> re.Pattern[str]:
         """The template's compiled regular expression (compiled once, on first use)."""
@@ -152,9 +215,11 @@ def _parse_slots(english: str, groups: Mapping[str, object], where: str) -> list
     return slots
 
 
-def _compile(raw_groups: Mapping[str, Mapping[str, str]]) -> tuple[
+def _compile(raw_groups: Mapping[str, Mapping[str, tuple[str, str]]]) -> tuple[
     dict[str, tuple[_Template, ...]], dict[str, str]
 ]:
+    """The templates of each group (``English -> (中文, 中文 as written)``) and each
+    group's regular expression."""
     group_regex: dict[str, str] = {}
     visiting: set[str] = set()
 
@@ -193,7 +258,7 @@ def _compile(raw_groups: Mapping[str, Mapping[str, str]]) -> tuple[
     for name, entries in raw_groups.items():
         group(name, f"message.{name}")
         compiled = []
-        for english, chinese in entries.items():
+        for english, (chinese, written) in entries.items():
             where = f"message.{name}: {english!r}"
             regex, slots = pattern_of(english, where, True)
             names = [s.name for s in slots]
@@ -203,16 +268,27 @@ def _compile(raw_groups: Mapping[str, Mapping[str, str]]) -> tuple[
                 if m.group(1) not in names:
                     raise GlossaryError(f"{where}: the Chinese names {{{m.group(1)}}}, "
                                         "which the English does not have")
-            compiled.append(_Template(name, english, chinese, tuple(slots), regex))
+            compiled.append(_Template(name, english, chinese, tuple(slots), regex, written))
         templates[name] = tuple(compiled)
     return templates, group_regex
 
 
-def _terms(data: Mapping[str, object]) -> dict[str, dict[str, tuple[str, str]]]:
+_NOT_SET = object()
+_NOT_TERMS = ("text", "message", "family")
+"""The top-level tables of the file that hold no terms."""
+
+
+def _terms(
+    data: Mapping[str, object],
+    words: Mapping[str, Mapping[str, object]] | None = None,
+    base: Mapping[str, Mapping[str, tuple[str, str]]] | None = None,
+) -> dict[str, dict[str, tuple[str, str]]]:
+    """The terms of the file, ``=section.key`` resolved; with a family's ``words`` (its
+    ``[family.<name>.*]`` tables) those terms in its words, ``base`` giving their English."""
     raw: dict[str, dict[str, object]] = {
         str(section): dict(cast(Mapping[str, object], table))
         for section, table in data.items()
-        if section not in ("text", "message") and isinstance(table, Mapping)
+        if section not in _NOT_TERMS and isinstance(table, Mapping)
     }
     out: dict[str, dict[str, tuple[str, str]]] = {}
 
@@ -226,7 +302,21 @@ def _terms(data: Mapping[str, object]) -> dict[str, dict[str, tuple[str, str]]]:
         here = f"{section}.{key}"
         if here in seen:
             raise GlossaryError(f"glossary: {here} refers to itself")
-        if isinstance(value, str) and value.startswith("="):
+        own = _NOT_SET if words is None else words.get(section, {}).get(key, _NOT_SET)
+        if own is not _NOT_SET:  # the family's word: its Chinese, the term's English
+            assert base is not None
+            english = base[section][key][0]
+            if isinstance(own, str) and own.startswith("="):
+                ref_section, _, ref_key = own[1:].partition(".")
+                pair = (english, resolve(ref_section, ref_key, (*seen, here))[1])
+            elif isinstance(own, str):
+                pair = (english, own)
+            elif isinstance(own, list) and len(own) == 2 and all(isinstance(v, str) for v in own):
+                pair = (str(own[0]), str(own[1]))
+            else:
+                raise GlossaryError(f"glossary: family {here} is neither a string nor "
+                                    "[English, 中文]")
+        elif isinstance(value, str) and value.startswith("="):
             ref_section, _, ref_key = value[1:].partition(".")
             pair = resolve(ref_section, ref_key, (*seen, here))
         elif isinstance(value, str):
@@ -247,6 +337,31 @@ def _terms(data: Mapping[str, object]) -> dict[str, dict[str, tuple[str, str]]]:
     return {section: {key: out[section][key] for key in raw[section]} for section in raw}
 
 
+def _family_words(
+    data: Mapping[str, object], terms: Mapping[str, Mapping[str, object]]
+) -> dict[str, dict[str, dict[str, object]]]:
+    """The ``[family.<name>.<section>]`` tables: each family's words by section, each key
+    a term of ``terms``."""
+    tables = data.get("family", {})
+    if not isinstance(tables, Mapping):
+        raise GlossaryError("glossary: family is not a table of families")
+    out: dict[str, dict[str, dict[str, object]]] = {}
+    for name, sections in tables.items():
+        if not isinstance(sections, Mapping):
+            raise GlossaryError(f"glossary: family.{name} is not a table of sections")
+        out[name] = {}
+        for section, table in sections.items():
+            if not isinstance(table, Mapping) or section not in terms:
+                raise GlossaryError(f"glossary: family.{name}.{section} names no section "
+                                    "of terms")
+            for key in table:
+                if key not in terms[section]:
+                    raise GlossaryError(f"glossary: family.{name}.{section}.{key} names no "
+                                        f"term {section}.{key}")
+            out[name][section] = dict(table)
+    return out
+
+
 def _expand(chinese: str, terms: Mapping[str, Mapping[str, tuple[str, str]]], where: str) -> str:
     """``<section.key>`` replaced by that term's Chinese (in an English text too: the
     English quotes the Chinese term)."""
@@ -261,65 +376,108 @@ def _expand(chinese: str, terms: Mapping[str, Mapping[str, tuple[str, str]]], wh
     return _REFERENCE.sub(one, chinese)
 
 
-def parse_glossary(source: str) -> Glossary:
-    """The glossary of a TOML text (see the module's docstring)."""
-    data = tomllib.loads(source)
-    terms = _terms(data)
-    for section, table in terms.items():  # <section.key> inside a term: that term's words
+def _expand_terms(terms: dict[str, dict[str, tuple[str, str]]]) -> None:
+    """``<section.key>`` inside a term replaced by that term's words (in place)."""
+    for section, table in terms.items():
         for key, (english, chinese) in table.items():
             if "<" in english or "<" in chinese:
                 where = f"{section}.{key}"
                 table[key] = (_expand(english, terms, where), _expand(chinese, terms, where))
-    texts = {
-        _expand(str(k), terms, f"text {k!r}"): _expand(str(v), terms, f"text {k!r}")
-        for k, v in cast(Mapping[str, object], data.get("text", {})).items()
+
+
+def parse_glossary(source: str, family: str | None = None) -> Glossary:
+    """The glossary of a TOML text (see the module's docstring), in the words of
+    ``family`` when given (:meth:`Glossary.for_family`)."""
+    data = tomllib.loads(source)
+    terms = _terms(data)
+    families = {
+        name: _terms(data, words, terms) for name, words in _family_words(data, terms).items()
     }
-    raw_groups: dict[str, dict[str, str]] = {}
+    _expand_terms(terms)
+    for family_terms in families.values():
+        _expand_terms(family_terms)
+    written_texts = tuple(
+        (str(k), str(v)) for k, v in cast(Mapping[str, object], data.get("text", {})).items()
+    )
+    texts = {
+        _expand(k, terms, f"text {k!r}"): _expand(v, terms, f"text {k!r}")
+        for k, v in written_texts
+    }
+    raw_groups: dict[str, dict[str, tuple[str, str]]] = {}
     messages = cast(Mapping[str, Mapping[str, object]], data.get("message", {}))
     for name, entries in messages.items():
         raw_groups[str(name)] = {
             _expand(str(en), terms, f"message.{name}: {en!r}"):
-            _expand(str(zh_), terms, f"message.{name}: {en!r}")
+            (_expand(str(zh_), terms, f"message.{name}: {en!r}"), str(zh_))
             for en, zh_ in entries.items()
         }
     templates, group_regex = _compile(raw_groups)
-    return Glossary(terms=terms, texts=texts, templates=templates,
-                    group_regex=group_regex, source=source)
+    base = Glossary(terms=terms, texts=texts, templates=templates, group_regex=group_regex,
+                    source=source, family_terms=families, written_texts=written_texts)
+    return base.for_family(family)
 
 
 @cache
-def glossary() -> Glossary:
-    """The project's glossary (``rules/glossary.toml``), read once."""
+def _base() -> Glossary:
     source = files("rules").joinpath("glossary.toml").read_text(encoding="utf-8")
     return parse_glossary(source)
 
 
+def _words(family: str | None) -> str | None:
+    """The family whose words to use: None for the base words (no family, or a family with
+    no words of its own), so that it shares the base's caches."""
+    return family if family is not None and family in _base().family_terms else None
+
+
 @cache
-def expand(words: str) -> str:
-    """``<section.key>`` references in ``words`` replaced by the terms' Chinese."""
-    return _expand(words, glossary().terms, repr(words)) if "<" in words else words
+def _family_glossary(family: str) -> Glossary:
+    return _base().for_family(family)
 
 
-def zh(section: str, key: str) -> str:
-    """The Chinese of a term; KeyError when the glossary has no such term."""
-    return glossary().terms[section][key][1]
+def glossary(family: str | None = None) -> Glossary:
+    """The project's glossary (``rules/glossary.toml``, read once), in the words of
+    ``family`` (each family's read once; the base words for None or a family with no words
+    of its own)."""
+    words = _words(family)
+    return _base() if words is None else _family_glossary(words)
 
 
-def term(section: str, key: str, lang: Lang) -> str:
-    """A term in ``lang``."""
-    pair = glossary().terms[section][key]
+@cache
+def _expand_cached(words: str, family: str | None) -> str:
+    return _expand(words, glossary(family).terms, repr(words))
+
+
+def expand(words: str, family: str | None = None) -> str:
+    """``<section.key>`` references in ``words`` replaced by the terms' Chinese (the
+    family's words)."""
+    return _expand_cached(words, _words(family)) if "<" in words else words
+
+
+def zh(section: str, key: str, family: str | None = None) -> str:
+    """The Chinese of a term (the family's word); KeyError when the glossary has no such
+    term."""
+    return glossary(family).terms[section][key][1]
+
+
+def term(section: str, key: str, lang: Lang, family: str | None = None) -> str:
+    """A term in ``lang`` (the family's word)."""
+    pair = glossary(family).terms[section][key]
     return pair[1] if lang == "zh" else pair[0]
 
 
-def text(english: str, lang: Lang, **fields: object) -> str:
+def text(english: str, lang: Lang, family: str | None = None, /, **fields: object) -> str:
     """A sentence of a page or a command in ``lang``: the glossary's Chinese of the English
-    (keyed by the English, with the same ``{field}`` names), formatted with ``fields``."""
+    (keyed by the English, with the same ``{field}`` names), formatted with ``fields``; in
+    English the sentence as given, a Chinese term it quotes in the family's words.
+    ``family`` is positional: any keyword is a field."""
+    g = glossary(family)
     if lang == "zh":
         try:
-            chinese = glossary().texts[english]
+            chinese = g.texts[english]
         except KeyError:
             raise KeyError(f"the glossary has no Chinese for the text {english!r}") from None
         return chinese.format(**fields) if fields else chinese
+    english = g.english.get(english, english)
     return english.format(**fields) if fields else english
 
 
@@ -328,9 +486,7 @@ def text(english: str, lang: Lang, **fields: object) -> str:
 _SUIT_KEYS = {"m": "m", "p": "p", "s": "s"}
 
 
-def tile_zh(tile: str) -> str:
-    """``5m`` as ``5万``, ``W`` as ``万能``, ``1z`` as ``东`` (the glossary's tile terms)."""
-    g = glossary().terms["tile"]
+def _tile_zh(tile: str, g: Mapping[str, tuple[str, str]]) -> str:
     if tile == "W":
         return g["wild"][1]
     rank, suit = tile[:-1], tile[-1]
@@ -341,12 +497,15 @@ def tile_zh(tile: str) -> str:
     return g["flower"][1] + rank
 
 
+def tile_zh(tile: str, family: str | None = None) -> str:
+    """``5m`` as ``5万``, ``W`` as ``万能``, ``1z`` as ``东`` (the glossary's tile terms)."""
+    return _tile_zh(tile, glossary(family).terms["tile"])
+
+
 _RUN = re.compile(r"([1-9]+)([mpszf])|W")
 
 
-def tiles_zh(tiles: str) -> str:
-    """Compact notation ``123m55p`` as ``123万55筒``."""
-    g = glossary().terms["tile"]
+def _tiles_zh(tiles: str, g: Mapping[str, tuple[str, str]]) -> str:
     out = []
     for m in _RUN.finditer(tiles):
         if m.group(0) == "W":
@@ -362,20 +521,24 @@ def tiles_zh(tiles: str) -> str:
     return "".join(out)
 
 
-def _basic_zh(kind: str, value: str) -> str:
-    g = glossary().terms
+def tiles_zh(tiles: str, family: str | None = None) -> str:
+    """Compact notation ``123m55p`` as ``123万55筒``."""
+    return _tiles_zh(tiles, glossary(family).terms["tile"])
+
+
+def _basic_zh(kind: str, value: str, terms: Terms) -> str:
     if kind == "tile":
-        return tile_zh(value)
+        return _tile_zh(value, terms["tile"])
     if kind == "tiles":
-        return tiles_zh(value)
+        return _tiles_zh(value, terms["tile"])
     if kind == "pattern":
-        return g["pattern"].get(value, (value, value))[1]
+        return terms["pattern"].get(value, (value, value))[1]
     if kind == "reason":
-        return g["reason"].get(value, (value, value))[1]
+        return terms["reason"].get(value, (value, value))[1]
     if kind == "kongkind":
-        return g["kong"][value][1]
+        return terms["kong"][value][1]
     if kind == "meldkind":
-        return g["meld"][value][1]
+        return terms["meld"][value][1]
     if kind == "n":
         return value.replace(",", "")
     return value
@@ -413,7 +576,7 @@ def _slot_zh(slot: _Slot, value: str, g: Glossary) -> str | None:
             parts.append(one)
         return _SEPARATORS.get(slot.sep, slot.sep).join(parts)
     if slot.kind in _BASIC:
-        return _basic_zh(slot.kind, value)
+        return _basic_zh(slot.kind, value, g.terms)
     return _in_group(slot.kind, value, g)
 
 
@@ -437,26 +600,29 @@ def _in_group(group: str, message: str, g: Glossary) -> str | None:
     return None
 
 
-def translate_or_none(message: str, group: str = "message") -> str | None:
+def translate_or_none(message: str, group: str = "message",
+                      family: str | None = None) -> str | None:
     """The Chinese of an English message by the glossary's templates of ``group`` (all
-    top-level messages are in ``message``), or None when no template matches."""
-    return _in_group(group, message, glossary())
+    top-level messages are in ``message``), in the family's words, or None when no
+    template matches."""
+    return _in_group(group, message, glossary(family))
 
 
 @cache
-def _cached(message: str, group: str) -> str | None:
-    return translate_or_none(message, group)
+def _cached(message: str, group: str, family: str | None) -> str | None:
+    return translate_or_none(message, group, family)
 
 
-def translate(message: str, lang: Lang = "zh", group: str = "message") -> str:
-    """``message`` in ``lang``: English as it is, or its Chinese by the templates (the
-    English unchanged when no template matches it)."""
+def translate(message: str, lang: Lang = "zh", group: str = "message",
+              family: str | None = None) -> str:
+    """``message`` in ``lang``: English as it is, or its Chinese by the templates in the
+    family's words (the English unchanged when no template matches it)."""
     if lang == "en" or not message:
         return message
     if _DIGITS.search(message) is None and len(message) < 200:
-        done = _cached(message, group)
+        done = _cached(message, group, _words(family))
     else:
-        done = translate_or_none(message, group)
+        done = translate_or_none(message, group, family)
     return message if done is None else done
 
 

@@ -413,9 +413,22 @@ def test_ingest_reports_and_a_hand_page(tmp_path: Path,
     assert "1 bird hit: x 2" in page and "small_win" in page
     assert "中鸟 1 次：× 2" in (out / "zh" / "hands" / "wrong-h1.html").read_text(
         encoding="utf-8")
+    # the hand's and its players' pages are in Changsha's words (every player here played
+    # Changsha only): the replay's kong sentences, the kong chart
+    for lang in ("", "zh/"):
+        hand = (out / f"{lang}hands" / "wrong-h1.html").read_text(encoding="utf-8")
+        player = (out / f"{lang}players" / "p1.html").read_text(encoding="utf-8")
+        assert "明杠" in hand and "暗杠" in hand and "豆" not in hand
+        assert "明杠" in player and "暗杠" in player and "豆" not in player
+    player = (out / "players" / "p1.html").read_text(encoding="utf-8")
+    assert 'kongs <span class="zh" lang="zh">杠</span>' in player
+    assert ">Exposed 明杠<" in player and ">Added 明杠<" in player
 
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample" / "changsha"
+GUIZHOU_WORDS = ("豆", "七对", "叫牌", "一炮多响", "过水不胡")
+"""Guizhou's words (a kong 豆 and its kinds, 七对, 叫牌 ...) that Changsha says otherwise
+(rules/glossary.toml, [family.changsha.*]): none is in a Changsha hand's output."""
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -428,6 +441,8 @@ def test_every_sample_hand_reads_as_text_chows_and_all(lang: str) -> None:
             code, text = _audit("--hand", str(hand), "--lang", lang, str(path))
             assert code in (0, 1) and "unexpected error" not in text, (path, hand, text)
             seen_chow = seen_chow or ("chow " if lang == "en" else "吃 ") in text
+            for word in GUIZHOU_WORDS:  # Changsha's words for kongs and readiness
+                assert word not in text, (path, hand, word, text)
     assert seen_chow
     code, text = _audit("--hand", "1", "--lang", lang, str(SAMPLE / "sim-changsha-2028-00000.json"))
     assert ("chow 456p from seat 3" if lang == "en" else "吃 456筒（来自座位3）") in text, text
@@ -449,3 +464,68 @@ def test_a_changsha_hand_page_shows_chows_and_no_chickens(tmp_path: Path) -> Non
         assert len(tiles) == 3 and len(set(tiles)) == 3, meld
     assert "Flipped tile" not in page and "Standing" not in page
     assert not re.search(r'aria-label="[^"]*<', page)
+
+
+@pytest.mark.parametrize(("path", "hand", "en", "zh"), [
+    ("sim-changsha-2028-00000.json", 1, "concealed kong 暗杠 9p", "暗杠 9筒"),
+    ("sim-changsha-2028-00000.json", 3, "added kong 明杠 8s from seat 1", "明杠 8条（来自座位1）"),
+    ("sim-changsha-2028-00001.json", 3, "exposed kong 明杠 3p from seat 3",
+     "明杠 3筒（来自座位3）"),
+], ids=["concealed", "added", "exposed"])
+def test_a_changsha_hand_says_ming_and_an_kong(path: str, hand: int, en: str, zh: str) -> None:
+    """「暗杠不能抢杠胡，只有明杠可以抢胡」: an exposed kong and an added one (the one that can
+    be robbed) are 明杠, a concealed one 暗杠, in the English text (beside the English) and
+    in the Chinese; Guizhou's 点豆, 转弯豆, 闷豆 (豆) never."""
+    code, text = _audit("--hand", str(hand), str(SAMPLE / path))
+    melds = [line for line in text.splitlines() if line.startswith("      melds: ")]
+    assert any(en in line for line in melds), text
+    assert code in (0, 1) and "豆" not in text
+    code, text = _audit("--hand", str(hand), "--lang", "zh", str(SAMPLE / path))
+    melds = [line for line in text.splitlines() if line.startswith("      副露：")]
+    assert any(zh in line for line in melds), text
+    assert code in (0, 1) and "豆" not in text
+
+
+def test_a_changsha_finding_and_its_json_say_qi_xiao_dui(tmp_path: Path) -> None:
+    """A 小胡 without its 2-5-8 pair (``no_258_pair``): the big shapes that take any pair
+    are named in Changsha's words, 七小对 (not 七对), in ``message_zh`` and in the Chinese
+    text, whose seats are 未听牌 (not 未叫牌)."""
+    rec = make_hand({0: JUNK0, 1: "123m456m789m23p33s"}, "0-9p 1+4p 1H4p", front="4p")
+    path = tmp_path / "no258.json"
+    write_games(path, [game_from_records([rec], game_id="g", ruleset="changsha")])
+    code, out = _audit("--json", "--lang", "zh", str(path))
+    (row,) = map(json.loads, out.splitlines())
+    (finding,) = row["violations"]
+    assert finding["code"] == "no_258_pair"
+    assert "碰碰胡、将将胡、清一色、七小对中的任何一种" in finding["message_zh"], finding
+    code, text = _audit("--hand", "1", "--lang", "zh", str(path))
+    assert code == 1
+    assert "清一色、七小对中的任何一种" in text and "七对" not in text and "叫牌" not in text
+    assert "未听牌" in text
+
+
+def test_a_changsha_hand_page_says_qi_xiao_dui_and_ming_kong(tmp_path: Path) -> None:
+    """The page of a 七小对 win (``zhuoji audit --html``, the dashboard's hand page): the
+    scored pattern and the ledger's detail say 七小对; the page of a hand with an added
+    kong shows it (its tiles, the replay's sentence) as 明杠; no 豆, no 七对."""
+    case = next(c for c in CASES if c.name == "big_self_draw")
+    path = tmp_path / "seven.json"
+    write_games(path, [game_from_records([_recorded(case)], game_id="g", ruleset="changsha",
+                                         rule_overrides=case.overrides)])
+    pages = {}
+    for lang in ("en", "zh"):
+        out = tmp_path / f"seven-{lang}.html"
+        code, text = _audit("--hand", "1", "--html", str(out), "--lang", lang, str(path))
+        assert code == 0, text
+        pages[lang] = out.read_text(encoding="utf-8")
+        assert "七小对" in pages[lang] and "七对" not in pages[lang]
+    assert "seven_pairs 七小对" in pages["en"]
+    assert '<span class="badge green">七小对</span>' in pages["zh"]
+    for lang in ("en", "zh"):
+        out = tmp_path / f"kong-{lang}.html"
+        code, text = _audit("--hand", "3", "--html", str(out), "--lang", lang,
+                            str(SAMPLE / "sim-changsha-2028-00000.json"))
+        assert code == 0, text
+        page = out.read_text(encoding="utf-8")
+        assert '<span class="kind">明杠</span>' in page and "豆" not in page
+        assert ("adds {tile} to a pong 明杠" if lang == "en" else "补杠{tile}（明杠）") in page

@@ -98,6 +98,29 @@ def test_dispute_kong_paid_though_its_owner_was_not_ready() -> None:
         lines[lines.index("ledger (recomputed):"):lines.index("deltas:")])
 
 
+def test_a_guizhou_hand_keeps_its_kong_words(tmp_path: Path) -> None:
+    """Guizhou's words for kongs (its base words in rules/glossary.toml), beside the English
+    and in Chinese, in the text and on the hand's page: another family's words (Changsha's
+    明杠, tests/flows/test_changsha_audit.py) change none of them."""
+    log = ROOT / "data" / "sample" / "sim" / "document" / "sim-guiyang-10-2026-00001.json"
+    code, out = _audit("--hand", "1", str(log))
+    lines = out.splitlines()
+    assert ("      melds: added kong 转弯豆 4m from seat 2, pong 3p from seat 0, pong 3m from "
+            "seat 0") in lines
+    assert "      melds: exposed kong 点豆 5s from seat 0, pong 8s from seat 1" in lines
+    assert "  added_kong 转弯豆: 30" in lines and "明杠" not in out
+    code, out = _audit("--hand", "1", "--lang", "zh", str(log))
+    assert "      副露：转弯豆 4万（来自座位2）、碰 3筒（来自座位0）、碰 3万（来自座位0）" in (
+        out.splitlines())
+    assert "明杠" not in out
+    page = tmp_path / "h.html"
+    code, out = _audit("--hand", "1", "--html", str(page), str(log))
+    assert code in (0, 1), out
+    html = page.read_text(encoding="utf-8")
+    assert '<span class="kind">转弯豆</span>' in html and "adds {tile} to a pong 转弯豆" in html
+    assert "明杠" not in html
+
+
 def test_dispute_missed_responsibility_chicken() -> None:
     code, out = _audit("--hand", "1", str(DISPUTES / "missed_responsibility_chicken.json"))
     assert code == 1

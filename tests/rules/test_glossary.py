@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rules.facts import Outcome
-from rules.families import families
+from rules.families import families, family_names
 from rules.families.changsha.settlement import REASONS as CHANGSHA_REASONS
 from rules.families.guizhou.patterns import Pattern
 from rules.families.guizhou.settlement import REASONS as GUIZHOU_REASONS
@@ -24,12 +24,14 @@ from rules.glossary import (
     expand,
     glossary,
     parse_glossary,
+    term,
     text,
     tile_zh,
     tiles_zh,
     translate,
     translate_or_none,
     with_names_zh,
+    zh,
 )
 from rules.melds import MeldKind
 from rules.violations import ViolationCode
@@ -48,13 +50,14 @@ def test_the_installed_package_reads_the_same_file() -> None:
 
 
 def test_each_term_is_spelt_once() -> None:
-    """A Chinese term is defined by one key; every other use refers to it (``=s.k`` or
-    ``<s.k>``)."""
+    """A Chinese term is defined by one key, a family's word too; every other use refers
+    to it (``=s.k`` or ``<s.k>``)."""
     data = tomllib.loads(SOURCE)
     spelt: Counter[str] = Counter()
-    for section, table in data.items():
-        if section in ("text", "message"):
-            continue
+    tables = [table for section, table in data.items()
+              if section not in ("text", "message", "family")]
+    tables += [table for sections in data["family"].values() for table in sections.values()]
+    for table in tables:
         for value in table.values():
             if isinstance(value, str) and value.startswith("="):
                 continue
@@ -279,6 +282,68 @@ def test_the_changsha_words() -> None:
         "记录在胡后没有扎鸟就结束了（鸟牌应为 3条）")
 
 
+_NO_258 = ("seat 1 wins on 3s but a 小胡 needs a pair of 2, 5 or 8 (二五八做将) and the hand "
+           "is none of 碰碰胡, 将将胡, 清一色, 七小对; seat 1 holds 2355s [added_kong 4m, "
+           "concealed_kong 9p]")
+
+
+def test_the_changsha_words_of_its_terms() -> None:
+    """[family.changsha.*]: a Changsha hand says 明杠 for an exposed or an added kong (「暗杠
+    不能抢杠胡，只有明杠可以抢胡」: the added kong is the robbable 明杠), 暗杠 for a concealed
+    one, 杠 for kongs, 七小对, 听牌, 通炮, 漏胡; what refers to those terms follows; the
+    English stays; the base words (Guizhou's) and the other families' are unchanged."""
+    base, changsha = glossary(), glossary("changsha")
+    assert changsha.family == "changsha" and base.family is None
+    assert glossary("guizhou") is base and glossary(None) is base and glossary("nobody") is base
+    assert glossary("changsha") is changsha
+    words = {("kong", "exposed"): "明杠", ("kong", "added"): "明杠",
+             ("kong", "concealed"): "暗杠", ("kong", "kongs"): "杠",
+             ("meld", "exposed_kong"): "明杠", ("meld", "added_kong"): "明杠",
+             ("meld", "concealed_kong"): "暗杠", ("reason", "added_kong"): "明杠",
+             ("label", "kongs"): "杠", ("pattern", "seven_pairs"): "七小对",
+             ("ready", "ready"): "听牌", ("label", "ready"): "听牌",
+             ("rule", "multiple_win"): "通炮", ("code", "missed_win"): "漏胡",
+             ("outcome", "multiple_win"): "通炮局"}
+    for (section, key), chinese in words.items():
+        assert zh(section, key, "changsha") == chinese, (section, key)
+        assert term(section, key, "zh", family="changsha") == chinese
+        assert term(section, key, "en", family="changsha") == term(section, key, "en")
+    assert (zh("kong", "exposed"), zh("kong", "added"), zh("kong", "concealed"),
+            zh("kong", "kongs"), zh("pattern", "seven_pairs")) == (
+        "点豆", "转弯豆", "闷豆", "豆", "七对")
+    # the terms the family names and those that refer to them or quote them; every other
+    # term is the base's
+    changed = {(s, k) for s, table in base.terms.items() for k in table
+               if changsha.terms[s][k] != table[k]}
+    assert changed == {
+        *words, ("meld", "late"), ("label", "ready_rate"), ("column", "ready_rate"),
+        ("rule", "missed_win"),
+        ("reason", "exposed_kong"), ("reason", "concealed_kong"), ("column", "exposed_kongs"),
+        ("column", "added_kongs"), ("column", "concealed_kongs"), ("replay", "kong_exposed"),
+        ("replay", "kong_added"), ("replay", "kong_concealed")}
+    assert changsha.terms["meld"]["late"] == ("late kong", "后杠")
+    # the templates' Chinese and the replay's sentences
+    assert translate(_NO_258) == (
+        "座位1胡3条，但小胡须二五八做将，而这手牌不是碰碰胡、将将胡、清一色、七对中的任何一种；"
+        "座位1手牌 2355条［转弯豆4万、闷豆9筒］")
+    assert translate(_NO_258, family="changsha") == (
+        "座位1胡3条，但小胡须二五八做将，而这手牌不是碰碰胡、将将胡、清一色、七小对中的任何一种；"
+        "座位1手牌 2355条［明杠4万、暗杠9筒］")
+    assert translate(_NO_258, family="guizhou") == translate(_NO_258)
+    assert translate_or_none("seat 0 makes a concealed kong of 7m", "event", "changsha") == (
+        "座位0杠7万（暗杠）")
+    assert changsha.terms["replay"]["kong_added"] == (
+        "seat {seat} adds {tile} to a pong 明杠", "座位{seat}补杠{tile}（明杠）")
+    # a sentence quoting a term: its Chinese, and its English, in the family's words
+    assert text("not ready", "zh", "changsha") == "未听牌"
+    assert text("ready 叫牌", "en", "changsha") == "ready 听牌"
+    assert text("ready 叫牌", "en") == "ready 叫牌"
+    assert expand("<kong.added> / <pattern.seven_pairs>", "changsha") == "明杠 / 七小对"
+    assert expand("<kong.added> / <pattern.seven_pairs>") == "转弯豆 / 七对"
+    # the families the file gives words are registered ones
+    assert set(base.family_terms) <= set(family_names())
+
+
 def test_tiles_in_chinese() -> None:
     assert tile_zh("5m") == "5万"
     assert tile_zh("W") == "万能"
@@ -304,11 +369,40 @@ def test_the_locale_decides_the_default() -> None:
         ('[message.m]\n"{x:m}" = "x"\n', "contains itself"),
         ('[a]\nx = "=a.x"\n', "refers to itself"),
         ('[message.m]\n"a" = "<a.b>"\n', "is not a term"),
+        # a family's words name terms of the base
+        ('[a]\nx = "甲"\n[family.f.a]\ny = "乙"\n', "family.f.a.y names no term a.y"),
+        ('[a]\nx = "甲"\n[family.f.b]\nx = "乙"\n', "family.f.b names no section"),
+        ('[a]\nx = "甲"\n[family.f.a]\nx = 1\n', "neither a string"),
+        ('[a]\nx = "甲"\n[family.f.a]\nx = "=a.z"\n', "not a term"),
+        ('[a]\nx = "甲"\n[family.f.a]\nx = "<a.z>"\n', "is not a term"),
+        ('[a]\nx = "甲"\n[family]\nf = 1\n', "not a table of sections"),
     ],
 )
 def test_a_bad_glossary_is_refused(source: str, error: str) -> None:
     with pytest.raises(GlossaryError, match=error):
         parse_glossary(source)
+
+
+def test_a_family_word_and_what_follows_it() -> None:
+    """A family's word is its Chinese (the English the term's, unless it gives both); a
+    term referring to it, a ``<section.key>`` quoting it and a template's Chinese follow;
+    the English a template matches stays the base's."""
+    source = ('[a]\nx = ["Ex", "甲"]\ny = "=a.x"\nz = "<a.x>之"\nw = "丁"\n'
+              '[family.f.a]\nx = "乙"\nw = ["Double-u", "戊"]\n'
+              '[message.message]\n"say <a.x> {n}" = "说<a.y> {n}"\n'
+              '[text]\n"<a.x> here" = "<a.z>这里"\n')
+    base, f = parse_glossary(source), parse_glossary(source, "f")
+    assert base.terms["a"] == {"x": ("Ex", "甲"), "y": ("Ex", "甲"), "z": ("z", "甲之"),
+                               "w": ("w", "丁")}
+    assert f.terms["a"] == {"x": ("Ex", "乙"), "y": ("Ex", "乙"), "z": ("z", "乙之"),
+                            "w": ("Double-u", "戊")}
+    assert parse_glossary(source, "g") == base  # a family with no words: the base's
+    message = "say 甲 3"  # the engine writes the base's word
+    assert base.templates["message"][0].chinese == "说甲 {n}"
+    assert f.templates["message"][0].chinese == "说乙 {n}"
+    assert f.regex(f.templates["message"][0]).fullmatch(message)
+    assert base.texts == {"甲 here": "甲之这里"} and f.texts == {"甲 here": "乙之这里"}
+    assert f.english == {"甲 here": "乙 here"} and base.english == {}
 
 
 def test_every_template_compiles_though_none_is_compiled_before_its_first_use() -> None:
