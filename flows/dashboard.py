@@ -255,6 +255,17 @@ def family_scores_chickens(name: str | None) -> bool:
         return False
 
 
+def family_declares_ready(name: str | None) -> bool:
+    """The family plays 报听 (a ``ready`` event): its players' declarations are counted;
+    False for a family the registry does not know."""
+    if name is None:
+        return False
+    try:
+        return "ready" in family_named(name).event_kinds
+    except UnknownFamilyError:
+        return False
+
+
 def family_sections(rows: Sequence[Row], lang: Lang) -> list[dict[str, Any]]:
     """Rows with a ``family`` column cut into one section per family, in query order:
     each with the family's ``key``, ``name`` (its label), whether it scores ``chickens``
@@ -276,8 +287,10 @@ def page_text(english: str, lang: Lang, family: str | None = None, /, **fields: 
 
 
 @jinja2.pass_context
-def _ctx_label(ctx: Any, key: str) -> Markup:
-    return label(key, ctx.get("lang", "en"), ctx.get("family"))
+def _ctx_label(ctx: Any, key: str, family: str | None = None) -> Markup:
+    """A label in the page's words, or in ``family``'s (a section of one family on a page
+    of several)."""
+    return label(key, ctx.get("lang", "en"), family or ctx.get("family"))
 
 
 @jinja2.pass_context
@@ -301,10 +314,11 @@ def _ctx_code_zh(ctx: Any, code: str) -> str:
 
 
 @jinja2.pass_context
-def _ctx_name(ctx: Any, name: str, kind: str = "term") -> Markup:
+def _ctx_name(ctx: Any, name: str, kind: str = "term", family: str | None = None) -> Markup:
     """A pattern, reason or code: ``<code>name</code> <span class="zh">中文</span>`` in
-    English, the Chinese (the name on hover) in Chinese."""
-    family = ctx.get("family")
+    English, the Chinese (the name on hover) in Chinese; in the page's words, or in
+    ``family``'s."""
+    family = family or ctx.get("family")
     chinese = code_chinese(name, family) if kind == "code" else term_chinese(name, family)
     if ctx.get("lang", "en") == "zh" and chinese:
         return Markup(f'<span title="{esc(name)}">{esc(chinese)}</span>')
@@ -1298,7 +1312,7 @@ def _overview_page(
                 "chart": svg_bar_chart(
                     [
                         Bar(
-                            label=term_text(str(p["pattern"]), lang),
+                            label=term_text(str(p["pattern"]), lang, family),
                             value=float(p["scored_wins"]),
                             text=fmt_num(p["scored_wins"]),
                             href=f"patterns.html#family-{family_key(family)}",
@@ -1580,6 +1594,7 @@ def _player_family(
         "key": family_key(family),
         "name": family_label(family, lang),
         "chickens": chickens,
+        "declares": family_declares_ready(family),
         "p": p,
         "score_chart": svg_line_chart(
             points,

@@ -245,6 +245,8 @@ def test_leaderboard_has_one_section_per_family_ranked_by_net_score(
         table = table_rows(html, f"leaderboard-{family}")
         head = [cell for cell, _ in table[0]]
         assert any(h.startswith("Chickens / hand") for h in head) == (family == "guizhou")
+        # each table in its family's words: a kong is 豆 in Guizhou, 杠 in Changsha
+        assert ("Kongs / hand 每手豆" if family == "guizhou" else "Kongs / hand 每手杠") in head
         body = table[1:]
         assert len(body) == len(ranking) == rows(
             db, "SELECT count(DISTINCT player_id) FROM players JOIN games USING (game_id) "
@@ -283,6 +285,8 @@ def test_player_pages(db: Path, site: Path) -> None:
         assert html.count('<polyline class="line"') == len(families)  # a score chart each
         played = [f for f, _, _ in families]
         assert html.count("<h2>chicken <span") == played.count("guizhou")
+        # 报听 is Guizhou's: only its section counts the declarations
+        assert html.count("declared ready <span") == played.count("guizhou")
     # The player at fault in the chow hand: its page links the hand's audit page.
     ((player, game, hand),) = rows(
         db,

@@ -317,6 +317,7 @@ def test_the_changsha_words_of_its_terms() -> None:
                if changsha.terms[s][k] != table[k]}
     assert changed == {
         *words, ("meld", "late"), ("label", "ready_rate"), ("column", "ready_rate"),
+        ("label", "kongs_per_hand"), ("column", "kongs_per_hand"),
         ("rule", "missed_win"),
         ("reason", "exposed_kong"), ("reason", "concealed_kong"), ("column", "exposed_kongs"),
         ("column", "added_kongs"), ("column", "concealed_kongs"), ("replay", "kong_exposed"),
