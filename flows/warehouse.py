@@ -97,6 +97,24 @@ class DatabaseStorageError(WarehouseError):
         self.errno = code
 
 
+class SchemaVersionError(WarehouseError):
+    """A read-only open of a database whose schema is not this zhuoji's: written by a
+    newer one, or by an older one that could not be brought up to date here."""
+
+    def __init__(self, path: str, version: int, latest: int, why: str = "") -> None:
+        if version > latest:
+            what = (f"its schema is version {version}, newer than this zhuoji's ({latest}): "
+                    f"read it with the zhuoji that wrote it, or upgrade zhuoji")
+        else:
+            what = (f"its schema is version {version}, older than this zhuoji's ({latest}), "
+                    f"and it could not be brought up to date ({why}); run `zhuoji ingest` "
+                    f"on it once, which does")
+        super().__init__(f"database {path}: {what}")
+        self.path = path
+        self.version = version
+        self.latest = latest
+
+
 class QueryNotAllowedError(WarehouseError):
     """A query ``zhuoji sql`` does not run: not one statement, or not one that reads."""
 
@@ -224,6 +242,10 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> int:
     con.execute(files[0].path.read_text(encoding="utf-8"))
     row = con.execute(read_sql("load/schema_version")).fetchone()
     current = int(row[0]) if row is not None else -1
+    if current > files[-1].version:  # a newer zhuoji's: its tables are not ours to write
+        name = con.execute("SELECT file FROM pragma_database_list WHERE name = "
+                           "current_database()").fetchone()
+        raise SchemaVersionError(str(name[0]) if name else "?", current, files[-1].version)
     for schema_file in files:
         if schema_file.version <= current:
             continue
@@ -415,6 +437,11 @@ def open_reader(
 ) -> duckdb.DuckDBPyConnection:
     """Open an existing database read-only; a clear error when it is missing or busy.
 
+    A database an older zhuoji wrote is first brought up to date (opened for writing
+    once, as the next ingest would: its new columns filled); one a newer zhuoji wrote,
+    or an older one that cannot be written now (busy, a read-only disk), is a
+    :class:`SchemaVersionError`.
+
     ``sealed``: the connection reaches nothing but this database (no file is read or
     written, no extension loaded, no setting changed): what ``zhuoji sql`` runs a
     user's query on.
@@ -422,6 +449,39 @@ def open_reader(
     if not Path(path).exists():
         raise DatabaseMissingError(str(path))
     config: dict[str, Any] = dict(_SEALED) if sealed else {}
+    con = _connect_reader(path, config)
+    version = schema_version_of(con)
+    latest = latest_schema_version()
+    if version < 0 or version == latest:  # no schema_version table: not ours to upgrade
+        return con
+    con.close()
+    if version > latest:
+        raise SchemaVersionError(str(path), version, latest)
+    # written by an older zhuoji: brought up to date once, as the next ingest would
+    try:
+        open_writer(path).close()
+    except WarehouseError as exc:
+        raise SchemaVersionError(str(path), version, latest, str(exc)) from None
+    return _connect_reader(path, config)
+
+
+def schema_version_of(con: duckdb.DuckDBPyConnection) -> int:
+    """The database's schema version; -1 when it has no ``schema_version`` table (a new
+    database, or one zhuoji did not make)."""
+    try:
+        rows = con.execute(read_sql("load/schema_version")).fetchall()  # no result left open
+    except duckdb.CatalogException:
+        return -1
+    return int(rows[0][0]) if rows else -1
+
+
+def latest_schema_version() -> int:
+    """The version of the newest schema file (what :func:`open_writer` brings a database
+    to)."""
+    return max(f.version for f in generate_schema_files())
+
+
+def _connect_reader(path: str | Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
     try:
         return duckdb.connect(str(path), read_only=True, config=config)
     except (duckdb.Error, OSError) as exc:

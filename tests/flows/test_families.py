@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -204,3 +206,57 @@ def test_an_older_warehouse_gets_its_families_at_the_next_writable_open(
     before = _rows(old, "SELECT * FROM games ORDER BY game_id")
     warehouse.open_writer(old).close()
     assert _rows(old, "SELECT * FROM games ORDER BY game_id") == before
+
+
+def test_a_report_on_an_older_warehouse_brings_it_up_to_date_first(
+    db: Path, tmp_path: Path
+) -> None:
+    """An operator upgrades zhuoji and asks for a report before any ingest: the read-only
+    open brings the warehouse up to date once (as the next ingest would) and answers."""
+    old = tmp_path / "old.duckdb"
+    shutil.copyfile(db, old)
+    _make_old(old, "none-renamed")
+    result = runner.invoke(app, ["report", "leaderboard", "--db", str(old), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0].startswith("family,rank,player_id,")
+    assert _rows(old, "SELECT max(version) FROM schema_version") == [
+        (warehouse.latest_schema_version(),)]
+    assert _rows(old, "SELECT count(*) FROM games WHERE family IS NULL") == [(0,)]
+
+
+def test_a_warehouse_that_cannot_be_brought_up_to_date_is_named(
+    db: Path, tmp_path: Path
+) -> None:
+    """Older and held by another process's reader (so not writable now), or written by a
+    newer zhuoji: a one-line error that says which and what to do, exit 2."""
+    old = tmp_path / "old.duckdb"
+    shutil.copyfile(db, old)
+    _make_old(old, "none-renamed")
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import duckdb, sys, time; c = duckdb.connect(sys.argv[1], read_only=True); "
+         "print('open', flush=True); time.sleep(60)", str(old)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        result = runner.invoke(app, ["report", "leaderboard", "--db", str(old)])
+    finally:
+        holder.kill()
+        holder.wait()
+    assert result.exit_code == 2
+    message = result.output.strip()
+    assert "older than this zhuoji's" in message and "busy" in message, message
+    assert "run `zhuoji ingest` on it once" in message and "Traceback" not in message
+    newer = tmp_path / "newer.duckdb"
+    shutil.copyfile(db, newer)
+    con = duckdb.connect(str(newer))
+    try:
+        con.execute("INSERT INTO schema_version SELECT 999, 'from_the_future', now()")
+    finally:
+        con.close()
+    result = runner.invoke(app, ["report", "leaderboard", "--db", str(newer)])
+    assert result.exit_code == 2
+    assert "schema is version 999, newer than this zhuoji's" in result.output
+    # an ingest refuses to write into it
+    result = runner.invoke(app, ["ingest", str(SAMPLE / "changsha"), "--db", str(newer)])
+    assert result.exit_code == 2 and "newer than this zhuoji's" in result.output, result.output
