@@ -497,7 +497,7 @@ def photograph_pages(browser: HeadlessChromium, site: Path, folder: Path) -> lis
     written.append(browser.screenshot_element("main", folder / "patterns.png"))
     open_page(_first(site, "players/*.html"))
     written.append(
-        browser.screenshot_element("#rates", folder / "player-rates.png")
+        browser.screenshot_element("[id^='rates-']", folder / "player-rates.png")
     )
     open_page(_first(site, "codes/*.html"))
     written.append(browser.screenshot_element("#code-rule", folder / "code-rule.png"))

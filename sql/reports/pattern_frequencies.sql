@@ -1,4 +1,4 @@
--- Patterns among winning hands, per rule family (each family scores its own patterns, some of the same name): wins that qualify for each (a self-drawn win qualifies for self_draw), wins in which the settlement scored it, of those the wins valued so by a rule without qualifying (a robbed kong or a hot discard valued as another pattern, a robbed kong counted as a self-draw), and the scored share of the family's wins.
+-- Patterns among winning hands, per rule family (each family scores its own patterns, some of the same name): wins that qualify for each (a self-drawn win qualifies for self_draw, in a family whose settlement scores self_draw as a pattern: Changsha's pays a self-draw by its own rule and lists no such pattern), wins in which the settlement scored it, of those the wins valued so by a rule without qualifying (a robbed kong or a hot discard valued as another pattern, a robbed kong counted as a self-draw), and the scored share of the family's wins.
 WITH wins AS (
     SELECT
         row_number() OVER () AS win,
@@ -38,4 +38,6 @@ SELECT
 FROM qualifying AS q
 FULL OUTER JOIN scored AS s ON s.family IS NOT DISTINCT FROM q.family AND s.pattern = q.pattern
 JOIN totals AS t ON t.family IS NOT DISTINCT FROM coalesce(q.family, s.family)
+WHERE coalesce(q.pattern, s.pattern) <> 'self_draw'
+    OR coalesce(q.family, s.family) IN (SELECT family FROM scored WHERE pattern = 'self_draw')
 ORDER BY family NULLS LAST, scored_wins DESC, qualifying_wins DESC, pattern

@@ -151,6 +151,10 @@ def test_pattern_frequencies_count_each_family_apart(db: Path) -> None:
     for r in rows:
         families[r["pattern"]].add(r["family"])
     assert families["small"] == {"changsha"} and families["plain"] == {"guizhou"}
+    # self_draw is a pattern Guizhou scores; Changsha pays a self-draw by its own rule
+    selfdrawn = dict(_rows(db, "SELECT g.family, count(*) FROM hand_players hp JOIN games g "
+                               "USING (game_id) WHERE hp.winner AND hp.self_drawn GROUP BY ALL"))
+    assert selfdrawn["changsha"] > 0 and families["self_draw"] == {"guizhou"}
 
 
 def test_a_players_history_runs_a_score_per_family(db: Path) -> None:
