@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from rules.audit import audit_hand
-from rules.families.changsha.patterns import ALL_258
+from rules.families.changsha.patterns import ALL_258, has_258_pair
 from rules.melds import Meld, MeldKind
 from rules.presets import resolve_ruleset
 from rules.replay import replay_hand
@@ -52,3 +52,18 @@ def test_the_shape_takes_pongs_and_kongs_of_2_5_8_but_no_chow() -> None:
     assert not ALL_258.waits(counts_of(parse_tiles("22m58m2p55p8p2s")), [pong])  # 12 tiles
     full = counts_of(parse_tiles("22m58m2p55p8p22s5s"))
     assert ALL_258.complete(full, [pong]) and not ALL_258.complete(full, [chow])
+
+
+def test_a_258_pair_is_found_in_any_suit_and_only_with_sets_elsewhere() -> None:
+    def pair(text: str) -> bool:
+        return has_258_pair(counts_of(parse_tiles(text)))
+
+    assert pair("123m 456p 789s 234s 55s") and pair("22m") and pair("88p 111s")
+    assert pair("34555m") and pair("234m 88s 567s")  # 345m 55m; 234m 567s 88s
+    assert not pair("123455m")  # 55m leaves 1234m, no split
+    assert not pair("123m 456p 789s 234s 11s")  # the only pair a 1
+    assert not pair("22m 55p")  # two pairs
+    assert not pair("123m 456p")  # no pair at all
+    assert not pair("22m 4p")  # a tile left over
+    # the suit's own arrangements: 2223m is 222m + 3m (no), 22m + 23m (no); 22234m is 22m 234m
+    assert not pair("2223m") and pair("22234m")

@@ -25,6 +25,7 @@ from rules.families.changsha.patterns import (
     BIG_PATTERNS,
     Pattern,
     SmallWinKind,
+    has_258_pair,
     is_258,
     shape_patterns,
 )
@@ -71,7 +72,7 @@ def _is_win(counts: Sequence[int], melds: Sequence[Meld]) -> bool:
     """A complete hand is a Changsha win: a big shape (any pair), or a 小胡 with a 2-5-8
     pair (the table's ``win_filter`` under ``pair_258``: a hand waiting only on tiles that
     make neither is not ready, 「二五八做将」)."""
-    return bool(win_shape(counts, melds))
+    return has_258_pair(counts) or bool(win_shape(counts, melds))  # the 小胡 first: most
 
 
 def _describe_small(ev: SmallWin) -> str:

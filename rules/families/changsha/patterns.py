@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
+from typing import Final
 
 from rules.melds import Meld, MeldKind
+from rules.memo import Memo
 from rules.tiles import Tile
 
 _SUITED = 27
@@ -85,8 +87,8 @@ def is_258(tile: int) -> bool:
 
 
 def _sets_only(counts: list[int]) -> bool:
-    """The counts split into pungs and chows (no pair)."""
-    for i in range(_SUITED):
+    """The nine counts of one suit split into pungs and chows (no pair)."""
+    for i in range(9):
         c = counts[i]
         if c == 0:
             continue
@@ -96,7 +98,7 @@ def _sets_only(counts: list[int]) -> bool:
             counts[i] += 3
             if ok:
                 return True
-        if i % 9 <= 6 and counts[i + 1] and counts[i + 2]:
+        if i <= 6 and counts[i + 1] and counts[i + 2]:
             counts[i] -= 1
             counts[i + 1] -= 1
             counts[i + 2] -= 1
@@ -109,17 +111,45 @@ def _sets_only(counts: list[int]) -> bool:
     return True
 
 
+_SETS: Final = 1
+"""A suit's flag: its tiles split into sets only."""
+_PAIR_258: Final = 2
+"""A suit's flag: its tiles split into sets and a pair of its 2, 5 or 8."""
+_SUIT_FLAGS: Memo[tuple[int, ...], int] = Memo("changsha.suit_flags", 1 << 16)
+"""The flags of each arrangement of one suit's nine counts met so far."""
+
+
+def _suit_flags(key: tuple[int, ...]) -> int:
+    flags = _SUIT_FLAGS.get(key)
+    if flags is None:
+        work = list(key)
+        flags = _SETS if _sets_only(work) else 0
+        for rank in (1, 4, 7):  # 2, 5, 8
+            if work[rank] >= 2:
+                work[rank] -= 2
+                ok = _sets_only(work)
+                work[rank] += 2
+                if ok:
+                    flags |= _PAIR_258
+                    break
+        _SUIT_FLAGS.put(key, flags)
+    return flags
+
+
 def has_258_pair(counts: Sequence[int]) -> bool:
-    """The concealed hand (melds apart) splits into sets and a pair of 2, 5 or 8."""
-    work = list(counts[:_SUITED])
-    for i in range(_SUITED):
-        if work[i] >= 2 and is_258(i):
-            work[i] -= 2
-            ok = _sets_only(work)
-            work[i] += 2
-            if ok:
-                return True
-    return False
+    """The concealed hand (melds apart) splits into sets and a pair of 2, 5 or 8: one suit
+    sets and that pair, the others sets only (each suit's answer memoised by its nine
+    counts)."""
+    pair = False
+    for start in (0, 9, 18):
+        flags = _suit_flags(tuple(counts[start:start + 9]))
+        if flags & _SETS:
+            continue
+        if flags & _PAIR_258 and not pair:
+            pair = True
+            continue
+        return False
+    return pair
 
 
 def _all_tiles(counts: Sequence[int], melds: Sequence[Meld]) -> list[int]:
