@@ -72,7 +72,29 @@ def _is_win(counts: Sequence[int], melds: Sequence[Meld]) -> bool:
     """A complete hand is a Changsha win: a big shape (any pair), or a 小胡 with a 2-5-8
     pair (the table's ``win_filter`` under ``pair_258``: a hand waiting only on tiles that
     make neither is not ready, 「二五八做将」)."""
-    return has_258_pair(counts) or bool(win_shape(counts, melds))  # the 小胡 first: most
+    return has_258_pair(counts) or _big_shape(counts, melds)  # the 小胡 first: most
+
+
+def _big_shape(counts: Sequence[int], melds: Sequence[Meld]) -> bool:
+    """A complete hand is one of the big shapes that take any pair (碰碰胡, 将将胡, 清一色,
+    七小对): what :func:`win_shape` finds beyond ``small``, in one pass over the tiles."""
+    if is_seven_pairs(counts, len(melds)) or _all_pungs(counts, melds):
+        return True
+    suits = 0
+    only_258 = True
+    for i in range(_SUITED):
+        if counts[i]:
+            suits |= 1 << (i // 9)
+            if only_258 and not is_258(i):
+                only_258 = False
+    for m in melds:
+        for x in m.tiles:
+            suits |= 1 << (x // 9)
+            if only_258 and not is_258(x):
+                only_258 = False
+        if m.kind is MeldKind.CHOW:
+            only_258 = False
+    return suits in (1, 2, 4) or (only_258 and suits != 0)
 
 
 def _describe_small(ev: SmallWin) -> str:
