@@ -294,8 +294,8 @@ def _ctx_label(ctx: Any, key: str, family: str | None = None) -> Markup:
 
 
 @jinja2.pass_context
-def _ctx_outcome(ctx: Any, kind: str) -> Markup:
-    return outcome_label(kind, ctx.get("lang", "en"), ctx.get("family"))
+def _ctx_outcome(ctx: Any, kind: str, family: str | None = None) -> Markup:
+    return outcome_label(kind, ctx.get("lang", "en"), family or ctx.get("family"))
 
 
 @jinja2.pass_context
@@ -309,8 +309,8 @@ def _ctx_term_zh(ctx: Any, name: str) -> str:
 
 
 @jinja2.pass_context
-def _ctx_code_zh(ctx: Any, code: str) -> str:
-    return code_chinese(code, ctx.get("family"))
+def _ctx_code_zh(ctx: Any, code: str, family: str | None = None) -> str:
+    return code_chinese(code, family or ctx.get("family"))
 
 
 @jinja2.pass_context
@@ -1091,6 +1091,7 @@ def _environment() -> jinja2.Environment:
         outcome=_ctx_outcome,
         term=_ctx_term,
         term_zh=_ctx_term_zh,
+        family_of=family_words,
         bilingual=bilingual,
         nav=NAV,
         css=Markup(_asset("style.css")),

@@ -657,3 +657,34 @@ def test_every_code_has_its_rule_from_the_docs(db: Path, site: Path) -> None:
         assert f'<h2 id="{code}">' in listing and f'href="codes/{page_slug(str(code))}.html"' in (
             listing
         )
+
+
+def test_lists_of_hands_of_both_families_name_each_rows_codes_in_its_words(
+    db: Path, tmp_path: Path
+) -> None:
+    """漏胡 is Changsha's name of the rule Guizhou calls 过水不胡 (``missed_win``): in the
+    Chinese list of hands with illegal moves, each row's badge is in its own family's
+    words. The findings of one Changsha and one Guizhou hand are renamed here to it."""
+    copy = copy_db(db, tmp_path)
+    con = duckdb.connect(str(copy))
+    try:
+        for family in ("changsha", "guizhou"):
+            con.execute(
+                "UPDATE violations SET code = 'missed_win' WHERE (game_id, hand_no) IN ("
+                "SELECT (v.game_id, v.hand_no) FROM violations v JOIN games g USING (game_id) "
+                "WHERE g.family = ? AND NOT v.settlement ORDER BY ALL LIMIT 1)", [family])
+        picked = con.execute(
+            "SELECT DISTINCT g.family, v.game_id, v.hand_no FROM violations v "
+            "JOIN games g USING (game_id) WHERE v.code = 'missed_win' ORDER BY 1").fetchall()
+    finally:
+        con.close()
+    assert [f for f, _, _ in picked] == ["changsha", "guizhou"]
+    build_dashboard(copy, tmp_path / "s")
+    pages = sorted((tmp_path / "s" / "zh").glob("illegal-hands*.html")) or sorted(
+        (tmp_path / "s" / "zh").glob("illegal_hands*.html"))
+    html = "".join(p.read_text(encoding="utf-8") for p in pages)
+    for family, game, hand in picked:
+        slug = f"{page_slug(str(game))}-h{hand}.html"
+        row = next(r for r in html.split("<tr>") if slug in r)
+        word, other = ("漏胡", "过水不胡") if family == "changsha" else ("过水不胡", "漏胡")
+        assert word in row and other not in row, (family, row)
