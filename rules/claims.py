@@ -84,6 +84,11 @@ def check_chow(t: Table, ev: Chow) -> Violation | None:
         return t._v(_C.ILLEGAL_CHOW, seat,
                     f"{_describe(ev)} but only the discarder's next player (seat {nxt}) "
                     f"may chow")
+    wall = t._wend
+    if wall is not None and t._mech.kong_dice_locks_claims and wall.locked[seat]:
+        return t._v(_C.LOCKED_HAND, seat, f"{_describe(ev)} but threw the dice after a kong: "
+                                          f"it claims no discard until it wins "
+                                          f"(mechanics.kong_dice_locks_claims)")
     if not _is_run(tiles):
         return t._v(_C.ILLEGAL_CHOW, seat,
                     f"{_describe(ev)}: a chow is three tiles in rank order of one suit "

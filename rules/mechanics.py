@@ -36,6 +36,9 @@ class Mechanics(BaseModel):
                                         "only by a player whose hand is ready")
     kong_dice_locks_hand: bool = Field(False, description="after throwing the dice, every tile "
                                        "the player draws must be discarded until it wins")
+    kong_dice_locks_claims: bool = Field(False, description="after throwing the dice, the "
+                                         "player claims no discard (no pong, chow or kong) "
+                                         "until it wins: only a win on one")
     seabed: bool = Field(False, description="海底漫游: the last tile of the wall is offered to "
                          "each player in turn (`seabed` events); a taker who cannot win shows "
                          "it and others may win on it")

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import product
-from typing import Any
+from typing import Any, Final
 
 from rules.events import (
     Bird,
@@ -287,7 +287,7 @@ def _apply_roll(t: Table, ev: Roll) -> None:
         origin.insert(back - 1, origin.pop(at))
     w.rolls.append(RollFact(ev.seat, ev.dice, t._index, kong.event_index, stack))
     w.roll_pending = True
-    if t._mech.kong_dice_locks_hand:
+    if t._mech.kong_dice_locks_hand or t._mech.kong_dice_locks_claims:
         w.locked[ev.seat] = True
 
 
@@ -430,12 +430,27 @@ def _keeps_drawn_tile(t: Table, ev: Discard | Kong) -> bool:
 
 
 def _locked(t: Table, ev: Discard | Kong) -> Violation | None:
-    if (_state(t).locked[ev.seat] and _keeps_drawn_tile(t, ev)
+    if (t._mech.kong_dice_locks_hand and _state(t).locked[ev.seat]
+            and _keeps_drawn_tile(t, ev)
             and not (isinstance(ev, Kong) and ev.kind is KongKind.EXPOSED)):
         return t._v(_C.LOCKED_HAND, ev.seat,
                     f"{_describe(ev)} but threw the dice after a kong: every tile it draws is "
                     f"discarded until it wins (mechanics.kong_dice_locks_hand); it drew "
                     f"{ALL_TILES[t._last_draw]}")
+    return None
+
+
+LOCKED_CLAIM: Final = ("threw the dice after a kong: it claims no discard until it wins "
+                       "(mechanics.kong_dice_locks_claims)")
+"""Why a claim by a player locked by the dice is refused (the chow's check says it too)."""
+
+
+def _locked_claim(t: Table, ev: Pong | Kong) -> Violation | None:
+    """Under ``kong_dice_locks_claims``, a player that threw the dice claims no discard (a
+    pong, an exposed kong) until it wins: its hand stays as it was when it threw."""
+    if ((isinstance(ev, Pong) or ev.kind is KongKind.EXPOSED)
+            and t._mech.kong_dice_locks_claims and _state(t).locked[ev.seat]):
+        return t._v(_C.LOCKED_HAND, ev.seat, f"{_describe(ev)} but {LOCKED_CLAIM}")
     return None
 
 
@@ -509,8 +524,10 @@ WALL_KINDS: dict[type, Kind] = {
     Draw: _wrapped(Draw, _checks(_seabed_gate, _offered_first, _check_draw), _apply_wall_draw),
     Discard: _wrapped(Discard, _checks(_seabed_gate, _check_discard, _locked, _shows_last_tile),
                       _apply_wall_discard),
-    Pong: _wrapped(Pong, _checks(_seabed_gate, _shown_claim, _check_pong), _apply_pong),
-    Kong: _wrapped(Kong, _checks(_seabed_gate, _shown_claim, _locked, _check_kong),
+    Pong: _wrapped(Pong, _checks(_seabed_gate, _shown_claim, _locked_claim, _check_pong),
+                   _apply_pong),
+    Kong: _wrapped(Kong, _checks(_seabed_gate, _shown_claim, _locked_claim, _locked,
+                                 _check_kong),
                    _apply_kong),
     Win: _wrapped(Win, _checks(_seabed_gate, _after_birds, _robbed_after_dice, _check_win),
                   _apply_wall_win),

@@ -236,13 +236,16 @@ class ChangshaTable:
         rolled = False
         seabed_draw = seabed_discard = kong_discard = False
         if w is not None:
-            if w.rolls:
+            if w.rolls and t._kongs:
                 roll = w.rolls[-1]
+                # the dice of the latest kong only: a later kong replaced without them
+                # (补) that draws the same tile again is a plain replacement
+                latest = roll.kong_index == t._kongs[-1].event_index
                 if plan.source is _WIN_SELF:
-                    rolled = roll.seat == seat and roll.tile == tile
+                    rolled = latest and roll.seat == seat and roll.tile == tile
                 elif plan.source is not _WIN_ROB:
                     disc = t._disc
-                    kong_discard = (plan.hot and roll.seat == disc.seat
+                    kong_discard = (latest and plan.hot and roll.seat == disc.seat
                                     and roll.tile == tile)
             if w.last_tile is not None and w.replaced_by < 0 and tile == w.last_tile:
                 if plan.source is _WIN_SELF:

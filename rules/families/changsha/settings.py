@@ -18,9 +18,11 @@ __all__ = ["Points", "Ruleset", "changsha_mechanics"]
 
 def changsha_mechanics() -> Mechanics:
     """The core mechanics of seed 003's Changsha game: chow, 开杠 dice only when ready and
-    locking the hand, 海底漫游, one bird (the last tile is the bird on a 海底 win)."""
+    locking the hand (its draws discarded, no claim), 海底漫游, one bird (the last tile is
+    the bird on a 海底 win)."""
     return Mechanics(chow=True, kong_dice=True, kong_dice_needs_ready=True,
-                     kong_dice_locks_hand=True, seabed=True, birds=1,
+                     kong_dice_locks_hand=True, kong_dice_locks_claims=True, seabed=True,
+                     birds=1,
                      seabed_tile_is_bird=True)
 
 
