@@ -50,3 +50,19 @@ def test_the_locked_player_still_wins_on_a_discard() -> None:
     rec, head = _after_throw({2: "3s"})
     result = replay(rec, f"{head} 3+3s 3-3s 0H3s<3", RULES)  # type: ignore[arg-type]
     assert result.is_clean, result.violations  # type: ignore[attr-defined]
+
+
+def test_a_later_kong_replaced_without_the_dice_is_no_kong_bloom() -> None:
+    """杠上开花 is a win on the replacement the dice counted (「没掷骰子补可胡牌，算作自摸」):
+    with the locks off, the dealer throws for its kong of 5m (replacement 2m, passed up and
+    discarded), later konges a discarded 7p without the dice and self-draws 2m from the
+    back: a plain self-draw, though the tile is the one the earlier dice counted."""
+    unlocked = resolve_ruleset("changsha", {
+        "birds": 0, "mechanics.kong_dice_locks_hand": False,
+        "mechanics.kong_dice_locks_claims": False})
+    rec = hand({0: "5555m 777p 123s 456s 2m"}, place={-13: "2m", -1: "2m", 2: "7p"})
+    events = f"0C5m 0@3,4 0+2m 0-2m {burn(rec, 1, 2)} 3+7p 3-7p 0E7p<3 0+2m 0H2m"
+    result = replay(rec, events, unlocked)  # type: ignore[arg-type]
+    assert result.is_clean, result.violations  # type: ignore[attr-defined]
+    (win,) = result.winners  # type: ignore[attr-defined]
+    assert "kong_bloom" not in win.patterns and win.self_drawn, win.patterns
