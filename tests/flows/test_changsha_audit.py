@@ -32,6 +32,7 @@ from rules.events import (
     HandRecord,
     RecordedItem,
     RecordedResult,
+    Roll,
     Seabed,
     SmallWin,
     Win,
@@ -52,6 +53,7 @@ class Case:
     items: tuple[Item, ...]
     next_dealer: int
     overrides: dict[str, Any] | None = None
+    ruleset: str = "changsha"
 
 
 def _tiles(text: str) -> tuple[Tile, ...]:
@@ -116,6 +118,74 @@ def big_on_seat2() -> HandRecord:
 def big_on_dealer() -> HandRecord:
     return make_hand({0: "3579m13579p13577s", 1: SEVEN},
                      "0-9p 1+9s 1-9s 2+8s 2-8s 3+6s 3-6s 0+1s 0-7s 1H7s<0", front="9s8s6s1s")
+
+
+def big_to_dealer(bird: str = "") -> HandRecord:
+    # seat 3 discards 7s, the dealer's 七小对 wins on it
+    rec = make_hand({0: SEVEN + "9m", 3: "7s2468m2468p246s9m"},
+                    "0-9m 1+9p 1-9p 2+9s 2-9s 3+8s 3-7s 0H7s<3", front="9p9s8s" + bird)
+    return _with(rec, after=[Bird(_tiles(bird))]) if bird else rec
+
+
+def pure_suit_258_on_seat2() -> HandRecord:
+    # 123m 456m 789m 234m + 5m: a 小胡 (pair 55m) and 清一色 both, on seat 2's 5m
+    return make_hand({0: JUNK0, 1: "123456789m234m5m", 2: "5m2468p2468s1379s"},
+                     "0-9p 1+9s 1-9s 2+8s 2-5m 1H5m<2", front="9s8s")
+
+
+def earthly() -> HandRecord:
+    # 地胡: seat 1 wins on the dealer's first discard, 4p
+    return make_hand({0: "4p3579m13579p1357s", 1: SMALL}, "0-4p 1H4p<0")
+
+
+def heavenly() -> HandRecord:
+    # 天胡: the dealer's dealt 14 are a 小胡 (pair 55s); it wins drawing nothing
+    return make_hand({0: "123m456m789m234p55s"}, "0H5s")
+
+
+KONG_SEAT1 = {0: "13579m13578p1357s", 1: "999p123456m23p22s"}  # seat 1 ready on 1p / 4p
+
+
+def kong_bloom() -> HandRecord:
+    # seat 1 draws the fourth 9p, konged it (暗杠), throws the dice (1 + 1: the second
+    # stack from the end, 4p) and wins on the replacement: 杠上开花
+    rec = make_hand(KONG_SEAT1, "0-9m 1+9p 1C9p", front="9p", back="1s2s4p3s")
+    return _with(rec, after=[Roll(1, (1, 1)), *parse_events("1+4p 1H4p")])
+
+
+def kong_discard() -> HandRecord:
+    # as above, the replacement is 4s: seat 1 cannot win and must discard it (the dice
+    # lock the hand); seat 2 wins on it: 杠上炮
+    rec = make_hand({**KONG_SEAT1, 2: "456789m234p23s55s"}, "0-9m 1+9p 1C9p", front="9p",
+                    back="1s2s4s3s")
+    return _with(rec, after=[Roll(1, (1, 1)), *parse_events("1+4s 1-4s 2H4s<1")])
+
+
+def robbed_kong() -> HandRecord:
+    # seat 1 pongs the dealer's 9p, later draws the fourth and adds it (明杠); seat 2,
+    # waiting on 6p / 9p, robs it: 抢杠胡. (Seat 2 let the dealer's 9p pass but has drawn
+    # since: no 漏胡.)
+    return make_hand({0: "9p3579m1357p1357s8p", 1: "9p9p123456m23p22s7s",
+                      2: "123m456m789m78p55s"},
+                     "0-9p 1P9p<0 1-7s 2+1s 2-1s 3+8s 3-8s 0+6s 0-6s 1+9p 1A9p 2H9p<1",
+                     front="1s8s6s9p")
+
+
+# seat 1 waits on 1p / 4p (pair 22s); seats 2 and 3 each hold a 4p
+LOUHU_HANDS = {0: JUNK0, 1: "123456789m23p22s", 2: "4p2468m2468p246s9m",
+               3: "4p1368m1368p136s9s"}
+
+
+def missed_win() -> HandRecord:
+    # seat 1 lets seat 2's 4p pass, then wins on seat 3's 4p without having drawn: 漏胡
+    return make_hand(LOUHU_HANDS, "0-9p 1+9s 1-9s 2+8s 2-4p 3+7s 3-4p 1H4p<3",
+                     front="9s8s7s")
+
+
+def missed_win_then_draw() -> HandRecord:
+    # the same pass, then seat 1 draws (9m) before it wins on seat 3's 4p
+    return make_hand(LOUHU_HANDS, "0-9p 1+9s 1-9s 2+8s 2-4p 3+7s 3-7s 0+1s 0-1s 1+9m 1-9m "
+                     "2+6s 2-6s 3+5s 3-4p 1H4p<3", front="9s8s7s1s9m6s5s")
 
 
 def two_bigs_on_seat2() -> HandRecord:
@@ -187,6 +257,18 @@ def seabed_replacement() -> HandRecord:
     return _with(rec, after=parse_events("2+9p 2C9p 2+5s 2-5s X"))
 
 
+TONG_HANDS = {0: "3579m135789p44s57s", 1: "456789m234p23s55s", 2: "123456789p23s88s",
+              3: "1112345m66p77p9p4s"}  # seats 1 and 2 wait on 1s / 4s
+
+
+def seabed_discard_two_winners() -> HandRecord:
+    # seat 3, first offered, takes the last tile (4s), cannot win and shows it: seats 1 and
+    # 2 both win on it (海底炮, 通炮); 4s is the bird
+    rec = _to_the_last_tile(TONG_HANDS, "4s", 54, "9p")
+    return _with(rec, after=[Seabed(3, True), Draw(3, Tile.S4), Discard(3, Tile.S4),
+                             Win(1, Tile.S4, 3), Win(2, Tile.S4, 3), Bird(_tiles("4s"))])
+
+
 def _sd(reason: str, winner: int, pays: dict[int, int]) -> tuple[Item, ...]:
     """A self-draw's items: each payer in turn order after the winner."""
     return tuple((p, winner, pays[p], reason) for p in ((winner + k) % 4 for k in (1, 2, 3)))
@@ -220,6 +302,33 @@ CASES = [
     # 「如果点炮方为庄家，则庄家多输10分」: 60 + 10
     Case("big_discard_by_dealer", big_on_dealer(), (-70, 70, 0, 0),
          ((0, 1, 60, "big_win"), (0, 1, 10, "dealer_extra")), 1, NO_BIRDS),
+    # 大胡捉炮「点炮方输60分」「如果捉炮方为庄家，点炮的闲家多输10分」: the dealer's 七小对 on
+    # seat 3's 7s: 60 + 10
+    Case("big_discard_to_dealer", big_to_dealer(), (70, 0, 0, -70),
+         ((3, 0, 60, "big_win"), (3, 0, 10, "dealer_extra")), 0, NO_BIRDS),
+    # 「小胡和大胡之间按照大胡计算」: 123m 456m 789m 234m 55m is a 小胡 (2-5-8 pair) and 清一色:
+    # one 大胡 on a discard, 60 (no 小胡 10 beside it, not two 大胡)
+    Case("small_with_big_is_big", pure_suit_258_on_seat2(), (0, 60, -60, 0),
+         ((2, 1, 60, "big_win"),), 1, NO_BIRDS),
+    # 天胡「庄家起牌后，即已经胡牌」, a 大胡 (its 小胡 shape counts as the 大胡) self-drawn by
+    # the dealer「庄家自摸，闲家每人输40分」
+    Case("heavenly", heavenly(), (120, -40, -40, -40),
+         _sd("big_win", 0, {1: 40, 2: 40, 3: 40}), 0, NO_BIRDS),
+    # 地胡「当庄家打出第一张牌时给闲家点炮」, a 大胡 on the dealer's discard: 60 「如果点炮方为
+    # 庄家，则庄家多输10分」 + 10
+    Case("earthly", earthly(), (-70, 70, 0, 0),
+         ((0, 1, 60, "big_win"), (0, 1, 10, "dealer_extra")), 1, NO_BIRDS),
+    # 杠上开花「如果玩家因为补的牌胡了算杠上开花」, a 大胡 self-draw by a non-dealer「闲家自摸，
+    # 庄家输40分，闲家输30分」
+    Case("kong_bloom", kong_bloom(), (-40, 100, -30, -30),
+         _sd("big_win", 1, {2: 30, 3: 30, 0: 40}), 1, NO_BIRDS),
+    # 杠上炮「如果有其他玩家胡了打出的该补牌则算杠上炮，属大胡」: seat 1 pays 60 (no dealer)
+    Case("kong_discard", kong_discard(), (0, -60, 60, 0), ((1, 2, 60, "big_win"),), 2,
+         NO_BIRDS),
+    # 抢杠胡「只有明杠可以抢胡」, a 大胡 paid like one on a discard by the seat whose kong is
+    # robbed (not in the seed text): seat 1 pays 60
+    Case("robbed_kong", robbed_kong(), (0, -60, 60, 0), ((1, 2, 60, "big_win"),), 2,
+         NO_BIRDS),
     # 「大胡之间可以累计计算（算加法）」: 七小对 + 清一色 on a discard = 2 x 60
     Case("big_wins_add", two_bigs_on_seat2(), (0, 120, -120, 0), ((2, 1, 120, "big_win"),), 1,
          NO_BIRDS),
@@ -252,6 +361,23 @@ CASES = [
     # doubled twice (not in the seed text: bird_multiplier per hit): 10 x 4 = 10 + 30
     Case("two_birds_hit", small_on_seat2("2p3p"), (0, 40, -40, 0),
          ((2, 1, 10, "small_win"), (2, 1, 30, "bird")), 1, {"birds": 2}),
+    # 「点炮时，鸟如果扎在胡牌方或点炮方…点炮人出双倍分数」「被扎的玩家赢输计分翻倍」: the
+    # dealer's 七小对 on seat 3's 7s, bird 1m (rank 1: seat 0, the winner): (60 + 10) x 2,
+    # the dealer's 10 doubled too
+    Case("bird_doubles_dealer_extra", big_to_dealer("1m"), (140, 0, 0, -140),
+         ((3, 0, 60, "big_win"), (3, 0, 10, "dealer_extra"), (3, 0, 70, "bird")), 0),
+    # changsha-birds4 (four birds; not in the seed text: x 2 per hit): 2p = seat 1 (the
+    # winner), 3p = seat 2 (the discarder), 6m = seat 1 again, 4m = seat 3 (no hit):
+    # three hits, 10 x 8 = 10 + 70
+    Case("four_birds_three_hit", small_on_seat2("2p3p6m4m"), (0, 80, -80, 0),
+         ((2, 1, 10, "small_win"), (2, 1, 70, "bird")), 1, ruleset="changsha-birds4"),
+    # four birds on a self-draw by seat 1: 3s and 7p = seat 2, 5p = seat 0, 4m = seat 3,
+    # none on the winner: seat 2 pays 10 x 4, seat 3 10 x 2, the dealer 20 x 2.
+    # Seat 1: 40 + 20 + 40 = +100
+    Case("four_birds_self_draw", small_self_draw("3s7p5p4m"), (-40, 100, -40, -20),
+         ((2, 1, 10, "small_win"), (2, 1, 30, "bird"), (3, 1, 10, "small_win"),
+          (3, 1, 10, "bird"), (0, 1, 20, "small_win"), (0, 1, 20, "bird")), 1,
+         ruleset="changsha-birds4"),
     # 「如果海底胡，即以海底为牌为鸟」: 海底捞月 (大胡) by seat 3 on 4s; 4s is the bird, rank
     # 4 = seat 3, the winner: dealer 40 x 2, others 30 x 2. 「谁胡牌，下局谁做庄」: seat 3
     Case("seabed_win_bird", seabed_win(), (-80, -60, -60, 200),
@@ -266,6 +392,20 @@ CASES = [
     # 「如果出现通炮情况，则下轮由放炮玩家当庄家」: seat 2 pays 10 to each winner, deals
     Case("two_winners", two_winners_on_seat2(), (0, 10, -20, 10),
          ((2, 1, 10, "small_win"), (2, 3, 10, "small_win")), 2, NO_BIRDS),
+    # 海底炮「如果甲玩家要了海底，而又不能胡牌；乙玩家…可以胡这海底牌…同样如果丙和丁能胡则
+    # 通胡」: seats 1 and 2 each win a 大胡 (海底炮; the 小胡 counts as it) on the 4s seat 3
+    # took and showed, 60 each from seat 3 (the dealer is neither side: no extra). The bird
+    # is the 海底 tile「如果海底胡，即以海底为牌为鸟」: 4s, rank 4 = seat 3, the discarder of
+    # both wins: each 60 x 2. The next dealer is seat 3 by 「如果出现通炮情况，则下轮由放炮
+    # 玩家当庄家」 (seat 3 showed the tile both won on); 「要了海底牌后却没人胡」 needs nobody
+    # to win, and 「谁胡牌，下局谁做庄」 gives way to 通炮's rule
+    Case("seabed_discard_two_winners", seabed_discard_two_winners(), (0, 120, 120, -240),
+         ((3, 1, 60, "big_win"), (3, 1, 60, "bird"), (3, 2, 60, "big_win"),
+          (3, 2, 60, "bird")), 3),
+    # 漏胡「在玩家摸牌前禁止炮胡，摸牌后一切正常」: seat 1 let seat 2's 4p pass, drew 9m, then
+    # wins on seat 3's 4p: legal, seat 3 pays 10
+    Case("missed_win_cleared_by_a_draw", missed_win_then_draw(), (0, 10, 0, -10),
+         ((3, 1, 10, "small_win"),), 1, NO_BIRDS),
     # 「如果起手后，出现2个或2个以上的玩家胡…则中鸟的玩家下局当庄家」: seats 1 and 3 declare
     # (each a non-dealer's 小胡 self-draw: dealer 20, others 10); seat 2 self-draws a 小胡
     # (dealer 20, others 10) and the bird 1s (rank 1: seat 0) doubles the dealer's 20.
@@ -293,7 +433,7 @@ def _audit(*args: str) -> tuple[int, str]:
 def rows(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     """Every case as a game of one file, audited by one ``zhuoji audit --json``."""
     path = tmp_path_factory.mktemp("changsha") / "cases.jsonl"
-    write_games(path, [game_from_records([_recorded(c)], game_id=c.name, ruleset="changsha",
+    write_games(path, [game_from_records([_recorded(c)], game_id=c.name, ruleset=c.ruleset,
                                          rule_overrides=c.overrides) for c in CASES])
     code, out = _audit("--json", str(path))
     found = {row["game_id"]: row for row in map(json.loads, out.splitlines())}
@@ -347,6 +487,48 @@ def test_the_opening_wins_and_birds_in_the_hand_json(rows: dict[str, dict[str, A
     assert row["wall"]["birds"] == [{"tile": "1s", "seat": 0}]
     # seat 2's 小胡 self-draw: 10 + 20 + 10 before the bird
     assert row["winners"][0]["scored"] == ["small"] and row["winners"][0]["value"] == 40
+
+
+@pytest.mark.parametrize(("name", "scored"), [
+    ("small_with_big_is_big", ["pure_suit"]),  # 「小胡和大胡之间按照大胡计算」: no ``small``
+    ("big_discard_to_dealer", ["seven_pairs"]),
+    ("heavenly", ["heavenly"]),
+    ("earthly", ["earthly"]),
+    ("kong_bloom", ["kong_bloom"]),
+    ("kong_discard", ["kong_discard"]),
+    ("robbed_kong", ["robbing_kong"]),
+    ("missed_win_cleared_by_a_draw", ["small"]),
+])
+def test_the_scored_patterns(name: str, scored: list[str],
+                             rows: dict[str, dict[str, Any]]) -> None:
+    """Each win scores its 大胡 alone (a 小胡 shape beside one is not scored)."""
+    (winner,) = rows[name]["winners"]
+    assert winner["scored"] == scored
+
+
+def test_the_two_seabed_discard_winners(rows: dict[str, dict[str, Any]]) -> None:
+    row = rows["seabed_discard_two_winners"]
+    # each 大胡 on seat 3's tile: 60 before the bird
+    assert [(w["seat"], w["scored"], w["value"]) for w in row["winners"]] == [
+        (1, ["seabed_discard"], 60), (2, ["seabed_discard"], 60)]
+    assert row["wall"]["birds"] == [{"tile": "4s", "seat": 3}]
+
+
+def test_a_missed_win_is_fatal(tmp_path: Path) -> None:
+    """漏胡「如果玩家漏掉了炮胡，则在玩家摸牌前禁止炮胡…只对该玩家漏胡的那牌有效」: seat 1 lets
+    seat 2's 4p pass and wins on seat 3's 4p before drawing: ``missed_win``, fatal (the hand
+    is not settled). The same win after a draw is ``missed_win_cleared_by_a_draw``."""
+    path = tmp_path / "louhu.json"
+    write_games(path, [game_from_records([missed_win()], game_id="g", ruleset="changsha",
+                                         rule_overrides=NO_BIRDS)])
+    code, out = _audit("--json", str(path))
+    assert code == 1
+    (row,) = map(json.loads, out.splitlines())
+    (finding,) = row["violations"]
+    assert (finding["code"], finding["seat"], finding["event_index"], finding["fatal"]) == (
+        "missed_win", 1, 7, True)
+    assert "seat 2, event 4" in finding["message"]
+    assert row["outcome"] == "incomplete" and row["ledger"] is None
 
 
 def test_the_hand_json_has_no_chicken_keys(rows: dict[str, dict[str, Any]]) -> None:

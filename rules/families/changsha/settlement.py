@@ -44,7 +44,7 @@ class Reason(StrEnum):
     SMALL_WIN = "small_win"  # 小胡
     BIG_WIN = "big_win"  # 大胡 (per 大胡 when they add up)
     DEALER_EXTRA = "dealer_extra"  # the 10 more on a discard when either side deals
-    BIRD = "bird"  # 扎鸟: the payment again for each bird hit (doubling)
+    BIRD = "bird"  # 扎鸟: what the hits add, the payment x (bird_multiplier ** hits - 1)
 
 
 REASONS: tuple[str, ...] = tuple(r.value for r in Reason)
