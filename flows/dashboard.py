@@ -41,7 +41,7 @@ from markupsafe import escape as _escape
 from flows import warehouse
 from flows.replay_page import finding_step, hand_replay, replay_json
 from flows.rows_tiles import MeldTextError, parse_discards, parse_melds
-from rules.families import UnknownFamilyError, family_named, family_of
+from rules.families import Family, UnknownFamilyError, family_named
 from rules.glossary import Lang, expand, glossary, text, tile_zh, translate, zh
 from rules.melds import MeldKind
 from rules.presets import resolve_ruleset
@@ -87,16 +87,6 @@ LANGS: tuple[Lang, ...] = ("en", "zh")
 def meld_chinese(kind: MeldKind, family: str | None = None) -> str:
     """A meld kind's Chinese in the family's words (碰, a kong's name ...)."""
     return zh("meld", kind.value, family)
-
-
-@cache
-def family_words(ruleset: str) -> str | None:
-    """The family of a game's ruleset (its preset's name; overrides cannot change it),
-    whose words its hands are shown in; None when the ruleset cannot be resolved."""
-    try:
-        return family_of(resolve_ruleset(ruleset)).name
-    except ValueError:
-        return None
 
 
 def esc(value: object) -> str:
@@ -244,26 +234,28 @@ def family_text(name: str | None, lang: Lang) -> str:
     return f"{english} {chinese}".rstrip()
 
 
+def _registered(name: str | None) -> Family | None:
+    """The family of that name, None for None or a family the registry does not know."""
+    if name is None:
+        return None
+    try:
+        return family_named(name)
+    except UnknownFamilyError:
+        return None
+
+
 def family_scores_chickens(name: str | None) -> bool:
     """The family scores chickens (``Family.chickens``): its players' chicken columns are
     shown; False for a family the registry does not know."""
-    if name is None:
-        return False
-    try:
-        return family_named(name).chickens
-    except UnknownFamilyError:
-        return False
+    family = _registered(name)
+    return family is not None and family.chickens
 
 
 def family_declares_ready(name: str | None) -> bool:
     """The family plays 报听 (a ``ready`` event): its players' declarations are counted;
     False for a family the registry does not know."""
-    if name is None:
-        return False
-    try:
-        return "ready" in family_named(name).event_kinds
-    except UnknownFamilyError:
-        return False
+    family = _registered(name)
+    return family is not None and "ready" in family.event_kinds
 
 
 def family_sections(rows: Sequence[Row], lang: Lang) -> list[dict[str, Any]]:
@@ -1091,7 +1083,6 @@ def _environment() -> jinja2.Environment:
         outcome=_ctx_outcome,
         term=_ctx_term,
         term_zh=_ctx_term_zh,
-        family_of=family_words,
         bilingual=bilingual,
         nav=NAV,
         css=Markup(_asset("style.css")),
@@ -1889,7 +1880,7 @@ def hand_context(
 ) -> dict[str, Any]:
     """The hand audit page's context from the hand's rows (run where the page renders),
     in ``lang`` and in the words of its ruleset's family (``family`` in the context)."""
-    family = family_words(str(h["ruleset"]))
+    family = h["family"]
     played = _chicken_tiles(str(h["ruleset"]), h["rule_overrides"])
     standing = played or frozenset()
     flip = _parse_tile(h["flip_tile"])

@@ -1,4 +1,4 @@
--- Dashboard: the hands picked by the lists $game_ids and $hand_nos (paired by position): how each ended, recomputed and recorded next dealer, its game.
+-- Dashboard: the hands picked by the lists $game_ids and $hand_nos (paired by position): how each ended, recomputed and recorded next dealer, its game (its family among it).
 WITH picked AS (
     SELECT
         unnest(CAST($game_ids AS VARCHAR[])) AS game_id,
@@ -10,6 +10,7 @@ SELECT
     g.path,
     f.sha256 AS file_sha256,
     g.ruleset,
+    g.family,
     g.rule_overrides,
     g.base_stake,
     g.started_at,

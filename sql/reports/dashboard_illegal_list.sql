@@ -14,6 +14,7 @@ SELECT
     h.hand_no,
     g.started_at,
     g.ruleset,
+    g.family,
     h.outcome,
     h.violations AS illegal_moves,
     h.fatal_code,
