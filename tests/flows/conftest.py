@@ -212,6 +212,17 @@ def clean_db(
     return db
 
 
+def report_rows(db: Path, name: str, **params: str) -> list[dict[str, Any]]:
+    """The rows of report ``name`` of the warehouse ``db`` (opened read-only), each a
+    column -> value dict."""
+    con = warehouse.open_reader(db)
+    try:
+        result = warehouse.run_report(con, name, params)
+    finally:
+        con.close()
+    return [dict(zip(result.columns, row, strict=True)) for row in result.rows]
+
+
 def ingest_plain(
     paths: list[str], db: Path, staging: Path, batch: int = 4, *, one_task: bool = False
 ) -> dict[str, int]:

@@ -26,7 +26,7 @@ from flows import warehouse
 from flows.app import app
 from rules.families import family_of
 from rules.presets import resolve_ruleset
-from tests.flows.conftest import ingest_plain
+from tests.flows.conftest import ingest_plain, report_rows
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 CHICKENS = ("chickens_standing", "chickens_flipped", "chickens_gold", "chickens_charging",
@@ -48,15 +48,6 @@ def _rows(db: Path, sql: str, params: list[object] | None = None) -> list[tuple[
         return con.execute(sql, params).fetchall()
     finally:
         con.close()
-
-
-def _report(db: Path, name: str, **params: str) -> list[dict[str, Any]]:
-    con = warehouse.open_reader(db)
-    try:
-        result = warehouse.run_report(con, name, params)
-    finally:
-        con.close()
-    return [dict(zip(result.columns, row, strict=True)) for row in result.rows]
 
 
 def _nets(db: Path) -> dict[tuple[str, str], int]:
@@ -101,7 +92,7 @@ def test_a_family_without_chickens_has_null_chicken_columns(db: Path) -> None:
 
 
 def test_the_leaderboard_ranks_each_family_apart(db: Path) -> None:
-    board = _report(db, "leaderboard")
+    board = report_rows(db, "leaderboard")
     nets = _nets(db)
     got = {(r["family"], r["player_id"]): r for r in board}
     assert len(got) == len(board) == len(nets)  # one row per family and player
@@ -140,7 +131,7 @@ def test_the_report_command_prints_one_ranking_per_family(db: Path) -> None:
 
 
 def test_pattern_frequencies_count_each_family_apart(db: Path) -> None:
-    rows = _report(db, "pattern_frequencies")
+    rows = report_rows(db, "pattern_frequencies")
     keys = [(r["family"], r["pattern"]) for r in rows]
     assert len(keys) == len(set(keys))
     wins = dict(_rows(db, "SELECT g.family, count(*) FROM hand_players hp "
@@ -158,9 +149,9 @@ def test_pattern_frequencies_count_each_family_apart(db: Path) -> None:
 
 
 def test_a_players_history_runs_a_score_per_family(db: Path) -> None:
-    board = {(r["family"], r["player_id"]): r["net_score"] for r in _report(db, "leaderboard")}
+    board = {(r["family"], r["player_id"]): r["net_score"] for r in report_rows(db, "leaderboard")}
     player = next(p for f, p in board if f == "changsha" and ("guizhou", p) in board)
-    history = _report(db, "player_history", player=player)
+    history = report_rows(db, "player_history", player=player)
     for family in ("changsha", "guizhou"):
         mine = [r for r in history if r["family"] == family]
         assert mine and mine[-1]["running_score"] == board[(family, player)]

@@ -23,7 +23,7 @@ from parsers.models import Game
 from rules.audit import HandAudit, audit_game
 from rules.presets import resolve_ruleset
 from rules.violations import SETTLEMENT_CODES, ViolationCode
-from tests.flows.conftest import Corpus, ingest_plain
+from tests.flows.conftest import Corpus, ingest_plain, report_rows
 
 
 @dataclass(frozen=True)
@@ -73,16 +73,7 @@ def db(corpus: Corpus, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _report(db: Path, name: str, **params: str) -> list[dict[str, object]]:
-    con = warehouse.open_reader(db)
-    try:
-        result = warehouse.run_report(con, name, params)
-    finally:
-        con.close()
-    return [dict(zip(result.columns, row, strict=True)) for row in result.rows]
-
-
-def test_the_corpus_exercises_every_report(corpus: Corpus) -> None:
+def test_the_corpus_exercises_everyreport_rows(corpus: Corpus) -> None:
     seats = list(_seats(corpus))
     codes = {f.code for s in seats for f in s.audit.findings}
     assert {ViolationCode.OUT_OF_TURN, ViolationCode.CHOW_NOT_ALLOWED} <= codes
@@ -130,7 +121,7 @@ def test_leaderboard(corpus: Corpus, db: Path) -> None:
     expected.sort(key=lambda r: (-int(r["net_score"]), str(r["player_id"])))  # type: ignore[call-overload]
     # the corpus is of one family: one ranking
     expected = [{"family": "guizhou", "rank": i, **r} for i, r in enumerate(expected, 1)]
-    got = _report(db, "leaderboard")
+    got = report_rows(db, "leaderboard")
     assert [r["player_id"] for r in got] == [r["player_id"] for r in expected]
     for g, e in zip(got, expected, strict=True):
         assert g == pytest.approx(e), g["player_id"]
@@ -156,7 +147,7 @@ def test_pattern_frequencies(corpus: Corpus, db: Path) -> None:
         ((p, qualifying[p], scored[p], by_rule[p]) for p in set(qualifying) | set(scored)),
         key=lambda r: (-r[2], -r[1], r[0]),
     )
-    got = _report(db, "pattern_frequencies")
+    got = report_rows(db, "pattern_frequencies")
     assert [
         (r["pattern"], r["qualifying_wins"], r["scored_wins"], r["valued_wins"]) for r in got
     ] == expected
@@ -193,7 +184,7 @@ def test_disputed_hands(corpus: Corpus, db: Path) -> None:
             None if all(v is None for v in r["recomputed_deltas"]) else r["recomputed_deltas"],  # type: ignore[union-attr]
             r["codes"],
         )
-        for r in _report(db, "disputed_hands")
+        for r in report_rows(db, "disputed_hands")
     ]
     assert got == sorted(expected)
     # The corpus's two altered records are among them.
@@ -218,7 +209,7 @@ def test_disputed_by_code(corpus: Corpus, db: Path) -> None:
     )
     got = [
         (r["code"], r["findings"], r["hands"], r["share_of_recorded"])
-        for r in _report(db, "disputed_by_code")
+        for r in report_rows(db, "disputed_by_code")
     ]
     assert got == expected
     assert {"score_mismatch", "not_zero_sum"} <= {r[0] for r in got}
@@ -244,7 +235,7 @@ def test_illegal_moves_by_code(corpus: Corpus, db: Path) -> None:
     )
     got = [
         (r["code"], r["findings"], r["hands"], r["fatal"])
-        for r in _report(db, "illegal_moves_by_code")
+        for r in report_rows(db, "illegal_moves_by_code")
     ]
     assert got == expected
     assert {"out_of_turn", "chow_not_allowed"} <= {r[0] for r in got}
@@ -270,7 +261,7 @@ def test_illegal_moves_by_player(corpus: Corpus, db: Path) -> None:
     )
     got = [
         (r["player_id"], r["code"], r["findings"], r["hands"], r["fatal"])
-        for r in _report(db, "illegal_moves_by_player")
+        for r in report_rows(db, "illegal_moves_by_player")
     ]
     assert got == expected
     assert got, "the corpus has illegal moves with a player at fault"
@@ -313,7 +304,7 @@ def test_player_history(corpus: Corpus, db: Path, player: str) -> None:
             r["own_findings"],
             r["running_score"],
         )
-        for r in _report(db, "player_history", player=player)
+        for r in report_rows(db, "player_history", player=player)
     ]
     assert got == expected and got
 
