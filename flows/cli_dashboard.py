@@ -112,6 +112,34 @@ def print_progress(group: str, pages: int, seconds: float) -> None:
     sys.stderr.flush()
 
 
+def malformed_path(path: str) -> bool:
+    """A request's path that names no page: its percent-escapes are not UTF-8 (an encoded
+    surrogate included), or it holds a control or bidirectional character (``/%00``,
+    ``/%1b``, ``/%e2%80%ae``), escaped or not: one :func:`flows.cli_text.safe` escapes.
+    No page of a dashboard has such a name."""
+    import urllib.parse
+
+    from flows.cli_text import safe
+
+    target = path.split("?", 1)[0].split("#", 1)[0]
+    try:
+        text = urllib.parse.unquote(target, errors="strict")
+    except UnicodeDecodeError:
+        return True
+    return safe(text) != text
+
+
+def _log(line: str) -> None:
+    """A line of the server's on standard error, its control characters escaped."""
+    from flows.cli_text import safe
+
+    try:
+        sys.stderr.write(f"serve: {safe(line)}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # standard error closed: nothing to tell it
+        pass
+
+
 @functools.cache
 def _handler_class() -> Callable[..., SimpleHTTPRequestHandler]:
     """The request handler (made on first use: ``http.server`` costs --help 90 ms)."""
@@ -119,19 +147,40 @@ def _handler_class() -> Callable[..., SimpleHTTPRequestHandler]:
     from http.server import SimpleHTTPRequestHandler
 
     class _Handler(SimpleHTTPRequestHandler):
-        """Serves the dashboard folder, rebuilding it first when the warehouse changed."""
+        """Serves the dashboard folder, rebuilding it first when the warehouse changed.
+
+        A malformed path is answered 400 (it names no page); a client that hangs up
+        before its answer is sent is one line on standard error, no traceback."""
 
         def __init__(self, *args: Any, live: LiveDashboard, **kwargs: Any) -> None:
             self.live = live
             super().__init__(*args, directory=str(live.folder), **kwargs)
 
+        def handle(self) -> None:
+            try:
+                super().handle()
+            except ConnectionError as exc:  # a broken pipe, a reset: the client left
+                self.close_connection = True
+                host, port = self.client_address[:2]
+                asked = ""
+                if getattr(self, "command", None):
+                    path = self.path if len(self.path) <= 200 else self.path[:200] + "..."
+                    asked = f" before {self.command} {path} was answered"
+                _log(f"the client at {host}:{port} hung up{asked} ({type(exc).__name__})")
+
         def do_GET(self) -> None:
-            if self._refresh():
+            if self._accepted() and self._refresh():
                 super().do_GET()
 
         def do_HEAD(self) -> None:
-            if self._refresh():
+            if self._accepted() and self._refresh():
                 super().do_HEAD()
+
+        def _accepted(self) -> bool:
+            if malformed_path(self.path):
+                self.send_error(HTTPStatus.BAD_REQUEST, "Malformed path")
+                return False
+            return True
 
         def _refresh(self) -> bool:
             try:
@@ -152,11 +201,33 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def make_server(live: LiveDashboard, host: str, port: int) -> ThreadingHTTPServer:
-    """An HTTP server over a live dashboard (port 0 picks a free port)."""
+@functools.cache
+def _server_class() -> type[ThreadingHTTPServer]:
     from http.server import ThreadingHTTPServer
 
-    return ThreadingHTTPServer((host, port), functools.partial(_handler_class(), live=live))
+    class _Server(ThreadingHTTPServer):
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            """A request that failed: one line on standard error (the traceback too with
+            --debug), never socketserver's traceback block."""
+            from flows.cli_errors import is_debug
+
+            exc = sys.exc_info()[1]
+            host, port = client_address[:2]
+            if isinstance(exc, ConnectionError):
+                _log(f"the client at {host}:{port} hung up ({type(exc).__name__})")
+                return
+            _log(f"a request from {host}:{port} failed: {type(exc).__name__}: {exc}")
+            if is_debug():
+                import traceback
+
+                traceback.print_exc()
+
+    return _Server
+
+
+def make_server(live: LiveDashboard, host: str, port: int) -> ThreadingHTTPServer:
+    """An HTTP server over a live dashboard (port 0 picks a free port)."""
+    return _server_class()((host, port), functools.partial(_handler_class(), live=live))
 
 
 @app.command("serve")

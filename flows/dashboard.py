@@ -39,6 +39,7 @@ from markupsafe import Markup
 from markupsafe import escape as _escape
 
 from flows import warehouse
+from flows.cli_text import safe
 from flows.replay_page import finding_step, hand_replay, replay_json
 from flows.rows_tiles import MeldTextError, parse_discards, parse_melds
 from rules.families import Family, UnknownFamilyError, family_named
@@ -60,6 +61,7 @@ __all__ = [
     "svg_day_chart",
     "svg_line_chart",
     "tile_html",
+    "user_html",
 ]
 
 MARKER = ".zhuoji-dashboard"
@@ -90,8 +92,45 @@ def meld_chinese(kind: MeldKind, family: str | None = None) -> str:
 
 
 def esc(value: object) -> str:
-    """HTML-escaped text (quotes included), as a plain string."""
-    return str(_escape(value))
+    """HTML-escaped text (quotes included), as a plain string; its control and
+    bidirectional characters written as visible escapes first (the terminal's rule,
+    :func:`flows.cli_text.safe`)."""
+    return str(_escape(safe(value)))
+
+
+# --- text from the logs ------------------------------------------------------------------
+# A player's name or id, a game id, a file name, a ruleset: text a stranger wrote. Raw, a
+# U+202E in a name turns the rest of its line around (``ev\u202eil`` shows as "evli") and a
+# NUL, ESC or BEL has no business in a page. Every value a page shows passes through the
+# terminal's rule (:func:`flows.cli_text.safe`: the C0 and C1 controls, DEL, the line and
+# paragraph separators, the bidirectional marks, embeddings, overrides and isolates are
+# written as ``\x1b``, ``\u202e`` ...): the templates' ``{{ ... }}`` by the environment's
+# finalize, the builders' HTML by :func:`esc`, the replay's JSON by
+# :func:`flows.replay_page.replay_json`. A name or an id is also isolated (``<bdi>``), so
+# that a right-to-left name leaves the text around it in its order.
+
+
+def user_html(value: object) -> Markup:
+    """Text from a log as HTML: escaped (:func:`esc`) and isolated in ``<bdi>`` (nothing
+    for None or the empty text)."""
+    if value is None or value == "":
+        return Markup("")
+    return Markup(f"<bdi>{esc(value)}</bdi>")
+
+
+def user_list_html(value: object) -> Markup:
+    """A list of ids joined by ``", "`` (as the reports give them), each one isolated."""
+    if value is None or value == "":
+        return Markup("")
+    return Markup(", ").join(user_html(part) for part in str(value).split(", "))
+
+
+def _finalize(value: Any) -> Any:
+    """What a template's ``{{ ... }}`` prints: plain text with its control characters
+    escaped (HTML the code made, ``Markup``, as it is)."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return safe(value)
+    return value
 
 
 class DashboardError(ValueError):
@@ -330,7 +369,9 @@ def _ctx_text(ctx: Any, english: str, **fields: Any) -> Markup:
     if source is None:
         raise DashboardError(
             f"the glossary has no Chinese for the page text {expand(english)!r}")
-    return Markup(source).format(**fields) if fields else Markup(source)
+    if not fields:
+        return Markup(source)
+    return Markup(source).format(**{k: _finalize(v) for k, v in fields.items()})
 
 
 @jinja2.pass_context
@@ -1071,9 +1112,10 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=_finalize,
     )
     env.filters.update(num=fmt_num, pct=fmt_pct, signed=fmt_signed, when=fmt_time, sv=sort_value,
-                       code_zh=_ctx_code_zh)
+                       code_zh=_ctx_code_zh, user=user_html, users=user_list_html)
     env.globals.update(
         L=_ctx_label,
         T=_ctx_text,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,6 +23,7 @@ from typing import Any
 import orjson
 
 from flows.bridge import hand_records, ruleset_tiles
+from flows.cli_text import safe
 from parsers.errors import MalformedLogError
 from parsers.fast import Game
 from parsers.read import generate_fast_games
@@ -31,7 +33,9 @@ from rules.presets import resolve_ruleset
 from rules.settings import RulesetBase
 from rules.snapshot import HandSnapshots, replay_snapshots
 
-__all__ = ["ReplayData", "finding_step", "hand_replay", "load_hand", "replay_json"]
+__all__ = [
+    "ReplayData", "finding_step", "hand_replay", "load_hand", "replay_json", "script_json",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,8 +179,26 @@ def replay_json(
         "tiles": dict(sorted(tiles.items())),
         "chickens": dict(sorted(chicken_tiles.items())),
         "labels": dict(labels),
-        "names": list(names),
+        "names": [safe(name) for name in names],
     }
+    return script_json(data)
+
+
+# Nothing in the data may close the script element or start a comment in it.
+_SCRIPT_SPECIAL = re.compile("[<>&]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def script_json(data: Any) -> str:
+    """``data`` as JSON text safe inside a ``<script>`` element of a page: no ``<``, ``>``,
+    ``&`` and no character the pages escape (:func:`flows.cli_text.safe`'s: the controls
+    orjson leaves raw, DEL, C1, U+2028, U+2029, the bidirectional ones) appears raw. They
+    are only ever inside a JSON string, where ``\\uXXXX`` means the same: JSON.parse gives
+    the same values back."""
     text = orjson.dumps(data).decode()
-    # Nothing in the data may close the script element or start a comment in it.
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    if safe(text) != text:
+        text = "".join(f"\\u{ord(c):04x}" if safe(c) != c else c for c in text)
+    return _SCRIPT_SPECIAL.sub(_json_escape, text)

@@ -2,6 +2,9 @@
 // #replay-data (the replay engine's snapshots, one per event). Buttons, a slider and the
 // arrow keys move between steps; each finding is a mark one click away; the settlement
 // items appear at the last step. No dependencies, no network.
+// Text from the data is put in the page as text (textContent), never parsed as HTML; the
+// only HTML taken from the data is the tile faces the page's builder made. A control or
+// bidirectional character in it is shown as an escape (\u202e), as everywhere else.
 (function () {
   "use strict";
   var source = document.getElementById("replay-data");
@@ -23,14 +26,51 @@
       return Object.prototype.hasOwnProperty.call(values, key) ? String(values[key]) : whole;
     });
   }
-  function esc(text) {
-    return String(text).replace(/[&<>"]/g, function (c) {
-      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;" }[c];
+  // the pages' rule (flows.cli_text.safe): C0 and C1 controls, DEL, U+2028/2029 and the
+  // bidirectional marks, embeddings, overrides and isolates written as visible escapes
+  var UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  var NAMED = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+  function visible(text) {
+    return String(text).replace(UNSAFE, function (c) {
+      if (NAMED[c]) { return NAMED[c]; }
+      var code = c.charCodeAt(0);
+      return code <= 0xff ? "\\x" + ("0" + code.toString(16)).slice(-2) : "\\u" + ("000" + code.toString(16)).slice(-4);
     });
   }
+  function element(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) { node.className = className; }
+    if (text !== undefined) { node.textContent = visible(text); }
+    return node;
+  }
+  function clear(node) {
+    while (node.firstChild) { node.removeChild(node.firstChild); }
+    return node;
+  }
+  var faces = {};
   function face(tile, extra) {
-    var html = D.chickens[tile] || D.tiles[tile] || ("<span class=\"tile\" data-t=\"" + esc(tile) + "\">" + esc(tile) + "</span>");
-    return extra ? html.replace("class=\"tile", "class=\"tile " + extra) : html;
+    var key = (D.chickens[tile] ? "c:" : "t:") + tile;
+    if (!Object.prototype.hasOwnProperty.call(faces, key)) {
+      var html = D.chickens[tile] || D.tiles[tile];
+      var made;
+      if (html) { // a face the page's builder made (tile_html)
+        var holder = document.createElement("div");
+        holder.innerHTML = html;
+        made = holder.firstChild;
+      } else { // a tile the builder did not draw: its text
+        made = element("span", "tile", tile);
+        made.setAttribute("data-t", visible(tile));
+      }
+      faces[key] = made;
+    }
+    var node = faces[key].cloneNode(true);
+    if (extra) { extra.split(" ").forEach(function (c) { node.classList.add(c); }); }
+    return node;
+  }
+  function tileRow(tiles) {
+    var row = element("span", "tiles");
+    tiles.forEach(function (t) { row.appendChild(t); });
+    return row;
   }
   // a tile's or a code's name in the page's language ("tile:5m", "code:invalid_win"), when
   // the labels give one (the Chinese pages), else as it is
@@ -43,18 +83,20 @@
     };
     return fill(W[event.kind] || event.kind, values);
   }
-  function melds(list) {
-    return list.map(function (m) {
+  function melds(cell, list) {
+    list.forEach(function (m) {
       // a chow by its three tiles; a pong or kong by its tile, three or four times
-      var shown = m.tiles && m.tiles.length ? m.tiles : [];
+      var shown = m.tiles && m.tiles.length ? m.tiles.slice() : [];
       if (!shown.length) {
         var size = m.kind === "pong" ? 3 : 4;
         for (var j = 0; j < size; j += 1) { shown.push(m.tile); }
       }
-      var inner = "";
-      for (var i = 0; i < shown.length; i += 1) { inner += face(shown[i]); }
-      return "<span class=\"meld\" data-kind=\"" + esc(m.kind) + "\" data-t=\"" + esc(m.tile) + "\">" + inner + "</span>";
-    }).join("");
+      var meld = element("span", "meld");
+      meld.setAttribute("data-kind", visible(m.kind));
+      meld.setAttribute("data-t", visible(m.tile));
+      for (var i = 0; i < shown.length; i += 1) { meld.appendChild(face(shown[i])); }
+      cell.appendChild(meld);
+    });
   }
   function render(k) {
     var s = steps[k];
@@ -63,7 +105,7 @@
     if (k === last && D.stopped) {
       text += " · " + fill(W.not_applied, { sentence: sentence(D.stopped) });
     }
-    document.getElementById("replay-event").textContent = text;
+    document.getElementById("replay-event").textContent = visible(text);
     document.getElementById("replay-wall").textContent = String(s.wall_left);
     document.getElementById("replay-turn").textContent = fill(W.seat, { seat: s.turn });
     var rows = document.querySelectorAll("#replay-table tbody tr[data-seat]");
@@ -72,17 +114,22 @@
       var state = s.seats[seat];
       if (!state) { return; }
       row.classList.toggle("turn", s.turn === seat && s.phase !== "ended" && s.phase !== "won");
-      var badges = "";
-      if (s.winners.indexOf(seat) >= 0) { badges += " <span class=\"badge green\">" + esc(W.winner) + "</span>"; }
-      if (state.ready) { badges += " <span class=\"badge gold\">" + esc(W.declared) + "</span>"; }
-      row.querySelector(".r-badges").innerHTML = badges;
-      row.querySelector(".r-concealed").innerHTML =
-        "<span class=\"tiles\">" + split(state.concealed).map(function (t) { return face(t); }).join("") + "</span>";
-      row.querySelector(".r-melds").innerHTML = melds(state.melds);
-      row.querySelector(".r-discards").innerHTML = "<span class=\"tiles\">" + split(state.discards).map(function (d) {
+      var badges = clear(row.querySelector(".r-badges"));
+      if (s.winners.indexOf(seat) >= 0) {
+        badges.appendChild(document.createTextNode(" "));
+        badges.appendChild(element("span", "badge green", W.winner));
+      }
+      if (state.ready) {
+        badges.appendChild(document.createTextNode(" "));
+        badges.appendChild(element("span", "badge gold", W.declared));
+      }
+      clear(row.querySelector(".r-concealed")).appendChild(
+        tileRow(split(state.concealed).map(function (t) { return face(t); })));
+      melds(clear(row.querySelector(".r-melds")), state.melds);
+      clear(row.querySelector(".r-discards")).appendChild(tileRow(split(state.discards).map(function (d) {
         var claimed = d.charAt(d.length - 1) === "*";
         return face(claimed ? d.slice(0, -1) : d, claimed ? "small claimed" : "small");
-      }).join("") + "</span>";
+      })));
     });
     var ledger = document.getElementById("replay-ledger");
     if (ledger) { ledger.hidden = k !== last; }
@@ -119,14 +166,14 @@
   if (D.marks.length) {
     var label = document.createElement("span");
     label.className = "note";
-    label.textContent = W.findings_at;
+    label.textContent = visible(W.findings_at);
     marks.appendChild(label);
     D.marks.forEach(function (m) {
       var b = document.createElement("button");
       b.type = "button";
       b.className = "mark";
       b.setAttribute("data-step", String(m.step));
-      b.textContent = (m.event === null ? "" : fill(W.event, { index: m.event }) + " · ") + (W["code:" + m.code] || m.code);
+      b.textContent = visible((m.event === null ? "" : fill(W.event, { index: m.event }) + " · ") + (W["code:" + m.code] || m.code));
       b.addEventListener("click", function () { go(m.step); });
       marks.appendChild(b);
     });

@@ -1,11 +1,21 @@
-"""``zhuoji dashboard`` and ``zhuoji serve`` (the live server's rebuild on change)."""
+"""``zhuoji dashboard`` and ``zhuoji serve`` (the live server's rebuild on change; a malformed
+path answered 400 and a client that hangs up told in one line, over real sockets)."""
 
 from __future__ import annotations
 
+import os
+import queue
+import re
+import socket
+import struct
+import subprocess
+import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -182,3 +192,107 @@ def test_dashboard_shows_progress_on_a_terminal(db: Path, tmp_path: Path) -> Non
     # not a terminal (CliRunner's captured stream): no progress either
     result = CliRunner().invoke(app, ["dashboard", "--db", str(db), "--out", str(tmp_path / "c")])
     assert result.exit_code == 0 and "dashboard: " not in result.output
+
+
+# --- zhuoji serve over real sockets -----------------------------------------------------------
+
+
+@dataclass
+class Serving:
+    proc: subprocess.Popen[str]
+    port: int
+    folder: Path  # the folder it serves (under the TMPDIR it was given)
+    stderr: Path
+
+    def errors(self) -> str:
+        return self.stderr.read_text(encoding="utf-8", errors="replace")
+
+
+@pytest.fixture
+def serving(db: Path, tmp_path: Path) -> Iterator[Serving]:
+    """``zhuoji serve --port 0`` in a process of its own, its standard error in a file."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    stderr = tmp_path / "serve.err"
+    with stderr.open("w") as err:
+        proc = subprocess.Popen(
+            [str(Path(sys.executable).with_name("zhuoji")), "serve", "--db", str(db),
+             "--port", "0", "--workers", "1"],
+            stdout=subprocess.PIPE, stderr=err, text=True,
+            env={**os.environ, "TMPDIR": str(temp)},
+        )
+    try:
+        out = proc.stdout
+        assert out is not None
+        said: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: said.put(out.readline()), daemon=True).start()
+        line = said.get(timeout=300)  # the dashboard is built first: then this line
+        found = re.search(r"at http://127\.0\.0\.1:(\d+)/", line)
+        assert found, (line, stderr.read_text())
+        (folder,) = temp.glob("zhuoji-serve-*")
+        yield Serving(proc, int(found.group(1)), folder, stderr)
+    finally:
+        proc.terminate()  # SIGTERM stops it as Ctrl-C does
+        proc.wait(timeout=60)
+        assert proc.stdout is not None
+        proc.stdout.close()
+
+
+def _request(port: int, target: bytes) -> bytes:
+    """A GET over a socket of its own (HTTP/1.0: the server closes it); the whole answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
+        s.sendall(b"GET " + target + b" HTTP/1.0\r\nHost: x\r\n\r\n")
+        chunks = []
+        while chunk := s.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _status(answer: bytes) -> int:
+    assert answer.startswith(b"HTTP/"), f"no answer but {answer[:200]!r}"
+    return int(answer.split(b" ", 2)[1])
+
+
+def test_serve_answers_a_malformed_path_400_without_a_traceback(serving: Serving) -> None:
+    for target in (b"/%00", b"/index.html%00.png", b"/%ed%a0%80", b"/%ff", b"/%c0%af",
+                   b"/%e2%80%ae", b"/%1b%5b2J", b"/x\x00y"):
+        answer = _request(serving.port, target)
+        assert _status(answer) == 400, (target, answer[:200])
+    # the rest as before: a page, a page in a folder, a missing page, a way out refused
+    assert _status(_request(serving.port, b"/index.html")) == 200
+    assert _status(_request(serving.port, b"/zh/leaderboard.html")) == 200
+    assert _status(_request(serving.port, b"/nothing.html")) == 404
+    answer = _request(serving.port, b"/../../../../etc/passwd")
+    assert _status(answer) == 404 and b"root:" not in answer
+    assert _status(_request(serving.port, b"/%2e%2e/%2e%2e/etc/passwd")) == 404
+    serving.proc.terminate()
+    serving.proc.wait(timeout=60)
+    assert serving.errors() == ""
+
+
+def test_serve_says_one_line_when_a_client_hangs_up(serving: Serving) -> None:
+    """A client that asks for a file larger than every socket buffer, reads its first
+    bytes and resets the connection: the server's next write fails, and it says so in one
+    line, then serves on."""
+    big = serving.folder / "big.bin"
+    with big.open("wb") as f:
+        f.truncate(64 << 20)
+    s = socket.create_connection(("127.0.0.1", serving.port), timeout=60)
+    try:
+        s.sendall(b"GET /big.bin HTTP/1.0\r\nHost: x\r\n\r\n")
+        assert s.recv(16).startswith(b"HTTP/1.0 200")  # the server is sending it
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    finally:
+        s.close()  # with linger 0: a reset
+    deadline = time.monotonic() + 60
+    while "hung up" not in serving.errors():
+        assert time.monotonic() < deadline, serving.errors()
+        assert serving.proc.poll() is None, serving.errors()
+        time.sleep(0.05)
+    assert _status(_request(serving.port, b"/index.html")) == 200
+    serving.proc.terminate()
+    serving.proc.wait(timeout=60)
+    lines = serving.errors().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("serve: the client at 127.0.0.1:"), lines
+    assert "hung up before GET /big.bin was answered" in lines[0], lines
