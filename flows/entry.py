@@ -12,6 +12,10 @@ and every exit handler has run (Prefect's, ``multiprocessing``'s, ``logging``'s)
 process exits with the command's status instead of freeing every object and module one
 by one. After an ingest that imported Prefect that teardown took 1.5-2.8 s on the
 project's 2-core machine under load (0.5 s without Prefect), for nothing a user sees.
+
+Before anything is printed, standard output and standard error get an encoding error
+handler that cannot fail (:func:`flows.cli_text.escape_unencodable`): on a terminal whose
+encoding cannot show a character (Latin-1, ASCII) the character is written as an escape.
 """
 
 from __future__ import annotations
@@ -47,6 +51,9 @@ def _end() -> None:
 
 def main() -> None:
     atexit.register(_end)
+    from flows.cli_text import escape_unencodable
+
+    escape_unencodable()
     from flows.cli import main as run_cli
 
     try:
