@@ -15,7 +15,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 
@@ -352,6 +352,42 @@ def test_both_streams_on_a_closed_pipe(tmp_path: Path) -> None:
     finally:
         con.close()
     assert runs == [("completed", 3)]
+
+
+def _closing(*fds: int) -> Callable[[], None]:
+    def close() -> None:  # in the child, after its standard streams are set up
+        for fd in fds:
+            os.close(fd)
+
+    return close
+
+
+def test_closed_standard_streams(tmp_path: Path) -> None:
+    # `zhuoji ... >&-`, `2>&-`, `<&- >&- 2>&-`: the command runs, what it prints is dropped,
+    # and no file it opens takes a closed descriptor (the ingest's run is whole).
+    logs = list(map(str, LOGS))
+    for args, closed, status in (
+        (["audit", *logs], (1,), 0),
+        (["audit", "--json", *logs], (1,), 0),
+        (["validate", "--lang", "zh", *logs], (1,), 0),
+        (["rules", "show", "guiyang"], (1,), 0),
+        (["audit", "missing.json"], (2,), 2),
+        (["ingest", *logs, "--db", str(tmp_path / "w.duckdb")], (0, 1, 2), 0),
+    ):
+        result = subprocess.run([sys.executable, "-c", ENTRY, *args], cwd=tmp_path,
+                                env=_environ(), capture_output=True, timeout=300,
+                                preexec_fn=_closing(*closed))
+        assert result.returncode == status, (args, result.stderr)
+        if 2 not in closed:
+            assert result.stderr == b"", (args, result.stderr)
+    import duckdb
+
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    try:
+        runs = con.execute("SELECT status, hands FROM ingest_runs").fetchall()
+    finally:
+        con.close()
+    assert runs == [("completed", 6)]
 
 
 def test_a_full_disk_is_one_line_and_exit_2(tmp_path: Path) -> None:
