@@ -19,6 +19,7 @@ import typer
 from flows.app import app
 from flows.cli_errors import fail
 from flows.cli_lang import LangOption, use_lang
+from flows.cli_text import echo
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -92,7 +93,7 @@ def dashboard_command(
     except _errors() as exc:
         raise _fail(exc) from None
     other = "zh" if language == "en" else "en"
-    typer.echo(text(
+    echo(text(
         "wrote {pages} pages ({size} MB; largest {largest} {largest_size} MB) for {players} "
         "players and {hands} audited hands in {seconds} s", language,
         pages=f"{summary.pages:,}", size=f"{summary.total_bytes / 1e6:.1f}",
@@ -100,9 +101,9 @@ def dashboard_command(
         players=f"{summary.players:,}", hands=f"{summary.hand_pages:,}",
         seconds=f"{time.perf_counter() - started:.1f}",
     ))
-    typer.echo(text("open {url}", language, url=(out / "index.html").resolve().as_uri()))
-    typer.echo(text("the other language: {url}", language,
-                    url=(out / other / "index.html").resolve().as_uri()))
+    echo(text("open {url}", language, url=(out / "index.html").resolve().as_uri()))
+    echo(text("the other language: {url}", language,
+              url=(out / other / "index.html").resolve().as_uri()))
 
 
 def print_progress(group: str, pages: int, seconds: float) -> None:
@@ -256,8 +257,8 @@ def serve_command(
             raise _fail(exc) from None
         server = make_server(live, host, port)
         address = f"http://{host}:{server.server_address[1]}/"
-        typer.echo(text("serving the dashboard of {db} at {address} (Ctrl-C stops)", language,
-                        db=db, address=address))
+        echo(text("serving the dashboard of {db} at {address} (Ctrl-C stops)", language,
+                  db=db, address=address))
         previous = signal.signal(signal.SIGTERM, _interrupt)
         try:
             server.serve_forever()

@@ -10,6 +10,7 @@ import typer
 from flows.app import app
 from flows.cli_ingest import quiet_prefect
 from flows.cli_lang import LangOption, use_lang
+from flows.cli_text import echo
 
 
 @app.command("deploy")
@@ -67,5 +68,5 @@ def deploy_command(
             wait=wait,
         )
     except DeployError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -4,7 +4,9 @@
 line ``error: ...`` on standard error and exit status 2 (``--debug``, or ``ZHUOJI_DEBUG=1``,
 prints the traceback first); a usage error (an unknown option, a missing argument) is one
 line too, with the command's ``--help`` named. A closed pipe (``zhuoji audit ... | head``)
-ends quietly. The exit statuses (``docs/pipeline.md``):
+ends every command quietly with exit status 0, whenever the reader goes: before the first
+line, in the middle of the output or at its last flush; what the command had left to write
+is dropped. The exit statuses (``docs/pipeline.md``):
 
 * 0: done, nothing to report;
 * 1: ``zhuoji audit`` found a violation or a mismatch (the input was read);
@@ -20,9 +22,11 @@ from __future__ import annotations
 
 import errno
 import os
+import select
 import sys
 import traceback
 from collections.abc import Sequence
+from contextlib import suppress
 from typing import Any
 
 import orjson
@@ -42,7 +46,7 @@ except ImportError:  # pragma: no cover - an older typer (the lower bounds' envi
         UsageError,
     )
 
-from flows.cli_text import safe
+from flows.cli_text import escape_unencodable, safe
 from flows.oserrors import OS_ERROR_TEXT, errno_in_text, os_error_text
 
 __all__ = [
@@ -172,14 +176,56 @@ def fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _is_broken_pipe(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno == errno.EPIPE
+
+
+def _reader_gone(fd: int) -> bool:
+    """Whether ``fd`` is a pipe (or terminal) nobody reads any more (``2>&1 | head``)."""
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 def _quiet_pipe() -> None:
     # The reader went away: later writes (and the interpreter's final flush) must not
-    # print a traceback of their own.
-    try:
+    # print a traceback of their own. Standard error too when its reader is gone as well.
+    with suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
+        try:
+            stderr = sys.stderr.fileno() if sys.stderr is not None else -1
+            if stderr >= 0 and _reader_gone(stderr):
+                os.dup2(devnull, stderr)
+            os.dup2(devnull, sys.stdout.fileno())
+        finally:
+            os.close(devnull)
+
+
+def _output_failed(exc: OSError) -> int:
+    """The exit status after writing to standard output failed with ``exc``: a closed pipe
+    ends quietly (0); a full disk or another write error under ``zhuoji ... > file`` is an
+    error line (2). Either way what is left to write is dropped, so that the
+    interpreter's own last flush has nothing to fail on."""
+    _quiet_pipe()
+    if _is_broken_pipe(exc):
+        return EXIT_OK
+    with suppress(OSError, ValueError):
+        sys.stderr.write(f"error: standard output: {safe(describe_error(exc))}\n")
+        sys.stderr.flush()
+    return EXIT_ERROR
+
+
+def _flush_stdout(code: int) -> int:
+    """Write what standard output still holds; the exit status once it is written."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except OSError as exc:
+        return _output_failed(exc)
+    return code
 
 
 class ZhuojiGroup(TyperGroup):
@@ -190,17 +236,29 @@ class ZhuojiGroup(TyperGroup):
             return super().invoke(ctx)
         except (typer.Exit, typer.Abort, ClickException):
             raise
-        except BrokenPipeError:
-            _quiet_pipe()
-            raise typer.Exit(EXIT_OK) from None
         except Exception as exc:
-            if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+            if _is_broken_pipe(exc):
                 _quiet_pipe()
                 raise typer.Exit(EXIT_OK) from None
             if is_debug():
                 traceback.print_exception(exc, file=sys.stderr)
             _emit(describe_error(exc))
             raise typer.Exit(EXIT_ERROR) from None
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: Context | None = None,
+        **extra: Any,
+    ) -> Context:
+        # The root's eager options print here (--help, --version), before invoke: a closed
+        # pipe or a full disk ends them as they end a command (Click's own rule would exit
+        # with 1, or print a traceback).
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except OSError as exc:
+            raise typer.Exit(_output_failed(exc)) from None
 
     def main(  # type: ignore[override]
         self,
@@ -210,6 +268,7 @@ class ZhuojiGroup(TyperGroup):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        escape_unencodable()  # for typer's CliRunner too, whose streams are its own
         try:
             result = super().main(
                 args=args,
@@ -233,6 +292,7 @@ class ZhuojiGroup(TyperGroup):
         except typer.Abort:
             sys.stderr.write("error: interrupted\n")
             code = EXIT_INTERRUPTED
+        code = _flush_stdout(code)
         if standalone_mode:
             sys.exit(code)
         return code

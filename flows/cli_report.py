@@ -21,7 +21,7 @@ import typer
 from flows.app import app
 from flows.cli_errors import EXIT_ERROR, fail
 from flows.cli_lang import LangOption, use_lang
-from flows.cli_text import make_console, safe
+from flows.cli_text import echo, make_console, safe
 
 if TYPE_CHECKING:
     from flows.warehouse import QueryResult
@@ -135,7 +135,7 @@ def _list_reports() -> None:
 
     for report in report_names():
         wanted = " ".join(f"--param {p}=..." for p in report_parameters(report))
-        typer.echo(
+        echo(
             f"{report:24} {report_description(report)}" + (f"  [{wanted}]" if wanted else "")
         )
 
@@ -354,4 +354,4 @@ def export_command(
         assert query is not None
         result = _run(query_sql, db, query)
     write_export(result, out, chosen)
-    typer.echo(f"wrote {len(result.rows):,} rows to {safe(out)}")
+    echo(f"wrote {len(result.rows):,} rows to {safe(out)}")

@@ -13,6 +13,7 @@ import typer
 from flows.app import app
 from flows.cli_errors import fail
 from flows.cli_lang import LangOption, use_lang
+from flows.cli_text import echo
 
 if TYPE_CHECKING:
     from rules.settings import RulesetBase, RulesetError
@@ -100,7 +101,7 @@ def list_presets(lang: LangOption = None) -> None:
     """The shipped presets by family: name, players, seed document and article, title."""
     use_lang(lang)
     for line in list_lines():
-        typer.echo(line)
+        echo(line)
 
 
 _SETTING_LINE = re.compile(r"^([A-Za-z0-9_]+)\s*=\s*[^#]*?\s#\s?(.*\S)\s*$")
@@ -205,7 +206,7 @@ def show(
     except RulesetError as exc:
         raise _fail(exc) from None
     for line in show_lines(ruleset, describe=describe, sources=sources):
-        typer.echo(line)
+        echo(line)
 
 
 @rules_app.command("diff")
@@ -224,12 +225,12 @@ def diff(
     except RulesetError as exc:
         raise _fail(exc) from None
     if not differences:
-        typer.echo(f"{a} and {b} have the same settings")
+        echo(f"{a} and {b} have the same settings")
         return
     rows = [["setting", a, b]]
     rows.extend([p, format_setting(x), format_setting(y)] for p, x, y in differences)
     for line in format_columns(rows):
-        typer.echo(line)
+        echo(line)
 
 
 def settings_matrix_markdown(names: Sequence[str]) -> str:
@@ -265,4 +266,4 @@ def matrix(lang: LangOption = None) -> None:
         (f"### family {family}\n\n" if len(groups) > 1 else "") + settings_matrix_markdown(names)
         for family, names in groups.items()
     ]
-    typer.echo("\n".join(parts), nl=False)
+    echo("\n".join(parts), nl=False)

@@ -9,6 +9,7 @@ import typer
 from flows.app import app
 from flows.cli_ingest import quiet_prefect
 from flows.cli_lang import LangOption, use_lang
+from flows.cli_text import echo
 
 server_app = typer.Typer(
     help="The local Prefect server that ingest runs reuse (with no PREFECT_API_URL set).",
@@ -28,17 +29,17 @@ def status_command(lang: LangOption = None) -> None:
     idle = idle_seconds()
     server = ReusedPrefectServer(timeout=0, idle=idle)
     record = server.running()
-    typer.echo(f"prefect home  {server.home}")
+    echo(f"prefect home  {server.home}")
     if record is None:
-        typer.echo("server        not running (the next `zhuoji ingest` starts one)")
+        echo("server        not running (the next `zhuoji ingest` starts one)")
         raise typer.Exit(1)
     lease = server.home / LEASE_NAME
     used = time.time() - lease.stat().st_mtime if lease.exists() else None
-    typer.echo(f"server        {record.url} (pid {record.pid}, Prefect {record.version})")
-    typer.echo(f"up            {time.time() - record.started_at:,.0f} s")
+    echo(f"server        {record.url} (pid {record.pid}, Prefect {record.version})")
+    echo(f"up            {time.time() - record.started_at:,.0f} s")
     if used is not None:
-        typer.echo(f"last used     {used:,.0f} s ago")
-    typer.echo(f"idle timeout  {idle:g} s (ZHUOJI_SERVER_IDLE_SECONDS)")
+        echo(f"last used     {used:,.0f} s ago")
+    echo(f"idle timeout  {idle:g} s (ZHUOJI_SERVER_IDLE_SECONDS)")
 
 
 @server_app.command("stop")
@@ -51,9 +52,9 @@ def stop_command(lang: LangOption = None) -> None:
 
     server = ReusedPrefectServer(timeout=0, idle=idle_seconds())
     record = server.stop_running(
-        on_wait=lambda: typer.echo("waiting for the ingest runs using the server to end")
+        on_wait=lambda: echo("waiting for the ingest runs using the server to end")
     )
     if record is None:
-        typer.echo(f"no local server runs for {server.home}")
+        echo(f"no local server runs for {server.home}")
         return
-    typer.echo(f"stopped the local server {record.url} (pid {record.pid})")
+    echo(f"stopped the local server {record.url} (pid {record.pid})")

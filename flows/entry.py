@@ -12,6 +12,12 @@ and every exit handler has run (Prefect's, ``multiprocessing``'s, ``logging``'s)
 process exits with the command's status instead of freeing every object and module one
 by one. After an ingest that imported Prefect that teardown took 1.5-2.8 s on the
 project's 2-core machine under load (0.5 s without Prefect), for nothing a user sees.
+
+Before anything is printed, standard output and standard error get an encoding error
+handler that cannot fail (:func:`flows.cli_text.escape_unencodable`): on a terminal whose
+encoding cannot show a character (Latin-1, ASCII) the character is written as an escape.
+A standard stream the caller closed (``zhuoji audit ... >&-``) is opened on ``/dev/null``
+first (:func:`_open_closed_streams`).
 """
 
 from __future__ import annotations
@@ -45,8 +51,35 @@ def _end() -> None:
     os._exit(_status[-1])
 
 
+def _open_closed_streams() -> None:
+    """Put ``/dev/null`` where the caller left standard input, output or error closed.
+
+    Python then has no stream to print to (``sys.stdout`` is None: a command's first line
+    was an unexpected error), and the first file the command opens would take the closed
+    descriptor: a worker or server process writing to its inherited standard output
+    would write into the warehouse. What is printed is dropped, as Python drops a
+    ``print`` when ``sys.stdout`` is None, and the command ends with its own status."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        null = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+        if getattr(sys, name) is None:
+            mode = "r" if fd == 0 else "w"
+            setattr(sys, name, open(fd, mode, encoding="utf-8", closefd=False))  # noqa: SIM115
+
+
 def main() -> None:
     atexit.register(_end)
+    _open_closed_streams()
+    from flows.cli_text import escape_unencodable
+
+    escape_unencodable()
     from flows.cli import main as run_cli
 
     try:

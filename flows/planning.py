@@ -552,7 +552,6 @@ class _Display:
         self._start = time.perf_counter()
         if not self.enabled:
             return
-        from rich.console import Console
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -560,6 +559,8 @@ class _Display:
             TextColumn,
             TimeElapsedColumn,
         )
+
+        from flows.cli_text import make_console
 
         self._progress = self._stack.enter_context(
             Progress(
@@ -569,7 +570,7 @@ class _Display:
                 TextColumn("files"),
                 TextColumn("{task.fields[hands]:,} hands  {task.fields[rate]:,.0f} hands/s"),
                 TimeElapsedColumn(),
-                console=Console(stderr=True),
+                console=make_console(stderr=True, decoration=True),  # a closed pipe: quiet
                 transient=False,
             )
         )
