@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rules.families import DEFAULT_FAMILY, UnknownFamilyError, family_named
-from rules.settings import RulesetBase, RulesetError, apply_overrides
+from rules.settings import RulesetBase, RulesetError, apply_overrides, excerpt
 
 DEFAULT_PRESET = "guiyang"
 _SUFFIX = ".toml"
@@ -63,7 +63,7 @@ def preset_text(name: str) -> str:
     """The TOML text of a preset file (comments included)."""
     if not is_preset(name):
         raise UnknownPresetError(
-            f"unknown preset {name!r}; the presets are: {', '.join(_names())}"
+            f"unknown preset {excerpt(name)}; the presets are: {', '.join(_names())}"
         )
     text: str = _preset_dir().joinpath(name + _SUFFIX).read_text(encoding="utf-8")
     return text
