@@ -4,9 +4,10 @@ One copy, used by ``tests/rules/test_fuzz.py`` (hypothesis drives the random cho
 through ``st.randoms()``) and by ``bench/fuzz.py`` (a seeded run over a million inputs,
 input ``i`` drawn from ``random.Random(f"zhuoji-fuzz/{seed}/{i}")``).
 
-**Seeds** (:func:`generate_seed_games`): every game of the sample logs (``data/sample``)
-and of the dispute logs (``tests/data/disputes``), plus legal games that
-:mod:`rules.families.guizhou.simulate` plays under every shipped preset.
+**Seeds** (:func:`generate_seed_games`): every game of the sample logs (``data/sample``,
+``data/sample/changsha``) and of the dispute logs (``tests/data/disputes``), plus legal
+games that :mod:`rules.families.guizhou.simulate` and :mod:`rules.families.changsha.simulate`
+play under every shipped preset of their family.
 
 **Mutations**, stacked at four levels (:func:`generate_input` picks them):
 
@@ -14,7 +15,8 @@ and of the dispute logs (``tests/data/disputes``), plus legal games that
   duplicated, swapped, moved, shuffled, cut off, retyped, inserted or spliced in from
   another hand; seats, tiles, ``from`` and kong kinds changed; optional fields removed;
   the deal and the wall edited; the dealer, 连庄 count, hand numbers, player count,
-  stake, preset name, ``rule_overrides`` (odd values) and the recorded result changed;
+  stake, preset name, ``rule_overrides`` (odd values, values at and past the settings'
+  bounds) and the recorded result changed;
 * JSON tree, blind to the format: keys deleted or added, values of the wrong type,
   extreme numbers, junk text, lists emptied, duplicated or nested;
 * stream lines (stream encoding only): control and event lines dropped, duplicated,
@@ -36,7 +38,11 @@ a game or the input (``malformed``); a
 from resolving the game's ruleset (``ruleset_error``); a
 :class:`~rules.audit.HandAudit` per hand, with findings (``violations``) or none
 (``clean``). Anything else raised is a ``crash``; an audit that breaks one of the
-documented invariants (:func:`find_broken_invariant`) is ``broken``.
+documented invariants (:func:`find_broken_invariant`) is ``broken``. An input the engine
+does not fail on then goes as a file through ``zhuoji audit --json`` and ``zhuoji audit``
+in this process (:func:`run_cli_audit`); a command that fails (an exit status other than
+0, 1 or 2, an "unexpected error", a ``--json`` line that is no JSON object) is a
+``crash`` too.
 """
 
 from __future__ import annotations
