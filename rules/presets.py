@@ -159,7 +159,8 @@ def ruleset_from_table(name: str, table: Mapping[str, Any], where: str = "") -> 
         return family.settings.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" if e["loc"] else str(e["msg"])
+            for e in exc.errors()
         )
         raise RulesetError(f"{label}: {problems}") from None
 
