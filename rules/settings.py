@@ -328,13 +328,30 @@ def _type_mismatch(model: type[RulesetBase], path: str, value: object) -> str | 
 
     Strict where pydantic's lax mode would convert: a whole number (``int``) takes no
     ``true`` nor ``2.0`` nor ``"2"``, a switch (``bool``) no ``"true"`` nor ``1``, a choice
-    (an enum, a ``Literal``) only its own values' type. A setting whose field converts its
-    input itself (a ``BeforeValidator``: tiles as text, a choice that also takes ``true``)
-    is left to its validator, and so are sections' entries (tables)."""
-    info = _field_of(model, path)
+    (an enum, a ``Literal``) only its own values' type, and so for each field of a section's
+    entries (``chickens.standing``). A setting whose field converts its input itself (a
+    ``BeforeValidator``: tiles as text, a choice that also takes ``true``) is left to its
+    validator."""
+    return _mismatch(_field_of(model, path), value)
+
+
+def _mismatch(info: FieldInfo, value: object) -> str | None:
     if any(isinstance(m, BeforeValidator) for m in info.metadata):
         return None
     annotation = info.annotation
+    args = get_args(annotation)
+    if (get_origin(annotation) is tuple and len(args) == 2 and args[1] is Ellipsis
+            and isinstance(args[0], type) and issubclass(args[0], BaseModel)
+            and isinstance(value, list)):  # a section's entries: each entry's fields
+        fields = args[0].model_fields
+        for n, entry in enumerate(value):
+            if not isinstance(entry, dict):
+                continue
+            for key, item in entry.items():
+                why = _mismatch(fields[key], item) if key in fields else None
+                if why is not None:
+                    return f"entry {n}, {key!r} = {excerpt(item)}: {why}"
+        return None
     if get_origin(annotation) is Literal:
         choices = get_args(annotation)
         if value in choices and all(type(c) is type(value) for c in choices):

@@ -149,6 +149,27 @@ def test_an_override_of_the_wrong_json_type_is_refused(tmp_path: Path, name: str
     assert len(lines) == 1 + len(good.hands)
 
 
+GUIZHOU_STRICT: dict[str, tuple[dict[str, object], str]] = {
+    "true for a chicken's value": ({"chickens.standing": [{"tile": "1s", "value": True}]},
+                                   "entry 0, 'value' = True: expected a whole number"),
+    "a tile as a number": ({"chicken_standing": [{"tile": 5}]},
+                           "a tile is written as text"),
+    "'4' for the player count": ({"players": "4"}, "expected a whole number"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GUIZHOU_STRICT))
+def test_a_section_entry_of_the_wrong_json_type_is_refused(tmp_path: Path, name: str) -> None:
+    overrides, said = GUIZHOU_STRICT[name]
+    good = _game(GUIYANG)
+    bad = good.model_copy(update={"game_id": "bad", "rule_overrides": overrides})
+    code, out = _audit(str(_stream(tmp_path, bad, good)), "--json")
+    assert code == 2
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert said in lines[0]["error"]["message"]
+    assert len(lines) == 1 + len(good.hands)
+
+
 def test_the_types_presets_give_still_resolve() -> None:
     """A choice that also takes true/false (penalties.missed_win) and tiles as text."""
     rs = resolve_ruleset("guiyang", {"penalty_missed_win": True,

@@ -214,7 +214,9 @@ _SECTION = ConfigDict(frozen=True, extra="forbid")
 def _tile_from_text(value: object) -> object:
     if isinstance(value, str):
         return Tile.parse(value)
-    return value
+    if isinstance(value, Tile):
+        return value
+    raise ValueError("a tile is written as text, e.g. '1s'")  # (not its number: 5 is no tile)
 
 
 def _tile_to_text(tile: Tile) -> str:
