@@ -4,9 +4,10 @@ One copy, used by ``tests/rules/test_fuzz.py`` (hypothesis drives the random cho
 through ``st.randoms()``) and by ``bench/fuzz.py`` (a seeded run over a million inputs,
 input ``i`` drawn from ``random.Random(f"zhuoji-fuzz/{seed}/{i}")``).
 
-**Seeds** (:func:`generate_seed_games`): every game of the sample logs (``data/sample``)
-and of the dispute logs (``tests/data/disputes``), plus legal games that
-:mod:`rules.families.guizhou.simulate` plays under every shipped preset.
+**Seeds** (:func:`generate_seed_games`): every game of the sample logs (``data/sample``,
+``data/sample/changsha``) and of the dispute logs (``tests/data/disputes``), plus legal
+games that :mod:`rules.families.guizhou.simulate` and :mod:`rules.families.changsha.simulate`
+play under every shipped preset of their family.
 
 **Mutations**, stacked at four levels (:func:`generate_input` picks them):
 
@@ -14,7 +15,8 @@ and of the dispute logs (``tests/data/disputes``), plus legal games that
   duplicated, swapped, moved, shuffled, cut off, retyped, inserted or spliced in from
   another hand; seats, tiles, ``from`` and kong kinds changed; optional fields removed;
   the deal and the wall edited; the dealer, 连庄 count, hand numbers, player count,
-  stake, preset name, ``rule_overrides`` (odd values) and the recorded result changed;
+  stake, preset name, ``rule_overrides`` (odd values, values at and past the settings'
+  bounds) and the recorded result changed;
 * JSON tree, blind to the format: keys deleted or added, values of the wrong type,
   extreme numbers, junk text, lists emptied, duplicated or nested;
 * stream lines (stream encoding only): control and event lines dropped, duplicated,
@@ -36,16 +38,25 @@ a game or the input (``malformed``); a
 from resolving the game's ruleset (``ruleset_error``); a
 :class:`~rules.audit.HandAudit` per hand, with findings (``violations``) or none
 (``clean``). Anything else raised is a ``crash``; an audit that breaks one of the
-documented invariants (:func:`find_broken_invariant`) is ``broken``.
+documented invariants (:func:`find_broken_invariant`) is ``broken``. An input the engine
+does not fail on then goes as a file through ``zhuoji audit --json`` and ``zhuoji audit``
+in this process (:func:`run_cli_audit`); a command that fails (an exit status other than
+0, 1 or 2, an "unexpected error", a ``--json`` line that is no JSON object) is a
+``crash`` too.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import copy
 import gzip
+import io
 import json
 import random
 import re
+import shutil
+import tempfile
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -70,14 +81,16 @@ from parsers.write import format_document
 from rules.audit import HandAudit, audit_hand
 from rules.events import HandRecord
 from rules.facts import Outcome as HandOutcome
-from rules.families.guizhou.settings import SETTING_PATHS, Ruleset
+from rules.families import family_named
+from rules.families.changsha.settings import Ruleset as ChangshaRuleset
+from rules.families.changsha.simulate import simulate_game as simulate_changsha_game
 from rules.families.guizhou.simulate import simulate_game
 from rules.presets import load_preset, preset_names, resolve_ruleset
 from rules.settings import RulesetError
 from rules.violations import SETTLEMENT_CODES, Violation, ViolationCode
 
 ROOT = Path(__file__).resolve().parents[1]
-SEED_DIRS: tuple[str, ...] = ("data/sample", "tests/data/disputes")
+SEED_DIRS: tuple[str, ...] = ("data/sample", "data/sample/changsha", "tests/data/disputes")
 """Folders (relative to the repository) whose log files are seeds."""
 
 Json = Any  # a JSON value as orjson / json give it (dict, list, str, int, float, bool, None)
@@ -228,8 +241,85 @@ def find_broken_invariant(record: HandRecord, audit: HandAudit) -> BrokenInvaria
     return None
 
 
-def run_input(data: bytes, encoding: Encoding, gzipped: bool) -> Verdict:
-    """Feed one input through the whole audit path and classify what happened."""
+_CLI_DIR: list[Path] = []
+
+
+def _cli_dir() -> Path:
+    """A folder of this process's own for the files ``zhuoji audit`` reads."""
+    if not _CLI_DIR:
+        folder = Path(tempfile.mkdtemp(prefix="zhuoji-fuzz-cli-"))
+        atexit.register(shutil.rmtree, folder, True)
+        _CLI_DIR.append(folder)
+    return _CLI_DIR[0]
+
+
+def suffix_of(encoding: Encoding, gzipped: bool) -> str:
+    """A file name ending under which ``zhuoji audit`` reads an input as ``encoding``."""
+    return (".json" if encoding is Encoding.DOCUMENT else ".jsonl") + (".gz" if gzipped else "")
+
+
+def run_cli_audit(data: bytes, suffix: str) -> Failure | None:
+    """The input as a file through the ``zhuoji audit`` command, in this process, with
+    ``--json`` and as text, its output captured: it must end with exit status 0, 1 or 2,
+    print no "unexpected error" (with the debug switch on, the traceback goes to the
+    captured stderr), and with ``--json`` print JSON objects only. The failure, or None."""
+    import typer
+
+    from flows.cli_audit import audit_command
+    from flows.cli_errors import set_debug
+
+    path = _cli_dir() / f"input{suffix}"
+    path.write_bytes(data)
+    set_debug(True)
+    for json_lines in (True, False):
+        out, err = io.StringIO(), io.StringIO()
+        code: int | None = 0
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                audit_command([str(path)], json_lines=json_lines, hand_no=None, game_id=None,
+                              html=None, lang=None)
+            except typer.Exit as exc:
+                code = exc.exit_code
+        mode = "--json" if json_lines else "text"
+        printed, said = out.getvalue(), err.getvalue()
+        if code not in (0, 1, 2):
+            return Failure(f"audit {mode}: exit status {code}", printed[-2000:] + said[-2000:])
+        if "unexpected error" in printed or "unexpected error" in said:
+            where = said.strip().splitlines()[-1:] or ["?"]
+            return Failure(f"audit {mode}: unexpected error: {where[0][:200]}",
+                           said[-4000:] or printed[-2000:])
+        if json_lines:
+            for line in printed.splitlines():
+                try:
+                    obj = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    return Failure(f"audit {mode}: a line that is no JSON", line[:2000])
+                if not isinstance(obj, dict):
+                    return Failure(f"audit {mode}: a line that is no object", line[:2000])
+    return None
+
+
+def run_input(
+    data: bytes, encoding: Encoding, gzipped: bool, *, cli: bool = True
+) -> Verdict:
+    """Feed one input through the whole audit path and classify what happened; with
+    ``cli``, then through ``zhuoji audit --json`` and ``zhuoji audit`` (:func:`run_cli_audit`):
+    a failure there is a ``crash``."""
+    verdict = _run_engine(data, encoding, gzipped)
+    if not cli or verdict.outcome in FAILURES:
+        return verdict
+    try:
+        failure = run_cli_audit(data, suffix_of(encoding, gzipped))
+    except Exception as exc:  # the harness's own fault would show here too
+        failure = describe_crash(exc)
+    if failure is None:
+        return verdict
+    return Verdict(Outcome.CRASH, verdict.games, verdict.malformed, verdict.ruleset_errors,
+                   verdict.hands, verdict.codes, failure)
+
+
+def _run_engine(data: bytes, encoding: Encoding, gzipped: bool) -> Verdict:
+    """The input through the parsers and the engine, in memory."""
     games = malformed = ruleset_errors = hands = 0
     codes: set[str] = set()
     any_findings = False
@@ -316,7 +406,8 @@ def _document_of(game: Game) -> bytes:
 
 def generate_seed_games(*, simulated: int = 10, seed: int = 20261101) -> list[SeedGame]:
     """The seed corpus: the games of the log files in :data:`SEED_DIRS`, then ``simulated``
-    games (of one to three hands) per shipped preset. Deterministic."""
+    games (of one to three hands) per shipped preset of the Guizhou and Changsha families.
+    Deterministic."""
     seeds: list[SeedGame] = []
     for folder in SEED_DIRS:
         for path in sorted((ROOT / folder).iterdir()):
@@ -336,6 +427,19 @@ def generate_seed_games(*, simulated: int = 10, seed: int = 20261101) -> list[Se
             game = game_from_records(
                 played.records, game_id=f"sim-{preset}-{game_no}", ruleset=preset,
                 started_at="2026-11-01T20:15:00+08:00",
+            )
+            seeds.append(SeedGame(f"simulated/{preset}/{game_no}", _document_of(game)))
+    for preset in preset_names("changsha"):
+        changsha = load_preset(preset)
+        assert isinstance(changsha, ChangshaRuleset)
+        for game_no in range(simulated):
+            table = simulate_changsha_game(
+                changsha, seed=seed, game_no=game_no, hands=1 + game_no % 3,
+                base_stake=1 + game_no % 2,
+            )
+            game = game_from_records(
+                [hand.record for hand in table.hands], game_id=f"sim-{preset}-{game_no}",
+                ruleset=preset, started_at="2026-11-01T20:15:00+08:00",
             )
             seeds.append(SeedGame(f"simulated/{preset}/{game_no}", _document_of(game)))
     return seeds
@@ -379,23 +483,35 @@ ODD_PRESETS: tuple[str, ...] = (
 )
 ODD_SETTING_KEYS: tuple[str, ...] = (
     "no_such_setting", "name", "title", "chickens", "chickens.", ".players", "patterns.plain.x",
-    "chicken_scop", "", "players ",
+    "chicken_scop", "", "players ", "k" * 100_000,
 )
+BOUND_INTS: tuple[int, ...] = (
+    8, 9, 16, 17, 255, 256, 257, 9_999, 10_000, 10_001, 65_536, 2**31 - 1, 2**40, 2**62,
+)
+"""Values at and past the settings' bounds (``le=`` of the families' settings models)."""
 
 
-def _setting_values() -> dict[str, tuple[Json, ...]]:
-    """Every setting's values across the shipped presets, as JSON (deduplicated, in
-    preset order)."""
-    values: dict[str, list[Json]] = {path: [] for path in SETTING_PATHS}
-    for name in preset_names("guizhou"):
-        dumped = load_preset(name).model_dump(mode="json")
-        for path in SETTING_PATHS:
-            value: Json = dumped
-            for part in path.split("."):
-                value = value[part]
-            if value not in values[path]:
-                values[path].append(value)
-    return {path: tuple(v) for path, v in values.items()}
+FAMILIES: tuple[str, ...] = ("guizhou", "changsha")
+"""The families whose presets and settings the mutations draw from."""
+
+
+def _setting_values() -> dict[str, dict[str, tuple[Json, ...]]]:
+    """Each family's settings' values across its shipped presets, as JSON (deduplicated,
+    in preset order): family -> setting path -> values."""
+    out: dict[str, dict[str, tuple[Json, ...]]] = {}
+    for family in FAMILIES:
+        paths = family_named(family).settings.setting_paths()
+        values: dict[str, list[Json]] = {path: [] for path in paths}
+        for name in preset_names(family):
+            dumped = load_preset(name).model_dump(mode="json")
+            for path in paths:
+                value: Json = dumped
+                for part in path.split("."):
+                    value = value[part]
+                if value not in values[path]:
+                    values[path].append(value)
+        out[family] = {path: tuple(v) for path, v in values.items()}
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,12 +520,15 @@ class Context:
     and every setting's values across the presets (for overrides)."""
 
     seeds: tuple[SeedGame, ...]
-    setting_values: dict[str, tuple[Json, ...]]
+    setting_values: dict[str, dict[str, tuple[Json, ...]]]  # family -> path -> values
     presets: tuple[str, ...]
+    family_of: dict[str, str]  # preset -> family
 
     @classmethod
     def from_seeds(cls, seeds: Sequence[SeedGame]) -> Context:
-        return cls(tuple(seeds), _setting_values(), tuple(preset_names("guizhou")))
+        presets = tuple(name for family in FAMILIES for name in preset_names(family))
+        family_of = {name: load_preset(name).family for name in presets}
+        return cls(tuple(seeds), _setting_values(), presets, family_of)
 
     def other_tree(self, rng: random.Random) -> Json:
         return rng.choice(self.seeds).tree()
@@ -1092,15 +1211,20 @@ def change_ruleset(game: Json, rng: random.Random, ctx: Context) -> str | None:
     return "change_ruleset:set"
 
 
-def _odd_setting_value(path: str, rng: random.Random, ctx: Context) -> Json:
-    """A value for a setting: one some preset uses (75%), else an odd one."""
-    values = ctx.setting_values[path]
+def _odd_setting_value(
+    path: str, family: dict[str, tuple[Json, ...]], rng: random.Random
+) -> Json:
+    """A value for a setting of a family: one some preset uses (70%), else one at or past
+    a setting's bound, an extreme or an odd one."""
+    values = family[path]
     roll = rng.random()
-    if roll < 0.75:
+    if roll < 0.70:
         return _fresh(rng.choice(values))
+    if roll < 0.80:
+        return rng.choice(BOUND_INTS)
     if roll < 0.9:
         return rng.choice(EXTREME_INTS)
-    other = ctx.setting_values[rng.choice(SETTING_PATHS)]
+    other = family[rng.choice(tuple(family))]
     return _fresh(rng.choice((*JUNK_VALUES, *other)))
 
 
@@ -1114,17 +1238,39 @@ def change_overrides(game: Json, rng: random.Random, ctx: Context) -> str | None
     overrides = game.get("rule_overrides")
     if not isinstance(overrides, dict) or rng.random() < 0.3:
         overrides = game["rule_overrides"] = {}
+    preset = game.get("ruleset")
+    family = ctx.family_of.get(preset, "guizhou") if isinstance(preset, str) else "guizhou"
+    if rng.random() < 0.1:  # another family's settings
+        family = rng.choice(FAMILIES)
+    model = family_named(family).settings
+    values = ctx.setting_values[family]
     for _ in range(rng.randint(1, 3)):
         if rng.random() < 0.08:
             overrides[rng.choice(ODD_SETTING_KEYS)] = _fresh(rng.choice(JUNK_VALUES))
             continue
-        path = rng.choice(SETTING_PATHS)
-        value = _odd_setting_value(path, rng, ctx)
-        overrides[Ruleset.flat_alias(path) if rng.random() < 0.5 else path] = value
+        path = rng.choice(tuple(values))
+        value = _odd_setting_value(path, values, rng)
+        overrides[model.flat_alias(path) if rng.random() < 0.5 else path] = value
         if rng.random() < 0.03:  # the same setting under both of its names
             overrides[path] = value
-            overrides[Ruleset.flat_alias(path)] = _fresh(value)
+            overrides[model.flat_alias(path)] = _fresh(value)
     return "change_overrides:set"
+
+
+def raise_setting(game: Json, rng: random.Random, ctx: Context) -> str | None:
+    """One whole-number setting of the game's family at or past its bound (``BOUND_INTS``):
+    the largest amounts a settlement can reach."""
+    if not isinstance(game, dict):
+        return None
+    preset = game.get("ruleset")
+    family = ctx.family_of.get(preset, "guizhou") if isinstance(preset, str) else "guizhou"
+    values = ctx.setting_values[family]
+    numbers = [p for p, v in values.items() if v and all(type(x) is int for x in v)]
+    overrides = game.get("rule_overrides")
+    if not isinstance(overrides, dict):
+        overrides = game["rule_overrides"] = {}
+    overrides[rng.choice(numbers)] = rng.choice((*BOUND_INTS, 2**62, 2**63 - 1))
+    return "raise_setting"
 
 
 def change_game_fields(game: Json, rng: random.Random, ctx: Context) -> str | None:
@@ -1180,6 +1326,7 @@ SEMANTIC: tuple[tuple[str, Op, int], ...] = (
     ("change_players", change_players, 3),
     ("change_ruleset", change_ruleset, 3),
     ("change_overrides", change_overrides, 6),
+    ("raise_setting", raise_setting, 3),
     ("change_game_fields", change_game_fields, 2),
 )
 
@@ -1506,8 +1653,7 @@ class FuzzInput:
     @property
     def suffix(self) -> str:
         """A file name ending under which ``zhuoji audit`` reads the input the same way."""
-        base = ".json" if self.encoding is Encoding.DOCUMENT else ".jsonl"
-        return base + (".gz" if self.gzipped else "")
+        return suffix_of(self.encoding, self.gzipped)
 
 
 def _weighted(ops: tuple[tuple[str, Op, int], ...], rng: random.Random) -> Op:

@@ -6,7 +6,10 @@
     .venv/bin/python bench/fuzz.py --seed 1 --only 123456 [--write case.json]
 
 ``--target audit`` (the default) runs each input through the parsers and the engine in
-memory (``bench/_mutate.py``'s ``run_input``). ``--target worker`` runs the whole worker
+memory, then as a file through ``zhuoji audit --json`` and ``zhuoji audit`` (text), the
+command's own code in this process with its output captured (``bench/_mutate.py``'s
+``run_input`` and ``run_cli_audit``: exit status 0, 1 or 2, no "unexpected error", JSON
+lines only). ``--target worker`` runs the whole worker
 path of ``zhuoji ingest`` instead (``bench/_worker_target.py``): the input as a file
 through ``flows.process.process_file`` (parse, bridge, audit, Parquet shards), then a
 hundred at a time through the loader into a DuckDB warehouse; every input must end
@@ -21,7 +24,8 @@ with ``--only``. Inputs are shared out in chunks over a process pool.
 
 Prints the inputs per second, the count of each outcome class (overall and per mutation
 level), the violation codes the run reached, the slowest inputs, and every failure
-(``crash``: an exception other than MalformedLogError / RulesetError; ``diverged``: the
+(``crash``: an exception other than MalformedLogError / RulesetError, or the command
+failing as above; ``diverged``: the
 fast form and the pydantic models read the input differently; ``broken``: an
 audit that breaks an invariant; ``hang``: an input over ``--timeout`` seconds),
 deduplicated by exception type and innermost project frame. The smallest input of each

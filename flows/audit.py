@@ -27,7 +27,7 @@ from rules.glossary import Lang, translate
 from rules.mechanics import mechanics_of
 from rules.presets import resolve_ruleset
 from rules.replay import HandReplay
-from rules.settings import RulesetBase
+from rules.settings import MAX_HAND_VALUE, MAX_STAKE, RulesetBase
 from rules.tiles import TILE_TEXT
 
 __all__ = [
@@ -97,7 +97,34 @@ def generate_file_audits(
             yield GameAudit(name, item, None, str(exc), ())
             continue
         records = [r for r in hand_records(item) if hand_no is None or r.hand_no == hand_no]
-        yield GameAudit(name, item, ruleset, None, tuple(audit_game(records, ruleset)))
+        audits = tuple(audit_game(records, ruleset))
+        beyond = _beyond_range(audits)
+        if beyond is not None:
+            yield GameAudit(name, item, None, beyond, ())
+            continue
+        yield GameAudit(name, item, ruleset, None, audits)
+
+
+MAX_HAND_AMOUNT = MAX_HAND_VALUE * MAX_STAKE
+"""What one hand may move at most, in points (< 2**62): the settings' bounds keep every
+hand within it at any stake the log format takes; only a log's own counts (a 连庄 of
+millions) can leave it."""
+
+
+def _beyond_range(audits: tuple[HandAudit, ...]) -> str | None:
+    """Why a game's recomputed amounts are refused: the first hand that moves more than
+    :data:`MAX_HAND_AMOUNT` points (its items, deltas and sum would not all fit the signed
+    64-bit integers of the warehouse and of JSON tools), or None."""
+    for audit in audits:
+        settlement = audit.settlement
+        if settlement is None:
+            continue
+        moved = sum(abs(item[2]) for item in settlement.items)
+        if moved > MAX_HAND_AMOUNT:
+            return (f"hand {audit.record.hand_no}: the recomputed settlement moves {moved:,} "
+                    f"points, beyond what one hand may move ({MAX_HAND_AMOUNT:,}: "
+                    "2**31 values at the largest stake)")
+    return None
 
 
 def fault_json(fault: FileFault) -> dict[str, Any]:

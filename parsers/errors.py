@@ -8,12 +8,24 @@ was wrong, and ``str()`` of it is one readable sentence such as
 
 from __future__ import annotations
 
+EXCERPT_CHARS = 60
+"""Characters of a value from the input that an error message quotes (then ``…``)."""
+
+
+def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
+    """``repr(value)`` cut to ``limit`` characters and ``…``: how an error quotes what a
+    log holds, however long it is."""
+    if isinstance(value, str) and len(value) > 4 * limit:
+        value = value[: 2 * limit]  # (no need to escape a megabyte to show sixty characters)
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
 
 class TileNotationError(ValueError):
     """A text that is no accepted spelling of a tile."""
 
     def __init__(self, text: str, note: str = "") -> None:
-        super().__init__(f"unknown tile {text!r}" + (f" ({note})" if note else ""))
+        super().__init__(f"unknown tile {excerpt(text)}" + (f" ({note})" if note else ""))
         self.text = text
 
 

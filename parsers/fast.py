@@ -237,7 +237,7 @@ class Hand(_Value, frozen=True, kw_only=True):
     hand_no: Count32
     dealer: Seat
     dealer_streak: Count32 = 0
-    dice: tuple[Die, ...] | None = None
+    dice: Annotated[tuple[Die, ...], Meta(min_length=2, max_length=2)] | None = None
     wall: tuple[TileText, ...] | None = None
     set_aside: tuple[TileText, ...] | None = None
     deal: tuple[tuple[TileText, ...], ...]

@@ -40,6 +40,7 @@ from pydantic.dataclasses import dataclass
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
+from parsers.errors import excerpt
 from parsers.tiles import (
     CANONICAL_TILES,
     FULL_TILE_SET,
@@ -75,7 +76,7 @@ def _read_tile(text: str, info: ValidationInfo) -> str:
         return canonical
     context = info.context
     if not isinstance(context, TileContext) or canonical not in context.allowed:
-        raise ValueError(f"unknown tile {text!r} ({describe_tile(canonical)})")
+        raise ValueError(f"unknown tile {excerpt(text)} ({describe_tile(canonical)})")
     context.wide = True
     return canonical
 
@@ -398,7 +399,9 @@ class Hand(_Frozen):
     dealer_streak: StrictInt = Field(
         0, ge=0, le=INT32_MAX, description="连庄 count, 0 for a fresh dealer"
     )
-    dice: tuple[Annotated[StrictInt, Field(ge=1, le=6)], ...] | None = None
+    dice: Annotated[
+        tuple[Annotated[StrictInt, Field(ge=1, le=6)], ...], Field(min_length=2, max_length=2)
+    ] | None = Field(None, description="the two dice thrown before the deal (each 1-6)")
     wall: tuple[TileText, ...] | None = Field(
         None, description="the live wall after dealing, in draw order (front first)"
     )

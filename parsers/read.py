@@ -40,7 +40,7 @@ import orjson
 from pydantic import ValidationError
 
 from parsers import fast
-from parsers.errors import MalformedLogError
+from parsers.errors import MalformedLogError, excerpt
 from parsers.limits import Limits, current_limits, format_size
 from parsers.models import EVENT_TYPES, Game, validate_game_json
 from parsers.tiles import TileSetOf
@@ -144,19 +144,19 @@ def _reason(err: Any) -> str:
     if kind == "missing" or kind == "missing_keyword_only_argument":
         return "required field is missing"
     if kind in ("extra_forbidden", "unexpected_keyword_argument"):
-        return f"unknown field {last!r}"
+        return f"unknown field {excerpt(last)}"
     if kind == "union_tag_invalid":
-        return f"unknown event type {ctx.get('tag')!r}"
+        return f"unknown event type {excerpt(ctx.get('tag'))}"
     if kind == "union_tag_not_found":
         return "event has no 'type'"
     if kind == "unknown_tile":
-        return f"unknown tile {value!r}" if isinstance(value, str) else "a tile must be text"
+        return f"unknown tile {excerpt(value)}" if isinstance(value, str) else "a tile must be text"
     if kind == "seat_layout":
         return str(ctx["reason"])
     if kind in ("less_than_equal", "greater_than_equal") and last in _SEAT_FIELDS:
-        return f"seat {value!r} out of range"
+        return f"seat {excerpt(value)} out of range"
     if kind == "literal_error" and loc == ("schema",):
-        return f"unsupported schema {value!r} (expected 'zhuoji-log/1')"
+        return f"unsupported schema {excerpt(value)} (expected 'zhuoji-log/1')"
     msg = str(err["msg"])
     msg = msg[:1].lower() + msg[1:]
     shown = _short(value)
@@ -784,12 +784,12 @@ def _control_fault(kind: str, fields: dict[str, Any]) -> str | None:
     if banned is not None:
         for key in fields:
             if key in banned:
-                return f"field {key!r} does not belong on a {kind} line"
+                return f"field {excerpt(key)} does not belong on a {kind} line"
         return None
     allowed = _ONLY_IN_CONTROL[kind]
     for key in fields:
         if key not in allowed:
-            return f"unknown field {key!r} on a {kind} line"
+            return f"unknown field {excerpt(key)} on a {kind} line"
     return None
 
 

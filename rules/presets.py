@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rules.families import DEFAULT_FAMILY, UnknownFamilyError, family_named
-from rules.settings import RulesetBase, RulesetError, apply_overrides
+from rules.settings import RulesetBase, RulesetError, apply_overrides, excerpt
 
 DEFAULT_PRESET = "guiyang"
 _SUFFIX = ".toml"
@@ -63,7 +63,7 @@ def preset_text(name: str) -> str:
     """The TOML text of a preset file (comments included)."""
     if not is_preset(name):
         raise UnknownPresetError(
-            f"unknown preset {name!r}; the presets are: {', '.join(_names())}"
+            f"unknown preset {excerpt(name)}; the presets are: {', '.join(_names())}"
         )
     text: str = _preset_dir().joinpath(name + _SUFFIX).read_text(encoding="utf-8")
     return text
@@ -159,7 +159,8 @@ def ruleset_from_table(name: str, table: Mapping[str, Any], where: str = "") -> 
         return family.settings.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" if e["loc"] else str(e["msg"])
+            for e in exc.errors()
         )
         raise RulesetError(f"{label}: {problems}") from None
 

@@ -19,17 +19,21 @@ import difflib
 from collections.abc import Callable, Iterator, Mapping
 from enum import StrEnum
 from functools import cache
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic.fields import FieldInfo
 
 __all__ = [
     "IDENTITY_FIELDS",
+    "MAX_HAND_VALUE",
+    "MAX_STAKE",
     "RulesetBase",
     "RulesetError",
     "UnknownSettingError",
     "apply_overrides",
     "diff_settings",
+    "excerpt",
     "format_setting",
     "setting_value",
     "settings_of",
@@ -42,6 +46,30 @@ class RulesetError(ValueError):
 
 class UnknownSettingError(RulesetError):
     """An override names no setting."""
+
+
+MAX_STAKE = 2**31 - 1
+"""The largest ``base_stake`` a log may give (the log format bounds it to the warehouse's
+32-bit column); every amount of a hand is a value of the ruleset times the stake."""
+
+MAX_HAND_VALUE = 2**31
+"""What one hand may move at most, in values before the stake: the sum of its ledger items'
+values. Each family bounds its settings (``le=`` on every value and multiplier) so that
+its worst-case hand stays within it; at the largest stake a hand then moves at most
+``2**31 * (2**31 - 1) < 2**62`` points, so every ledger item, every delta and the hand's
+sum fit a signed 64-bit integer (the warehouse's BIGINT, JSON tools' integers) twice over
+(docs/robustness.md, "Settlement amounts")."""
+
+EXCERPT_CHARS = 60
+"""Characters of a user's value an error message quotes (then ``…``)."""
+
+
+def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
+    """``repr(value)`` cut to ``limit`` characters and ``…``: how an error quotes what a
+    user wrote, however long it is."""
+    text = repr(value) if not isinstance(value, str) or len(value) <= 4 * limit else repr(
+        value[: 2 * limit])
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 IDENTITY_FIELDS: tuple[str, ...] = ("name", "title", "seed", "article", "family")
@@ -162,11 +190,12 @@ class RulesetBase(BaseModel):
         if key in aliases:
             return aliases[key]
         known = sorted(set(paths) | set(aliases))
-        close = difflib.get_close_matches(key, known, n=3)
+        # no setting name is near a long key (and difflib's time grows with its length)
+        close = difflib.get_close_matches(key, known, n=3) if len(key) <= 64 else []
         hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
         if key in IDENTITY_FIELDS:
             hint = " (it names the ruleset and cannot be overridden)"
-        raise UnknownSettingError(f"unknown setting {key!r}{hint}")
+        raise UnknownSettingError(f"unknown setting {excerpt(key)}{hint}")
 
     @classmethod
     def setting_description(cls, path: str) -> str:
@@ -253,6 +282,13 @@ def apply_overrides(ruleset: _R, overrides: Mapping[str, object]) -> _R:
                 f"({key_of[path]!r} and {key!r})"
             )
         key_of[path] = key
+        wrong = _type_mismatch(model, path, overrides[key])
+        if wrong is not None:
+            name = repr(path) if key == path else f"{key!r} ({path})"
+            raise RulesetError(
+                f"ruleset {ruleset.name!r}: bad override: setting {name} = "
+                f"{excerpt(overrides[key])}: {wrong}"
+            )
         target = data
         parts = path.split(".")
         for part in parts[:-1]:
@@ -269,9 +305,66 @@ def apply_overrides(ruleset: _R, overrides: Mapping[str, object]) -> _R:
 def _describe_errors(exc: ValidationError, key_of: Mapping[str, str]) -> str:
     parts = []
     for err in exc.errors():
+        if not err["loc"]:  # a rule between settings: its message names them
+            parts.append(str(err["msg"]))
+            continue
         where = ".".join(str(p) for p in err["loc"])
         path = ".".join(str(p) for p in err["loc"][:2])
         written = key_of.get(path) or key_of.get(str(err["loc"][0]) if err["loc"] else "")
         name = repr(where) if written in (None, where) else f"{written!r} ({where})"
-        parts.append(f"setting {name} = {err.get('input')!r}: {err['msg']}")
+        parts.append(f"setting {name} = {excerpt(err.get('input'))}: {err['msg']}")
     return "; ".join(parts)
+
+
+def _field_of(model: type[RulesetBase], path: str) -> FieldInfo:
+    if "." in path:
+        section, field = path.split(".")
+        return model.section_model(section).model_fields[field]
+    return model.model_fields[path]
+
+
+def _type_mismatch(model: type[RulesetBase], path: str, value: object) -> str | None:
+    """Why ``value`` is of the wrong JSON type for the setting at ``path``, or None.
+
+    Strict where pydantic's lax mode would convert: a whole number (``int``) takes no
+    ``true`` nor ``2.0`` nor ``"2"``, a switch (``bool``) no ``"true"`` nor ``1``, a choice
+    (an enum, a ``Literal``) only its own values' type, and so for each field of a section's
+    entries (``chickens.standing``). A setting whose field converts its input itself (a
+    ``BeforeValidator``: tiles as text, a choice that also takes ``true``) is left to its
+    validator."""
+    return _mismatch(_field_of(model, path), value)
+
+
+def _mismatch(info: FieldInfo, value: object) -> str | None:
+    if any(isinstance(m, BeforeValidator) for m in info.metadata):
+        return None
+    annotation = info.annotation
+    args = get_args(annotation)
+    if (get_origin(annotation) is tuple and len(args) == 2 and args[1] is Ellipsis
+            and isinstance(args[0], type) and issubclass(args[0], BaseModel)
+            and isinstance(value, list)):  # a section's entries: each entry's fields
+        fields = args[0].model_fields
+        for n, entry in enumerate(value):
+            if not isinstance(entry, dict):
+                continue
+            for key, item in entry.items():
+                why = _mismatch(fields[key], item) if key in fields else None
+                if why is not None:
+                    return f"entry {n}, {key!r} = {excerpt(item)}: {why}"
+        return None
+    if get_origin(annotation) is Literal:
+        choices = get_args(annotation)
+        if value in choices and all(type(c) is type(value) for c in choices):
+            return None
+        return "expected one of " + ", ".join(repr(c) for c in choices)
+    if annotation is bool:
+        return None if isinstance(value, bool) else "expected true or false (a JSON boolean)"
+    if annotation is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return None
+        return "expected a whole number (a JSON integer)"
+    if isinstance(annotation, type) and issubclass(annotation, StrEnum):
+        if isinstance(value, str):
+            return None
+        return "expected one of " + ", ".join(repr(c.value) for c in annotation)
+    return None

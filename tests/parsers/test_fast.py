@@ -172,6 +172,10 @@ REJECTED: dict[str, dict[str, Any]] = {
     ),
     "an unknown event type": _edit(BASE, ("hands", 0, "events", 0, "type"), "shout"),
     "a die of 7": _edit(BASE, ("hands", 0, "dice"), [7, 1]),
+    "three dice": _edit(BASE, ("hands", 0, "dice"), [1, 2, 3]),
+    "one die": _edit(BASE, ("hands", 0, "dice"), [4]),
+    "no dice": _edit(BASE, ("hands", 0, "dice"), []),
+    "a die that is true": _edit(BASE, ("hands", 0, "dice"), [True, 2]),
     "an empty chow": changed(
         BASE,
         lambda g: g["hands"][0]["events"].append(

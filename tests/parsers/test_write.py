@@ -153,7 +153,7 @@ def _games(draw: st.DrawFn) -> dict[str, Any]:
         if draw(st.booleans()):
             hand["wall"] = draw(st.lists(_tiles, max_size=10))
         if draw(st.booleans()):
-            hand["dice"] = draw(st.lists(st.integers(1, 6), max_size=2))
+            hand["dice"] = draw(st.lists(st.integers(1, 6), min_size=2, max_size=2))
         if draw(st.booleans()):
             result: dict[str, Any] = {
                 "deltas": draw(st.lists(st.integers(-99, 99), min_size=n, max_size=n))

@@ -8,12 +8,28 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rules.mechanics import Mechanics
 from rules.settings import RulesetBase
 
-__all__ = ["Points", "Ruleset", "changsha_mechanics"]
+__all__ = ["MAX_BIRD_FACTOR", "MAX_POINTS", "Points", "Ruleset", "changsha_mechanics"]
+
+MAX_POINTS = 10_000
+"""The largest value of each ``points`` setting (the seed's are 10 to 60)."""
+
+MAX_BIRD_FACTOR = 256
+"""The largest factor the birds can put on one payment: ``points.bird_multiplier`` raised
+to ``mechanics.birds`` (2 with 8 birds, 4 with 4, 16 with 2, 256 with 1).
+
+Why these bounds keep a hand within :data:`rules.settings.MAX_HAND_VALUE` (2**31 values
+before the stake): a hand pays its 起手小胡 (at most 7 a seat: three 四喜, two 六六顺, one
+板板胡, one 缺一色; each one payment of at most ``MAX_POINTS`` from each of 3 payers) and
+its wins (at most 3 (winner, payer) pairs: a self-draw's 3 payers, or up to 3 winners on
+one discard each paid by the discarder). One pair pays at most ``(points x the 大胡 it
+counts + dealer_extra) x the bird factor``, and a win counts at most 11 大胡 (every big
+pattern). So a hand moves at most ``4 x 7 x 3 x 10,000 + 3 x (11 + 1) x 10,000 x 256 =
+93,000,000 < 2**27`` values: 2**4 below the bound."""
 
 
 def changsha_mechanics() -> Mechanics:
@@ -32,23 +48,33 @@ class Points(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    small_self_draw_dealer: int = Field(20, ge=0, description="小胡自摸 by the dealer: each "
+    small_self_draw_dealer: int = Field(20, ge=0, le=MAX_POINTS,
+                                        description="小胡自摸 by the dealer: each "
                                         "other player pays this")
-    small_self_draw_dealer_pays: int = Field(20, ge=0, description="小胡自摸 by a non-dealer: "
+    small_self_draw_dealer_pays: int = Field(20, ge=0, le=MAX_POINTS,
+                                             description="小胡自摸 by a non-dealer: "
                                              "the dealer pays this")
-    small_self_draw_other_pays: int = Field(10, ge=0, description="小胡自摸 by a non-dealer: "
+    small_self_draw_other_pays: int = Field(10, ge=0, le=MAX_POINTS,
+                                            description="小胡自摸 by a non-dealer: "
                                             "each other non-dealer pays this")
-    small_discard: int = Field(10, ge=0, description="小胡捉炮: the discarder pays this")
-    big_self_draw_dealer: int = Field(40, ge=0, description="大胡自摸 by the dealer: each "
+    small_discard: int = Field(10, ge=0, le=MAX_POINTS,
+                               description="小胡捉炮: the discarder pays this")
+    big_self_draw_dealer: int = Field(40, ge=0, le=MAX_POINTS,
+                                      description="大胡自摸 by the dealer: each "
                                       "other player pays this (per 大胡)")
-    big_self_draw_dealer_pays: int = Field(40, ge=0, description="大胡自摸 by a non-dealer: "
+    big_self_draw_dealer_pays: int = Field(40, ge=0, le=MAX_POINTS,
+                                           description="大胡自摸 by a non-dealer: "
                                            "the dealer pays this (per 大胡)")
-    big_self_draw_other_pays: int = Field(30, ge=0, description="大胡自摸 by a non-dealer: "
+    big_self_draw_other_pays: int = Field(30, ge=0, le=MAX_POINTS,
+                                          description="大胡自摸 by a non-dealer: "
                                           "each other non-dealer pays this (per 大胡)")
-    big_discard: int = Field(60, ge=0, description="大胡捉炮: the discarder pays this (per 大胡)")
-    dealer_extra: int = Field(10, ge=0, description="on a win on a discard, the discarder "
+    big_discard: int = Field(60, ge=0, le=MAX_POINTS,
+                             description="大胡捉炮: the discarder pays this (per 大胡)")
+    dealer_extra: int = Field(10, ge=0, le=MAX_POINTS,
+                              description="on a win on a discard, the discarder "
                               "pays this more when it or the winner is the dealer")
-    bird_multiplier: int = Field(2, ge=1, description="扎鸟: a payment the bird hits (中乌) is "
+    bird_multiplier: int = Field(2, ge=1, le=MAX_BIRD_FACTOR,
+                                 description="扎鸟: a payment the bird hits (中乌) is "
                                  "multiplied by this")
     big_wins_add: bool = Field(True, description="大胡 add up (小七对 + 天胡 is two 大胡); off: "
                                "a hand counts one 大胡 however many it has")
@@ -77,3 +103,14 @@ class Ruleset(RulesetBase):
     points: Points = Field(default_factory=Points, description="the points of a win")
     mechanics: Mechanics = Field(default_factory=changsha_mechanics,
                                  description="the core mechanics played")
+
+    @model_validator(mode="after")
+    def _bird_factor(self) -> Ruleset:
+        factor = self.points.bird_multiplier ** self.mechanics.birds
+        if factor > MAX_BIRD_FACTOR:
+            raise ValueError(
+                f"points.bird_multiplier {self.points.bird_multiplier} with mechanics.birds "
+                f"{self.mechanics.birds} multiplies a payment by up to {factor:,}; "
+                f"bird_multiplier ** birds must be at most {MAX_BIRD_FACTOR}"
+            )
+        return self

@@ -36,6 +36,35 @@ from rules.events import KongKind
 from rules.settings import RulesetBase, RulesetError
 from rules.tiles import Tile
 
+MAX_VALUE = 10_000
+"""The largest value of each value setting (a pattern, a bonus, a kong, a chicken, a
+penalty; the shipped presets' are at most 100)."""
+
+MAX_MULTIPLIER = 16
+"""The largest ``chickens.gold_multiplier``, ``hot_discard.multiplier`` and
+``robbed_kong.multiplier`` (the shipped presets' are at most 3).
+
+Why these bounds keep a hand within :data:`rules.settings.MAX_HAND_VALUE` (2**31 values
+before the stake), counting every amount at its largest (``V`` = ``MAX_VALUE``, ``M`` =
+``MAX_MULTIPLIER``, at most 4 players, 136 tiles with the wildcards):
+
+- wins: at most 3 (winner, payer) pairs (a self-draw's 3 payers, 3 winners on one
+  discard, 包三家 and 包牌 paying 3 shares), each paying at most ``M x`` (the best shape,
+  the 报听 value, 自摸, 杠上开花, 天胡, 地胡, 热炮, 抢杠 bonus, 坐庄, 杀报: ``11 V``) plus
+  the 连庄 term ``streak_bonus x dealer_streak``: ``3 x 16 x 11 V``;
+- chickens: at most 136 tiles counted, each at most ``M x`` (its standing value, the flip
+  value, 冲锋鸡, 责任鸡, 包鸡, 闷鸡, 万能鸡: ``7 V``) from each of 3 payers, once as
+  chickens and once as 包鸡 or at the draw: ``2 x 136 x 3 x 16 x 7 V``;
+- kongs: at most 16 (four a player), each ``V`` from 3 payers, paid or paid back twice:
+  ``16 x 3 x 2 V``; 查叫 and 相公: 4 x 3 pairs of a waiting value, ``12 x 11 V``;
+  开局跟: ``3 V``.
+
+That is at most ``(528 + 91,392 + 96 + 132 + 3) V = 92,151 V < 2**30`` values: half the
+bound, whatever the log. The 连庄 term alone grows with the log's ``dealer_streak`` (up to
+2**31 - 1); the audit refuses a game whose recomputed amounts leave the bound anyway
+(:mod:`flows.audit`), so no setting needs to be 0 for that."""
+
+
 # --- enumerated choices -------------------------------------------------------------------
 
 
@@ -185,7 +214,9 @@ _SECTION = ConfigDict(frozen=True, extra="forbid")
 def _tile_from_text(value: object) -> object:
     if isinstance(value, str):
         return Tile.parse(value)
-    return value
+    if isinstance(value, Tile):
+        return value
+    raise ValueError("a tile is written as text, e.g. '1s'")  # (not its number: 5 is no tile)
 
 
 def _tile_to_text(tile: Tile) -> str:
@@ -202,27 +233,31 @@ class PatternValues(BaseModel):
 
     model_config = _SECTION
 
-    plain: int = Field(1, ge=1, description="平胡 plain: four sets and a pair")
-    all_pungs: int = Field(5, ge=0, description="大对子 all pungs (对对胡)")
-    seven_pairs: int = Field(8, ge=0, description="七对 seven pairs")
+    plain: int = Field(1, ge=1, le=MAX_VALUE, description="平胡 plain: four sets and a pair")
+    all_pungs: int = Field(5, ge=0, le=MAX_VALUE, description="大对子 all pungs (对对胡)")
+    seven_pairs: int = Field(8, ge=0, le=MAX_VALUE, description="七对 seven pairs")
     dragon_seven_pairs: int = Field(
-        10, ge=0, description="龙七对 seven pairs holding a four-of-a-kind"
+        10, ge=0, le=MAX_VALUE, description="龙七对 seven pairs holding a four-of-a-kind"
     )
-    full_flush: int = Field(10, ge=0, description="清一色 full flush: one suit")
-    flush_all_pungs: int = Field(15, ge=0, description="清大对 all pungs in one suit")
-    flush_seven_pairs: int = Field(18, ge=0, description="清七对 seven pairs in one suit")
+    full_flush: int = Field(10, ge=0, le=MAX_VALUE, description="清一色 full flush: one suit")
+    flush_all_pungs: int = Field(15, ge=0, le=MAX_VALUE, description="清大对 all pungs in one suit")
+    flush_seven_pairs: int = Field(
+        18, ge=0, le=MAX_VALUE, description="清七对 seven pairs in one suit"
+    )
     flush_dragon_seven_pairs: int = Field(
-        20, ge=0, description="青龙背 dragon seven pairs in one suit"
+        20, ge=0, le=MAX_VALUE, description="青龙背 dragon seven pairs in one suit"
     )
-    single_wait: int = Field(0, ge=0, description="单钓 single wait (0: not scored)")
+    single_wait: int = Field(0, ge=0, le=MAX_VALUE, description="单钓 single wait (0: not scored)")
     flush_single_wait: int = Field(
-        0, ge=0, description="清单钓 single wait in one suit (0: not scored)"
+        0, ge=0, le=MAX_VALUE, description="清单钓 single wait in one suit (0: not scored)"
     )
     edge_wait: int = Field(
-        0, ge=0, description="边卡吊 a hand that waits on one tile only (0: not scored)"
+        0, ge=0, le=MAX_VALUE,
+        description="边卡吊 a hand that waits on one tile only (0: not scored)"
     )
     wide_wait: int = Field(
-        0, ge=0, description="大宽张 waits on three tiles 1-4-7, 2-5-8 or 3-6-9 (0: not scored)"
+        0, ge=0, le=MAX_VALUE,
+        description="大宽张 waits on three tiles 1-4-7, 2-5-8 or 3-6-9 (0: not scored)"
     )
 
     def value_of(self, pattern: str) -> int:
@@ -249,19 +284,24 @@ class BonusValues(BaseModel):
         description="how 天胡 / 地胡 alone meet the shape value: as_mode (as mode says), add, "
         "or pattern (competing with the shape patterns while the others follow mode)",
     )
-    self_draw: int = Field(1, ge=0, description="自摸 self-draw: added to a self-drawn hand")
+    self_draw: int = Field(
+        1, ge=0, le=MAX_VALUE, description="自摸 self-draw: added to a self-drawn hand"
+    )
     kong_bloom: int = Field(
-        1, ge=0, description="杠上开花 kong bloom: self-drawn on a kong's replacement draw"
+        1, ge=0, le=MAX_VALUE,
+        description="杠上开花 kong bloom: self-drawn on a kong's replacement draw"
     )
     heavenly: int = Field(
-        0, ge=0, description="天胡 heavenly: the dealer wins on its dealt hand (0: not scored)"
+        0, ge=0, le=MAX_VALUE,
+        description="天胡 heavenly: the dealer wins on its dealt hand (0: not scored)"
     )
     earthly: int = Field(
-        0, ge=0, description="地胡 earthly: a player wins in its first turn (0: not scored)"
+        0, ge=0, le=MAX_VALUE,
+        description="地胡 earthly: a player wins in its first turn (0: not scored)"
     )
     follow_dealer: int = Field(
         0,
-        ge=0,
+        ge=0, le=MAX_VALUE,
         description="开局跟: when the other players' first discards, right after the dealer's "
         "first, are all its tile, the dealer pays each of them this (0: not scored)",
     )
@@ -275,12 +315,13 @@ class ReadySettings(BaseModel):
 
     hard_value: int = Field(
         10,
-        ge=0,
+        ge=0, le=MAX_VALUE,
         description="硬报 value: ready declared before the player's first draw (the dealer: "
         "on its dealt hand)",
     )
     soft_value: int = Field(
-        10, ge=0, description="软听 value: ready declared right after the player's first draw"
+        10, ge=0, le=MAX_VALUE,
+        description="软听 value: ready declared right after the player's first draw"
     )
     value_mode: ReadyValueMode = Field(
         ReadyValueMode.AT_LEAST,
@@ -311,9 +352,9 @@ class HotDiscardSettings(BaseModel):
 
     model_config = _SECTION
 
-    exposed: int = Field(1, ge=0, description="value after an exposed kong 点豆")
-    added: int = Field(1, ge=0, description="value after an added kong 转弯豆")
-    concealed: int = Field(1, ge=0, description="value after a concealed kong 闷豆")
+    exposed: int = Field(1, ge=0, le=MAX_VALUE, description="value after an exposed kong 点豆")
+    added: int = Field(1, ge=0, le=MAX_VALUE, description="value after an added kong 转弯豆")
+    concealed: int = Field(1, ge=0, le=MAX_VALUE, description="value after a concealed kong 闷豆")
     valued_as: HandValuation = Field(
         HandValuation.PATTERN,
         description="shape value the hand is paid at: pattern, plain or full_flush",
@@ -325,7 +366,7 @@ class HotDiscardSettings(BaseModel):
     )
     multiplier: int = Field(
         0,
-        ge=0,
+        ge=0, le=MAX_MULTIPLIER,
         description="above 1: the win is paid this many times over in place of the added "
         "value by kong kind (0: the value is added)",
     )
@@ -348,7 +389,9 @@ class RobbedKongSettings(BaseModel):
     counts_as_self_draw: bool = Field(
         False, description="the robbing hand also gets the self-draw value (算自摸)"
     )
-    bonus: int = Field(0, ge=0, description="extra value the robbed player pays (抢杠 bonus)")
+    bonus: int = Field(
+        0, ge=0, le=MAX_VALUE, description="extra value the robbed player pays (抢杠 bonus)"
+    )
     robbed_pays_for_all: bool = Field(
         False,
         description="包三家: the robbed player pays what every other player would pay on a "
@@ -361,7 +404,7 @@ class RobbedKongSettings(BaseModel):
     )
     multiplier: int = Field(
         0,
-        ge=0,
+        ge=0, le=MAX_MULTIPLIER,
         description="above 1: the robbed player alone pays the win this many times over "
         "(not with robbed_pays_for_all; 0: no multiplier)",
     )
@@ -381,12 +424,12 @@ class KongSettings(BaseModel):
 
     model_config = _SECTION
 
-    exposed: int = Field(1, ge=0, description="点豆 / 明杠 exposed kong value")
-    concealed: int = Field(2, ge=0, description="闷豆 / 暗杠 concealed kong value")
-    added: int = Field(3, ge=0, description="转弯豆 / 爬坡豆 added kong value")
+    exposed: int = Field(1, ge=0, le=MAX_VALUE, description="点豆 / 明杠 exposed kong value")
+    concealed: int = Field(2, ge=0, le=MAX_VALUE, description="闷豆 / 暗杠 concealed kong value")
+    added: int = Field(3, ge=0, le=MAX_VALUE, description="转弯豆 / 爬坡豆 added kong value")
     uniform: int = Field(
         0,
-        ge=0,
+        ge=0, le=MAX_VALUE,
         description="见豆三-like: when above 0 every kind is worth this, in place of the "
         "per-kind values",
     )
@@ -426,16 +469,16 @@ class StandingChicken(BaseModel):
     model_config = _SECTION
 
     tile: TileText = Field(description="the tile, e.g. 1s")
-    value: int = Field(1, ge=1, description="value of each one counted")
+    value: int = Field(1, ge=1, le=MAX_VALUE, description="value of each one counted")
     charging: int = Field(
         0,
-        ge=0,
+        ge=0, le=MAX_VALUE,
         description="冲锋鸡: value of the first one discarded and left unclaimed, for its "
         "discarder (0: no charging chicken for this tile)",
     )
     responsibility: int = Field(
         0,
-        ge=0,
+        ge=0, le=MAX_VALUE,
         description="责任鸡: extra the discarder of the first one pays its ponger/konger",
     )
 
@@ -463,10 +506,10 @@ class ChickenSettings(BaseModel):
         (StandingChicken(tile=Tile.S1, value=1, charging=2, responsibility=1),),
         description="常鸡 standing chickens with their values",
     )
-    flip_value: int = Field(1, ge=0, description="翻鸡 value of each flipped chicken")
+    flip_value: int = Field(1, ge=0, le=MAX_VALUE, description="翻鸡 value of each flipped chicken")
     gold_multiplier: int = Field(
         2,
-        ge=1,
+        ge=1, le=MAX_MULTIPLIER,
         description="金鸡: when the flip makes a standing chicken the chicken, its amounts "
         "(value, charging, responsibility, penalty) are multiplied by this",
     )
@@ -521,12 +564,12 @@ class ChickenSettings(BaseModel):
     )
     concealed_kong_value: int = Field(
         0,
-        ge=0,
+        ge=0, le=MAX_VALUE,
         description="闷鸡: value of a concealed kong of a chicken tile, in place of four "
         "chickens (0: counted tile by tile)",
     )
     wildcard_value: int = Field(
-        0, ge=0, description="万能鸡: value of each wildcard held (0: not a chicken)"
+        0, ge=0, le=MAX_VALUE, description="万能鸡: value of each wildcard held (0: not a chicken)"
     )
     at_exhaustive_draw: DrawChickens = Field(
         DrawChickens.NONE,
@@ -572,10 +615,12 @@ class DealerSettings(BaseModel):
     model_config = _SECTION
 
 
-    bonus: int = Field(0, ge=0, description="坐庄: added to the dealer's winning hand")
+    bonus: int = Field(
+        0, ge=0, le=MAX_VALUE, description="坐庄: added to the dealer's winning hand"
+    )
     streak_bonus: int = Field(
         0,
-        ge=0,
+        ge=0, le=MAX_VALUE,
         description="连庄: added to the dealer's winning hand per hand of its streak "
         "(dealer_streak x this)",
     )
@@ -614,7 +659,7 @@ class PenaltySettings(BaseModel):
     )
     false_hand: int = Field(
         0,
-        ge=0,
+        ge=0, le=MAX_VALUE,
         description="相公 (多牌少牌): paid by a player with a wrong tile count to every other "
         "player, a ready one being paid its best waiting value (0: not scored)",
     )
