@@ -344,36 +344,47 @@ _MAX_BLOCK = 1 << 62  # DuckDB's block ids from here up are not blocks of the fi
 
 def check_blocks(con: duckdb.DuckDBPyConnection, path: str | Path) -> None:
     """Raise :class:`DatabaseFileError` when the open database's file is shorter than the
-    blocks its tables and metadata use: a copy cut short, a disk that filled while it was
-    copied. DuckDB itself opens such a file and answers every query that reads none of
-    the missing blocks.
+    blocks it uses: a copy cut short, a disk that filled while it was copied. DuckDB
+    itself opens such a file and answers every query that reads none of the missing
+    blocks.
 
-    The blocks in use come from DuckDB's catalog (``pragma_storage_info`` of each table,
-    ``pragma_metadata_info``: reads of metadata only, no table data). The header's block
-    count is no bound: DuckDB cuts free blocks off the end of the file and keeps counting
-    them. A missing block these do not list (an index's) fails the query that reads it.
+    A file that holds every block its header counts is whole (the usual case, one
+    query); one shorter than the blocks in use is cut short. In between, DuckDB may have
+    cut free blocks off the end (it keeps counting them): then the highest block the
+    tables' column segments (``pragma_storage_info``) and the metadata
+    (``pragma_metadata_info``) use must be in the file. That reads the catalog's
+    metadata, no table data. A missing block these do not list (an index's) fails the
+    query that reads it.
     """
     size = os.stat(path).st_size
+    row = con.execute(read_sql("load/database_blocks")).fetchone()
+    if row is None or not row[0]:
+        return
+    block_size, counted, used = (int(v) for v in row)
+    held = max(size - _HEADERS_SIZE, 0) // block_size
+    if held >= counted:
+        return
+    if held < used:
+        _cut_short(path, size, _HEADERS_SIZE + used * block_size)
     last = -1
     for (table,) in con.execute(read_sql("load/stored_tables")).fetchall():
-        row = con.execute(read_sql("load/last_table_block"), {"table": table,
-                                                                "limit": _MAX_BLOCK}).fetchone()
-        if row is not None and row[0] is not None:
-            last = max(last, int(row[0]))
-    row = con.execute(read_sql("load/last_metadata_block")).fetchone()
-    if row is not None and row[0] is not None:
-        last = max(last, int(row[0]))
-    if last < 0:
-        return
-    block_size = con.execute(read_sql("load/block_size")).fetchone()
-    if block_size is None:
-        return
-    needed = _HEADERS_SIZE + (last + 1) * int(block_size[0])
-    if size < needed:
-        raise DatabaseFileError(
-            str(path), f"is damaged: {size:,} bytes, but its tables need {needed:,} "
-            f"(the file was cut short); {_CUT_SHORT}"
-        )
+        found = con.execute(
+            read_sql("load/last_table_block"), {"table": table, "limit": _MAX_BLOCK}
+        ).fetchone()
+        if found is not None and found[0] is not None:
+            last = max(last, int(found[0]))
+    found = con.execute(read_sql("load/last_metadata_block")).fetchone()
+    if found is not None and found[0] is not None:
+        last = max(last, int(found[0]))
+    if last >= held:
+        _cut_short(path, size, _HEADERS_SIZE + (last + 1) * block_size)
+
+
+def _cut_short(path: str | Path, size: int, needed: int) -> None:
+    raise DatabaseFileError(
+        str(path), f"is damaged: {size:,} bytes, but its blocks in use need at least "
+        f"{needed:,} (the file was cut short); {_CUT_SHORT}"
+    )
 
 
 def _check_opened(con: duckdb.DuckDBPyConnection, path: str | Path) -> None:
@@ -398,7 +409,8 @@ def open_error(path: str | Path, exc: BaseException) -> WarehouseError | None:
         first = str(exc).split("\n", 1)[0]
         if "Could not read enough bytes" in first:
             return DatabaseFileError(
-                str(path), f"is damaged: the file was cut short ({first}); {_CUT_SHORT}"
+                str(path), f"is damaged: a block it uses lies past its end (the file was cut "
+                f"short); {_CUT_SHORT}"
             )
         return DatabaseFileError(str(path), f"cannot be opened: {first}")
     return None

@@ -229,6 +229,34 @@ def test_free_blocks_cut_off_the_end_are_no_damage(tmp_path: Path) -> None:
         assert "games" in wh.tables()
 
 
+def test_a_file_with_free_blocks_cut_by_one_block_is_refused(tmp_path: Path) -> None:
+    # Shorter than the blocks its header counts but longer than the blocks in use: the
+    # blocks in use decide (or DuckDB's open, when the lost block held the metadata).
+    db = tmp_path / "w.duckdb"
+    con = duckdb.connect(str(db))
+    for table in ("a", "b"):
+        con.execute(f"CREATE TABLE {table} AS SELECT range AS i, random() AS r "
+                    "FROM range(3000000)")
+    con.close()
+    con = duckdb.connect(str(db))
+    con.execute("DROP TABLE a")
+    con.close()
+    warehouse.open_reader(db).close()
+    con = duckdb.connect(str(db), read_only=True)
+    counted = con.execute(
+        "SELECT block_size, total_blocks, used_blocks FROM pragma_database_size()"
+    )
+    block_size, blocks, used = counted.fetchone() or (0, 0, 0)
+    con.close()
+    os.truncate(db, db.stat().st_size - block_size)
+    held = (db.stat().st_size - 3 * 4096) // block_size
+    assert used <= held < blocks
+    with pytest.raises(warehouse.DatabaseFileError, match=r"is damaged: .*cut short"):
+        warehouse.open_reader(db)
+    done = zhuoji(*COMMANDS["report"](db, tmp_path), cwd=tmp_path)
+    one_line_refusal(done, str(db), "is damaged", "cut short")
+
+
 # --- extensions --------------------------------------------------------------------------------
 
 
