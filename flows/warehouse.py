@@ -290,6 +290,7 @@ def check_database_file(path: str | os.PathLike[str], *, missing_ok: bool = Fals
     cannot read, say) is left to them.
     """
     name = os.fspath(path)
+    _check_wal(name)
     try:
         info = os.stat(name)
     except (FileNotFoundError, NotADirectoryError):
@@ -312,6 +313,20 @@ def check_database_file(path: str | os.PathLike[str], *, missing_ok: bool = Fals
     finally:
         os.close(fd)
     _check_header(name, head, info.st_size)
+
+
+def _check_wal(name: str) -> None:
+    """DuckDB opens the write-ahead log beside the file (``<file>.wal``) when there is one:
+    a FIFO there would block it as one in the file's place."""
+    wal = f"{name}.wal"
+    try:
+        mode = os.stat(wal).st_mode
+    except OSError:
+        return
+    if not stat.S_ISREG(mode):
+        what = next((text for test, text in _KINDS if test(mode)), "not a regular file")
+        raise DatabaseFileError(name, f"has {wal} beside it, its write-ahead log, and that is "
+                                      f"{what}, not a file")
 
 
 def _check_kind(name: str, mode: int) -> None:
@@ -632,7 +647,8 @@ def _is_read_only_mount(folder: Path) -> bool:
 def open_reader(
     path: str | Path, *, sealed: bool = False
 ) -> duckdb.DuckDBPyConnection:
-    """Open an existing database read-only; a clear error when it is missing or busy.
+    """Open an existing database read-only; a clear error when it is missing, busy, no
+    DuckDB file or cut short (:func:`check_database_file`, :func:`check_blocks`).
 
     A database an older zhuoji wrote is first brought up to date (opened for writing
     once, as the next ingest would: its new columns filled); one a newer zhuoji wrote,

@@ -143,6 +143,18 @@ def test_forget_export_and_deploy_refuse_a_fifo(tmp_path: Path, command: str) ->
     assert not (tmp_path / "one.csv").exists()
 
 
+@pytest.mark.parametrize("command", ["sql", "ingest"])
+def test_a_fifo_as_the_write_ahead_log_is_refused(
+    ingested: Path, tmp_path: Path, command: str
+) -> None:
+    # DuckDB opens <file>.wal when it exists: a FIFO there blocked it as one as --db did.
+    db = tmp_path / "w.duckdb"
+    db.write_bytes(ingested.read_bytes())
+    os.mkfifo(f"{db}.wal")
+    done = zhuoji(*COMMANDS[command](db, tmp_path), cwd=tmp_path)
+    one_line_refusal(done, str(db), f"{db}.wal", "is a FIFO (named pipe), not a file")
+
+
 def test_the_analyst_entry_point_refuses_what_the_commands_refuse(tmp_path: Path) -> None:
     for name, (make, what) in sorted(KINDS.items()):
         folder = tmp_path / name
