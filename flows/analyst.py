@@ -176,7 +176,9 @@ class Warehouse:
 
 def open_warehouse(path: str | os.PathLike[str] = "zhuoji.duckdb") -> Warehouse:
     """Open a warehouse read-only; :class:`~flows.warehouse.DatabaseMissingError` when the
-    file does not exist, :class:`~flows.warehouse.DatabaseBusyError` while an ingest writes
-    it."""
+    file does not exist, :class:`~flows.warehouse.DatabaseFileError` when the path is no
+    DuckDB file (a FIFO, a folder, a SQLite database ...) or the file was cut short,
+    :class:`~flows.warehouse.DatabaseBusyError` while an ingest writes it. No DuckDB
+    extension is installed or loaded on its connection."""
     name = os.fspath(path)
     return Warehouse(open_reader(Path(name)), name)

@@ -92,6 +92,12 @@ def serve_inbox(
     from prefect.settings import PREFECT_API_URL
     from prefect.types.entrypoint import EntrypointType
 
+    from flows.warehouse import WarehouseError, check_database_file
+
+    try:  # a --db that is no DuckDB file (a FIFO, a folder ...) fails now, not every run
+        check_database_file(db, missing_ok=True)
+    except WarehouseError as exc:
+        raise DeployError(str(exc)) from None
     if not PREFECT_API_URL.value():
         raise DeployError(
             "zhuoji deploy needs a Prefect server that outlives it: start one with "

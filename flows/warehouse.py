@@ -12,6 +12,7 @@ import contextlib
 import errno
 import os
 import re
+import stat
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -83,6 +84,17 @@ class DatabaseBusyError(WarehouseError):
 class DatabaseMissingError(WarehouseError):
     def __init__(self, path: str) -> None:
         super().__init__(f"database {path} does not exist; create it with `zhuoji ingest`")
+        self.path = path
+
+
+class DatabaseFileError(WarehouseError):
+    """The path given as the database is no DuckDB file zhuoji can open: a FIFO, a folder,
+    a device, a SQLite database, some other file, or a DuckDB file cut short. Found from
+    the path's kind and the file's first bytes, before DuckDB opens it (DuckDB would
+    block on a FIFO, or load an extension to read a SQLite file)."""
+
+    def __init__(self, path: str, what: str) -> None:
+        super().__init__(f"database {path} {what}")
         self.path = path
 
 
@@ -227,6 +239,202 @@ def rollback(con: duckdb.DuckDBPyConnection) -> None:
 # --- opening ---------------------------------------------------------------------------------
 
 
+NO_EXTENSIONS: dict[str, Any] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+}
+"""Every connection zhuoji opens: no extension is installed or loaded behind its back (a
+download, on a machine that may have no network). What it uses (Parquet, JSON, ICU) is
+built into DuckDB."""
+
+
+def refuse_extensions(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """Set :data:`NO_EXTENSIONS` on a connection just opened (returned).
+
+    Set, not given to ``duckdb.connect``: DuckDB refuses a second connection to a file
+    whose configuration differs from the first's, and an analyst may open the warehouse
+    with plain ``duckdb.connect`` in the same process. The settings are the database's
+    (``SET GLOBAL``), so such a connection has them too. A sealed connection has them
+    from its configuration (which it locks).
+    """
+    if con.execute("SELECT current_setting('lock_configuration')").fetchone() == (True,):
+        return con
+    for name, value in NO_EXTENSIONS.items():
+        con.execute(f"SET GLOBAL {name} = {str(value).lower()}")
+    return con
+
+
+DUCKDB_MAGIC = b"DUCK"
+"""A DuckDB file's magic bytes, at :data:`_MAGIC_OFFSET` of its main header."""
+_MAGIC_OFFSET = 8
+_HEADER_SIZE = 4096
+_HEADERS_SIZE = 3 * _HEADER_SIZE  # the main header, then the two database headers
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_database_file(path: str | os.PathLike[str], *, missing_ok: bool = False) -> None:
+    """Raise :class:`DatabaseFileError` unless ``path`` is a regular file that starts as a
+    DuckDB file (:class:`DatabaseMissingError` when there is none, unless ``missing_ok``:
+    a writer creates it). Called before DuckDB opens the file; :func:`check_blocks` checks
+    its length once it is open.
+
+    Nothing here blocks or has a side effect: the path's kind comes from ``os.stat``,
+    and only a regular file is opened (non-blocking, then checked again on the open
+    file) to read its headers. A file DuckDB's own checks should judge (one this process
+    cannot read, say) is left to them.
+    """
+    name = os.fspath(path)
+    _check_wal(name)
+    try:
+        info = os.stat(name)
+    except (FileNotFoundError, NotADirectoryError):
+        if missing_ok:
+            return
+        raise DatabaseMissingError(name) from None
+    except OSError:
+        return  # DuckDB's open says why (too long a name, a loop of links ...)
+    _check_kind(name, info.st_mode)
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return  # no permission and the like: DuckDB's open reports it as before
+    try:
+        info = os.fstat(fd)
+        _check_kind(name, info.st_mode)  # the path was replaced since the stat
+        head = os.pread(fd, _HEADERS_SIZE, 0)
+    except OSError:
+        return
+    finally:
+        os.close(fd)
+    _check_header(name, head, info.st_size)
+
+
+def _check_wal(name: str) -> None:
+    """DuckDB opens the write-ahead log beside the file (``<file>.wal``) when there is one:
+    a FIFO there would block it as one in the file's place."""
+    wal = f"{name}.wal"
+    try:
+        mode = os.stat(wal).st_mode
+    except OSError:
+        return
+    if not stat.S_ISREG(mode):
+        what = next((text for test, text in _KINDS if test(mode)), "not a regular file")
+        raise DatabaseFileError(name, f"has {wal} beside it, its write-ahead log, and that is "
+                                      f"{what}, not a file")
+
+
+def _check_kind(name: str, mode: int) -> None:
+    if stat.S_ISREG(mode):
+        return
+    what = next((text for test, text in _KINDS if test(mode)), "not a regular file")
+    raise DatabaseFileError(name, f"is {what}, not a DuckDB file")
+
+
+def _check_header(name: str, head: bytes, size: int) -> None:
+    if size == 0:
+        raise DatabaseFileError(name, "is an empty file, not a DuckDB file")
+    if head.startswith(_SQLITE_MAGIC):
+        raise DatabaseFileError(
+            name, "is a SQLite database, not a DuckDB file (zhuoji reads only the DuckDB "
+            "files `zhuoji ingest` writes)"
+        )
+    if head[_MAGIC_OFFSET : _MAGIC_OFFSET + len(DUCKDB_MAGIC)] != DUCKDB_MAGIC:
+        raise DatabaseFileError(name, "is not a DuckDB file (its header has no DuckDB magic)")
+    if size < _HEADERS_SIZE:
+        raise DatabaseFileError(
+            name, f"is damaged: {size:,} bytes, shorter than a DuckDB file's headers "
+            f"({_HEADERS_SIZE:,} bytes); {_CUT_SHORT}"
+        )
+
+
+_CUT_SHORT = "restore it from a backup, or remove it and build it again with `zhuoji ingest`"
+_MAX_BLOCK = 1 << 62  # DuckDB's block ids from here up are not blocks of the file
+
+
+def check_blocks(con: duckdb.DuckDBPyConnection, path: str | Path) -> None:
+    """Raise :class:`DatabaseFileError` when the open database's file is shorter than the
+    blocks it uses: a copy cut short, a disk that filled while it was copied. DuckDB
+    itself opens such a file and answers every query that reads none of the missing
+    blocks.
+
+    A file that holds every block its header counts is whole (the usual case, one
+    query); one shorter than the blocks in use is cut short. In between, DuckDB may have
+    cut free blocks off the end (it keeps counting them): then the highest block the
+    tables' column segments (``pragma_storage_info``) and the metadata
+    (``pragma_metadata_info``) use must be in the file. That reads the catalog's
+    metadata, no table data. A missing block these do not list (an index's) fails the
+    query that reads it.
+    """
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return  # no file of that name (":memory:"): nothing to cut
+    row = con.execute(read_sql("load/database_blocks")).fetchone()
+    if row is None or not row[0]:
+        return
+    block_size, counted, used = (int(v) for v in row)
+    held = max(size - _HEADERS_SIZE, 0) // block_size
+    if held >= counted:
+        return
+    if held < used:
+        _cut_short(path, size, _HEADERS_SIZE + used * block_size)
+    last = -1
+    for (table,) in con.execute(read_sql("load/stored_tables")).fetchall():
+        found = con.execute(
+            read_sql("load/last_table_block"), {"table": table, "limit": _MAX_BLOCK}
+        ).fetchone()
+        if found is not None and found[0] is not None:
+            last = max(last, int(found[0]))
+    found = con.execute(read_sql("load/last_metadata_block")).fetchone()
+    if found is not None and found[0] is not None:
+        last = max(last, int(found[0]))
+    if last >= held:
+        _cut_short(path, size, _HEADERS_SIZE + (last + 1) * block_size)
+
+
+def _cut_short(path: str | Path, size: int, needed: int) -> None:
+    raise DatabaseFileError(
+        str(path), f"is damaged: {size:,} bytes, but its blocks in use need at least "
+        f"{needed:,} (the file was cut short); {_CUT_SHORT}"
+    )
+
+
+def _check_opened(con: duckdb.DuckDBPyConnection, path: str | Path) -> None:
+    """:func:`check_blocks`, with DuckDB's own error on a damaged file made clear."""
+    try:
+        check_blocks(con, path)
+    except duckdb.Error as exc:
+        clear = open_error(path, exc)
+        if clear is not None:
+            raise clear from None
+        raise
+
+
+def open_error(path: str | Path, exc: BaseException) -> WarehouseError | None:
+    """The clear error for a database DuckDB could not open (``exc`` raised by
+    ``duckdb.connect``): its disk refused, or DuckDB found it damaged; None for anything
+    else (a lock: see :func:`is_lock_error`)."""
+    clear = storage_error(path, exc)
+    if clear is not None:
+        return clear
+    if isinstance(exc, duckdb.IOException | duckdb.SerializationException):
+        first = str(exc).split("\n", 1)[0]
+        if "Could not read enough bytes" in first:
+            return DatabaseFileError(
+                str(path), f"is damaged: a block it uses lies past its end (the file was cut "
+                f"short); {_CUT_SHORT}"
+            )
+        return DatabaseFileError(str(path), f"cannot be opened: {first}")
+    return None
+
+
 def apply_schema(con: duckdb.DuckDBPyConnection) -> int:
     """Apply every schema file newer than the database's version; returns the version.
 
@@ -367,15 +575,20 @@ def open_writer(
     then raise :class:`DatabaseBusyError` (which says whether a writer or readers hold
     it). Raises :class:`DatabaseStorageError` when its disk is full or read-only.
     """
+    check_database_file(path, missing_ok=True)
     config: dict[str, Any] = {} if threads is None else {"threads": threads}
     con = _connect_waiting(path, config, wait)
     try:
+        _check_opened(con, path)
         apply_schema(con)
     except (duckdb.Error, OSError) as exc:
         con.close()
         clear = storage_error(path, exc)
         if clear is not None:
             raise clear from exc
+        raise
+    except WarehouseError:
+        con.close()
         raise
     return con
 
@@ -384,6 +597,7 @@ def check_writable(path: str | os.PathLike[str], *, wait: float = 0) -> None:
     """Raise :class:`DatabaseBusyError` if another process holds the database now, or
     still holds it after ``wait`` seconds, and :class:`DatabaseStorageError` if it (or,
     for a new one, its folder) cannot be written: a read-only file system, no permission."""
+    check_database_file(path, missing_ok=True)
     target = Path(path)
     if not target.exists():
         folder = target.parent if str(target.parent) else Path(".")
@@ -400,16 +614,18 @@ def _connect_waiting(
     start = time.monotonic()
     while True:
         try:
-            return duckdb.connect(str(path), config=config)
+            con = duckdb.connect(str(path), config=config)
         except (duckdb.Error, OSError) as exc:
             if not is_lock_error(exc):
-                clear = storage_error(path, exc)
+                clear = open_error(path, exc)
                 if clear is not None:
                     raise clear from exc
                 raise
             waited = time.monotonic() - start
             if waited >= wait:
                 raise lock_holder_error(path, exc, waited if wait > 0 else 0) from None
+        else:
+            return _configured(con)
         time.sleep(min(LOCK_POLL_SECONDS, max(wait - waited, 0.01)))
 
 
@@ -435,7 +651,8 @@ def _is_read_only_mount(folder: Path) -> bool:
 def open_reader(
     path: str | Path, *, sealed: bool = False
 ) -> duckdb.DuckDBPyConnection:
-    """Open an existing database read-only; a clear error when it is missing or busy.
+    """Open an existing database read-only; a clear error when it is missing, busy, no
+    DuckDB file or cut short (:func:`check_database_file`, :func:`check_blocks`).
 
     A database an older zhuoji wrote is first brought up to date (opened for writing
     once, as the next ingest would: its new columns filled); one a newer zhuoji wrote,
@@ -446,10 +663,14 @@ def open_reader(
     written, no extension loaded, no setting changed): what ``zhuoji sql`` runs a
     user's query on.
     """
-    if not Path(path).exists():
-        raise DatabaseMissingError(str(path))
+    check_database_file(path)
     config: dict[str, Any] = dict(_SEALED) if sealed else {}
     con = _connect_reader(path, config)
+    try:
+        _check_opened(con, path)
+    except BaseException:
+        con.close()
+        raise
     version = schema_version_of(con)
     latest = latest_schema_version()
     if version < 0 or version == latest:  # no schema_version table: not ours to upgrade
@@ -483,22 +704,30 @@ def latest_schema_version() -> int:
 
 def _connect_reader(path: str | Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
     try:
-        return duckdb.connect(str(path), read_only=True, config=config)
+        con = duckdb.connect(str(path), read_only=True, config=config)
     except (duckdb.Error, OSError) as exc:
         if is_lock_error(exc):
             match = _LOCK_PID.search(str(exc))
             pid = int(match.group(1)) if match else None
             raise DatabaseBusyError(str(path), "writer", pid, can_wait=False) from None
-        clear = storage_error(path, exc)
+        clear = open_error(path, exc)
         if clear is not None:
             raise clear from exc
+        raise
+    return _configured(con)
+
+
+def _configured(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    try:
+        return refuse_extensions(con)
+    except BaseException:
+        con.close()
         raise
 
 
 _SEALED = {
+    **NO_EXTENSIONS,
     "enable_external_access": False,
-    "autoinstall_known_extensions": False,
-    "autoload_known_extensions": False,
     "lock_configuration": True,
 }
 
