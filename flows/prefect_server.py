@@ -513,6 +513,11 @@ def lock_wait_seconds(start_timeout: float) -> float:
     return value
 
 
+_QUIET_WAIT = 1.0
+"""How long a lock is waited for before the wait is said (two runs starting at once wait
+for each other a moment)."""
+
+
 class ServerLockTimeout(ServerStartError):
     """Another process held the start lock for longer than the wait allowed."""
 
@@ -529,7 +534,7 @@ def lock_holder(path: Path) -> int | None:
         device = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
         for line in locks.splitlines():
             fields = line.split()
-            if "FLOCK" in fields and device in fields:
+            if "FLOCK" in fields and device in fields and "->" not in fields:  # (not a waiter)
                 index = fields.index(device)
                 with suppress(ValueError):
                     return int(fields[index - 1])
@@ -562,47 +567,62 @@ def _say(line: str) -> None:
 
 
 @contextmanager
-def _start_lock(
-    path: Path, bound: float, who: str, notify: Callable[[str], None] = _say
+def _held_lock(
+    path: Path,
+    bound: float,
+    who: str,
+    notify: Callable[[str], None] = _say,
+    *,
+    name: str = "start lock",
+    mode: str = _EXCLUSIVE,
+    record_pid: bool = True,
 ) -> Iterator[int]:
-    """The start lock ``path`` held (exclusive) for the block, with this process's id
-    written in it. Another process holding it is waited for up to ``bound`` seconds,
-    said once through ``notify``; then :class:`ServerLockTimeout`. A lock dies with its
-    holder (``flock``): a process killed while holding it frees it."""
+    """The lock ``path`` held (``mode``) for the block; with ``record_pid``, this
+    process's id written in it. Another process holding it is waited for up to ``bound``
+    seconds, said once through ``notify`` (naming the holder); then
+    :class:`ServerLockTimeout`. A lock dies with its holder (``flock``): a process killed
+    while holding it frees it."""
     import fcntl
+
+    flags = (fcntl.LOCK_SH if mode == _SHARED else fcntl.LOCK_EX) | fcntl.LOCK_NB
+
+    def held_by() -> str:
+        holder = lock_holder(path)
+        return "another process" if holder is None else describe_process(holder)
 
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, flags)
         except BlockingIOError:
-            holder = lock_holder(path)
-            held_by = "another process" if holder is None else describe_process(holder)
-            notify(
-                f"{who}: waiting up to {bound:g} s for the local Prefect server's start "
-                f"lock {path}, held by {held_by} ({LOCK_WAIT_ENV} sets how long)"
-            )
-            deadline = time.monotonic() + bound
+            started = time.monotonic()
+            deadline = started + bound
+            said = started + min(_QUIET_WAIT, bound / 2)  # a short wait is not worth a line
             while True:
                 try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    fcntl.flock(fd, flags)
                     break
                 except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        holder = lock_holder(path)
-                        held_by = (
-                            "another process" if holder is None else describe_process(holder)
+                    now = time.monotonic()
+                    if now >= said:
+                        said = float("inf")
+                        notify(
+                            f"{who}: waiting up to {bound:g} s for the local Prefect server's "
+                            f"{name} {path}, held by {held_by()} ({LOCK_WAIT_ENV} sets how "
+                            "long)"
                         )
+                    if now >= deadline:
                         raise ServerLockTimeout(
-                            f"the local Prefect server's start lock {path} is still held "
-                            f"by {held_by} after {bound:g} s: end that process or let it "
+                            f"the local Prefect server's {name} {path} is still held by "
+                            f"{held_by()} after {bound:g} s: end that process or let it "
                             f"finish, then run the command again ({LOCK_WAIT_ENV} sets "
                             "how long to wait)"
                         ) from None
                     time.sleep(_POLL_SECONDS)
-        with suppress(OSError):  # who holds it, for a process that waits for it
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        if record_pid:
+            with suppress(OSError):  # who holds it, for a process that waits for it
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
         yield fd
     finally:
         os.close(fd)  # releases the lock
@@ -700,7 +720,7 @@ class ReusedPrefectServer(LocalPrefectServer):
         """The address of the running server, started now if there is none (call with
         the lease held). Holds the start lock meanwhile."""
         self.home.mkdir(parents=True, exist_ok=True)
-        with _start_lock(self.home / LOCK_NAME, self.lock_wait, self.who):
+        with _held_lock(self.home / LOCK_NAME, self.lock_wait, self.who):
             record = self.running(patience=HUNG_SECONDS)
             if record is not None:
                 self.record = record
@@ -729,7 +749,11 @@ class ReusedPrefectServer(LocalPrefectServer):
         at the end (the idle time counts from there)."""
         self.home.mkdir(parents=True, exist_ok=True)
         lease = self.home / LEASE_NAME
-        with _flock(lease, _SHARED) as fd:
+        # held exclusive only by `zhuoji server stop` and by a server stopping itself
+        lease_lock = _held_lock(
+            lease, self.lock_wait, self.who, name="lease", mode=_SHARED, record_pid=False
+        )
+        with lease_lock as fd:
             os.utime(fd)
             try:
                 yield self.acquire()
@@ -752,7 +776,7 @@ class ReusedPrefectServer(LocalPrefectServer):
             return self._stop_recorded()
 
     def _stop_recorded(self) -> ServerRecord | None:
-        with _start_lock(self.home / LOCK_NAME, self.lock_wait, self.who):
+        with _held_lock(self.home / LOCK_NAME, self.lock_wait, self.who):
             record = ServerRecord.read(self.record_path)
             self.record_path.unlink(missing_ok=True)
             if record is None or not _is_reused_server(record.pid):

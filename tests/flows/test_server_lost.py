@@ -293,6 +293,29 @@ def test_a_held_start_lock_is_waited_for_then_given_up_on(
     assert (home / LOCK_NAME).read_text().strip().isdigit()  # the last holder's pid
 
 
+def test_a_lease_held_exclusive_is_waited_for_then_given_up_on(tmp_path: Path) -> None:
+    # (what a `zhuoji server stop` suspended while stopping the server holds)
+    home = tmp_path / "home"
+    home.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(home / ps.LEASE_NAME)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "held\n"
+        env = {**_env(home, tmp_path), ps.LOCK_WAIT_ENV: "1"}
+        db = tmp_path / "w.duckdb"
+        ingest = _zhuoji(["ingest", "data/sample", "--db", str(db), "--prefect", "--quiet"], env)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert ingest.returncode == 2, ingest.stderr
+    waiting, error = ingest.stderr.strip().splitlines()
+    assert waiting.startswith("zhuoji ingest: waiting up to 1 s for the local Prefect server's")
+    assert f"lease {home / ps.LEASE_NAME}, held by PID {proc.pid} (" in waiting
+    assert f"lease {home / ps.LEASE_NAME} is still held by PID {proc.pid}" in error
+    assert "Traceback" not in ingest.stderr
+
+
 def test_the_reused_server_keeps_none_of_the_runs_environment() -> None:
     env = ps.server_environment(
         {
