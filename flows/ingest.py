@@ -560,7 +560,8 @@ def prefect_api(on_lost: Callable[[str], None] | None = None) -> Iterator[str]:
             assert temporary.process is not None
             alive = process_alive(temporary.process)
         if on_lost is not None:  # (it watches the sending of the run's last events too)
-            stack.enter_context(ServerWatch(address, alive, on_lost))
+            watch = stack.enter_context(ServerWatch(address, alive, on_lost))
+            stack.enter_context(watch.on_interrupt())
         stack.enter_context(_process_api_url(address))
         yield address
 

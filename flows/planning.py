@@ -744,11 +744,12 @@ class _ActiveRun:
     cursor: duckdb.DuckDBPyConnection
     run_id: int
     finished: bool = False
+    ended: bool = False  # ingest_steps returned or raised: the cursor is closed
 
 
 _ACTIVE_RUNS: list[_ActiveRun] = []
-"""The runs this process is writing (:func:`interrupt_active_runs`), and the last one it
-finished (until its next run starts)."""
+"""The run this process is writing (:func:`interrupt_active_runs`), or the last one it
+wrote (until its next run starts)."""
 
 
 def interrupt_active_runs(timeout: float = 5.0) -> list[tuple[int, str]]:
@@ -764,8 +765,8 @@ def interrupt_active_runs(timeout: float = 5.0) -> list[tuple[int, str]]:
 
     def mark() -> None:
         for run in list(_ACTIVE_RUNS):
-            if run.finished:
-                results.append((run.run_id, "completed"))
+            if run.finished or run.ended:
+                results.append((run.run_id, "completed" if run.finished else "running"))
                 continue
             try:
                 run.cursor.execute(
@@ -860,7 +861,7 @@ def ingest_steps(
     con = warehouse.open_writer(db, threads=writer_threads, wait=wait)
     display = _Display(progress)
     active: _ActiveRun | None = None
-    _ACTIVE_RUNS[:] = [run for run in _ACTIVE_RUNS if not run.finished]
+    _ACTIVE_RUNS.clear()  # (the last run's, ended)
     try:
         staging_root = staging_dir_for(db)
         # This process holds the database: a run that left its marker is gone.
@@ -950,10 +951,9 @@ def ingest_steps(
         shutil.rmtree(staging_root, ignore_errors=True)
     finally:
         display.close()
-        if active is not None:
+        if active is not None:  # (it stays in _ACTIVE_RUNS until the next run)
+            active.ended = True
             active.cursor.close()
-            if not active.finished:  # (a finished one is kept until the next run)
-                _ACTIVE_RUNS.remove(active)
         con.close()
     summary = RunSummary(
         run_id=run_id,

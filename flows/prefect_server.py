@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 
 import prefect
 from prefect.settings import get_current_settings
@@ -791,6 +791,10 @@ SILENT_SECONDS = 30.0
 """How long a local server whose process runs but that answers nothing (stopped, hung)
 is waited for during a run before the run counts it lost."""
 
+INTERRUPTED_SILENT_SECONDS = 3.0
+"""How long it is waited for once the run was interrupted (Ctrl-C): Prefect's client
+then reports the interrupt to the server, and would wait for ever for one that is gone."""
+
 _WATCH_INTERVAL = 0.5
 _HEALTH_INTERVAL = 2.0
 _HEALTH_TIMEOUT = 5.0
@@ -832,6 +836,8 @@ class ServerWatch:
         self.on_lost = on_lost
         self.silent = silent
         self.lost: str | None = None
+        self._after = ""
+        self._hurry = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="zhuoji-server-watch", daemon=True)
 
@@ -842,17 +848,51 @@ class ServerWatch:
                 self._lose(f"the local Prefect server at {self.url} stopped (its process ended)")
                 return
             now = time.monotonic()
+            if self._hurry.is_set():
+                self._hurry.clear()
+                self.silent = min(self.silent, INTERRUPTED_SILENT_SECONDS)
+                self._after = " after Ctrl-C"
+                last_answer = max(last_answer, now - self.silent / 2)
+                next_check = now
             if now < next_check:
                 continue
-            if answers(self.url):
+            timeout = min(_HEALTH_TIMEOUT, self.silent)
+            if answers(self.url, timeout=timeout):
                 last_answer = time.monotonic()
             elif time.monotonic() - last_answer >= self.silent and not self._stop.is_set():
                 self._lose(
                     f"the local Prefect server at {self.url} stopped answering (no answer "
-                    f"for {self.silent:g} s)"
+                    f"for {self.silent:g} s{self._after})"
                 )
                 return
-            next_check = time.monotonic() + _HEALTH_INTERVAL
+            next_check = time.monotonic() + min(_HEALTH_INTERVAL, self.silent / 2)
+
+    def hurry(self) -> None:
+        """The run was interrupted: a server that does not answer now is not waited for
+        (:data:`INTERRUPTED_SILENT_SECONDS`). Safe to call from a signal handler."""
+        self._hurry.set()
+
+    @contextmanager
+    def on_interrupt(self) -> Iterator[None]:
+        """For the block: a Ctrl-C (``SIGINT``, Python's own handler) hurries the watch,
+        then interrupts as usual. Does nothing outside the main thread."""
+        if (
+            threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+        ):
+            yield
+            return
+
+        def interrupted(signum: int, frame: FrameType | None) -> None:
+            self.hurry()
+            signal.default_int_handler(signum, frame)
+
+        signal.signal(signal.SIGINT, interrupted)
+        try:
+            yield
+        finally:
+            if signal.getsignal(signal.SIGINT) is interrupted:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def _lose(self, what: str) -> None:
         if self._stop.is_set():

@@ -107,11 +107,17 @@ def _shard_dirs(db: Path) -> set[Path]:
 
 
 def _kill_server_then_wait(
-    home: Path, db: Path, proc: subprocess.Popen[str], when: str
+    home: Path, db: Path, proc: subprocess.Popen[str], when: str, interrupt: bool = False
 ) -> tuple[str, str, float]:
     """Kill the ingest's server once ``when`` (``first shard``, ``a batch committed``,
-    ``the run's end``) is seen; the ingest's output and how long it took to end."""
-    _wait_for("its server's record", lambda: (home / RECORD_NAME).exists(), proc)
+    ``the run's end``) is seen; the ingest's output and how long it took to end. With
+    ``interrupt``, stop the server instead (``SIGSTOP``: it runs, and answers nothing)
+    and interrupt the ingest (``SIGINT``, a Ctrl-C)."""
+    def recorded() -> bool:  # (a record an earlier test's killed server left is stale)
+        record = ServerRecord.read(home / RECORD_NAME)
+        return record is not None and ps._is_reused_server(record.pid)
+
+    _wait_for("its server's record", recorded, proc)
     record = _server_of(home)
     environ = Path(f"/proc/{record.pid}/environ").read_bytes().split(b"\0")
     names = {e.split(b"=", 1)[0].decode() for e in environ if e}
@@ -135,7 +141,11 @@ def _kill_server_then_wait(
     workers = [
         p for p in psutil.Process(proc.pid).children(recursive=True) if p.pid != record.pid
     ]
-    os.kill(record.pid, signal.SIGKILL)
+    if interrupt:
+        os.kill(record.pid, signal.SIGSTOP)
+        os.kill(proc.pid, signal.SIGINT)
+    else:
+        os.kill(record.pid, signal.SIGKILL)
     killed = time.monotonic()
     try:
         out, err = proc.communicate(timeout=EXIT_BOUND)
@@ -143,6 +153,9 @@ def _kill_server_then_wait(
         proc.kill()
         out, err = proc.communicate()
         pytest.fail(f"the ingest did not end within {EXIT_BOUND:g} s: {err[-2000:]!r}")
+    finally:
+        if interrupt:
+            os.kill(record.pid, signal.SIGCONT)
     took = time.monotonic() - killed
     _, alive = psutil.wait_procs(workers, timeout=30)
     assert not alive, f"left behind: {alive}"
@@ -219,6 +232,20 @@ def test_an_ingest_whose_server_is_killed_as_it_ends_ends_too(
         assert "every batch is committed in the warehouse (run 1 completed)" in line
     assert snapshot(db) == snapshot(clean_db)
     assert _rows(db, "SELECT status FROM ingest_runs") == [("completed",)]
+
+
+def test_ctrl_c_of_an_ingest_whose_server_answers_nothing_ends_it_in_seconds(
+    corpus: Corpus, home: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "w.duckdb"
+    proc = _ingest(corpus, db, _env(home, tmp_path))
+    out, err, took = _kill_server_then_wait(home, db, proc, "first shard", interrupt=True)
+    print(f"the ingest ended {took:.1f} s after Ctrl-C, its server stopped")
+    assert proc.returncode == 2, (out, err)
+    (line,) = err.strip().splitlines()
+    assert "stopped answering (no answer for 3 s after Ctrl-C)" in line, line
+    assert "the batches committed before are safe in the warehouse" in line
+    assert took < 30, "not the 30 s a silent server is otherwise given"
 
 
 # --- the start lock --------------------------------------------------------------------------
