@@ -6,15 +6,15 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from flows.app import app
-from flows.cli_errors import describe_error, fail, is_debug, set_json_errors
+from flows.cli_errors import EXIT_ERROR, describe_error, fail, is_debug, set_json_errors
 from flows.cli_lang import LangOption, use_lang
 from flows.cli_text import make_console, safe
 
@@ -128,6 +128,59 @@ def explain_run_error(exc: BaseException, dask_address: str | None) -> str:
             "or unset PREFECT_API_URL for a temporary one"
         )
     return describe_error(exc)
+
+
+def server_lost_line(db: Path, what: str, runs: Sequence[tuple[int, str]]) -> str:
+    """The one line of an ingest whose local Prefect server went away (``what``), given
+    what became of its runs (:func:`flows.planning.interrupt_active_runs`)."""
+    rerun = "run the same command again: it starts a new local server"
+    if not runs:
+        return (
+            f"ingest into {db}: {what} before the run began loading; the warehouse is "
+            f"unchanged: {rerun}"
+        )
+    run_id, status = runs[-1]
+    if status == "completed":
+        return (
+            f"ingest into {db}: {what} as the run ended; every batch is committed in the "
+            f"warehouse (run {run_id} completed), only its flow run's end is not recorded "
+            "in Prefect: the same command again skips the files loaded"
+        )
+    marked = (
+        f"run {run_id} is marked interrupted"
+        if status == "interrupted"
+        else f"the next run marks run {run_id} interrupted"
+    )
+    return (
+        f"ingest into {db}: {what}; the batches committed before are safe in the "
+        f"warehouse ({marked}): {rerun} and skips the files already loaded"
+    )
+
+
+def exit_when_server_lost(db: Path) -> Callable[[str], None]:
+    """What ``zhuoji ingest`` does when its local Prefect server goes away mid-run (see
+    :class:`flows.prefect_server.ServerWatch`): mark its run interrupted in the warehouse
+    where it can, print one line, and end the process at once with exit status 2.
+
+    Its committed batches are safe as after a ``kill -9`` (each batch is one transaction,
+    the workers and their fork server die with the process); waiting for Prefect's
+    client instead would take minutes, or for ever."""
+
+    def lost(what: str) -> None:
+        from flows.planning import interrupt_active_runs
+
+        runs = interrupt_active_runs()
+        fail(server_lost_line(db, what, runs))
+        if "flows.pool" in sys.modules:  # a pool's workers die with this process
+            from flows.pool import release_semaphores
+
+            release_semaphores()
+        for stream in (sys.stdout, sys.stderr):
+            with suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(EXIT_ERROR)
+
+    return lost
 
 
 @app.command("ingest")
@@ -255,6 +308,7 @@ def ingest_command(
             started=command_started(),  # the time the summary shows counts from there
             prefect=prefect,
             found=found,
+            on_server_lost=exit_when_server_lost(db),
         )
     except (InputPathError, WarehouseError, DaskClusterError) as exc:
         raise fail(str(exc)) from None

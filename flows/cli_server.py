@@ -46,11 +46,18 @@ def status_command(lang: LangOption = None) -> None:
 @quiet_prefect()
 def stop_command(lang: LangOption = None) -> None:
     """Stop the local server, once the ingest runs using it end (the next run starts a
-    new one)."""
+    new one). A run starting the server meanwhile is waited for, up to the server's start
+    timeout and a minute (ZHUOJI_SERVER_LOCK_SECONDS)."""
     use_lang(lang)
+    from prefect.settings import PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS
+
     from flows.prefect_server import ReusedPrefectServer, idle_seconds
 
-    server = ReusedPrefectServer(timeout=0, idle=idle_seconds())
+    server = ReusedPrefectServer(
+        timeout=PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value(),
+        idle=idle_seconds(),
+        who="zhuoji server stop",
+    )
     record = server.stop_running(
         on_wait=lambda: echo("waiting for the ingest runs using the server to end")
     )

@@ -94,8 +94,11 @@ from flows.pool import ForkServerTaskRunner, collect_chunks, start_fork_server
 from flows.prefect_server import (
     LocalPrefectServer,
     ReusedPrefectServer,
+    ServerWatch,
     idle_seconds,
+    process_alive,
     reuse_available,
+    reused_alive,
 )
 from flows.process_task import process_files_task
 from flows.rows import FileOutcome
@@ -522,7 +525,7 @@ def run_forget(paths: Sequence[str], db: str | Path = "zhuoji.duckdb") -> Forget
 
 
 @contextmanager
-def prefect_api() -> Iterator[str]:
+def prefect_api(on_lost: Callable[[str], None] | None = None) -> Iterator[str]:
     """Make sure a Prefect API is configured for this process and its workers.
 
     With ``PREFECT_API_URL`` set, that server is used. Otherwise the machine's reused
@@ -534,6 +537,10 @@ def prefect_api() -> Iterator[str]:
     which Prefect's own threads read, and in the current settings context. The pool's
     worker processes inherit it and talk to this server; nothing starts a server of its
     own.
+
+    ``on_lost``: called (from a thread) should the local server go away meanwhile
+    (:class:`~flows.prefect_server.ServerWatch`: its process ends, or it stops
+    answering), with what happened; a server of ``PREFECT_API_URL`` is not watched.
     """
     url = PREFECT_API_URL.value()
     if url:
@@ -541,11 +548,21 @@ def prefect_api() -> Iterator[str]:
         return
     timeout = PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()
     idle = idle_seconds()
-    if idle > 0 and reuse_available():
-        with ReusedPrefectServer(timeout, idle).use() as address, _process_api_url(address):
-            yield address
-        return
-    with LocalPrefectServer(timeout) as address, _process_api_url(address):
+    with ExitStack() as stack:
+        if idle > 0 and reuse_available():
+            reused = ReusedPrefectServer(timeout, idle)
+            address = stack.enter_context(reused.use())
+            assert reused.record is not None
+            alive = reused_alive(reused.record.pid)
+        else:
+            temporary = LocalPrefectServer(timeout)
+            address = stack.enter_context(temporary)
+            assert temporary.process is not None
+            alive = process_alive(temporary.process)
+        if on_lost is not None:  # (it watches the sending of the run's last events too)
+            watch = stack.enter_context(ServerWatch(address, alive, on_lost))
+            stack.enter_context(watch.on_interrupt())
+        stack.enter_context(_process_api_url(address))
         yield address
 
 
@@ -618,7 +635,9 @@ def dask_worker_count(dask_address: str) -> int:
     return check_dask_cluster(dask_address)
 
 
-def run_flow(request: RunRequest) -> RunSummary:
+def run_flow(
+    request: RunRequest, on_server_lost: Callable[[str], None] | None = None
+) -> RunSummary:
     """Run ``request`` (checked by :func:`flows.planning.prepare_run`) as the ingest flow.
 
     The Dask cluster is checked before the flow starts, so that a cluster that cannot run
@@ -626,7 +645,9 @@ def run_flow(request: RunRequest) -> RunSummary:
     failed flow run. A small run (:data:`SMALL_RUN_BYTES`, no ``workers``) runs its task
     in this process (the runner ``in-process``). The flow run is named and tagged after
     the database (:func:`run_name`, :func:`run_tags`); its paths and files go in a
-    manifest in the system's temporary folder, removed at the end."""
+    manifest in the system's temporary folder, removed at the end. ``on_server_lost``:
+    called should the local Prefect server go away during the run (see
+    :func:`prefect_api`); the command line ends the process there."""
     dask_address = request.dask_address
     if dask_address:
         n_workers = dask_worker_count(dask_address)
@@ -647,7 +668,7 @@ def run_flow(request: RunRequest) -> RunSummary:
     inline = len(json.dumps(list(request.args))) <= MANIFEST_INLINE_BYTES
     with ExitStack() as stack:
         stack.callback(manifest.unlink, missing_ok=True)
-        api_url = stack.enter_context(prefect_api())
+        api_url = stack.enter_context(prefect_api(on_server_lost))
         if dask_address:
             check_workers_reach_api(dask_address, api_url)
             # runs before the temporary server (if any) stops

@@ -737,6 +737,55 @@ def prepare_run(
     )
 
 
+@dataclass(slots=True)
+class _ActiveRun:
+    """A run :func:`ingest_steps` is writing: its own connection to the database (a
+    cursor of the run's, made before anything else uses it) and its ``ingest_runs`` row."""
+
+    cursor: duckdb.DuckDBPyConnection
+    run_id: int
+    finished: bool = False
+    ended: bool = False  # ingest_steps returned or raised: the cursor is closed
+
+
+_ACTIVE_RUNS: list[_ActiveRun] = []
+"""The run this process is writing (:func:`interrupt_active_runs`), or the last one it
+wrote (until its next run starts)."""
+
+
+def interrupt_active_runs(timeout: float = 5.0) -> list[tuple[int, str]]:
+    """For a process about to end without finishing its runs (its Prefect server went
+    away): mark each run it is writing ``interrupted`` in ``ingest_runs``, as the next
+    run would. Each ``(run_id, status)``: ``interrupted`` (marked now), ``completed``
+    (it had finished: nothing to mark) or ``running`` (not marked: the run's own
+    transaction holds its row, or the marking took over ``timeout`` seconds; the next
+    run marks it). The batches committed stay as they are."""
+    import threading
+
+    results: list[tuple[int, str]] = []
+
+    def mark() -> None:
+        for run in list(_ACTIVE_RUNS):
+            if run.finished or run.ended:
+                results.append((run.run_id, "completed" if run.finished else "running"))
+                continue
+            try:
+                run.cursor.execute(
+                    "UPDATE ingest_runs SET status = 'interrupted' "
+                    "WHERE run_id = $run_id AND status = 'running'",
+                    {"run_id": run.run_id},
+                )
+                results.append((run.run_id, "interrupted"))
+            except duckdb.Error:
+                results.append((run.run_id, "running"))
+
+    marker = threading.Thread(target=mark, name="zhuoji-mark-interrupted", daemon=True)
+    marker.start()
+    marker.join(timeout)
+    done = {run_id for run_id, _ in results}
+    return results + [(r.run_id, "running") for r in _ACTIVE_RUNS if r.run_id not in done]
+
+
 class RunSteps(Protocol):
     """What differs between the two ways of running :func:`ingest_steps`: a flow run's
     Prefect tasks and run logger (:mod:`flows.ingest`), or plain calls and a standard
@@ -812,6 +861,8 @@ def ingest_steps(
     logger = steps.logger
     con = warehouse.open_writer(db, threads=writer_threads, wait=wait)
     display = _Display(progress)
+    active: _ActiveRun | None = None
+    _ACTIVE_RUNS.clear()  # (the last run's, ended)
     try:
         staging_root = staging_dir_for(db)
         # This process holds the database: a run that left its marker is gone.
@@ -842,6 +893,8 @@ def ingest_steps(
             runner=runner_label,
             engine_version=ENGINE_VERSION,
         )
+        active = _ActiveRun(con.cursor(), run_id)
+        _ACTIVE_RUNS.append(active)
         warehouse.rename_files(con, plan.renamed)
         warehouse.forget_files(con, plan.pruned)
         moved = {new for _, new in plan.renamed}
@@ -895,9 +948,13 @@ def ingest_steps(
                 "mismatches": totals.mismatches,
             },
         )
+        active.finished = True
         shutil.rmtree(staging_root, ignore_errors=True)
     finally:
         display.close()
+        if active is not None:  # (it stays in _ACTIVE_RUNS until the next run)
+            active.ended = True
+            active.cursor.close()
         con.close()
     summary = RunSummary(
         run_id=run_id,
@@ -980,6 +1037,7 @@ def run_ingest(
     started: float | None = None,
     prefect: bool = False,
     found: LogPaths | None = None,
+    on_server_lost: Callable[[str], None] | None = None,
 ) -> RunSummary:
     """Run an ingest (the command line's ``zhuoji ingest``): as a Prefect flow
     (:func:`flows.ingest.run_flow`) or, when it is small and no Prefect server is
@@ -990,7 +1048,8 @@ def run_ingest(
     ``full_refresh`` audits every file found again, changed or not; ``prune`` drops the
     rows of the files the database holds under the given folders that no longer exist;
     ``found``: the paths already walked (:func:`flows.discover.find_log_paths` of
-    ``paths``), so that they are walked once.
+    ``paths``), so that they are walked once; ``on_server_lost``: what a flow run does
+    should its local Prefect server go away (:func:`flows.ingest.prefect_api`).
 
     The summary's ``seconds`` is the wall time from ``started`` (a
     :func:`time.perf_counter` reading: the command's start, :func:`command_started`)
@@ -1017,7 +1076,7 @@ def run_ingest(
     if takes_flow_path(request, prefect):
         from flows.ingest import run_flow
 
-        summary = run_flow(request)
+        summary = run_flow(request, on_server_lost)
     else:
         from flows.local_run import run_local
 

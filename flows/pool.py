@@ -247,3 +247,16 @@ def lost_chunk_outcomes(chunk: Sequence[FileDigest], exc: BaseException) -> list
             )
         )
     return outcomes
+
+
+def release_semaphores() -> None:
+    """Unlink the named semaphores of this process's pools and queues now (each
+    ``multiprocessing`` lock is one), for a process about to end at once (``os._exit``)
+    without its clean-ups: otherwise the resource tracker, left to clean up after it,
+    warns on standard error of "leaked semaphore objects"."""
+    from multiprocessing import synchronize, util
+
+    for finalizer in list(util._finalizer_registry.values()):  # type: ignore[attr-defined]
+        if getattr(finalizer, "_callback", None) is synchronize.SemLock._cleanup:  # type: ignore[attr-defined]
+            with suppress(Exception):
+                finalizer()

@@ -23,14 +23,15 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 
 import prefect
 from prefect.settings import get_current_settings
@@ -300,6 +301,40 @@ runpy.run_module("uvicorn", run_name="__main__", alter_sys=True)
 """The reused server's main: an idle watch (the thread above), then uvicorn's command line."""
 
 
+KEPT_ENV = frozenset(
+    {
+        "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ",  # the user's
+        # where Python and Prefect are found
+        "PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONNOUSERSITE", "VIRTUAL_ENV",
+        "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH",
+    }
+)
+"""The variables of the starting process the reused server keeps, besides ``LC_*`` and
+Prefect's settings (:func:`server_environment`)."""
+
+DROPPED_PREFECT_ENV = frozenset({"PREFECT_API_URL", "PREFECT_API_KEY"})
+"""Prefect settings of the starting run that the reused server does not take: the client's
+address and key (the server serves; it is no client of one)."""
+
+
+def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """What the reused server keeps of ``environ``: :data:`KEPT_ENV`, the locale
+    (``LC_*``) and Prefect's settings (``PREFECT_*`` but :data:`DROPPED_PREFECT_ENV`).
+
+    The server outlives the run that starts it and serves later ones, so nothing of
+    that run's own is passed on: not its temporary folder (``TMPDIR``, ``TEMP``, ``TMP``,
+    which a test or a job may remove once it ends), nor zhuoji's variables (``ZHUOJI_*``:
+    limits, test hooks, the fork server's parent), nor any other variable of the shell
+    it was typed in."""
+    return {
+        key: value
+        for key, value in environ.items()
+        if key in KEPT_ENV
+        or key.startswith("LC_")
+        or (key.startswith("PREFECT_") and key not in DROPPED_PREFECT_ENV)
+    }
+
+
 _DETACHED: list[subprocess.Popen[bytes]] = []
 """The reused servers this process started (kept: they run on after it)."""
 
@@ -453,6 +488,146 @@ def _flock(path: Path, mode: str, *, wait: bool = True) -> Iterator[int]:
         os.close(fd)  # releases the lock
 
 
+LOCK_WAIT_ENV = "ZHUOJI_SERVER_LOCK_SECONDS"
+"""The environment variable that sets how long a run (or ``zhuoji server stop``) waits
+for the start lock another process holds (:func:`lock_wait_seconds`)."""
+
+LOCK_WAIT_MARGIN = HUNG_SECONDS + 45.0
+"""What the default wait for the start lock adds to the server's start timeout: the
+holder may first wait for a hung server (:data:`HUNG_SECONDS`) and stop it (10 s)."""
+
+
+def lock_wait_seconds(start_timeout: float) -> float:
+    """How long to wait for the start lock: :data:`LOCK_WAIT_ENV`, else the server's start
+    timeout plus :data:`LOCK_WAIT_MARGIN` (the longest a process starting a server holds
+    it)."""
+    text = os.environ.get(LOCK_WAIT_ENV, "").strip()
+    if not text:
+        return start_timeout + LOCK_WAIT_MARGIN
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{LOCK_WAIT_ENV}={text!r}: expected a number of seconds") from None
+    if value < 0 or value != value:
+        raise ValueError(f"{LOCK_WAIT_ENV}={text!r}: expected a number of seconds, 0 or more")
+    return value
+
+
+_QUIET_WAIT = 1.0
+"""How long a lock is waited for before the wait is said (two runs starting at once wait
+for each other a moment)."""
+
+
+class ServerLockTimeout(ServerStartError):
+    """Another process held the start lock for longer than the wait allowed."""
+
+
+def lock_holder(path: Path) -> int | None:
+    """The process that holds a ``flock`` on ``path``, where the system tells
+    (``/proc/locks``); else the process id the file holds (written by the holder)."""
+    try:
+        info = path.stat()
+        locks = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        locks = ""
+    else:
+        device = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+        for line in locks.splitlines():
+            fields = line.split()
+            if "FLOCK" in fields and device in fields and "->" not in fields:  # (not a waiter)
+                index = fields.index(device)
+                with suppress(ValueError):
+                    return int(fields[index - 1])
+    try:
+        return int(path.read_text(encoding="ascii").split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def describe_process(pid: int) -> str:
+    """``PID n`` with its command line and, if it is stopped (Ctrl-Z), how to resume it."""
+    text = f"PID {pid}"
+    with suppress(OSError):
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+        command = " ".join(raw.decode("utf-8", "replace").replace("\0", " ").split())
+        if command:
+            text += f" ({command[:120]}{'...' if len(command) > 120 else ''})"
+    with suppress(OSError, IndexError):
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+        if stat.rsplit(")", 1)[1].split()[0] in ("T", "t"):
+            text += f", which is stopped (`kill -CONT {pid}` resumes it)"
+    return text
+
+
+def _say(line: str) -> None:
+    """One line on standard error (a wait the user should know of)."""
+    with suppress(OSError, ValueError):
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
+@contextmanager
+def _held_lock(
+    path: Path,
+    bound: float,
+    who: str,
+    notify: Callable[[str], None] = _say,
+    *,
+    name: str = "start lock",
+    mode: str = _EXCLUSIVE,
+    record_pid: bool = True,
+) -> Iterator[int]:
+    """The lock ``path`` held (``mode``) for the block; with ``record_pid``, this
+    process's id written in it. Another process holding it is waited for up to ``bound``
+    seconds, said once through ``notify`` (naming the holder); then
+    :class:`ServerLockTimeout`. A lock dies with its holder (``flock``): a process killed
+    while holding it frees it."""
+    import fcntl
+
+    flags = (fcntl.LOCK_SH if mode == _SHARED else fcntl.LOCK_EX) | fcntl.LOCK_NB
+
+    def held_by() -> str:
+        holder = lock_holder(path)
+        return "another process" if holder is None else describe_process(holder)
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, flags)
+        except BlockingIOError:
+            started = time.monotonic()
+            deadline = started + bound
+            said = started + min(_QUIET_WAIT, bound / 2)  # a short wait is not worth a line
+            while True:
+                try:
+                    fcntl.flock(fd, flags)
+                    break
+                except BlockingIOError:
+                    now = time.monotonic()
+                    if now >= said:
+                        said = float("inf")
+                        notify(
+                            f"{who}: waiting up to {bound:g} s for the local Prefect server's "
+                            f"{name} {path}, held by {held_by()} ({LOCK_WAIT_ENV} sets how "
+                            "long)"
+                        )
+                    if now >= deadline:
+                        raise ServerLockTimeout(
+                            f"the local Prefect server's {name} {path} is still held by "
+                            f"{held_by()} after {bound:g} s: end that process or let it "
+                            f"finish, then run the command again ({LOCK_WAIT_ENV} sets "
+                            "how long to wait)"
+                        ) from None
+                    time.sleep(_POLL_SECONDS)
+        if record_pid:
+            with suppress(OSError):  # who holds it, for a process that waits for it
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        yield fd
+    finally:
+        os.close(fd)  # releases the lock
+
+
 class ReusedPrefectServer(LocalPrefectServer):
     """The local Prefect server that ``zhuoji ingest`` starts on first use and later
     runs reuse, until it has been idle for :func:`idle_seconds`.
@@ -471,11 +646,22 @@ class ReusedPrefectServer(LocalPrefectServer):
 
     kind = "local"
 
-    def __init__(self, timeout: float, idle: float, home: Path | None = None) -> None:
+    def __init__(
+        self,
+        timeout: float,
+        idle: float,
+        home: Path | None = None,
+        lock_wait: float | None = None,
+        who: str = "zhuoji ingest",
+    ) -> None:
         super().__init__(timeout)
         self.idle = idle
         self.home = home if home is not None else server_home()
         self.errors_shown = f"its errors are in {self.home / LOG_NAME}"
+        self.lock_wait = lock_wait_seconds(timeout) if lock_wait is None else lock_wait
+        self.who = who
+        self.record: ServerRecord | None = None
+        """The record of the server :meth:`acquire` found or started."""
 
     @property
     def record_path(self) -> Path:
@@ -487,8 +673,12 @@ class ReusedPrefectServer(LocalPrefectServer):
         return command
 
     def environment(self) -> dict[str, str]:
-        env = super().environment()
-        del env["ZHUOJI_SERVER_PARENT"]
+        """The server's environment: the caller's :func:`server_environment` (not its
+        temporary folder nor its run's variables: the server outlives the run), Prefect's
+        settings, and what the idle watch reads."""
+        settings = get_current_settings().to_environment_variables(exclude_unset=True)
+        env = server_environment({**os.environ, **settings})
+        env.update(_SERVER_ENV)
         env.update(
             ZHUOJI_SERVER_HOME=str(self.home),
             ZHUOJI_SERVER_GRACE=str(self.timeout + 60),
@@ -530,9 +720,10 @@ class ReusedPrefectServer(LocalPrefectServer):
         """The address of the running server, started now if there is none (call with
         the lease held). Holds the start lock meanwhile."""
         self.home.mkdir(parents=True, exist_ok=True)
-        with _flock(self.home / LOCK_NAME, _EXCLUSIVE):
+        with _held_lock(self.home / LOCK_NAME, self.lock_wait, self.who):
             record = self.running(patience=HUNG_SECONDS)
             if record is not None:
+                self.record = record
                 return record.url
             stale = ServerRecord.read(self.record_path)
             if stale is not None and _is_reused_server(stale.pid):
@@ -540,13 +731,14 @@ class ReusedPrefectServer(LocalPrefectServer):
             self.record_path.unlink(missing_ok=True)
             url = self.start()
             assert self.process is not None and self.port is not None
-            ServerRecord(
+            self.record = ServerRecord(
                 pid=self.process.pid,
                 port=self.port,
                 url=url,
                 version=prefect.__version__,
                 started_at=time.time(),
-            ).write(self.record_path)
+            )
+            self.record.write(self.record_path)
             _DETACHED.append(self.process)  # it outlives this object
             self.process = None
             return url
@@ -557,7 +749,11 @@ class ReusedPrefectServer(LocalPrefectServer):
         at the end (the idle time counts from there)."""
         self.home.mkdir(parents=True, exist_ok=True)
         lease = self.home / LEASE_NAME
-        with _flock(lease, _SHARED) as fd:
+        # held exclusive only by `zhuoji server stop` and by a server stopping itself
+        lease_lock = _held_lock(
+            lease, self.lock_wait, self.who, name="lease", mode=_SHARED, record_pid=False
+        )
+        with lease_lock as fd:
             os.utime(fd)
             try:
                 yield self.acquire()
@@ -580,10 +776,148 @@ class ReusedPrefectServer(LocalPrefectServer):
             return self._stop_recorded()
 
     def _stop_recorded(self) -> ServerRecord | None:
-        with _flock(self.home / LOCK_NAME, _EXCLUSIVE):
+        with _held_lock(self.home / LOCK_NAME, self.lock_wait, self.who):
             record = ServerRecord.read(self.record_path)
             self.record_path.unlink(missing_ok=True)
             if record is None or not _is_reused_server(record.pid):
                 return None
             _terminate(record.pid)
             return record
+
+
+# --- watching the server a run uses ----------------------------------------------------------
+
+SILENT_SECONDS = 30.0
+"""How long a local server whose process runs but that answers nothing (stopped, hung)
+is waited for during a run before the run counts it lost."""
+
+INTERRUPTED_SILENT_SECONDS = 3.0
+"""How long it is waited for once the run was interrupted (Ctrl-C): Prefect's client
+then reports the interrupt to the server, and would wait for ever for one that is gone."""
+
+_WATCH_INTERVAL = 0.5
+_HEALTH_INTERVAL = 2.0
+_HEALTH_TIMEOUT = 5.0
+
+
+def answers(url: str, timeout: float = _HEALTH_TIMEOUT) -> bool:
+    """Whether the Prefect API at ``url`` answers its health check."""
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with direct.open(f"{url}/health", timeout=timeout) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError, ValueError):
+        return False
+
+
+class ServerWatch:
+    """Watch the local server a run uses, from a thread, for the length of a ``with`` block.
+
+    ``alive`` tells whether the server's process still runs; the health check tells
+    whether it answers. When the process has ended, or it has not answered for
+    ``silent`` seconds, ``on_lost`` is called once (in the watch's thread) with what
+    happened, e.g. ``the local Prefect server at URL stopped (its process ended)``.
+
+    Prefect's client retries a request to an API that went away for about a minute
+    (five retries, 2 to 32 s apart), request after request, and the flow's end waits
+    for its events to be sent: without the watch, a run whose server was killed waits
+    for many minutes, or for ever.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        alive: Callable[[], bool],
+        on_lost: Callable[[str], None],
+        silent: float = SILENT_SECONDS,
+    ) -> None:
+        self.url = url
+        self.alive = alive
+        self.on_lost = on_lost
+        self.silent = silent
+        self.lost: str | None = None
+        self._after = ""
+        self._hurry = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="zhuoji-server-watch", daemon=True)
+
+    def _run(self) -> None:
+        last_answer = next_check = time.monotonic()
+        while not self._stop.wait(_WATCH_INTERVAL):
+            if not self.alive():
+                self._lose(f"the local Prefect server at {self.url} stopped (its process ended)")
+                return
+            now = time.monotonic()
+            if self._hurry.is_set():
+                self._hurry.clear()
+                self.silent = min(self.silent, INTERRUPTED_SILENT_SECONDS)
+                self._after = " after Ctrl-C"
+                last_answer = max(last_answer, now - self.silent / 2)
+                next_check = now
+            if now < next_check:
+                continue
+            timeout = min(_HEALTH_TIMEOUT, self.silent)
+            if answers(self.url, timeout=timeout):
+                last_answer = time.monotonic()
+            elif time.monotonic() - last_answer >= self.silent and not self._stop.is_set():
+                self._lose(
+                    f"the local Prefect server at {self.url} stopped answering (no answer "
+                    f"for {self.silent:g} s{self._after})"
+                )
+                return
+            next_check = time.monotonic() + min(_HEALTH_INTERVAL, self.silent / 2)
+
+    def hurry(self) -> None:
+        """The run was interrupted: a server that does not answer now is not waited for
+        (:data:`INTERRUPTED_SILENT_SECONDS`). Safe to call from a signal handler."""
+        self._hurry.set()
+
+    @contextmanager
+    def on_interrupt(self) -> Iterator[None]:
+        """For the block: a Ctrl-C (``SIGINT``, Python's own handler) hurries the watch,
+        then interrupts as usual. Does nothing outside the main thread."""
+        if (
+            threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+        ):
+            yield
+            return
+
+        def interrupted(signum: int, frame: FrameType | None) -> None:
+            self.hurry()
+            signal.default_int_handler(signum, frame)
+
+        signal.signal(signal.SIGINT, interrupted)
+        try:
+            yield
+        finally:
+            if signal.getsignal(signal.SIGINT) is interrupted:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def _lose(self, what: str) -> None:
+        if self._stop.is_set():
+            return  # the run ended meanwhile
+        self.lost = what
+        self.on_lost(what)
+
+    def __enter__(self) -> ServerWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop.set()
+
+
+def process_alive(process: subprocess.Popen[bytes]) -> Callable[[], bool]:
+    """``alive`` for a :class:`ServerWatch` of a server this process started."""
+    return lambda: process.poll() is None
+
+
+def reused_alive(pid: int) -> Callable[[], bool]:
+    """``alive`` for a :class:`ServerWatch` of the reused server ``pid``."""
+    return lambda: _is_reused_server(pid)
