@@ -85,6 +85,17 @@ def test_export_refuses_the_database_however_spelt(
 # --- what is no regular file ----------------------------------------------------------------
 
 
+def _refused(db: Path, out: str, what: str) -> None:
+    for force in ((), ("--force",)):
+        # a process of its own: were a pipe opened, the test would fail, not hang
+        result = zhuoji("export", "--sql", "SELECT * FROM files", "--db", str(db),
+                        "--out", out, "--format", "csv", *force, timeout=120)
+        assert result.returncode == 2, (out, result.stderr)
+        assert result.stderr == (
+            f"error: {out} is {what}; export writes only to a regular file or a new path\n"
+        ), result.stderr
+
+
 def test_export_never_replaces_a_device_a_pipe_or_a_folder(db: Path, tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.csv"
     os.mkfifo(fifo)
@@ -92,33 +103,44 @@ def test_export_never_replaces_a_device_a_pipe_or_a_folder(db: Path, tmp_path: P
     folder.mkdir()
     null_link = tmp_path / "null.csv"
     os.symlink("/dev/null", null_link)
-    cases = [(str(fifo), "a named pipe (FIFO)"), (str(folder), "a folder"),
-             ("/dev/full", "a character device"), ("/dev/null", "a character device"),
-             (str(null_link), "a character device")]
-    for out, what in cases:
-        for force in ((), ("--force",)):
-            # a process of its own: were the pipe opened, the test would wait, not hang
-            result = zhuoji("export", "--sql", "SELECT * FROM files", "--db", str(db),
-                            "--out", out, "--format", "csv", *force, timeout=120)
-            assert result.returncode == 2, (out, result.stderr)
-            assert result.stderr == (
-                f"error: {out} is {what}; export writes only to a regular file or a new path\n"
-            ), result.stderr
+    for out, what in [(str(fifo), "a named pipe (FIFO)"), (str(folder), "a folder"),
+                      (str(null_link), "a character device")]:
+        _refused(db, out, what)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and stat.S_ISDIR(os.lstat(folder).st_mode)
-    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
-    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
     assert os.readlink(null_link) == "/dev/null"
     assert _partials(tmp_path) == []
 
 
-def test_export_to_dev_stdout_on_a_pipe_keeps_dev_stdout(db: Path) -> None:
-    before = os.lstat("/dev/stdout")
-    result = zhuoji("export", "--sql", "SELECT 1 AS a", "--db", str(db), "--out",
-                    "/dev/stdout", "--format", "csv", "--force")
-    assert result.returncode == 2, result.stderr
-    assert "/dev/stdout is a named pipe (FIFO)" in result.stderr
-    after = os.lstat("/dev/stdout")
-    assert stat.S_ISLNK(after.st_mode) and after.st_ino == before.st_ino
+def test_export_never_replaces_dev_null_or_dev_full(db: Path, tmp_path: Path) -> None:
+    # The same devices made in the test's folder first (root only): a command that
+    # replaced a device would replace these, and the test would stop before the real ones.
+    for name in ("null", "full"):
+        real = os.stat(f"/dev/{name}")
+        copy = tmp_path / f"{name}.csv"
+        try:
+            os.mknod(copy, stat.S_IFCHR | 0o666, real.st_rdev)
+        except PermissionError:
+            pytest.skip("making a device node needs root")
+        _refused(db, str(copy), "a character device")
+        assert stat.S_ISCHR(os.lstat(copy).st_mode)
+        _refused(db, f"/dev/{name}", "a character device")
+        after = os.lstat(f"/dev/{name}")
+        assert stat.S_ISCHR(after.st_mode) and after.st_rdev == real.st_rdev
+    assert _partials(tmp_path) == []
+
+
+def test_export_to_dev_stdout_on_a_pipe_keeps_dev_stdout(db: Path, tmp_path: Path) -> None:
+    # a link like /dev/stdout in the test's folder first, then the real one
+    mine = tmp_path / "stdout"
+    os.symlink("/proc/self/fd/1", mine)
+    for link in (str(mine), "/dev/stdout"):
+        before = os.lstat(link)
+        result = zhuoji("export", "--sql", "SELECT 1 AS a", "--db", str(db), "--out",
+                        link, "--format", "csv", "--force")
+        assert result.returncode == 2, result.stderr
+        assert f"{link} is a named pipe (FIFO)" in result.stderr
+        after = os.lstat(link)
+        assert stat.S_ISLNK(after.st_mode) and after.st_ino == before.st_ino
 
 
 def test_a_link_to_a_regular_file_is_followed_and_kept(db: Path, tmp_path: Path) -> None:
@@ -169,13 +191,20 @@ def test_a_failing_query_leaves_no_file(db: Path, tmp_path: Path) -> None:
     assert _partials(tmp_path) == []
 
 
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+
 def _start_big_export(db: Path, out: Path) -> subprocess.Popen[str]:
+    """An export of 100,000,000 rows (it is stopped long before the end; the memory limit
+    keeps a command that held the rows whole from taking the machine's memory)."""
     code = "import sys; from flows.entry import main; sys.argv[0] = 'zhuoji'; main()"
     return subprocess.Popen(
         [sys.executable, "-c", code, "export", "--sql",
          "SELECT range AS i, 'abc' AS s FROM range(100000000)", "--db", str(db),
          "--out", str(out)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_limit_memory, env={**os.environ, "MALLOC_ARENA_MAX": "2"},
     )
 
 
@@ -249,9 +278,6 @@ ADDRESS_SPACE = 900 << 20
 def test_a_big_result_is_written_in_constant_memory(
     db: Path, tmp_path: Path, args: list[str]
 ) -> None:
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
-
     command, *more = args
     query = ["--sql", BIG_QUERY] if command == "export" else [BIG_QUERY]
     code = "import sys; from flows.entry import main; sys.argv[0] = 'zhuoji'; main()"
@@ -259,7 +285,8 @@ def test_a_big_result_is_written_in_constant_memory(
     with stdout.open("wb") as sink:
         proc = subprocess.run(
             [sys.executable, "-c", code, command, *query, "--db", str(db), *more],
-            cwd=tmp_path, stdout=sink, stderr=subprocess.PIPE, preexec_fn=limit, timeout=600,
+            cwd=tmp_path, stdout=sink, stderr=subprocess.PIPE, preexec_fn=_limit_memory,
+            timeout=600,
             # glibc reserves 64 MiB of address space for each thread's malloc arena, unused:
             # two keep the limit about memory, not about how many threads DuckDB starts
             env={**os.environ, "MALLOC_ARENA_MAX": "2"},
