@@ -669,7 +669,7 @@ def export_command(
     out: Annotated[
         str,
         typer.Option(
-            "--out", "-o", metavar="PATH",
+            "--out", "-o", metavar="<path>",
             help="The file to write (.parquet, .csv, .json or .jsonl): a new path or a "
             "regular file, never the database.",
         ),
