@@ -4,17 +4,28 @@ Each runs on a sealed read-only connection (:func:`flows.warehouse.open_reader`)
 reads the database and nothing else, and writes nothing. ``zhuoji export`` writes a
 result to a file itself, never through the query. DuckDB and Rich are imported when a
 command runs.
+
+A result is never held whole: its rows are fetched from DuckDB a batch at a time and
+written as they come (CSV, JSON and JSON lines from DuckDB's Python rows, Parquet from its
+Arrow record batches), so a result of any size takes the memory of one batch. A table,
+made for reading, shows its first ``--max-rows`` rows and counts the rest.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import os
+import signal
+import stat
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from enum import StrEnum
+from itertools import repeat
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -24,7 +35,8 @@ from flows.cli_lang import LangOption, use_lang
 from flows.cli_text import echo, make_console, safe
 
 if TYPE_CHECKING:
-    from flows.warehouse import QueryResult
+    import duckdb
+
     from rules.glossary import Lang
 
 
@@ -41,6 +53,25 @@ FormatOption = Annotated[
         "--format", "-f", help="table (control characters escaped), csv or json (exact values)."
     ),
 ]
+
+DEFAULT_MAX_ROWS = 1000
+"""The rows a table shows unless ``--max-rows`` says otherwise."""
+
+MaxRowsOption = Annotated[
+    int,
+    typer.Option(
+        "--max-rows",
+        min=0,
+        help="The rows a table shows (the rest are counted; 0 shows all). CSV and JSON hold "
+        "every row.",
+    ),
+]
+
+BATCH_ROWS = 10_000
+"""The rows fetched from DuckDB at a time (CSV, JSON, a table)."""
+
+ARROW_BATCH_ROWS = 65_536
+"""The rows of one Arrow record batch written to a Parquet file."""
 
 
 def parse_params(items: Sequence[str]) -> dict[str, str]:
@@ -70,6 +101,32 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+# DuckDB's types whose Python values the csv module writes as _cell writes them (str(),
+# None as ""): a column of one of these is written as it comes, any other through _cell.
+_PLAIN_TYPES = frozenset({
+    "boolean", "tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint",
+    "usmallint", "uinteger", "ubigint", "uhugeint", "decimal", "varchar", "blob", "enum",
+    "uuid", "date", "time", "time with time zone", "timestamp", "timestamp with time zone",
+    "timestamp_s", "timestamp_ms", "timestamp_ns", "interval",
+})
+
+
+def _cells(batch: list[tuple[Any, ...]], plain: Sequence[bool]) -> Iterable[Sequence[Any]]:
+    """A batch's rows as ``zhuoji sql`` writes them to CSV (``_cell`` of each value),
+    converting only the columns that need it."""
+    if all(plain):
+        return batch
+    columns: list[Sequence[Any]] = list(zip(*batch, strict=True))
+    for i, as_is in enumerate(plain):
+        if not as_is:
+            columns[i] = list(map(_cell, columns[i]))
+    return zip(*columns, strict=True)
+
+
+def _records(columns: Sequence[str], batch: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    return list(map(dict, map(zip, repeat(columns), batch)))
+
+
 def column_title(column: str, lang: Lang) -> str:
     """A column's header in a table: its name in English, its Chinese from the glossary
     (the name when the glossary has none)."""
@@ -81,53 +138,174 @@ def column_title(column: str, lang: Lang) -> str:
     return column if pair is None else pair[1]
 
 
-def write_result(result: QueryResult, fmt: OutputFormat, lang: Lang = "en") -> None:
-    """Print a result to standard output in the chosen format (a table's headers in
-    ``lang``; CSV and JSON keep the columns' names)."""
+# --- running a query ---------------------------------------------------------------------------
+
+
+def _fail(exc: Exception) -> typer.Exit:
+    return fail(str(exc))
+
+
+@contextmanager
+def _clear_errors() -> Iterator[None]:
+    """A warehouse or DuckDB error inside ends the command as one line."""
+    import duckdb
+
+    from flows.warehouse import WarehouseError
+
+    try:
+        yield
+    except (WarehouseError, duckdb.Error) as exc:
+        raise _fail(exc) from None
+
+
+class Query:
+    """A statement ready to run on an open sealed connection: a user's query (checked to
+    be one statement that reads) or a report with its parameters bound."""
+
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, text: str, params: Mapping[str, Any] | None
+    ) -> None:
+        self.con = con
+        self.text = text
+        self.params = dict(params) if params else None
+        self.types: tuple[str, ...] = ()
+
+    def rows(self) -> tuple[tuple[str, ...], Iterator[list[tuple[Any, ...]]]]:
+        """The result's columns, and its rows a batch at a time (never all at once)."""
+        with _clear_errors():
+            self.con.execute(self.text, self.params)
+            description = self.con.description or []
+        columns = tuple(str(d[0]) for d in description)
+        self.types = tuple(str(getattr(d[1], "id", "")) for d in description)
+        return columns, self._batches(bool(columns))
+
+    def _batches(self, any_columns: bool) -> Iterator[list[tuple[Any, ...]]]:
+        if not any_columns:
+            return
+        while True:
+            with _clear_errors():
+                batch = self.con.fetchmany(BATCH_ROWS)
+            if not batch:
+                return
+            yield batch
+
+
+@contextmanager
+def open_query(
+    db: Path, *, sql: str | None = None, report: str | None = None, param: Sequence[str] = ()
+) -> Iterator[Query]:
+    """The connection and statement of ``zhuoji sql`` (``sql``) or ``zhuoji report``
+    (``report``, ``param``); the connection is closed on leaving."""
+    from flows.warehouse import (
+        bind_report_parameters,
+        check_query,
+        open_reader,
+        read_report,
+    )
+
+    with _clear_errors():
+        params = parse_params(param) if report is not None else {}
+        con = open_reader(db, sealed=True)
+    try:
+        with _clear_errors():
+            if report is not None:
+                text = read_report(report)
+                bound: Mapping[str, Any] | None = bind_report_parameters(
+                    report, params, "--param {}=VALUE"
+                )
+            else:
+                assert sql is not None
+                check_query(con, sql)
+                text, bound = sql, None
+        yield Query(con, text, bound)
+    finally:
+        con.close()
+
+
+# --- sql and report: standard output -------------------------------------------------------------
+
+
+def write_result(
+    query: Query, fmt: OutputFormat, lang: Lang = "en", max_rows: int = DEFAULT_MAX_ROWS
+) -> None:
+    """Print a result to standard output in the chosen format, a batch at a time (a
+    table's headers in ``lang``, its first ``max_rows`` rows, 0 for all; CSV and JSON keep
+    the columns' names and hold every row)."""
+    columns, batches = query.rows()
     if fmt is OutputFormat.CSV:
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(result.columns)
-        for row in result.rows:
-            writer.writerow([_cell(v) for v in row])
+        plain = [t in _PLAIN_TYPES for t in query.types]
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(columns)
+        for batch in batches:
+            writer.writerows(_cells(batch, plain))
+            sys.stdout.write(buffer.getvalue())
+            buffer.seek(0)
+            buffer.truncate()
+        sys.stdout.write(buffer.getvalue())
         return
     if fmt is OutputFormat.JSON:
         import orjson
 
-        records = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
-        sys.stdout.write(
-            orjson.dumps(
-                records,
-                default=_json_default,
-                option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS,
-            ).decode()
-            + "\n"
-        )
+        # One array, indented as orjson indents it whole: each batch is dumped as an array
+        # and its items joined to the ones before.
+        option = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
+        first = True
+        for batch in batches:
+            dumped = orjson.dumps(_records(columns, batch), default=_json_default, option=option)
+            sys.stdout.write(dumped[:-2].decode() if first else ",\n" + dumped[2:-2].decode())
+            first = False
+        sys.stdout.write("[]\n" if first else "\n]\n")
         return
+    _write_table(columns, batches, lang, max_rows)
+
+
+def _write_table(
+    columns: tuple[str, ...],
+    batches: Iterator[list[tuple[Any, ...]]],
+    lang: Lang,
+    max_rows: int,
+) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from rules.glossary import text
+
+    shown: list[tuple[Any, ...]] = []
+    total = 0
+    for batch in batches:
+        total += len(batch)
+        if max_rows == 0:
+            shown.extend(batch)
+        elif len(shown) < max_rows:
+            shown.extend(batch[: max_rows - len(shown)])
     table = Table(show_lines=False)
-    for i, column in enumerate(result.columns):
-        values = [row[i] for row in result.rows if row[i] is not None]
+    for i, column in enumerate(columns):
+        values = [row[i] for row in shown if row[i] is not None]
         numeric = bool(values) and all(
             isinstance(v, int | float) and not isinstance(v, bool) for v in values
         )
         table.add_column(Text(safe(column_title(column, lang))),
                          justify="right" if numeric else "left")
-    for row in result.rows:
+    for row in shown:
         # Text, not markup: a cell "[red]x" is printed as it is; escapes made visible.
         table.add_row(*(Text(safe(_cell(v))) for v in row))
     # On a terminal rich fits the table to its width; elsewhere (a pipe, a file) nothing
     # is cut: the table takes the width it needs.
     console = make_console() if sys.stdout.isatty() else make_console(width=100_000)
     console.print(table)
-    from rules.glossary import text
-
-    console.print(text("{n} rows", lang, n=len(result.rows)), style="dim")
-
-
-def _fail(exc: Exception) -> typer.Exit:
-    return fail(str(exc))
+    console.print(text("{n} rows", lang, n=total), style="dim")
+    if total > len(shown):
+        console.print(
+            text(
+                "the first {shown} shown, {left} left out (--max-rows N shows more, 0 all; "
+                "--format csv or json holds every row)",
+                lang,
+                shown=f"{len(shown):,}",
+                left=f"{total - len(shown):,}",
+            ),
+            style="dim",
+        )
 
 
 def _list_reports() -> None:
@@ -140,42 +318,6 @@ def _list_reports() -> None:
         )
 
 
-def query_report(db: Path, name: str, param: Sequence[str]) -> QueryResult:
-    """A report's result, on a sealed read-only connection."""
-    from flows.warehouse import open_reader, run_report
-
-    params = parse_params(param)
-    con = open_reader(db, sealed=True)
-    try:
-        return run_report(con, name, params)
-    finally:
-        con.close()
-
-
-def query_sql(db: Path, query: str) -> QueryResult:
-    """The result of one statement that reads, on a sealed read-only connection."""
-    from flows.warehouse import check_query, open_reader, run_query
-
-    con = open_reader(db, sealed=True)
-    try:
-        check_query(con, query)
-        return run_query(con, query)
-    finally:
-        con.close()
-
-
-def _run(job: Any, *args: Any) -> QueryResult:
-    import duckdb
-
-    from flows.warehouse import WarehouseError
-
-    try:
-        result: QueryResult = job(*args)
-    except (WarehouseError, duckdb.Error) as exc:
-        raise _fail(exc) from None
-    return result
-
-
 @app.command("report")
 def report_command(
     name: Annotated[str | None, typer.Argument(help="The report (see --list).")] = None,
@@ -184,12 +326,16 @@ def report_command(
         list[str] | None, typer.Option("--param", "-p", help="A parameter, KEY=VALUE.")
     ] = None,
     fmt: FormatOption = OutputFormat.TABLE,
+    max_rows: MaxRowsOption = DEFAULT_MAX_ROWS,
     list_reports: Annotated[
         bool, typer.Option("--list", help="List the reports and their parameters.")
     ] = False,
     lang: LangOption = None,
 ) -> None:
     """Run one of the SQL reports of sql/reports/ against the database (read-only).
+
+    The rows are written as DuckDB yields them, a batch at a time; a table shows the first
+    --max-rows of them (1000 by default) and counts the rest.
 
     Exit status: 0 on success, 2 on an error (an unknown report, a missing parameter, a
     missing or busy database).
@@ -200,7 +346,8 @@ def report_command(
         if name is None and not list_reports:
             raise typer.Exit(EXIT_ERROR)
         return
-    write_result(_run(query_report, db, name, param or []), fmt, language)
+    with open_query(db, report=name, param=param or []) as query:
+        write_result(query, fmt, language, max_rows)
 
 
 @app.command("sql")
@@ -208,6 +355,7 @@ def sql_command(
     query: Annotated[str, typer.Argument(help="One SQL statement that reads.")],
     db: DbOption = Path("zhuoji.duckdb"),
     fmt: FormatOption = OutputFormat.TABLE,
+    max_rows: MaxRowsOption = DEFAULT_MAX_ROWS,
     lang: LangOption = None,
 ) -> None:
     """Run one SQL statement against the database, opened read-only.
@@ -218,9 +366,17 @@ def sql_command(
     are refused), no extension is loaded, no setting is changed. To write a result to a
     file, use `zhuoji export`.
 
+    The rows are written as DuckDB yields them, a batch at a time; a table shows the first
+    --max-rows of them (1000 by default) and counts the rest.
+
     Exit status: 0 on success, 2 on an error.
     """
-    write_result(_run(query_sql, db, query), fmt, use_lang(lang))
+    language = use_lang(lang)
+    with open_query(db, sql=query) as ready:
+        write_result(ready, fmt, language, max_rows)
+
+
+# --- export: a file ----------------------------------------------------------------------------
 
 
 class ExportFormat(StrEnum):
@@ -253,42 +409,249 @@ def export_format(out: Path, fmt: ExportFormat | None) -> ExportFormat:
     return found
 
 
-def write_export(result: QueryResult, out: Path, fmt: ExportFormat) -> None:
-    """Write a result to ``out`` whole or not at all (a temporary file in the same
-    folder, renamed into place)."""
-    partial = out.with_name(f".partial-{os.getpid()}-{out.name}")
+_PARTIAL = ".partial-"
+
+
+def _what_it_is(mode: int) -> str:
+    """What a file that is no regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _stat(path: Path | str) -> os.stat_result | None:
     try:
-        if fmt is ExportFormat.PARQUET:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
+        return os.stat(path)
+    except (OSError, ValueError):
+        return None
 
-            columns = list(zip(*result.rows, strict=True)) if result.rows else [
-                () for _ in result.columns
-            ]
-            table = pa.table({c: list(v) for c, v in zip(_unique(result.columns), columns,
-                                                          strict=True)})
-            pq.write_table(table, partial)
-        elif fmt is ExportFormat.CSV:
-            with partial.open("w", encoding="utf-8", newline="") as f:
-                writer = csv.writer(f, lineterminator="\n")
-                writer.writerow(result.columns)
-                writer.writerows([_csv_cell(v) for v in row] for row in result.rows)
-        else:
-            import orjson
 
-            records = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
-            with partial.open("wb") as f:
-                if fmt is ExportFormat.JSON:
-                    f.write(orjson.dumps(records, default=_json_default,
-                                         option=orjson.OPT_NON_STR_KEYS) + b"\n")
-                else:
-                    for record in records:
-                        f.write(orjson.dumps(record, default=_json_default,
-                                             option=orjson.OPT_NON_STR_KEYS) + b"\n")
-        os.replace(partial, out)
+def _refuse_the_database(out: Path, db: Path) -> None:
+    """Refuse an ``out`` that is the database or its write-ahead log, however spelt (the
+    same resolved path, or the same file: device and inode)."""
+    real_out = os.path.realpath(out)
+    out_stat = _stat(out)
+    wal_names = {Path(f"{db}.wal"), Path(f"{os.path.realpath(db)}.wal")}
+    for what, paths in (("the database", {db}), ("the database's write-ahead log", wal_names)):
+        for path in sorted(paths):
+            path_stat = _stat(path)
+            same = os.path.realpath(path) == real_out or (
+                out_stat is not None
+                and path_stat is not None
+                and os.path.samestat(out_stat, path_stat)
+            )
+            if same:
+                raise fail(
+                    f"{safe(out)} is {what} {safe(path)}, which export reads; "
+                    "give another --out"
+                )
+
+
+def export_target(out: Path, db: Path, force: bool) -> Path:
+    """The file ``zhuoji export`` writes for ``--out out``: ``out``, or the file it links
+    to. Refused (one line, exit 2): the database or its WAL, anything but a regular file
+    (a folder, a device, a named pipe, a socket), an existing file without ``force``, a
+    missing folder."""
+    _refuse_the_database(out, db)
+    try:
+        found = os.stat(out)
+    except FileNotFoundError:
+        found = None
+    if found is not None:
+        if not stat.S_ISREG(found.st_mode):
+            raise fail(
+                f"{safe(out)} is {_what_it_is(found.st_mode)}; export writes only to a "
+                "regular file or a new path"
+            )
+        if not force:
+            raise fail(f"{safe(out)} exists; give --force to replace it")
+    # A symbolic link is followed: its target is replaced, the link is kept.
+    target = Path(os.path.realpath(out)) if os.path.islink(out) else out
+    folder = target.parent
+    if not folder.is_dir():
+        missing = "is not a folder" if folder.exists() else "does not exist"
+        raise fail(f"cannot write {safe(out)}: the folder {safe(folder)} {missing}")
+    return target
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process
+    return True
+
+
+def remove_stale_partials(target: Path) -> list[Path]:
+    """Remove the temporary files earlier exports to ``target`` left when they were
+    killed: ``.partial-PID-NAME`` beside it whose process is gone and which no process
+    holds locked (an export holds its own locked while it writes). Returns them."""
+    import fcntl
+
+    folder = target.parent
+    suffix = f"-{target.name}"
+    removed: list[Path] = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        if not (name.startswith(_PARTIAL) and name.endswith(suffix)):
+            continue
+        pid_text = name[len(_PARTIAL):-len(suffix)]
+        if not (pid_text.isascii() and pid_text.isdigit()) or int(pid_text) <= 0:
+            continue
+        pid = int(pid_text)
+        if pid != os.getpid() and _alive(pid):
+            continue
+        path = folder / name
+        try:
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                continue
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.path.samestat(os.fstat(fd), os.lstat(path)):
+                os.unlink(path)
+                removed.append(path)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM or SIGHUP ends an export like Ctrl-C: its temporary file is removed."""
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def _interruptible() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _interrupt) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _named(exc: OSError, out: Path) -> OSError:
+    """The same error about the user's path (not the temporary file)."""
+    return OSError(exc.errno, exc.strerror or str(exc), str(out))
+
+
+def write_export(query: Query, target: Path, fmt: ExportFormat, out: Path, db: Path,
+                 force: bool) -> int:
+    """Write the result to ``target`` whole or not at all: a temporary file in the same
+    folder (``.partial-PID-NAME``, locked while it is written), renamed into place once
+    complete and once ``target`` is checked again. Returns the rows written; on any error
+    or interruption the temporary file is removed."""
+    import fcntl
+
+    remove_stale_partials(target)
+    partial = target.with_name(f"{_PARTIAL}{os.getpid()}-{target.name}")
+    try:
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    except OSError as exc:
+        raise _named(exc, out) from None
+    try:
+        with open(fd, "wb") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                rows = _write_format(query, f, fmt, out)
+                f.flush()
+            except OSError as exc:
+                raise _named(exc, out) from None
+            if export_target(out, db, force) != target:
+                raise fail(f"{safe(out)} changed while it was written; nothing was written")
+            os.replace(partial, target)
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
+    return rows
+
+
+def _write_format(query: Query, f: IO[bytes], fmt: ExportFormat, out: Path) -> int:
+    if fmt is ExportFormat.PARQUET:
+        return _write_parquet(query, f, out)
+    columns, batches = query.rows()
+    rows = 0
+    if fmt is ExportFormat.CSV:
+        # The csv module writes None as an empty field, and every value exactly.
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(columns)
+        for batch in batches:
+            writer.writerows(batch)
+            f.write(buffer.getvalue().encode())
+            buffer.seek(0)
+            buffer.truncate()
+            rows += len(batch)
+        f.write(buffer.getvalue().encode())
+        return rows
+    import orjson
+
+    option = orjson.OPT_NON_STR_KEYS
+    if fmt is ExportFormat.JSON:
+        for batch in batches:
+            dumped = orjson.dumps(_records(columns, batch), default=_json_default, option=option)
+            f.write(dumped[:-1] if rows == 0 else b"," + dumped[1:-1])
+            rows += len(batch)
+        f.write(b"]\n" if rows else b"[]\n")
+        return rows
+    for batch in batches:
+        f.write(b"".join(
+            orjson.dumps(record, default=_json_default, option=option) + b"\n"
+            for record in _records(columns, batch)
+        ))
+        rows += len(batch)
+    return rows
+
+
+def _write_parquet(query: Query, f: IO[bytes], out: Path) -> int:
+    """Arrow record batches straight from DuckDB (its own column types), a batch at a
+    time; repeated column names get ``_1``, ``_2``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = 0
+    try:
+        with _clear_errors():
+            relation = query.con.sql(query.text, params=query.params)
+            reader = None if relation is None else relation.to_arrow_reader(ARROW_BATCH_ROWS)
+        found = pa.schema([]) if reader is None else reader.schema
+        schema = pa.schema([
+            field.with_name(name) for field, name in zip(found, _unique(found.names),
+                                                         strict=True)
+        ])
+        with pq.ParquetWriter(f, schema) as writer:
+            while reader is not None:
+                with _clear_errors():
+                    try:
+                        batch = reader.read_next_batch()
+                    except StopIteration:
+                        break
+                writer.write_batch(pa.RecordBatch.from_arrays(batch.columns, schema=schema))
+                rows += batch.num_rows
+    except pa.ArrowException as exc:
+        raise fail(f"cannot write {safe(out)} as Parquet: {str(exc).splitlines()[0]}") from None
+    return rows
 
 
 def _unique(columns: Sequence[str]) -> list[str]:
@@ -301,16 +664,14 @@ def _unique(columns: Sequence[str]) -> list[str]:
     return out
 
 
-def _csv_cell(value: Any) -> Any:
-    return "" if value is None else value
-
-
 @app.command("export")
 def export_command(
     out: Annotated[
-        Path,
+        str,
         typer.Option(
-            "--out", "-o", help="The file to write (.parquet, .csv, .json or .jsonl)."
+            "--out", "-o", metavar="<path>",
+            help="The file to write (.parquet, .csv, .json or .jsonl): a new path or a "
+            "regular file, never the database.",
         ),
     ],
     query: Annotated[
@@ -335,23 +696,26 @@ def export_command(
     """Write the result of a query or a report to a file.
 
     The query runs as `zhuoji sql` runs it (read-only, one statement, no file access);
-    this command writes the file, whole or not at all. An existing file is kept unless
-    --force is given.
+    this command writes the file, a batch of rows at a time, whole or not at all. An
+    existing file is kept unless --force is given. Refused: the database itself (or its
+    .wal), and anything that is not a regular file (a folder, a device such as /dev/null,
+    a named pipe).
 
     Exit status: 0 when the file is written, 2 on an error.
     """
     use_lang(lang)
+    if not out:
+        raise typer.BadParameter("is empty; name the file to write", param_hint="--out")
     if (query is None) == (report is None):
         raise typer.BadParameter("give exactly one of --sql and --report", param_hint="--sql")
     if param and report is None:
         raise typer.BadParameter("--param goes with --report", param_hint="--param")
-    chosen = export_format(out, fmt)
-    if out.exists() and not force:
-        raise fail(f"{out} exists; give --force to replace it")
-    if report is not None:
-        result = _run(query_report, db, report, param or [])
-    else:
-        assert query is not None
-        result = _run(query_sql, db, query)
-    write_export(result, out, chosen)
-    echo(f"wrote {len(result.rows):,} rows to {safe(out)}")
+    path = Path(out)
+    chosen = export_format(path, fmt)
+    target = export_target(path, db, force)
+    with (
+        _interruptible(),
+        open_query(db, sql=query, report=report, param=param or []) as ready,
+    ):
+        rows = write_export(ready, target, chosen, path, db, force)
+    echo(f"wrote {rows:,} rows to {safe(path)}")

@@ -703,8 +703,16 @@ def latest_schema_version() -> int:
 
 
 def _connect_reader(path: str | Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
+    # The session's settings cannot be given to connect: they are set, then the
+    # configuration locked (DuckDB draws a progress bar on standard output for a query
+    # running over 2 s, in the middle of the CSV or JSON of a long ``zhuoji sql``).
+    lock = bool(config.get("lock_configuration"))
+    opened = {k: v for k, v in config.items() if k != "lock_configuration"}
     try:
-        con = duckdb.connect(str(path), read_only=True, config=config)
+        con = duckdb.connect(str(path), read_only=True, config=opened)
+        if lock:
+            con.execute("SET enable_progress_bar = false")
+            con.execute("SET lock_configuration = true")
     except (duckdb.Error, OSError) as exc:
         if is_lock_error(exc):
             match = _LOCK_PID.search(str(exc))
