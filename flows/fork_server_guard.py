@@ -1,8 +1,9 @@
 """The fork server's first import (see :data:`flows.fork_server.WORKER_PRELOAD`): it ties
-the fork server's life to the process that started it (:func:`flows.fork_server.die_with_parent`).
+the fork server's life to the process that started it (:func:`flows.fork_server.die_with_parent`),
+and keeps the numeric libraries the later preloads import from starting threads.
 
 Nothing else imports it; in a process not started by :func:`flows.fork_server.start_fork_server`
-(no :data:`~flows.fork_server.PARENT_ENV` naming its parent) importing it does nothing.
+(no :data:`~flows.fork_server.PARENT_ENV` naming its parent) it only sets the thread counts.
 """
 
 from __future__ import annotations
@@ -10,6 +11,13 @@ from __future__ import annotations
 import os
 
 from flows.fork_server import PARENT_ENV, die_with_parent
+
+# Forking is safe only from a process with one thread. ``prefect_dask`` imports
+# ``distributed``, which imports numpy, whose OpenBLAS starts a pool of threads (one per
+# core beyond the first) as it loads unless told otherwise. The workers forked from here
+# inherit the setting; they run one task at a time and do no linear algebra.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_name] = "1"
 
 _parent = os.environ.get(PARENT_ENV, "")
 if _parent.isdigit():

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from collections.abc import Callable, Iterator
@@ -51,14 +53,27 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     ReusedPrefectServer(timeout=0, idle=1, home=folder, lock_wait=5).stop_running()
 
 
+_RUN_TMPS: list[Path] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _remove_run_tmps() -> Iterator[None]:
+    yield
+    for folder in _RUN_TMPS:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _env(home: Path, tmp: Path) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
         if k != "PREFECT_API_URL" and not k.startswith("PREFECT_LOGGING_")
     }
-    run_tmp = tmp / "run-tmp"
-    run_tmp.mkdir(exist_ok=True)
+    # The run's own temporary folder, short: multiprocessing's fork server puts its socket
+    # in it, and a socket's path holds at most 107 bytes (a test's tmp_path under xdist
+    # is longer). Removed at the module's end.
+    run_tmp = Path(tempfile.mkdtemp(prefix="zj-run-", dir="/tmp"))
+    _RUN_TMPS.append(run_tmp)
     env.update(
         PREFECT_HOME=str(home),
         PREFECT_LOGGING_LEVEL="WARNING",
