@@ -412,21 +412,6 @@ def export_format(out: Path, fmt: ExportFormat | None) -> ExportFormat:
 _PARTIAL = ".partial-"
 
 
-def _what_it_is(mode: int) -> str:
-    """What a file that is no regular file is, in words."""
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
 def _stat(path: Path | str) -> os.stat_result | None:
     try:
         return os.stat(path)
@@ -467,8 +452,10 @@ def export_target(out: Path, db: Path, force: bool) -> Path:
         found = None
     if found is not None:
         if not stat.S_ISREG(found.st_mode):
+            from parsers.read import describe_file_type
+
             raise fail(
-                f"{safe(out)} is {_what_it_is(found.st_mode)}; export writes only to a "
+                f"{safe(out)} is {describe_file_type(found.st_mode)}; export writes only to a "
                 "regular file or a new path"
             )
         if not force:

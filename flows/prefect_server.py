@@ -344,18 +344,24 @@ def reuse_available() -> bool:
     return os.name == "posix"
 
 
-def idle_seconds() -> float:
-    """The idle timeout of the reused server (:data:`IDLE_ENV`, else the default)."""
-    text = os.environ.get(IDLE_ENV, "").strip()
+def _seconds_from_env(name: str, default: float) -> float:
+    """A number of seconds, 0 or more, from the environment variable ``name``, else
+    ``default``; ValueError naming the variable for anything else."""
+    text = os.environ.get(name, "").strip()
     if not text:
-        return DEFAULT_IDLE_SECONDS
+        return default
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"{IDLE_ENV}={text!r}: expected a number of seconds") from None
+        raise ValueError(f"{name}={text!r}: expected a number of seconds") from None
     if value < 0 or value != value:
-        raise ValueError(f"{IDLE_ENV}={text!r}: expected a number of seconds, 0 or more")
+        raise ValueError(f"{name}={text!r}: expected a number of seconds, 0 or more")
     return value
+
+
+def idle_seconds() -> float:
+    """The idle timeout of the reused server (:data:`IDLE_ENV`, else the default)."""
+    return _seconds_from_env(IDLE_ENV, DEFAULT_IDLE_SECONDS)
 
 
 def server_home() -> Path:
@@ -501,16 +507,7 @@ def lock_wait_seconds(start_timeout: float) -> float:
     """How long to wait for the start lock: :data:`LOCK_WAIT_ENV`, else the server's start
     timeout plus :data:`LOCK_WAIT_MARGIN` (the longest a process starting a server holds
     it)."""
-    text = os.environ.get(LOCK_WAIT_ENV, "").strip()
-    if not text:
-        return start_timeout + LOCK_WAIT_MARGIN
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{LOCK_WAIT_ENV}={text!r}: expected a number of seconds") from None
-    if value < 0 or value != value:
-        raise ValueError(f"{LOCK_WAIT_ENV}={text!r}: expected a number of seconds, 0 or more")
-    return value
+    return _seconds_from_env(LOCK_WAIT_ENV, start_timeout + LOCK_WAIT_MARGIN)
 
 
 _QUIET_WAIT = 1.0
