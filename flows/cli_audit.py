@@ -50,9 +50,15 @@ def audit_command(
             metavar="OUT.html",
             help="With one FILE and --hand N (and --game ID when the file holds several "
             "games): write that hand's audit page, with its step-by-step replay, to "
-            "OUT.html, self-contained, to send to the players.",
+            "OUT.html, self-contained, to send to the players. An existing OUT.html is "
+            "kept unless --force is given; the log itself, a folder, a device or a named "
+            "pipe is refused.",
         ),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="With --html: replace OUT.html when it exists."),
+    ] = False,
     lang: LangOption = None,
 ) -> None:
     """Replay and settle every hand; compare each with its recorded result.
@@ -78,7 +84,8 @@ def audit_command(
     language = use_lang(lang)
     set_json_errors(json_lines)
     if html is not None:
-        _hand_report(paths, hand_no, game_id, html, json_lines=json_lines, lang=language)
+        _hand_report(paths, hand_no, game_id, html, json_lines=json_lines, lang=language,
+                     force=force)
         return
     from flows.audit import (
         FileFault,
@@ -185,6 +192,7 @@ def _hand_report(
     *,
     json_lines: bool,
     lang: Lang = "en",
+    force: bool = False,
 ) -> None:
     """``audit FILE --hand N --html OUT``: write the page; exit 1 when the hand has a
     finding, as the audit does."""
@@ -201,7 +209,8 @@ def _hand_report(
 
     check_limits()
     try:
-        summary = write_hand_report(paths[0], hand_no, out, game_id=game_id, lang=lang)
+        summary = write_hand_report(paths[0], hand_no, out, game_id=game_id, lang=lang,
+                                    force=force)
     except (DashboardError, FileNotFoundError) as exc:
         raise fail(str(exc)) from None
     from rules.glossary import text

@@ -5,7 +5,6 @@ The parsers and Rich are imported when a command runs (``zhuoji --help`` needs n
 
 from __future__ import annotations
 
-import os
 import sys
 import traceback
 from collections.abc import Iterator
@@ -295,12 +294,17 @@ def convert_command(
     indent: Annotated[
         bool, typer.Option("--indent", help="Indent a document with two spaces.")
     ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace TARGET when it exists.")
+    ] = False,
     lang: LangOption = None,
 ) -> None:
     """Convert a log between the document and stream encodings (losslessly).
 
     The target is written only when every game of the source parses; a document holds
-    exactly one game. Errors go to stderr.
+    exactly one game. An existing TARGET is kept unless --force is given. Refused: the
+    source itself, and anything that is not a regular file (a folder, a device, a named
+    pipe). Errors go to stderr.
 
     Exit status: 0 when the target is written, 2 on any error.
     """
@@ -324,14 +328,23 @@ def convert_command(
         raise error(str(exc)) from None
     # Written under a temporary name that keeps the suffix (it sets the encoding), then
     # moved into place, so a failed conversion leaves no partial target behind.
-    partial = target.with_name(f".partial-{os.getpid()}-{target.name}")
+    from flows.outputs import output_target, write_whole
+
+    def check() -> Path:
+        return output_target(
+            target, command="convert", option="TARGET",
+            inputs=[("the log file", [source])], force=force,
+        )
+
+    written = check()
     try:
-        count = write_games(partial, _generate_or_raise(source), indent=indent)
-        os.replace(partial, target)
+        count = write_whole(
+            written, target,
+            lambda partial, _f: write_games(partial, _generate_or_raise(source), indent=indent),
+            check,
+        )
     except (MalformedLogError, ValueError) as exc:
-        partial.unlink(missing_ok=True)
         raise error(str(exc)) from None
     except OSError as exc:
-        partial.unlink(missing_ok=True)
         raise error(describe_error(exc)) from None
     console.print(f"wrote {_plural(count, 'game')} to {safe(target)}", markup=False)

@@ -16,10 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-import signal
-import stat
 import sys
-import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
@@ -409,169 +406,30 @@ def export_format(out: Path, fmt: ExportFormat | None) -> ExportFormat:
     return found
 
 
-_PARTIAL = ".partial-"
-
-
-def _stat(path: Path | str) -> os.stat_result | None:
-    try:
-        return os.stat(path)
-    except (OSError, ValueError):
-        return None
-
-
-def _refuse_the_database(out: Path, db: Path) -> None:
-    """Refuse an ``out`` that is the database or its write-ahead log, however spelt (the
-    same resolved path, or the same file: device and inode)."""
-    real_out = os.path.realpath(out)
-    out_stat = _stat(out)
-    wal_names = {Path(f"{db}.wal"), Path(f"{os.path.realpath(db)}.wal")}
-    for what, paths in (("the database", {db}), ("the database's write-ahead log", wal_names)):
-        for path in sorted(paths):
-            path_stat = _stat(path)
-            same = os.path.realpath(path) == real_out or (
-                out_stat is not None
-                and path_stat is not None
-                and os.path.samestat(out_stat, path_stat)
-            )
-            if same:
-                raise fail(
-                    f"{safe(out)} is {what} {safe(path)}, which export reads; "
-                    "give another --out"
-                )
-
-
 def export_target(out: Path, db: Path, force: bool) -> Path:
     """The file ``zhuoji export`` writes for ``--out out``: ``out``, or the file it links
     to. Refused (one line, exit 2): the database or its WAL, anything but a regular file
     (a folder, a device, a named pipe, a socket), an existing file without ``force``, a
     missing folder."""
-    _refuse_the_database(out, db)
-    try:
-        found = os.stat(out)
-    except FileNotFoundError:
-        found = None
-    if found is not None:
-        if not stat.S_ISREG(found.st_mode):
-            from parsers.read import describe_file_type
+    from flows.outputs import output_target
 
-            raise fail(
-                f"{safe(out)} is {describe_file_type(found.st_mode)}; export writes only to a "
-                "regular file or a new path"
-            )
-        if not force:
-            raise fail(f"{safe(out)} exists; give --force to replace it")
-    # A symbolic link is followed: its target is replaced, the link is kept.
-    target = Path(os.path.realpath(out)) if os.path.islink(out) else out
-    folder = target.parent
-    if not folder.is_dir():
-        missing = "is not a folder" if folder.exists() else "does not exist"
-        raise fail(f"cannot write {safe(out)}: the folder {safe(folder)} {missing}")
-    return target
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # someone else's process
-    return True
-
-
-def remove_stale_partials(target: Path) -> list[Path]:
-    """Remove the temporary files earlier exports to ``target`` left when they were
-    killed: ``.partial-PID-NAME`` beside it whose process is gone and which no process
-    holds locked (an export holds its own locked while it writes). Returns them."""
-    import fcntl
-
-    folder = target.parent
-    suffix = f"-{target.name}"
-    removed: list[Path] = []
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return removed
-    for name in names:
-        if not (name.startswith(_PARTIAL) and name.endswith(suffix)):
-            continue
-        pid_text = name[len(_PARTIAL):-len(suffix)]
-        if not (pid_text.isascii() and pid_text.isdigit()) or int(pid_text) <= 0:
-            continue
-        pid = int(pid_text)
-        if pid != os.getpid() and _alive(pid):
-            continue
-        path = folder / name
-        try:
-            if not stat.S_ISREG(os.lstat(path).st_mode):
-                continue
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            if os.path.samestat(os.fstat(fd), os.lstat(path)):
-                os.unlink(path)
-                removed.append(path)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
-    return removed
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    """SIGTERM or SIGHUP ends an export like Ctrl-C: its temporary file is removed."""
-    raise KeyboardInterrupt
-
-
-@contextmanager
-def _interruptible() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {s: signal.signal(s, _interrupt) for s in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-
-
-def _named(exc: OSError, out: Path) -> OSError:
-    """The same error about the user's path (not the temporary file)."""
-    return OSError(exc.errno, exc.strerror or str(exc), str(out))
+    wal_names = [Path(f"{db}.wal"), Path(f"{os.path.realpath(db)}.wal")]
+    inputs = [("the database", [db]), ("the database's write-ahead log", wal_names)]
+    return output_target(out, command="export", option="--out", inputs=inputs, force=force)
 
 
 def write_export(query: Query, target: Path, fmt: ExportFormat, out: Path, db: Path,
                  force: bool) -> int:
-    """Write the result to ``target`` whole or not at all: a temporary file in the same
-    folder (``.partial-PID-NAME``, locked while it is written), renamed into place once
-    complete and once ``target`` is checked again. Returns the rows written; on any error
-    or interruption the temporary file is removed."""
-    import fcntl
+    """Write the result to ``target`` whole or not at all (:func:`flows.outputs.write_whole`:
+    a locked ``.partial-PID-NAME`` beside it, renamed into place once complete and once
+    ``target`` is checked again). Returns the rows written."""
+    from flows.outputs import write_whole
 
-    remove_stale_partials(target)
-    partial = target.with_name(f"{_PARTIAL}{os.getpid()}-{target.name}")
-    try:
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
-    except OSError as exc:
-        raise _named(exc, out) from None
-    try:
-        with open(fd, "wb") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            try:
-                rows = _write_format(query, f, fmt, out)
-                f.flush()
-            except OSError as exc:
-                raise _named(exc, out) from None
-            if export_target(out, db, force) != target:
-                raise fail(f"{safe(out)} changed while it was written; nothing was written")
-            os.replace(partial, target)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    return rows
+    return write_whole(
+        target, out,
+        lambda _partial, f: _write_format(query, f, fmt, out),
+        lambda: export_target(out, db, force),
+    )
 
 
 def _write_format(query: Query, f: IO[bytes], fmt: ExportFormat, out: Path) -> int:
@@ -700,8 +558,10 @@ def export_command(
     path = Path(out)
     chosen = export_format(path, fmt)
     target = export_target(path, db, force)
+    from flows.outputs import interruptible
+
     with (
-        _interruptible(),
+        interruptible(),
         open_query(db, sql=query, report=report, param=param or []) as ready,
     ):
         rows = write_export(ready, target, chosen, path, db, force)

@@ -84,13 +84,27 @@ def write_hand_report(
     *,
     game_id: str | None = None,
     lang: Lang = "en",
+    force: bool = False,
 ) -> HandReportSummary:
-    """Audit ``path`` and write the page of one of its hands to ``out``, in ``lang``."""
+    """Audit ``path`` and write the page of one of its hands to ``out``, in ``lang``.
+
+    ``out`` is refused at once (:func:`flows.outputs.output_target`, before the audit)
+    when it is the log itself, anything but a regular file or a new path, or an existing
+    file without ``force``; its folder is created when missing. The page is written whole
+    or not at all (:func:`flows.outputs.write_whole`)."""
+    from flows.outputs import output_target, write_whole
+
+    given = Path(out)
+
+    def check() -> Path:
+        return output_target(
+            given, command="audit --html", option="--html",
+            inputs=[("the log file", [Path(path)])], force=force, make_folder=True,
+        )
+
+    target = check()
     source = Path(path).resolve().as_posix()
     game, hand = pick_hand(source, hand_no, game_id)
-    target = Path(out)
-    if target.is_dir():
-        raise HandReportError(f"{target} is a folder; give the HTML file to write")
     with tempfile.TemporaryDirectory(prefix="zhuoji-hand-") as folder:
         db = Path(folder) / "hand.duckdb"
         con = warehouse.open_writer(db, threads=1)
@@ -119,6 +133,6 @@ def write_hand_report(
         "hand.html", Links(players={}, hands={}, site=False), context, lang
     )
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
+    write_whole(target, given, lambda _partial, f: f.write(data), check)
     findings = bool(header["violations"]) or bool(header["disputed"]) or bool(header["fatal"])
-    return HandReportSummary(target, game, hand, len(data), findings)
+    return HandReportSummary(given, game, hand, len(data), findings)
