@@ -62,8 +62,8 @@ MaxRowsOption = Annotated[
     typer.Option(
         "--max-rows",
         min=0,
-        help="The rows a table shows (the rest are counted; 0 shows all). CSV and JSON hold "
-        "every row.",
+        help="The rows a table shows (the rest are counted; 0 shows all, up to 100,000). CSV "
+        "and JSON hold every row.",
     ),
 ]
 
