@@ -1172,10 +1172,11 @@ def _foreign_file(out: Path) -> str | None:
 
 def check_out(db: Path, out: Path) -> None:
     """Refuse an output folder that would destroy the warehouse: ``out`` is the warehouse
-    (or its ``.wal``), or holds it, symbolic links resolved."""
-    target = out.resolve()
+    (or its ``.wal``), or holds it, symbolic links resolved (``os.path.realpath``, which
+    leaves a link loop as it is, where ``Path.resolve`` raises)."""
+    target = Path(os.path.realpath(out))
     for path in (db, Path(f"{db}.wal")):
-        real = path.resolve()
+        real = Path(os.path.realpath(path))
         if real == target or target in real.parents:
             raise DashboardError(
                 f"--out {out} holds the warehouse {path}; the dashboard replaces its "

@@ -329,6 +329,11 @@ def test_a_dashboard_never_deletes_the_warehouse_or_a_users_file(
         code, output = _dashboard(warehouse_path, folder)
         assert code == 2, output
         assert output.count("\n") == 1 and f"--out {folder} holds the warehouse" in output
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    for warehouse_path, folder in ((loop, tmp_path / "new"), (db, loop)):  # a link loop
+        code, output = _dashboard(warehouse_path, folder)
+        assert code == 2 and output.count("\n") == 1 and "unexpected" not in output, output
     code, output = _dashboard(inside, inside)  # --out is the warehouse itself
     assert code == 2 and "holds the warehouse" in output
     # the warehouse elsewhere: a file the dashboard did not write is named, not deleted
