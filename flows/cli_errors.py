@@ -147,6 +147,12 @@ def describe_error(exc: BaseException) -> str:
         return str(exc)  # the project's own errors say what to do
     if isinstance(exc, ValueError | LookupError) and _is_from(exc, "flows", "parsers", "rules"):
         return str(exc)
+    if isinstance(exc, MemoryError):
+        return (
+            "out of memory: the command needed more than the system (or `ulimit -v`) allows; "
+            "free memory, raise the limit or ask for less (a table holds its rows: "
+            "--format csv or json streams them)"
+        )
     if isinstance(exc, TimeoutError):
         return f"timed out: {exc}" if str(exc) else "timed out"
     if code is not None:

@@ -59,10 +59,16 @@ MaxRowsOption = Annotated[
     typer.Option(
         "--max-rows",
         min=0,
-        help="The rows a table shows (the rest are counted; 0 shows all). CSV and JSON hold "
-        "every row.",
+        help="The rows a table shows (the rest are counted; 0 shows all, up to 100,000). CSV "
+        "and JSON hold every row.",
     ),
 ]
+
+TABLE_ROWS_LIMIT = 100_000
+"""The most rows a table holds: rich sizes its columns over every row, so the rows are
+kept in memory (a few KB each as rich draws them; 100,000 rows take about 350 MB and
+16 s); more is refused, pointing to CSV and JSON, which
+stream every row."""
 
 BATCH_ROWS = 10_000
 """The rows fetched from DuckDB at a time (CSV, JSON, a table)."""
@@ -270,12 +276,16 @@ def _write_table(
 
     shown: list[tuple[Any, ...]] = []
     total = 0
+    wanted = max_rows or None
     for batch in batches:
         total += len(batch)
-        if max_rows == 0:
-            shown.extend(batch)
-        elif len(shown) < max_rows:
-            shown.extend(batch[: max_rows - len(shown)])
+        if wanted is None or len(shown) < wanted:
+            shown.extend(batch if wanted is None else batch[: wanted - len(shown)])
+        if len(shown) > TABLE_ROWS_LIMIT:
+            raise fail(
+                f"a table shows at most {TABLE_ROWS_LIMIT:,} rows and this result has more; "
+                "--format csv or json writes every row (--max-rows N shows the first N)"
+            )
     table = Table(show_lines=False)
     for i, column in enumerate(columns):
         values = [row[i] for row in shown if row[i] is not None]

@@ -21,6 +21,7 @@ import multiprocessing
 import multiprocessing.pool
 import os
 import re
+import stat
 import threading
 import time
 from collections import defaultdict
@@ -1145,8 +1146,47 @@ def render_standalone(
     return html.encode("utf-8")
 
 
+def _foreign_file(out: Path) -> str | None:
+    """The first entry of a folder an earlier build wrote that the dashboard did not write
+    (it writes only regular ``.html`` files, in folders, and the marker): any other file,
+    a symbolic link, a file with another hard link, which rewriting a page in place would
+    change. ``None`` when there is none."""
+    for folder, dirs, names in os.walk(out):
+        dirs.sort()
+        for name in sorted(dirs + names):
+            path = Path(folder, name)
+            relative = path.relative_to(out).as_posix()
+            info = path.lstat()
+            if relative == MARKER and stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                return f"{relative} (not a regular file)"
+            if not name.endswith(".html"):
+                return relative
+            if info.st_nlink > 1:
+                return f"{relative} (it has another hard link)"
+    return None
+
+
+def check_out(db: Path, out: Path) -> None:
+    """Refuse an output folder that would destroy the warehouse: ``out`` is the warehouse
+    (or its ``.wal``), or holds it, symbolic links resolved (``os.path.realpath``, which
+    leaves a link loop as it is, where ``Path.resolve`` raises)."""
+    target = Path(os.path.realpath(out))
+    for path in (db, Path(f"{db}.wal")):
+        real = Path(os.path.realpath(path))
+        if real == target or target in real.parents:
+            raise DashboardError(
+                f"--out {out} holds the warehouse {path}; the dashboard replaces its "
+                "folder: choose a folder apart from the warehouse"
+            )
+
+
 def _prepare_out(out: Path) -> None:
-    """Create ``out``, or accept a folder an earlier build wrote; never touch other folders."""
+    """Create ``out``, or accept a folder an earlier build wrote that holds only what a
+    build writes; never touch other folders or files."""
     if out.exists():
         if not out.is_dir():
             raise DashboardError(f"{out} exists and is not a folder")
@@ -1154,6 +1194,12 @@ def _prepare_out(out: Path) -> None:
             raise DashboardError(
                 f"{out} is not empty and was not written by `zhuoji dashboard`; "
                 "choose an empty or new folder"
+            )
+        foreign = _foreign_file(out) if (out / MARKER).exists() else None
+        if foreign is not None:
+            raise DashboardError(
+                f"{out} holds {foreign}, which `zhuoji dashboard` did not write; a build "
+                "replaces the folder: move it away or choose another folder"
             )
     out.mkdir(parents=True, exist_ok=True)
     (out / MARKER).write_text(
@@ -1191,6 +1237,7 @@ def build_dashboard(
     ``progress`` is told as each group of pages is written. The site is in both
     languages: ``lang`` at the root, the other in its folder (``zh/`` or ``en/``), each
     page linking to its other-language twin."""
+    check_out(Path(db), Path(out))
     processes = default_workers() if workers is None else workers
     pool = start_pool(processes) if processes > 1 else None
     try:

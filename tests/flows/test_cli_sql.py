@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -15,6 +18,7 @@ from typer.testing import CliRunner
 import flows.cli  # noqa: F401  (registers the commands)
 from flows import warehouse
 from flows.app import app
+from flows.cli_report import TABLE_ROWS_LIMIT
 
 runner = CliRunner()
 
@@ -138,3 +142,43 @@ def test_export_refuses_what_sql_refuses_and_keeps_files(db: Path, tmp_path: Pat
     both = runner.invoke(app, ["export", "--sql", "SELECT 1", "--report", "leaderboard",
                                "--out", str(tmp_path / "b.csv"), "--db", str(db)])
     assert both.exit_code == 2
+
+
+def _limit_memory() -> None:
+    import resource
+
+    limit = 1536 << 20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _sql_limited(db: Path, query: str, *more: str) -> subprocess.CompletedProcess[str]:
+    code = "import sys; from flows.entry import main; sys.argv[0] = 'zhuoji'; main()"
+    return subprocess.run(
+        [sys.executable, "-c", code, "sql", query, "--db", str(db), *more],
+        capture_output=True, text=True, preexec_fn=_limit_memory, timeout=300,
+        # glibc reserves 64 MiB of address space per thread's malloc arena: two keep the
+        # limit about memory, not about how many threads DuckDB starts
+        env={**os.environ, "MALLOC_ARENA_MAX": "2"},
+    )  # fmt: skip
+
+
+def test_a_table_of_every_row_of_a_big_result_is_refused_in_one_line(db: Path) -> None:
+    # Holding 3,000,000 rows for a table ran out of 1.5 GiB of address space ("unexpected
+    # error builtins.MemoryError ... report it"); the table stops at TABLE_ROWS_LIMIT.
+    proc = _sql_limited(db, "SELECT range AS i, 'abc' AS s FROM range(3000000)", "--max-rows", "0")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == (
+        f"error: a table shows at most {TABLE_ROWS_LIMIT:,} rows and this result has more; "
+        "--format csv or json writes every row (--max-rows N shows the first N)\n"
+    )
+    csv_out = _sql_limited(db, "SELECT range AS i FROM range(3000000)", "-f", "csv")
+    assert csv_out.returncode == 0 and csv_out.stdout.count("\n") == 3_000_001
+
+
+def test_running_out_of_memory_is_one_line(db: Path) -> None:
+    proc = _sql_limited(db, "SELECT repeat('x', 20000) AS s FROM range(90000)", "--max-rows", "0")
+    assert proc.returncode == 2 and proc.stdout == ""
+    # Python's MemoryError, or DuckDB's "Out of Memory Error" when DuckDB is the one refused
+    assert proc.stderr.lower().startswith("error: out of memory")
+    assert proc.stderr.count("\n") == 1
+    assert "unexpected" not in proc.stderr

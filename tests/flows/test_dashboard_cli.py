@@ -296,3 +296,68 @@ def test_serve_says_one_line_when_a_client_hangs_up(serving: Serving) -> None:
     assert len(lines) == 1, lines
     assert lines[0].startswith("serve: the client at 127.0.0.1:"), lines
     assert "hung up before GET /big.bin was answered" in lines[0], lines
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _dashboard(db: Path, out: Path) -> tuple[int, str]:
+    result = CliRunner().invoke(
+        app, ["dashboard", "--db", str(db), "--out", str(out), "--workers", "1"]
+    )
+    return result.exit_code, result.output
+
+
+def test_a_dashboard_never_deletes_the_warehouse_or_a_users_file(
+    db: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "dsh"
+    assert _dashboard(db, out)[0] == 0
+    inside = out / "inside.duckdb"
+    inside.write_bytes(db.read_bytes())
+    notes = out / "notes.txt"
+    notes.write_text("mine")
+    kept = {p: _sha256(p) for p in (inside, notes, out / "index.html")}
+    link = tmp_path / "link.duckdb"
+    link.symlink_to(inside)
+    out_link = tmp_path / "dsh-link"
+    out_link.symlink_to(out)
+    for warehouse_path, folder in ((inside, out), (link, out), (inside, out_link)):
+        code, output = _dashboard(warehouse_path, folder)
+        assert code == 2, output
+        assert output.count("\n") == 1 and f"--out {folder} holds the warehouse" in output
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    for warehouse_path, folder in ((loop, tmp_path / "new"), (db, loop)):  # a link loop
+        code, output = _dashboard(warehouse_path, folder)
+        assert code == 2 and output.count("\n") == 1 and "unexpected" not in output, output
+    code, output = _dashboard(inside, inside)  # --out is the warehouse itself
+    assert code == 2 and "holds the warehouse" in output
+    # the warehouse elsewhere: a file the dashboard did not write is named, not deleted
+    code, output = _dashboard(db, out)
+    assert code == 2 and "holds inside.duckdb, which `zhuoji dashboard` did not write" in output
+    assert {p: _sha256(p) for p in kept} == kept
+    inside.unlink()
+    code, output = _dashboard(db, out)
+    assert code == 2 and "holds notes.txt, which" in output and notes.read_text() == "mine"
+    notes.unlink()
+    # a page that is a symbolic link or another name of a file is not written through
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    (out / "index.html").unlink()
+    (out / "index.html").symlink_to(victim)
+    code, output = _dashboard(db, out)
+    assert code == 2 and "index.html (not a regular file)" in output
+    (out / "index.html").unlink()
+    (out / "leaderboard.html").unlink()
+    os.link(victim, out / "leaderboard.html")
+    code, output = _dashboard(db, out)
+    assert code == 2 and "leaderboard.html (it has another hard link)" in output
+    assert victim.read_text() == "keep"
+    (out / "leaderboard.html").unlink()
+    # what a build wrote is replaced as before
+    assert _dashboard(db, out)[0] == 0
+    assert (out / "index.html").is_file() and (out / "leaderboard.html").is_file()
