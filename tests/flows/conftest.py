@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import textwrap
 from collections.abc import Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -314,3 +315,19 @@ def task_runs_of(flow_run_id: Any) -> list[Any]:
             flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id]))
         )
     return runs
+
+
+HEALTH_ONLY_SERVER = textwrap.dedent(
+    """
+    import http.server, sys
+    class Health(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200 if self.path == "/api/health" else 404)
+            self.end_headers()
+        def log_message(self, *args):
+            pass
+    http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Health).serve_forever()
+    """
+)
+"""A server (``python -c HEALTH_ONLY_SERVER PORT``) answering Prefect's health route only:
+something on a port that is no Prefect server, or a server that answers and nothing more."""

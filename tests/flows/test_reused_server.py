@@ -30,6 +30,7 @@ from flows.prefect_server import (
     ReusedPrefectServer,
     ServerRecord,
 )
+from tests.flows.conftest import HEALTH_ONLY_SERVER
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -56,20 +57,6 @@ _FAKE_UVICORN = textwrap.dedent(
     """
 )
 """What the stand-in server runs as ``uvicorn``: Prefect's health and version routes."""
-
-_OTHER = textwrap.dedent(
-    """
-    import http.server, sys
-    class Health(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            self.send_response(200 if self.path == "/api/health" else 404)
-            self.end_headers()
-        def log_message(self, *args):
-            pass
-    http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Health).serve_forever()
-    """
-)
-"""Another program on a port: it answers the health check, and nothing else."""
 
 
 @pytest.fixture
@@ -203,7 +190,7 @@ def test_a_record_whose_port_answers_another_program_is_replaced(
     home: Path, fake_uvicorn: Path
 ) -> None:
     port = ps.free_port()
-    other = subprocess.Popen([sys.executable, "-c", _OTHER, str(port)])
+    other = subprocess.Popen([sys.executable, "-c", HEALTH_ONLY_SERVER, str(port)])
     try:
         time.sleep(0.5)
         # the record names a live process (not a reused server) and a port that answers

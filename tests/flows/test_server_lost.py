@@ -30,7 +30,7 @@ import pytest
 import flows.prefect_server as ps
 from flows.planning import staging_dir_for
 from flows.prefect_server import LOCK_NAME, RECORD_NAME, ReusedPrefectServer, ServerRecord
-from tests.flows.conftest import Corpus, snapshot
+from tests.flows.conftest import HEALTH_ONLY_SERVER, Corpus, snapshot
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -406,20 +406,6 @@ def test_lock_holder_names_the_process_holding_the_lock(
 
 # --- the watch -------------------------------------------------------------------------------
 
-_ANSWERS = textwrap.dedent(
-    """
-    import http.server, sys
-    class Health(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            self.send_response(200 if self.path == "/api/health" else 404)
-            self.end_headers()
-        def log_message(self, *args):
-            pass
-    http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Health).serve_forever()
-    """
-)
-"""A stand-in server: it answers the health check on the port it is given."""
-
 
 def _watch_until_lost(watch: ps.ServerWatch, lost: list[str], seconds: float) -> float:
     started = time.monotonic()
@@ -432,7 +418,7 @@ def _watch_until_lost(watch: ps.ServerWatch, lost: list[str], seconds: float) ->
 
 def test_the_watch_sees_the_servers_process_end() -> None:
     port = ps.free_port()
-    server = subprocess.Popen([sys.executable, "-c", _ANSWERS, str(port)])
+    server = subprocess.Popen([sys.executable, "-c", HEALTH_ONLY_SERVER, str(port)])
     url = f"http://127.0.0.1:{port}/api"
     try:
         deadline = time.monotonic() + 30
