@@ -27,7 +27,7 @@ $(DEPS): pyproject.toml constraints.txt
 
 $(STAMP): $(DEPS) setup.py $(ENGINE_SOURCES)
 	$(BIN)/pip install --quiet --no-deps -e .
-	$(BIN)/python -c "import rules.engine as e; print('engine:', e.engine_kind(), '-', e.engine_reason())"
+	$(BIN)/python -c "import zhuoji.rules.engine as e; print('engine:', e.engine_kind(), '-', e.engine_reason())"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -36,8 +36,8 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy --strict rules parsers flows
-	$(BIN)/python -c "import rules.engine as e; print('engine:', e.engine_kind(), '-', e.engine_reason())"
+	$(BIN)/mypy --strict zhuoji
+	$(BIN)/python -c "import zhuoji.rules.engine as e; print('engine:', e.engine_kind(), '-', e.engine_reason())"
 	$(BIN)/pytest -n 2 --dist loadgroup
 
 # The rules tests on the pure engine (the compiled build stays installed).
@@ -62,7 +62,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict rules parsers flows
+	$(BIN)/mypy --strict zhuoji
 
 # Rewrite constraints.txt from the current environment (after changing a dependency).
 constraints: $(STAMP)

@@ -21,7 +21,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-ENGINE: dict[str, Any] = runpy.run_path(str(ROOT / "rules" / "engine.py"))
+ENGINE: dict[str, Any] = runpy.run_path(str(ROOT / "zhuoji" / "rules" / "engine.py"))
 
 
 def _compiler_present() -> bool:
@@ -37,7 +37,7 @@ def _pure_build() -> tuple[bool, str]:
     return False, ""
 
 
-_PENDING = "rules._engine_pending"
+_PENDING = "zhuoji.rules._engine_pending"
 """The name of the stand-in extension: mypyc runs only when build_ext is used (not when
 pip merely asks for the metadata), and replaces it with the compiled modules."""
 
@@ -57,7 +57,7 @@ class build_engine(build_ext):
         if not self.extensions:
             return
         target = ROOT if self.inplace else Path(self.build_lib)
-        stamp = target / "rules" / ENGINE["DIGEST_FILE"]
+        stamp = target / "zhuoji" / "rules" / ENGINE["DIGEST_FILE"]
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(ENGINE["source_digest"](ROOT) + "\n", encoding="ascii")
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import orjson
 
-from parsers.models import Game
-from parsers.write import format_document, generate_stream_lines
+from zhuoji.parsers.models import Game
+from zhuoji.parsers.write import format_document, generate_stream_lines
 
 SUITED = [f"{r}{s}" for s in "mps" for r in range(1, 10)]
 HANDS_PER_GAME = 16

@@ -6,7 +6,8 @@ input ``i`` drawn from ``random.Random(f"zhuoji-fuzz/{seed}/{i}")``).
 
 **Seeds** (:func:`generate_seed_games`): every game of the sample logs (``data/sample``,
 ``data/sample/changsha``) and of the dispute logs (``tests/data/disputes``), plus legal
-games that :mod:`rules.families.guizhou.simulate` and :mod:`rules.families.changsha.simulate`
+games that :mod:`zhuoji.rules.families.guizhou.simulate` and
+:mod:`zhuoji.rules.families.changsha.simulate`
 play under every shipped preset of their family.
 
 **Mutations**, stacked at four levels (:func:`generate_input` picks them):
@@ -27,16 +28,17 @@ play under every shipped preset of their family.
   or concatenated.
 
 **Outcomes** (:class:`Outcome`, :func:`run_input`). An input is read twice, by
-``parsers.read.generate_fast_games_from_bytes`` (the form the ingest and the audit read)
-and by ``parsers.read.generate_games_from_bytes`` (the pydantic models): the two must
+``zhuoji.parsers.read.generate_fast_games_from_bytes`` (the form the ingest and the audit read)
+and by ``zhuoji.parsers.read.generate_games_from_bytes`` (the pydantic models): the two must
 yield the same games with the same values and the same errors, else the input has
 ``diverged``. Each game read goes through
-``flows.bridge.hand_records``, ``rules.presets.resolve_ruleset`` and
-``rules.audit.audit_hand``. Acceptable: a :class:`~parsers.errors.MalformedLogError` for
+``zhuoji.flows.audit.bridge.hand_records``, ``zhuoji.rules.presets.resolve_ruleset`` and
+``zhuoji.rules.audit.audit_hand``. Acceptable: a :class:`~zhuoji.parsers.errors.MalformedLogError`
+for
 a game or the input (``malformed``); a
-:class:`~rules.families.guizhou.settings.RulesetError` (an unknown preset, a bad override)
+:class:`~zhuoji.rules.families.guizhou.settings.RulesetError` (an unknown preset, a bad override)
 from resolving the game's ruleset (``ruleset_error``); a
-:class:`~rules.audit.HandAudit` per hand, with findings (``violations``) or none
+:class:`~zhuoji.rules.audit.HandAudit` per hand, with findings (``violations``) or none
 (``clean``). Anything else raised is a ``crash``; an audit that breaks one of the
 documented invariants (:func:`find_broken_invariant`) is ``broken``. An input the engine
 does not fail on then goes as a file through ``zhuoji audit --json`` and ``zhuoji audit``
@@ -66,28 +68,28 @@ from typing import Any
 
 import orjson
 
-from flows.bridge import game_from_records, hand_records
-from parsers import fast
-from parsers.errors import MalformedLogError
-from parsers.models import Game
-from parsers.read import (
+from zhuoji.flows.audit.bridge import game_from_records, hand_records
+from zhuoji.parsers import fast
+from zhuoji.parsers.errors import MalformedLogError
+from zhuoji.parsers.models import Game
+from zhuoji.parsers.read import (
     Encoding,
     generate_fast_games_from_bytes,
     generate_games,
     generate_games_from_bytes,
     is_log_path,
 )
-from parsers.write import format_document
-from rules.audit import HandAudit, audit_hand
-from rules.events import HandRecord
-from rules.facts import Outcome as HandOutcome
-from rules.families import family_named
-from rules.families.changsha.settings import Ruleset as ChangshaRuleset
-from rules.families.changsha.simulate import simulate_game as simulate_changsha_game
-from rules.families.guizhou.simulate import simulate_game
-from rules.presets import load_preset, preset_names, resolve_ruleset
-from rules.settings import RulesetError
-from rules.violations import SETTLEMENT_CODES, Violation, ViolationCode
+from zhuoji.parsers.write import format_document
+from zhuoji.rules.audit import HandAudit, audit_hand
+from zhuoji.rules.events import HandRecord
+from zhuoji.rules.facts import Outcome as HandOutcome
+from zhuoji.rules.families import family_named
+from zhuoji.rules.families.changsha.settings import Ruleset as ChangshaRuleset
+from zhuoji.rules.families.changsha.simulate import simulate_game as simulate_changsha_game
+from zhuoji.rules.families.guizhou.simulate import simulate_game
+from zhuoji.rules.presets import load_preset, preset_names, resolve_ruleset
+from zhuoji.rules.settings import RulesetError
+from zhuoji.rules.violations import SETTLEMENT_CODES, Violation, ViolationCode
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED_DIRS: tuple[str, ...] = ("data/sample", "data/sample/changsha", "tests/data/disputes")
@@ -265,8 +267,8 @@ def run_cli_audit(data: bytes, suffix: str) -> Failure | None:
     captured stderr), and with ``--json`` print JSON objects only. The failure, or None."""
     import typer
 
-    from flows.cli_audit import audit_command
-    from flows.cli_errors import set_debug
+    from zhuoji.flows.cli.audit import audit_command
+    from zhuoji.flows.cli.errors import set_debug
 
     path = _cli_dir() / f"input{suffix}"
     path.write_bytes(data)

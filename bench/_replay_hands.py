@@ -5,7 +5,7 @@ hand-check figures, and ``python bench/_replay_hands.py`` prints them alone.
 
 The hands are random legal playouts (seeded; the players choose only among
 ``Table.legal_actions()``; tests/rules/builders.py), about 100 events each, with their
-walls. Replay means :func:`rules.replay.replay_hand` on each: the deal check, every event
+walls. Replay means :func:`zhuoji.rules.replay.replay_hand` on each: the deal check, every event
 checked and applied, the end-of-hand checks and every fact of :class:`HandReplay`
 (winners with patterns and passes, seats with hands, melds, discards, waits, kongs).
 Generating the hands is not timed. Figures are the best of a few rounds; the CPU-time
@@ -22,13 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.rules.builders
 
-from rules.events import HandRecord
-from rules.families.guizhou.settings import Ruleset
-from rules.hand import clear_tables
-from rules.presets import load_preset
-from rules.replay import replay_hand
-from rules.table import Table
 from tests.rules.builders import random_hands
+from zhuoji.rules.events import HandRecord
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.hand import clear_tables
+from zhuoji.rules.presets import load_preset
+from zhuoji.rules.replay import replay_hand
+from zhuoji.rules.table import Table
 
 Row = tuple[str, float, str]
 

@@ -4,14 +4,14 @@
 
 The warehouse (built once under ``--out``, which git ignores, and reused) is made in two
 steps. First a base of real audited hands: simulated games
-(:mod:`rules.families.guizhou.simulate`, preset guiyang, fixed seed), about 2 % of hands
+(:mod:`zhuoji.rules.families.guizhou.simulate`, preset guiyang, fixed seed), about 2 % of hands
 given a recorded result that differs from the recomputation and about 1 % an illegal chow,
 written as log files and loaded with the ingest's plain functions (parse, audit, Parquet
 shards, load), ``hand_tiles`` included. Then DuckDB replicates the base's rows in SQL under
 fresh game ids, start times and player ids until ``--hands`` hands shared by ``--players``
 players (every row of every table is a real audited row; only the ids and times differ).
 
-Then ``zhuoji dashboard`` (:func:`flows.dashboard.build_dashboard`, default workers: the
+Then ``zhuoji dashboard`` (:func:`zhuoji.flows.dashboard.site.build_dashboard`, default workers: the
 cores, at most 4) renders the whole site three times into the same folder; the script
 prints the wall time of each call (opening the warehouse included), the page count, the
 total and the largest page size, and fails (exit 1) if a run takes 30 s or more or a page
@@ -83,15 +83,15 @@ def build_base(folder: Path, games: int) -> Path:
     """Simulated, partly altered games loaded through the ingest's plain functions."""
     from datetime import datetime
 
-    from flows import warehouse
-    from flows.bridge import game_from_records
-    from flows.ingest import load_outcomes, plan_files
-    from flows.process import process_file
-    from parsers.models import Player
-    from parsers.write import write_games
-    from rules.events import Chow, Discard, HandRecord, RecordedResult
-    from rules.families.guizhou.simulate import generate_games
-    from rules.presets import load_preset
+    from zhuoji.flows.audit.bridge import game_from_records
+    from zhuoji.flows.ingest.prefect_run import load_outcomes, plan_files
+    from zhuoji.flows.ingest.worker import process_file
+    from zhuoji.flows.warehouse import store as warehouse
+    from zhuoji.parsers.models import Player
+    from zhuoji.parsers.write import write_games
+    from zhuoji.rules.events import Chow, Discard, HandRecord, RecordedResult
+    from zhuoji.rules.families.guizhou.simulate import generate_games
+    from zhuoji.rules.presets import load_preset
 
     def disputed(record: HandRecord) -> HandRecord:
         assert record.result is not None
@@ -167,7 +167,7 @@ def build_base(folder: Path, games: int) -> Path:
 
 def build_large(base: Path, db: Path, hands: int, players: int) -> None:
     """Replicate the base's rows until ``hands`` hands shared by ``players`` players."""
-    from flows import warehouse
+    from zhuoji.flows.warehouse import store as warehouse
 
     db.unlink(missing_ok=True)
     con = warehouse.open_writer(db)
@@ -196,8 +196,8 @@ def main() -> int:
     if args.players % 4:
         parser.error("--players must be a multiple of 4")
 
-    from flows import warehouse
-    from flows.dashboard import build_dashboard
+    from zhuoji.flows.dashboard.site import build_dashboard
+    from zhuoji.flows.warehouse import store as warehouse
 
     folder = args.out / f"dashboard-{args.hands}-{args.players}"
     db = folder / "large.duckdb"

@@ -11,7 +11,7 @@ command's own code in this process with its output captured (``bench/_mutate.py`
 ``run_input`` and ``run_cli_audit``: exit status 0, 1 or 2, no "unexpected error", JSON
 lines only). ``--target worker`` runs the whole worker
 path of ``zhuoji ingest`` instead (``bench/_worker_target.py``): the input as a file
-through ``flows.process.process_file`` (parse, bridge, audit, Parquet shards), then a
+through ``zhuoji.flows.ingest.worker.process_file`` (parse, bridge, audit, Parquet shards), then a
 hundred at a time through the loader into a DuckDB warehouse; every input must end
 ``loaded`` or ``quarantined`` (a ``crash``: an exception escaped the worker; ``lost``: the
 batch holding it failed to load, or the warehouse's ``files`` row disagrees).
@@ -64,8 +64,8 @@ from _mutate import (  # bench/ is the script's folder, first on sys.path
     run_input,
 )
 
-from parsers.read import Encoding
-from rules.violations import ViolationCode
+from zhuoji.parsers.read import Encoding
+from zhuoji.rules.violations import ViolationCode
 
 AUDIT, WORKER = "audit", "worker"
 

@@ -5,7 +5,8 @@
                                      [--no-one-worker]
 
 Corpus (built once, deterministically, under ``--out``, which git ignores): a pool of
-simulated games of 8 hands (:mod:`rules.families.guizhou.simulate`, preset guiyang: legal hands with
+simulated games of 8 hands (:mod:`zhuoji.rules.families.guizhou.simulate`, preset guiyang: legal
+hands with
 recorded results) is replicated under fresh game and player ids until ``--hands`` hands,
 in two shapes holding the same games: **streams**, files of 125 games (1,000 hands) each,
 and **documents**, one document file per game (8 hands: the platform of issue 19 that
@@ -25,11 +26,12 @@ Then:
 * **floors** on the first ``--small`` hands of the streams, one process: ``orjson.loads``
   of every line; validated parsing (``parsers.generate_fast_games``, what the ingest
   reads); parse + bridge + audit (no rows, no database); a worker's whole work without
-  Prefect (that, plus rows and Parquet shards: ``flows.process.process_files``); and
+  Prefect (that, plus rows and Parquet shards: ``zhuoji.flows.ingest.worker.process_files``); and
   validated parsing on 2 processes;
-* **ingest** (:func:`flows.ingest.run_ingest`) into a new database, against one Prefect
+* **ingest** (:func:`zhuoji.flows.ingest.prefect_run.run_ingest`) into a new database, against one
+Prefect
   API (the local server, started once and not timed, unless ``PREFECT_API_URL`` names a
-  server) and one worker fork server (:mod:`flows.pool`, started once and not timed
+  server) and one worker fork server (:mod:`zhuoji.flows.runtime.pool`, started once and not timed
   either): all hands as documents and as streams with 2 workers, the first ``--small``
   hands of each shape with 2 workers, all the streams with 1 worker, the shapes in
   turns. Wall time of the whole flow run (the workers' start included), hands/s, CPU
@@ -74,10 +76,10 @@ SEED = 20261101
 
 
 def _simulate_one(game_no: int) -> list[bytes]:
-    from flows.bridge import game_from_records
-    from parsers.write import generate_stream_lines
-    from rules.families.guizhou.simulate import simulate_game
-    from rules.presets import load_preset
+    from zhuoji.flows.audit.bridge import game_from_records
+    from zhuoji.parsers.write import generate_stream_lines
+    from zhuoji.rules.families.guizhou.simulate import simulate_game
+    from zhuoji.rules.presets import load_preset
 
     sim = simulate_game(load_preset("guiyang"), seed=SEED, game_no=game_no, hands=HANDS_PER_GAME)
     game = game_from_records(sim.records, game_id=f"pool-{game_no}", ruleset="guiyang")
@@ -121,9 +123,9 @@ def _relabelled(lines: list[bytes], game_id: str, first_player: int) -> Iterator
 
 
 def _pool_documents(out: Path) -> list[dict[str, Any]]:
-    """The pool's games as document objects (``parsers.write``'s form of a game)."""
-    from parsers.read import generate_games
-    from parsers.write import _game_dict
+    """The pool's games as document objects (``zhuoji.parsers.write``'s form of a game)."""
+    from zhuoji.parsers.read import generate_games
+    from zhuoji.parsers.write import _game_dict
 
     _pool(out)
     path = out / f"pool-{SEED}-{POOL_GAMES}x{HANDS_PER_GAME}.jsonl"
@@ -282,7 +284,7 @@ def fork_server_pid() -> int | None:
 def ready_fork_server() -> float:
     """Start the workers' fork server and wait until it forks (its imports done): the
     seconds it took."""
-    from flows.fork_server import METHOD, start_fork_server
+    from zhuoji.flows.runtime.fork_server import METHOD, start_fork_server
 
     started = time.perf_counter()
     if start_fork_server():
@@ -293,7 +295,7 @@ def ready_fork_server() -> float:
 
 
 def _count_hands(files: Sequence[Path]) -> int:
-    from parsers.read import generate_fast_games
+    from zhuoji.parsers.read import generate_fast_games
 
     return sum(
         len(g.hands) for f in files for g in generate_fast_games(f) if not isinstance(g, Exception)
@@ -316,7 +318,7 @@ def floor_orjson(files: Sequence[Path]) -> None:
 
 
 def floor_parse(files: Sequence[Path]) -> None:
-    from parsers.read import generate_fast_games
+    from zhuoji.parsers.read import generate_fast_games
 
     for f in files:
         for _ in generate_fast_games(f):
@@ -324,7 +326,7 @@ def floor_parse(files: Sequence[Path]) -> None:
 
 
 def _parse_file(path: str) -> int:
-    from parsers.read import generate_fast_games
+    from zhuoji.parsers.read import generate_fast_games
 
     return sum(1 for _ in generate_fast_games(path))
 
@@ -336,13 +338,14 @@ def floor_parse_2(files: Sequence[Path]) -> None:
 
 def floor_audit(files: Sequence[Path]) -> None:
     """The engine's part of a worker's work: parse, bridge and audit as
-    :func:`flows.process.process_file` calls them (no explanations, its garbage-collector
+    :func:`zhuoji.flows.ingest.worker.process_file` calls them (no explanations, its
+    garbage-collector
     policy), with no rows written."""
-    from flows.bridge import hand_records
-    from flows.process import rare_collections
-    from parsers.read import generate_fast_games
-    from rules.audit import audit_game
-    from rules.presets import resolve_ruleset
+    from zhuoji.flows.audit.bridge import hand_records
+    from zhuoji.flows.ingest.worker import rare_collections
+    from zhuoji.parsers.read import generate_fast_games
+    from zhuoji.rules.audit import audit_game
+    from zhuoji.rules.presets import resolve_ruleset
 
     with rare_collections():
         for f in files:
@@ -354,12 +357,13 @@ def floor_audit(files: Sequence[Path]) -> None:
 
 def floor_worker(files: Sequence[Path]) -> None:
     """What one worker does with its files, without Prefect: parse, bridge, audit, rows
-    and Parquet shards (:func:`flows.process.process_files`, its garbage-collector policy
+    and Parquet shards (:func:`zhuoji.flows.ingest.worker.process_files`, its garbage-collector
+    policy
     included)."""
     import tempfile
 
-    from flows.discover import hash_file
-    from flows.process import process_files
+    from zhuoji.flows.ingest.discover import hash_file
+    from zhuoji.flows.ingest.worker import process_files
 
     with tempfile.TemporaryDirectory() as staging:
         process_files([hash_file(str(f)) for f in files], staging)
@@ -368,8 +372,9 @@ def floor_worker(files: Sequence[Path]) -> None:
 def _import_floor_modules() -> None:
     import importlib
 
-    for name in ("flows.bridge", "flows.discover", "flows.process", "parsers.read",
-                 "rules.audit", "rules.presets"):
+    for name in ("zhuoji.flows.audit.bridge", "zhuoji.flows.ingest.discover",
+                 "zhuoji.flows.ingest.worker", "zhuoji.parsers.read",
+                 "zhuoji.rules.audit", "zhuoji.rules.presets"):
         importlib.import_module(name)
 
 
@@ -459,7 +464,8 @@ def startup(out: Path, log: Path, runs: int, row: Callable[[str, str, str], None
     server configured: the first run on a new ``PREFECT_HOME`` (what a fresh machine
     sees), ``runs`` runs each into a new database, ``runs`` reruns that skip the file,
     and ``runs`` audits, in turns; best of each. Such a run takes no Prefect
-    (:mod:`flows.local_run`). Then the same as a flow run (``--prefect``): its first run
+    (:mod:`zhuoji.flows.ingest.local_run`). Then the same as a flow run (``--prefect``): its first
+    run
     on a new ``PREFECT_HOME`` (the local Prefect server starts and creates its
     database), and ``runs`` runs into a new database (the server reused), with the
     seconds between the summary and the command's exit. The local server is stopped at
@@ -628,7 +634,7 @@ def main() -> None:
     if "ingest" not in parts:
         return
 
-    from flows.ingest import prefect_api, run_ingest
+    from zhuoji.flows.ingest.prefect_run import prefect_api, run_ingest
 
     started = time.perf_counter()
     with prefect_api() as url:

@@ -3,7 +3,7 @@
     .venv/bin/python bench/ingest_cpu.py [--hands 100000] [--workers 2] [--writer-threads N]
                                          [--shape documents] [--spawn]
 
-Runs :func:`flows.ingest.run_ingest` on the first ``--hands`` hands of the
+Runs :func:`zhuoji.flows.ingest.prefect_run.run_ingest` on the first ``--hands`` hands of the
 ``bench/ingest.py`` corpus (built there, under ``--out``) into a new database, against one
 temporary Prefect server and the workers' fork server (both started first, not timed),
 and prints the wall time, hands/s, the machine's steal and idle shares during the run
@@ -11,12 +11,12 @@ and prints the wall time, hands/s, the machine's steal and idle shares during th
 process, each worker, the Prefect server, the fork server) sampled every 0.2 s
 (``bench/ingest.py``'s ``TreeMeter``). To compare with
 another commit, run that checkout's copy of this file with ``PYTHONPATH`` on it and from
-that checkout's folder: before ``flows.fork_server`` gave the fork server this process's
-import path, the fork server imported from the current folder first.
+that checkout's folder: before ``zhuoji.flows.runtime.fork_server`` gave the fork server
+this process's import path, the fork server imported from the current folder first.
 ``--writer-threads`` sets the loader's DuckDB threads
-(:data:`flows.ingest.LOCAL_WRITER_THREADS`; 0: DuckDB's default, a thread per core), to
-compare the two. ``--spawn`` runs the workers in Prefect's own process pool instead of
-:class:`flows.pool.ForkServerTaskRunner` (spawned, not forked; tasks handed on in
+(:data:`zhuoji.flows.ingest.prefect_run.LOCAL_WRITER_THREADS`; 0: DuckDB's default, a thread
+per core), to compare the two. ``--spawn`` runs the workers in Prefect's own process pool instead of
+:class:`zhuoji.flows.runtime.pool.ForkServerTaskRunner` (spawned, not forked; tasks handed on in
 Prefect's order), to compare the two.
 """
 
@@ -68,7 +68,7 @@ def main() -> None:
 
     import ingest as corpus  # bench/ingest.py: the corpus (bench/ is first on sys.path)
 
-    import flows.ingest as flow_module
+    import zhuoji.flows.ingest.prefect_run as flow_module
 
     if args.spawn:
         from prefect.task_runners import ProcessPoolTaskRunner

@@ -4,7 +4,8 @@ does not move, for comparing small changes.
     .venv/bin/python bench/instructions.py [--out bench/out]
 
 Runs one process under ``valgrind --tool=callgrind`` with counting off; the process hands a
-first stream file of the ``bench/ingest.py`` corpus to :func:`flows.process.process_file`
+first stream file of the ``bench/ingest.py`` corpus to
+:func:`zhuoji.flows.ingest.worker.process_file`
 (imports, caches and the first Parquet writers warm up there), turns counting on with
 ``callgrind_control``, hands it a second file of 1,000 hands, and turns counting off. Prints
 the instructions counted and the instructions per hand. The same code and corpus give the
@@ -32,9 +33,9 @@ from pathlib import Path
 
 def _child(warm: str, measured: str) -> None:
     try:
-        from flows.process import process_file, rare_collections
-    except ImportError:  # a checkout from before flows.process (PYTHONPATH, see above)
-        from flows.ingest import process_file, rare_collections  # type: ignore[no-redef]
+        from zhuoji.flows.ingest.worker import process_file, rare_collections
+    except ImportError:  # a checkout from before zhuoji.flows.ingest.worker (PYTHONPATH, see above)
+        from zhuoji.flows.ingest.prefect_run import process_file, rare_collections  # type: ignore[no-redef]
 
     staging = tempfile.mkdtemp()
     try:

@@ -9,7 +9,7 @@ one stream file. Then, for each encoding, times
 * the floor: ``orjson.loads`` of the same bytes with no validation (each document file
   read whole; each line of the stream file), and
 * validated parsing into the fast form: ``parsers.generate_fast_games`` over the same
-  files (msgspec structs, :mod:`parsers.fast`: the same games, checks and errors as the
+  files (msgspec structs, :mod:`zhuoji.parsers.fast`: the same games, checks and errors as the
   models; what ``zhuoji ingest``, ``audit`` and ``validate`` read with), and
 * validated parsing into the pydantic models: ``parsers.generate_games``,
 
@@ -33,9 +33,9 @@ import orjson
 import pydantic_core
 from _corpus import Corpus, build_corpus  # bench/ is the script's folder, first on sys.path
 
-from parsers import fast
-from parsers.models import Game
-from parsers.read import generate_fast_games, generate_games
+from zhuoji.parsers import fast
+from zhuoji.parsers.models import Game
+from zhuoji.parsers.read import generate_fast_games, generate_games
 
 
 def _floor_documents(paths: tuple[Path, ...], gzipped: bool) -> Callable[[], int]:

@@ -17,11 +17,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from flows import warehouse
-from flows.ingest import stale_files
-from flows.process import ruleset_use_of
-from rules.presets import preset_names
-from rules.version import ENGINE_VERSION
+from zhuoji.flows.ingest.prefect_run import stale_files
+from zhuoji.flows.ingest.worker import ruleset_use_of
+from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.rules.presets import preset_names
+from zhuoji.rules.version import ENGINE_VERSION
 
 
 def build(db: Path, files: int, games_per_file: int) -> None:

@@ -2,10 +2,10 @@
 
 Prints rows ``label  value  unit`` measured on one core:
 
-* complete-hand checks per second, ours (:func:`rules.hand.is_complete`) against the
+* complete-hand checks per second, ours (:func:`zhuoji.rules.hand.is_complete`) against the
   ``mahjong`` package's ``Agari().is_agari``, on the same seeded hands in the same run;
-* ready checks per second, ours (:func:`rules.hand.waiting_tiles` and
-  :func:`rules.hand.is_ready`) against ``Shanten.calculate_shanten(...) == 0`` and against
+* ready checks per second, ours (:func:`zhuoji.rules.hand.waiting_tiles` and
+  :func:`zhuoji.rules.hand.is_ready`) against ``Shanten.calculate_shanten(...) == 0`` and against
   finding the waits with 27 ``is_agari`` calls;
 * the speed ratios, and our first pass over fresh tables (cold) beside the steady state;
 * replay (bench/_replay_hands.py) on the compiled and on the pure engine in the same run:
@@ -41,7 +41,7 @@ from typing import Any
 from mahjong.agari import Agari
 from mahjong.shanten import Shanten
 
-from rules.hand import clear_tables, is_complete, is_ready, waiting_tiles
+from zhuoji.rules.hand import clear_tables, is_complete, is_ready, waiting_tiles
 
 Row = tuple[str, float, str]
 Counts = list[int]
@@ -190,7 +190,7 @@ def engine_replay(pure: bool, hands: int, rounds: int) -> dict[str, tuple[float,
     if pure:
         env["ZHUOJI_PURE"] = "1"
     script = Path(__file__).with_name("_replay_hands.py")
-    probe = "import rules.engine as e; print(e.engine_kind())"
+    probe = "import zhuoji.rules.engine as e; print(e.engine_kind())"
     kind = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
                           text=True, check=True).stdout.strip()
     if kind != ("pure" if pure else "compiled"):
@@ -205,7 +205,7 @@ def engine_replay(pure: bool, hands: int, rounds: int) -> dict[str, tuple[float,
 def replay_rows(hands: int, rounds: int, pairs: int) -> list[Row]:
     """Replay on both engines, alternating, best of ``pairs`` runs each (hands/s and calls/s
     are higher-is-better; the mean events per hand is the same for both)."""
-    import rules.engine as engine
+    import zhuoji.rules.engine as engine
 
     has_compiled = engine.compiled_available()
     kinds = [False, True] if has_compiled else [True]
@@ -254,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="replay runs per engine, alternating (best is kept)")
     args = parser.parse_args(argv)
 
-    import rules.engine as engine
+    import zhuoji.rules.engine as engine
 
     note = pin_one_core()
     print(f"# hand checks, python {sys.version.split()[0]}, {note}, "

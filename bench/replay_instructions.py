@@ -8,7 +8,7 @@ For each checkout (this one first, then each ``--checkout``, which must have its
 under ``valgrind --tool=callgrind`` with counting off: it generates the seeded legal hands
 of ``bench/_replay_hands.py`` (``tests.rules.builders.random_hands``, the guiyang preset),
 replays them once to warm the engine's tables, turns counting on with
-``callgrind_control``, replays them again (:func:`rules.replay.replay_hand`: the deal check,
+``callgrind_control``, replays them again (:func:`zhuoji.rules.replay.replay_hand`: the deal check,
 every event checked and applied, every fact of the replay), and turns counting off. Prints
 the instructions per hand and per event for each run, and the ratios: pure / compiled
 within a checkout (how much the compiled engine saves), and each checkout against the
@@ -39,10 +39,10 @@ SEED = 20261101
 
 def _child(hands: int) -> None:
     sys.path.insert(0, os.getcwd())  # the checkout under test (for tests.rules.builders)
-    from rules.engine import engine_kind
-    from rules.presets import load_preset
-    from rules.replay import replay_hand
     from tests.rules.builders import random_hands
+    from zhuoji.rules.engine import engine_kind
+    from zhuoji.rules.presets import load_preset
+    from zhuoji.rules.replay import replay_hand
 
     ruleset = load_preset("guiyang")
     records = random_hands(SEED, hands, ruleset)

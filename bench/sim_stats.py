@@ -31,12 +31,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rules.bots import bots_of  # noqa: E402
-from rules.events import Bird, Chow, Kong, Pong, Ready, Roll, Seabed, SmallWin  # noqa: E402
-from rules.facts import Outcome  # noqa: E402
-from rules.families import family_of  # noqa: E402
-from rules.presets import load_preset, preset_names  # noqa: E402
-from rules.table import table_rules_of  # noqa: E402
+from zhuoji.rules.bots import bots_of  # noqa: E402
+from zhuoji.rules.events import Bird, Chow, Kong, Pong, Ready, Roll, Seabed, SmallWin  # noqa: E402
+from zhuoji.rules.facts import Outcome  # noqa: E402
+from zhuoji.rules.families import family_of  # noqa: E402
+from zhuoji.rules.presets import load_preset, preset_names  # noqa: E402
+from zhuoji.rules.table import table_rules_of  # noqa: E402
 
 HANDS_PER_GAME = 8
 SEED = 20260105

@@ -3,9 +3,10 @@
 Prints rows ``label  value  unit``:
 
 * simulated and settled hands per second in memory, one process
-  (:mod:`rules.families.guizhou.simulate`);
+  (:mod:`zhuoji.rules.families.guizhou.simulate`);
 * hands per second written as logs (simulate, settle, convert, write) by
-  :func:`flows.simulate.run_simulation` with one and with two worker processes, in the
+  :func:`zhuoji.flows.simulation.writer.run_simulation` with one and with two worker processes, in
+  the
   stream encoding (gzip) and the document encoding;
 * the projected time for 1,000,000 hands with two processes, against the one-hour goal.
 
@@ -33,10 +34,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from flows.simulate import SimulationRequest, run_simulation  # noqa: E402
-from parsers.read import Encoding  # noqa: E402
-from rules.families.guizhou.simulate import simulate_game  # noqa: E402
-from rules.presets import load_preset  # noqa: E402
+from zhuoji.flows.simulation.writer import SimulationRequest, run_simulation  # noqa: E402
+from zhuoji.parsers.read import Encoding  # noqa: E402
+from zhuoji.rules.families.guizhou.simulate import simulate_game  # noqa: E402
+from zhuoji.rules.presets import load_preset  # noqa: E402
 
 Row = tuple[str, float, str]
 HANDS_PER_GAME = 8

@@ -14,11 +14,11 @@ from __future__ import annotations
 import argparse
 import time
 
-import rules.engine as engine
-from rules.families.changsha.simulate import generate_games
-from rules.presets import resolve_ruleset
-from rules.replay import replay_hand
-from rules.table import table_rules_of
+import zhuoji.rules.engine as engine
+from zhuoji.rules.families.changsha.simulate import generate_games
+from zhuoji.rules.presets import resolve_ruleset
+from zhuoji.rules.replay import replay_hand
+from zhuoji.rules.table import table_rules_of
 
 
 def main() -> None:

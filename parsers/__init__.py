@@ -1,8 +1,8 @@
 """Reading and writing ``zhuoji-log/1`` game logs (no game rules here)."""
 
-from parsers.errors import MalformedLogError, TileNotationError
-from parsers.limits import Limits
-from parsers.models import (
+from zhuoji.parsers.errors import MalformedLogError, TileNotationError
+from zhuoji.parsers.limits import Limits
+from zhuoji.parsers.models import (
     SCHEMA_ID,
     BirdEvent,
     ChowEvent,
@@ -25,7 +25,7 @@ from parsers.models import (
     SmallWinEvent,
     WinEvent,
 )
-from parsers.read import (
+from zhuoji.parsers.read import (
     LOG_SUFFIXES,
     Encoding,
     generate_games,
@@ -35,15 +35,15 @@ from parsers.read import (
     parse_document,
     parse_encoding,
 )
-from parsers.schema import game_json_schema
-from parsers.tiles import (
+from zhuoji.parsers.schema import game_json_schema
+from zhuoji.parsers.tiles import (
     CANONICAL_TILES,
     FULL_TILE_SET,
     SUITED_TILE_SET,
     TileSetOf,
     parse_tile_text,
 )
-from parsers.write import format_document, format_stream, generate_stream_lines, write_games
+from zhuoji.parsers.write import format_document, format_stream, generate_stream_lines, write_games
 
 __all__ = [
     "CANONICAL_TILES",

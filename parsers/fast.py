@@ -1,6 +1,6 @@
-"""The log format as msgspec structs: the same games as :mod:`parsers.models`, decoded fast.
+"""The log format as msgspec structs: the same games as :mod:`zhuoji.parsers.models`, decoded fast.
 
-The pydantic models of :mod:`parsers.models` define the format: what a log may contain,
+The pydantic models of :mod:`zhuoji.parsers.models` define the format: what a log may contain,
 the JSON Schema, and the error a bad log gets. Building one pydantic object per event
 costs about four times the raw JSON decoding, and a log is mostly events; the bulk readers
 (the ingest, the audit) take the games in this second form instead, decoded by msgspec
@@ -19,7 +19,7 @@ to this, field by field and on mutated logs.
 The structs decode the 108-tile notation only (:data:`TileText`): a game holding an honour
 or a flower is read by the models, held to its ruleset's tiles there, and converted. The
 honours and flowers are then held in the same structs (the tile fields' values are any
-canonical text of :data:`parsers.tiles.FULL_TILE_SET`), at the models' speed.
+canonical text of :data:`zhuoji.parsers.tiles.FULL_TILE_SET`), at the models' speed.
 """
 
 from __future__ import annotations
@@ -32,9 +32,16 @@ import msgspec
 from msgspec import Meta, Struct
 from pydantic import TypeAdapter, ValidationError
 
-from parsers import models
-from parsers.models import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, MAX_PLAYERS, MIN_PLAYERS
-from parsers.tiles import TileSetOf
+from zhuoji.parsers import models
+from zhuoji.parsers.models import (
+    INT32_MAX,
+    INT32_MIN,
+    INT64_MAX,
+    INT64_MIN,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+)
+from zhuoji.parsers.tiles import TileSetOf
 
 TileText = Literal[
     "1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m",
@@ -249,7 +256,7 @@ class Hand(_Value, frozen=True, kw_only=True):
 class Game(
     Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename={"schema_": "schema"}
 ):
-    """One game; the attributes are those of :class:`parsers.models.Game`."""
+    """One game; the attributes are those of :class:`zhuoji.parsers.models.Game`."""
 
     schema_: Literal["zhuoji-log/1"] = "zhuoji-log/1"
     game_id: Annotated[str, Meta(min_length=1)]
@@ -337,7 +344,7 @@ def decode_game(document: bytes | str) -> Game | None:
 def parse_game(document: bytes | str, *, tiles: TileSetOf | None = None) -> Game:
     """One game document in this form; a bad document raises the models' ``ValidationError``.
 
-    The same games are accepted as by :func:`parsers.models.validate_game_json` with the
+    The same games are accepted as by :func:`zhuoji.parsers.models.validate_game_json` with the
     same ``tiles``.
     """
     game = decode_game(document)

@@ -1,6 +1,6 @@
 """Limits on what one log file may hold, so that no input costs unbounded memory or time.
 
-Every reader of :mod:`parsers.read` checks them. The defaults suit real logs by a wide
+Every reader of :mod:`zhuoji.parsers.read` checks them. The defaults suit real logs by a wide
 margin; each can be changed with an environment variable (``ZHUOJI_MAX_FILE_BYTES`` and
 so on), read when a file is opened, which is also how the ingest's worker processes get
 them. A size is a number of bytes, optionally with a binary unit: ``1048576``,

@@ -4,7 +4,7 @@ Field names are the contract of ``docs/log-format.md``; the JSON key ``from`` is
 attribute ``from_seat``. Tiles are stored as canonical text (``"5m"``, ``"W"``, ``"1z"``):
 canonical suited input is checked by pydantic-core alone, any other accepted spelling
 (Chinese names, glyphs, the honours and flowers) is normalised by
-:func:`parsers.tiles.parse_tile_text`. Which tiles a game may hold is given by the
+:func:`zhuoji.parsers.tiles.parse_tile_text`. Which tiles a game may hold is given by the
 validation's context (:class:`TileContext`): without one, the 108-tile notation, as before
 the families beyond Guizhou; the readers hold a game to the tiles of its ruleset
 (:func:`validate_game_json`, ``tiles``). Only the format is checked
@@ -40,8 +40,8 @@ from pydantic.dataclasses import dataclass
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
-from parsers.errors import excerpt
-from parsers.tiles import (
+from zhuoji.parsers.errors import excerpt
+from zhuoji.parsers.tiles import (
     CANONICAL_TILES,
     FULL_TILE_SET,
     SUITED_TILE_SET,
@@ -51,7 +51,7 @@ from parsers.tiles import (
 )
 
 if TYPE_CHECKING:
-    from parsers import fast
+    from zhuoji.parsers import fast
 
 SCHEMA_ID = "zhuoji-log/1"
 MIN_PLAYERS = 2
@@ -489,7 +489,7 @@ def validate_game_json(document: bytes | str, *, tiles: TileSetOf | None = None)
     previous state is restored. A bad document raises ``pydantic.ValidationError``.
 
     ``tiles`` gives the tiles a game of a ruleset may hold; without it every game is held
-    to the 108-tile notation (:data:`~parsers.tiles.SUITED_TILE_SET`). With it, a game
+    to the 108-tile notation (:data:`~zhuoji.parsers.tiles.SUITED_TILE_SET`). With it, a game
     holding an honour or a flower is read once more, held to its ruleset's tiles, when
     one of its tiles is not among them: the error is then the one any other unknown tile
     gets, at the same field.

@@ -6,15 +6,15 @@ read line by line, one game at a time. Only the few control lines (``start_game`
 ``start_hand``, ``end_hand``, ``end_game``) are decoded in Python; event lines are kept as
 raw bytes and spliced into one document per game, which pydantic-core validates in one
 pass. When a game fails, the faulty line is found afterwards (the slow path runs only for
-bad games), one :class:`~parsers.errors.MalformedLogError` is yielded for it, and reading
+bad games), one :class:`~zhuoji.parsers.errors.MalformedLogError` is yielded for it, and reading
 resumes at the next ``start_game`` line.
 
 Every reader holds every file to the same checks (:func:`find_game_fault`, a game id once
-per file) and to the limits of :class:`~parsers.limits.Limits` (bytes per file, game and
+per file) and to the limits of :class:`~zhuoji.parsers.limits.Limits` (bytes per file, game and
 line; length of ids and names), so that one file gets one verdict wherever it is read;
 only regular files are opened (:func:`open_regular_file`).
 
-Every reader takes ``tiles`` (:data:`~parsers.tiles.TileSetOf`): the tiles a game of a
+Every reader takes ``tiles`` (:data:`~zhuoji.parsers.tiles.TileSetOf`): the tiles a game of a
 ruleset may hold, from a caller who knows the rules. Without it a game is held to the
 108-tile notation, and an honour or a flower is an unknown tile, named by file, line and
 field like any other.
@@ -39,16 +39,17 @@ from typing import Any, Protocol, TypeVar
 import orjson
 from pydantic import ValidationError
 
-from parsers import fast
-from parsers.errors import MalformedLogError, excerpt
-from parsers.limits import Limits, current_limits, format_size
-from parsers.models import EVENT_TYPES, Game, validate_game_json
-from parsers.tiles import TileSetOf
+from zhuoji.parsers import fast
+from zhuoji.parsers.errors import MalformedLogError, excerpt
+from zhuoji.parsers.limits import Limits, current_limits, format_size
+from zhuoji.parsers.models import EVENT_TYPES, Game, validate_game_json
+from zhuoji.parsers.tiles import TileSetOf
 
 G = TypeVar("G", Game, fast.Game)
 Validate = Callable[[bytes | str], G]
 """Validates one game document (bytes or text), raising ``pydantic.ValidationError``:
-:func:`~parsers.models.validate_game_json` for the models, :func:`~parsers.fast.parse_game`
+:func:`~zhuoji.parsers.models.validate_game_json` for the models,
+:func:`~zhuoji.parsers.fast.parse_game`
 for the fast form. Every reader below comes in both forms."""
 
 
@@ -269,7 +270,7 @@ def parse_document(
     """One game from the bytes of a document; raises :class:`MalformedLogError`.
 
     A UTF-8 byte order mark at the start is skipped; the game gets the checks of
-    :func:`find_game_fault` (``limits`` default to :func:`~parsers.limits.current_limits`).
+    :func:`find_game_fault` (``limits`` default to :func:`~zhuoji.parsers.limits.current_limits`).
     """
     return _parse_document(data, path, _models_validate(tiles), limits)
 
@@ -281,7 +282,7 @@ def parse_fast_document(
     limits: Limits | None = None,
     tiles: TileSetOf | None = None,
 ) -> fast.Game:
-    """Like :func:`parse_document`, the game in the fast form (:mod:`parsers.fast`)."""
+    """Like :func:`parse_document`, the game in the fast form (:mod:`zhuoji.parsers.fast`)."""
     return _parse_document(data, path, _fast_validate(tiles), limits)
 
 
@@ -911,7 +912,7 @@ def generate_stream_games(
     yields one :class:`MalformedLogError` naming its line, and reading resumes at the next
     ``start_game`` line. A read or decompression error ends the stream with one error, as
     does a stream past :attr:`Limits.max_file_bytes`. ``limits`` default to
-    :func:`~parsers.limits.current_limits`.
+    :func:`~zhuoji.parsers.limits.current_limits`.
     """
     return _generate_stream_games(source, path, _models_validate(tiles), limits)
 
@@ -1147,8 +1148,8 @@ def generate_games(
 
     The encoding follows the file name (:data:`LOG_SUFFIXES`). Stream files are read
     line by line and never held whole. What is no regular file is refused, unread.
-    ``limits`` (:class:`~parsers.limits.Limits`) default to
-    :func:`~parsers.limits.current_limits`. ``tiles``: see the module's text.
+    ``limits`` (:class:`~zhuoji.parsers.limits.Limits`) default to
+    :func:`~zhuoji.parsers.limits.current_limits`. ``tiles``: see the module's text.
     """
     return _generate_games(path, _models_validate(tiles), None, limits)
 
@@ -1197,7 +1198,7 @@ def generate_fast_games(
     limits: Limits | None = None,
     tiles: TileSetOf | None = None,
 ) -> Iterator[fast.Game | MalformedLogError]:
-    """Like :func:`generate_games`, the games in the fast form (:mod:`parsers.fast`):
+    """Like :func:`generate_games`, the games in the fast form (:mod:`zhuoji.parsers.fast`):
     the same games and errors, decoded at about the speed of plain JSON decoding.
 
     ``sink``, when given, gets every byte of the file as stored, in the one read that

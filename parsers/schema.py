@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from parsers.models import Game
+from zhuoji.parsers.models import Game
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

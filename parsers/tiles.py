@@ -21,19 +21,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from parsers.errors import TileNotationError
+from zhuoji.parsers.errors import TileNotationError
 
 CANONICAL_TILES: tuple[str, ...] = tuple(
     [f"{rank}{suit}" for suit in "mps" for rank in range(1, 10)] + ["W"]
 )
-"""The 28 canonical tile texts of the Guizhou logs, in the order of ``rules.tiles.Tile``."""
+"""The 28 canonical tile texts of the Guizhou logs, in the order of ``zhuoji.rules.tiles.Tile``."""
 
 HONOUR_TILES: tuple[str, ...] = tuple(f"{rank}z" for rank in range(1, 8))
-"""The honours 东 南 西 北 白 发 中, in the order of ``rules.tiles.Tile`` (after ``W``)."""
+"""The honours 东 南 西 北 白 发 中, in the order of ``zhuoji.rules.tiles.Tile`` (after ``W``)."""
 FLOWER_TILES: tuple[str, ...] = tuple(f"{rank}f" for rank in range(1, 9))
-"""The flowers 春 夏 秋 冬 梅 兰 竹 菊, in the order of ``rules.tiles.Tile`` (after the honours)."""
+"""The flowers 春 夏 秋 冬 梅 兰 竹 菊, in the order of ``zhuoji.rules.tiles.Tile`` (after the
+honours)."""
 EXTENDED_TILES: tuple[str, ...] = CANONICAL_TILES + HONOUR_TILES + FLOWER_TILES
-"""Every canonical tile text, in the order of ``rules.tiles.Tile``."""
+"""Every canonical tile text, in the order of ``zhuoji.rules.tiles.Tile``."""
 
 SUITED_TILE_SET: frozenset[str] = frozenset(CANONICAL_TILES)
 """The tiles of the 108-tile games (and the wildcard): what a reader given no
@@ -43,7 +44,8 @@ FULL_TILE_SET: frozenset[str] = frozenset(EXTENDED_TILES)
 
 TileSetOf = Callable[[str], frozenset[str]]
 """A game's ``ruleset`` (a preset name) to the canonical texts of the tiles its games may
-hold. The readers take one from their caller, who knows the rules (``flows.bridge``): the
+hold. The readers take one from their caller, who knows the rules (``zhuoji.flows.audit.bridge``):
+the
 parsers never resolve a ruleset themselves."""
 
 _RANK_SPELLINGS: tuple[tuple[int, str], ...] = (

@@ -16,8 +16,8 @@ from typing import Any
 
 import orjson
 
-from parsers.models import Game
-from parsers.read import Encoding, parse_encoding
+from zhuoji.parsers.models import Game
+from zhuoji.parsers.read import Encoding, parse_encoding
 
 
 def _game_dict(game: Game) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""The rules engine. Importing the package chooses the engine (:mod:`rules.engine`)."""
+"""The rules engine. Importing the package chooses the engine (:mod:`zhuoji.rules.engine`)."""
 
-from rules.engine import select as _select
+from zhuoji.rules.engine import select as _select
 
 _select()

@@ -1,6 +1,6 @@
 """The audit of a hand: replay, settlement and the checks against the recorded result.
 
-:func:`audit_hand` replays a :class:`~rules.events.HandRecord` with full legality checks,
+:func:`audit_hand` replays a :class:`~zhuoji.rules.events.HandRecord` with full legality checks,
 settles it with its family's settlement (unless a fatal violation stopped it) and compares
 the settlement with the record's ``result`` by the family's ``audit_result``. Its findings
 list the replay's violations first (in event order), then the settlement checks (``not_zero_sum``,
@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rules.continuing import Carry
-from rules.events import HandRecord
-from rules.families import family_of
-from rules.frozen import quick_init
-from rules.mechanics import mechanics_of
-from rules.replay import GameCarry, HandReplay, replay_hand
-from rules.settings import RulesetBase
-from rules.violations import Violation
+from zhuoji.rules.continuing import Carry
+from zhuoji.rules.events import HandRecord
+from zhuoji.rules.families import family_of
+from zhuoji.rules.frozen import quick_init
+from zhuoji.rules.mechanics import mechanics_of
+from zhuoji.rules.replay import GameCarry, HandReplay, replay_hand
+from zhuoji.rules.settings import RulesetBase
+from zhuoji.rules.violations import Violation
 
 __all__ = ["HandAudit", "audit_game", "audit_hand"]
 
@@ -31,7 +31,7 @@ class HandAudit:
 
     record: HandRecord
     replay: HandReplay
-    settlement: Any  # the family's settlement (Guizhou: rules.families.guizhou.settlement
+    settlement: Any  # the family's settlement (Guizhou: zhuoji.rules.families.guizhou.settlement
     # .Settlement); None when a fatal violation stopped the replay
     findings: tuple[Violation, ...]  # replay violations, then the settlement checks
 
@@ -66,7 +66,7 @@ def audit_hand(
 ) -> HandAudit:
     """Replay, settle (at the record's stake and 连庄 count) and check one hand;
     ``explain=False`` leaves the settlement's explanation empty (see the family's
-    ``settle``). ``carry`` and ``before``: as for :func:`~rules.replay.replay_hand` (given
+    ``settle``). ``carry`` and ``before``: as for :func:`~zhuoji.rules.replay.replay_hand` (given
     by :func:`audit_game` to a family that carries state from hand to hand)."""
     family = ruleset.derived(family_of)
     replay = replay_hand(record, ruleset, carry=carry, before=before)
@@ -83,7 +83,7 @@ def audit_game(
 ) -> list[HandAudit]:
     """Audit every hand of a game; a fatal violation stops only its own hand. A family
     that carries state from hand to hand gets it threaded through, as in
-    :func:`~rules.replay.replay_game`."""
+    :func:`~zhuoji.rules.replay.replay_game`."""
     if not mechanics_of(ruleset).carry:
         return [audit_hand(record, ruleset, explain=explain) for record in records]
     out: list[HandAudit] = []

@@ -6,7 +6,7 @@ A family's bots live in its own folder (``rules/families/<name>/simulate.py``) a
 family names that module in its registration (``Family.extras["simulate"]``, a module
 path); :func:`bots_of` imports it on demand, so registering a family costs no bot import.
 The module offers ``simulate_game``, ``play_record`` and ``Deviation`` with the signatures
-of :mod:`rules.families.guizhou.simulate`'s (``docs/simulator.md``).
+of :mod:`zhuoji.rules.families.guizhou.simulate`'s (``docs/simulator.md``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
 
-from rules.events import (
+from zhuoji.rules.events import (
     Chow,
     Discard,
     Draw,
@@ -29,13 +29,13 @@ from rules.events import (
     Pong,
     RecordedResult,
 )
-from rules.families import family_of
-from rules.hand import is_complete
-from rules.replay import HandReplay
-from rules.settings import RulesetBase
-from rules.shanten import shanten_of_keys
-from rules.table import Table
-from rules.tiles import NUM_KINDS, NUM_SUITED, Tile
+from zhuoji.rules.families import family_of
+from zhuoji.rules.hand import is_complete
+from zhuoji.rules.replay import HandReplay
+from zhuoji.rules.settings import RulesetBase
+from zhuoji.rules.shanten import shanten_of_keys
+from zhuoji.rules.table import Table
+from zhuoji.rules.tiles import NUM_KINDS, NUM_SUITED, Tile
 
 __all__ = [
     "BOTS_EXTRA",
@@ -100,7 +100,7 @@ class PlayedHand:
 class HandTracker:
     """A bot's own hand, followed as the events of its seat are played: the count of each
     tile kind (``counts``, the wildcard's at ``Tile.W``), each suit's key (``keys``, its
-    counts in base 5, as :mod:`rules.shanten` reads them), the number of melds and the
+    counts in base 5, as :mod:`zhuoji.rules.shanten` reads them), the number of melds and the
     tiles of its pongs, in the order made. Each family's bots hold one per player and
     keep their own policy beside it; the tests check it against the table's view."""
 

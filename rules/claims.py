@@ -3,8 +3,8 @@ with ``Mechanics.chow`` and ``Mechanics.flowers`` (``rules/mechanics.py``).
 
 Each rule is written here once, as a check (the violation an event would be, or ``None``)
 and an apply (the change a legal event makes), registered as the event kinds of the
-mechanics ``chow`` and ``flowers`` (:func:`rules.table.register_mechanic_kind`, when
-:mod:`rules.table` imports this module); the table calls :func:`apply_flower_draw` for the
+mechanics ``chow`` and ``flowers`` (:func:`zhuoji.rules.table.register_mechanic_kind`, when
+:mod:`zhuoji.rules.table` imports this module); the table calls :func:`apply_flower_draw` for the
 replacement draw that follows a flower, and lists the candidates of
 :func:`chow_candidates` and :func:`flower_candidates` in ``legal_actions``. A table whose
 family plays neither (Guizhou) never reaches this module: a ``flower`` there is
@@ -31,15 +31,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from rules import table as tb
-from rules.events import Chow, Draw, Event, ExhaustiveDraw, Flower
-from rules.facts import ClaimKind
-from rules.melds import MeldKind
-from rules.tiles import FLOWER_TILES, NUM_SUITED, NUM_TILE_KINDS, Tile, format_tiles
-from rules.violations import Violation, ViolationCode
+from zhuoji.rules import table as tb
+from zhuoji.rules.events import Chow, Draw, Event, ExhaustiveDraw, Flower
+from zhuoji.rules.facts import ClaimKind
+from zhuoji.rules.melds import MeldKind
+from zhuoji.rules.tiles import FLOWER_TILES, NUM_SUITED, NUM_TILE_KINDS, Tile, format_tiles
+from zhuoji.rules.violations import Violation, ViolationCode
 
 if TYPE_CHECKING:
-    from rules.table import Table
+    from zhuoji.rules.table import Table
 
 __all__ = [
     "apply_chow",

@@ -15,7 +15,7 @@ to the next (``docs/rules/families.md``, ``docs/rules/legality.md``).
   recomputed from the earlier hands by the family's hook and compared with a hand's
   recorded ``carry``.
 
-The table (:mod:`rules.table`) keeps a :class:`Continuing` in its ``_cont`` slot when its
+The table (:mod:`zhuoji.rules.table`) keeps a :class:`Continuing` in its ``_cont`` slot when its
 family plays any of the first three (``None`` otherwise, and the Guizhou table never calls
 in here); the checks and applies of ``exchange`` and ``declare_suit`` are here, the table's
 own handlers call the checks that a mechanic adds to theirs.
@@ -27,14 +27,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rules.events import DeclareSuit, Event, Exchange, Suit
-from rules.frozen import quick_init
-from rules.mechanics import Mechanics
-from rules.tiles import ALL_TILES, NUM_SUITED, Tile, format_tiles
-from rules.violations import Violation, ViolationCode
+from zhuoji.rules.events import DeclareSuit, Event, Exchange, Suit
+from zhuoji.rules.frozen import quick_init
+from zhuoji.rules.mechanics import Mechanics
+from zhuoji.rules.tiles import ALL_TILES, NUM_SUITED, Tile, format_tiles
+from zhuoji.rules.violations import Violation, ViolationCode
 
 if TYPE_CHECKING:
-    from rules.table import Table
+    from zhuoji.rules.table import Table
 
 __all__ = [
     "Carry",
@@ -280,13 +280,13 @@ def apply_declare(t: Table, ev: DeclareSuit) -> None:
 
 def _end_setup(t: Table, c: Continuing) -> None:
     if not c.in_setup:
-        from rules.table import Phase
+        from zhuoji.rules.table import Phase
 
         t._phase = Phase.DISCARD  # the dealer's first turn
 
 
 def _setup_phase() -> object:
-    from rules.table import Phase
+    from zhuoji.rules.table import Phase
 
     return Phase.SETUP
 
@@ -391,7 +391,7 @@ def after_win(t: Table, seat: int, first: bool) -> None:
     won = t._won
     active = [s for s in range(n) if not won[s]]
     t._pending_kong = None  # a robbed kong gets no replacement
-    from rules.table import Phase
+    from zhuoji.rules.table import Phase
 
     if len(active) <= 1:
         t._phase = Phase.WON  # one seat left without a win: the hand is over

@@ -52,33 +52,34 @@ PURE_ENV = "ZHUOJI_PURE"
 """The switch: set to ``1`` (or ``true``/``yes``) for the pure engine."""
 
 COMPILED: tuple[str, ...] = (
-    "rules.tiles",
-    "rules.violations",
-    "rules.memo",
-    "rules.melds",
-    "rules.events",
-    "rules.facts",
-    "rules.hand",
-    "rules.families.guizhou.patterns",
-    "rules.shanten",
-    "rules.continuing",
-    "rules.table",
-    "rules.families.guizhou.legality",
-    "rules.families.guizhou.settlement",
-    "rules.replay",
-    "rules.audit",
-    "rules.families.guizhou.simulate",
+    "zhuoji.rules.tiles",
+    "zhuoji.rules.violations",
+    "zhuoji.rules.memo",
+    "zhuoji.rules.melds",
+    "zhuoji.rules.events",
+    "zhuoji.rules.facts",
+    "zhuoji.rules.hand",
+    "zhuoji.rules.families.guizhou.patterns",
+    "zhuoji.rules.shanten",
+    "zhuoji.rules.continuing",
+    "zhuoji.rules.table",
+    "zhuoji.rules.families.guizhou.legality",
+    "zhuoji.rules.families.guizhou.settlement",
+    "zhuoji.rules.replay",
+    "zhuoji.rules.audit",
+    "zhuoji.rules.families.guizhou.simulate",
 )
 """The modules compiled when a C compiler is present, in the order listed to mypyc. The
-pydantic-model modules (``rules.settings``, ``rules.presets``, each family's ``settings``)
-and the family registry (``rules.families`` and each family's ``family`` module) stay
-interpreted, and so does ``rules.wall_events`` (the wall mechanics: no Guizhou table plays
+pydantic-model modules (``zhuoji.rules.settings``, ``zhuoji.rules.presets``, each family's
+``settings``)
+and the family registry (``zhuoji.rules.families`` and each family's ``family`` module) stay
+interpreted, and so does ``zhuoji.rules.wall_events`` (the wall mechanics: no Guizhou table plays
 them, and the compiled table calls into it only for a family that does)."""
 
 DIGEST_FILE = "_engine_digest.txt"
 """The file in ``rules/`` holding :func:`source_digest` of the sources the build compiled."""
 
-_ROOT = Path(__file__).resolve().parent.parent
+_ROOT = Path(__file__).parent.parent.parent
 
 
 def pure_requested(environ: dict[str, str] | None = None) -> bool:
@@ -182,7 +183,7 @@ def _choose() -> tuple[str, str]:
     if pure_requested():
         return "pure", f"{PURE_ENV} is set"
     missing = sorted(set(COMPILED) - set(compiled))
-    stamp = _ROOT / "rules" / DIGEST_FILE
+    stamp = _ROOT / "zhuoji" / "rules" / DIGEST_FILE
     recorded = stamp.read_text(encoding="ascii").strip() if stamp.exists() else ""
     if missing or recorded != source_digest():
         what = (
@@ -203,15 +204,15 @@ def compiled_available() -> bool:
     """Whether a current compiled build is installed (whatever this process runs)."""
     if not all(_compiled_file(m, _ROOT) for m in COMPILED):
         return False
-    stamp = _ROOT / "rules" / DIGEST_FILE
+    stamp = _ROOT / "zhuoji" / "rules" / DIGEST_FILE
     return stamp.exists() and stamp.read_text(encoding="ascii").strip() == source_digest()
 
 
 def is_compiled() -> bool:
     """Whether the compiled engine runs in this process (the modules are imported)."""
-    import rules.table
+    import zhuoji.rules.table
 
-    return not rules.table.__file__.endswith(".py") if rules.table.__file__ else False
+    return not zhuoji.rules.table.__file__.endswith(".py") if zhuoji.rules.table.__file__ else False
 
 
 def engine_kind() -> str:

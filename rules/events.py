@@ -1,6 +1,6 @@
 """The rules engine's own event values (frozen, slotted).
 
-These mirror the log format's events with tiles as :class:`~rules.tiles.Tile`; the
+These mirror the log format's events with tiles as :class:`~zhuoji.rules.tiles.Tile`; the
 replayer never sees the parsers' models, a bridge in ``flows/`` converts.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rules.frozen import quick_init
-from rules.tiles import Tile
+from zhuoji.rules.frozen import quick_init
+from zhuoji.rules.tiles import Tile
 
 
 class KongKind(StrEnum):

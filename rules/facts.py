@@ -1,7 +1,7 @@
 """Facts of one replayed hand: what settlement and the warehouse read (frozen, slotted).
 
-The table (:mod:`rules.table`) produces these values; nothing here computes game logic.
-Tiles are :class:`~rules.tiles.Tile` values, tuples are in a fixed order (seat order,
+The table (:mod:`zhuoji.rules.table`) produces these values; nothing here computes game logic.
+Tiles are :class:`~zhuoji.rules.tiles.Tile` values, tuples are in a fixed order (seat order,
 event order or tile order), never in set order.
 """
 
@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
-from rules.events import KongKind
-from rules.frozen import quick_init
-from rules.melds import Meld
-from rules.tiles import Tile
+from zhuoji.rules.events import KongKind
+from zhuoji.rules.frozen import quick_init
+from zhuoji.rules.melds import Meld
+from zhuoji.rules.tiles import Tile
 
 
 class Outcome(StrEnum):
@@ -285,7 +285,7 @@ class WallFacts:
     """What the wall mechanics recorded in a hand: the dice thrown after kongs, the offers
     of the last tile, the birds and the seat each bird counts to (from the dealer: rank 1
     the dealer, 2 the next seat, 3 the one after, 4 the one before, 5 the dealer again ...).
-    ``None`` on a :class:`~rules.replay.HandReplay` of a family that plays none of them."""
+    ``None`` on a :class:`~zhuoji.rules.replay.HandReplay` of a family that plays none of them."""
 
     rolls: tuple[RollFact, ...]
     offers: tuple[SeabedOffer, ...]

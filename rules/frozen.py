@@ -12,7 +12,7 @@ same order, keyword-only ones and defaults included; the instance is as frozen a
 (assignment raises :class:`dataclasses.FrozenInstanceError`); equality, hashing, ``repr``,
 pickling and :func:`dataclasses.replace` are the dataclass's own.
 
-The compiled engine (:mod:`rules.engine`) needs these values as native classes (typed
+The compiled engine (:mod:`zhuoji.rules.engine`) needs these values as native classes (typed
 attribute access in compiled code), so :func:`quick_init` is called after the class body
 (``quick_init(Cls)``), not as a decorator: mypyc compiles a class with any decorator but
 ``@dataclass`` as a plain Python class. A native frozen dataclass would get the

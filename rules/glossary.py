@@ -29,7 +29,7 @@ it) holds
 
 Every function that gives a term's Chinese (:func:`zh`, :func:`term`, :func:`expand`,
 :func:`text`, :func:`translate` ...) takes ``family``: the name of a ruleset's family
-(``rules.families.family_of(ruleset).name``), None (the default) for the base words. Where
+(``zhuoji.rules.families.family_of(ruleset).name``), None (the default) for the base words. Where
 a hand of a known family is shown, its caller passes it; the pages and reports that mix
 families use the base words.
 
@@ -419,7 +419,7 @@ def parse_glossary(source: str, family: str | None = None) -> Glossary:
 
 @cache
 def _base() -> Glossary:
-    source = files("rules").joinpath("glossary.toml").read_text(encoding="utf-8")
+    source = files("zhuoji.rules").joinpath("glossary.toml").read_text(encoding="utf-8")
     return parse_glossary(source)
 
 
@@ -631,7 +631,7 @@ _SEAT_ZH = re.compile(r"座位(\d+)")
 
 def with_names_zh(line: str, names: list[str] | tuple[str, ...]) -> str:
     """A Chinese line with each ``座位N`` followed by the player's name, as
-    :func:`rules.families.guizhou.settlement.with_names` does in English."""
+    :func:`zhuoji.rules.families.guizhou.settlement.with_names` does in English."""
 
     def one(m: re.Match[str]) -> str:
         seat = int(m.group(1))

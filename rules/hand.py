@@ -3,7 +3,7 @@
 Everything works on *count vectors*: a sequence of 28 ints, ``counts[t]`` the number of
 tile ``t`` held (index 27 counts the wildcards ``W``), holding only the concealed part of a
 hand. Melds (pongs and kongs) are passed as a number of melds, or as
-:class:`~rules.melds.Meld` values where their tiles matter; a kong counts as one set like a
+:class:`~zhuoji.rules.melds.Meld` values where their tiles matter; a kong counts as one set like a
 pong. A complete concealed part therefore holds ``14 - 3 * melds`` tiles, a waiting one
 ``13 - 3 * melds``.
 
@@ -35,10 +35,18 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, Final
 
-from rules.frozen import quick_init
-from rules.melds import Meld
-from rules.memo import Memo, clear_all, on_clear_all
-from rules.tiles import COPIES, NUM_KINDS, NUM_SUITED, SUITED_TILES, Tile, format_tiles, tiles_of
+from zhuoji.rules.frozen import quick_init
+from zhuoji.rules.melds import Meld
+from zhuoji.rules.memo import Memo, clear_all, on_clear_all
+from zhuoji.rules.tiles import (
+    COPIES,
+    NUM_KINDS,
+    NUM_SUITED,
+    SUITED_TILES,
+    Tile,
+    format_tiles,
+    tiles_of,
+)
 
 MAX_WILDCARDS: Final = 4
 """The most wildcards one hand can hold (a ruleset has at most four)."""
@@ -116,7 +124,7 @@ _STD_CODES: Final = _SETS + _SETS + _PAIR  # ... these codes and 14 - 3 * melds 
 _SEVEN_MASK: Final = ~_CODE
 _SEVEN_TARGET: Final = (14 << _SHIFT) | (3 * _EVEN)
 
-_TABLE_LIMIT: Final = 1 << 18  # entries per table before it is emptied (rules.memo's policy)
+_TABLE_LIMIT: Final = 1 << 18  # entries per table before it is emptied (zhuoji.rules.memo's policy)
 _TRIE_LIMIT: Final = 1 << 15  # suit arrangements in a trie before it is emptied (the same policy)
 
 # The suit keys of a count vector, cut with prebuilt slices (or all three in one call).
@@ -283,12 +291,12 @@ def _sumset(left: int, right: int, limit: int) -> int:
 
 def clear_tables() -> None:
     """Empty every memo table of the engine and drop the suit automaton (results never
-    depend on them; benchmarks measure cold runs): :func:`rules.memo.clear_all`."""
+    depend on them; benchmarks measure cold runs): :func:`zhuoji.rules.memo.clear_all`."""
     clear_all()
 
 
 def _reset_structures() -> None:
-    """The suit automaton and the wait trie, dropped by :func:`rules.memo.clear_all`."""
+    """The suit automaton and the wait trie, dropped by :func:`zhuoji.rules.memo.clear_all`."""
     global _SUITS, _WAIT_TRIE_LEAVES
     _WAIT_TRIE[:] = [None] * (COPIES + 1)
     _WAIT_TRIE_LEAVES = 0

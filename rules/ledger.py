@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple, Protocol
 
-from rules.events import RecordedItem, RecordedResult
-from rules.frozen import quick_init
-from rules.glossary import zh
-from rules.violations import Violation, ViolationCode
+from zhuoji.rules.events import RecordedItem, RecordedResult
+from zhuoji.rules.frozen import quick_init
+from zhuoji.rules.glossary import zh
+from zhuoji.rules.violations import Violation, ViolationCode
 
 __all__ = [
     "ItemKey",

@@ -5,7 +5,7 @@ exactly as before. A family that plays with some of them gives its settings mode
 section ``mechanics: Mechanics`` (and, if it wants the flat names, ``"mechanics": ""`` in
 its ``flat_prefixes``); the table reads the section once per ruleset through
 :func:`mechanics_of`. The tiles a family plays with (108, 136 or 144, honours and
-flowers) are its :class:`rules.families.Family` ``tile_set``, not a mechanic.
+flowers) are its :class:`zhuoji.rules.families.Family` ``tile_set``, not a mechanic.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rules.settings import RulesetBase
+from zhuoji.rules.settings import RulesetBase
 
 
 class Mechanics(BaseModel):

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rules.frozen import quick_init
-from rules.tiles import Tile
+from zhuoji.rules.frozen import quick_init
+from zhuoji.rules.tiles import Tile
 
 
 class MeldKind(StrEnum):

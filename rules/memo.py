@@ -11,12 +11,13 @@ keeps memory bounded whatever the input, and leaves the work of a long run deter
 ``Memo.data`` is a plain dict that is never replaced (only emptied in place), so a hot
 path may read it directly (``table.data.get(key)``, or a module global bound to it) and
 call :meth:`Memo.put` on a miss. Structures that are not dicts (the tries of
-:mod:`rules.hand` and :mod:`rules.table`) follow the same policy with their own bound and
+:mod:`zhuoji.rules.hand` and :mod:`zhuoji.rules.table`) follow the same policy with their own bound
+and
 register how to empty them with :func:`on_clear_all`.
 
 :func:`clear_all` empties every table and structure (benchmarks measure cold runs; tests
 check that nothing depends on them). Values derived from a ruleset are not here: they hang
-off the ruleset (:meth:`rules.settings.RulesetBase.derived`), computed once per ruleset.
+off the ruleset (:meth:`zhuoji.rules.settings.RulesetBase.derived`), computed once per ruleset.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The presets the project ships: one TOML file per preset in ``rules/presets/``.
 
 A preset file names its rule family (``family = "guizhou"``) and holds the settings of that
-family's settings model (:mod:`rules.families`; for Guizhou
-:class:`~rules.families.guizhou.settings.Ruleset`), without ``name``, which is the file's
+family's settings model (:mod:`zhuoji.rules.families`; for Guizhou
+:class:`~zhuoji.rules.families.guizhou.settings.Ruleset`), without ``name``, which is the file's
 stem. It may start from another preset of its family with ``extends = "other"``: its
 tables are merged over the other's, key by key. Files are read once through
 :mod:`importlib.resources` (the one read this package makes) and cached;
@@ -21,8 +21,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rules.families import DEFAULT_FAMILY, UnknownFamilyError, family_named
-from rules.settings import RulesetBase, RulesetError, apply_overrides, excerpt
+from zhuoji.rules.families import DEFAULT_FAMILY, UnknownFamilyError, family_named
+from zhuoji.rules.settings import RulesetBase, RulesetError, apply_overrides, excerpt
 
 DEFAULT_PRESET = "guiyang"
 _SUFFIX = ".toml"
@@ -33,7 +33,7 @@ class UnknownPresetError(RulesetError):
 
 
 def _preset_dir() -> Traversable:
-    return resources.files("rules").joinpath("presets")
+    return resources.files("zhuoji.rules").joinpath("presets")
 
 
 @cache

@@ -1,4 +1,4 @@
-"""The hand replay driver: every event of a hand through a :class:`~rules.table.Table`.
+"""The hand replay driver: every event of a hand through a :class:`~zhuoji.rules.table.Table`.
 
 ``replay_hand`` applies the events in order. The first fatal violation stops the hand
 (the caller replays the game's later hands independently, as :func:`replay_game` does);
@@ -11,16 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from rules.continuing import Carry, ExchangeFact, carry_findings, sequence_finding
-from rules.events import Event, HandRecord, Suit
-from rules.facts import ChickenDiscard, Outcome, SeatFacts, WallFacts, WinFact
-from rules.families import family_of
-from rules.frozen import quick_init
-from rules.mechanics import mechanics_of
-from rules.settings import RulesetBase
-from rules.table import IllegalMoveError, Table
-from rules.tiles import Tile
-from rules.violations import Violation
+from zhuoji.rules.continuing import Carry, ExchangeFact, carry_findings, sequence_finding
+from zhuoji.rules.events import Event, HandRecord, Suit
+from zhuoji.rules.facts import ChickenDiscard, Outcome, SeatFacts, WallFacts, WinFact
+from zhuoji.rules.families import family_of
+from zhuoji.rules.frozen import quick_init
+from zhuoji.rules.mechanics import mechanics_of
+from zhuoji.rules.settings import RulesetBase
+from zhuoji.rules.table import IllegalMoveError, Table
+from zhuoji.rules.tiles import Tile
+from zhuoji.rules.violations import Violation
 
 __all__ = ["GameCarry", "HandReplay", "replay_game", "replay_hand"]
 
@@ -37,7 +37,7 @@ class HandReplay:
     them (``()`` otherwise); ``carry`` the state the earlier hands of the game left to this
     one (``None`` unless the family carries state and the game was replayed as a whole).
     ``noted`` holds the events of the family's kinds its settlement reads (Changsha's
-    ``small_win``: :meth:`~rules.table.Table.note`), in event order.
+    ``small_win``: :meth:`~zhuoji.rules.table.Table.note`), in event order.
     """
 
     hand_no: int

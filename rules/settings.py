@@ -1,6 +1,6 @@
 """The settings core every rule family shares: the ruleset base, setting names, overrides.
 
-Each family (:mod:`rules.families`) has its own settings model, a frozen pydantic model
+Each family (:mod:`zhuoji.rules.families`) has its own settings model, a frozen pydantic model
 derived from :class:`RulesetBase`. The base holds what names a ruleset (``name``,
 ``title``, ``seed``, ``article``) and the family it belongs to (``family``); the family's
 model adds its settings, at the top level or grouped in frozen sections (pydantic models)

@@ -10,7 +10,7 @@ The simulator's players evaluate it for every candidate discard, so it is built 
 - three interned option sets (and the number of open groups) are combined once and the
   value cached, so a repeated evaluation is a few dictionary look-ups.
 
-Counts are length-28 vectors as in :mod:`rules.hand` (index 27 = wildcard count).
+Counts are length-28 vectors as in :mod:`zhuoji.rules.hand` (index 27 = wildcard count).
 ``melds`` is the number of declared sets (pongs and kongs; a kong counts as one set).
 Seven pairs count a four-of-a-kind as two pairs (龙七对) and need no declared sets.
 A wildcard fills any missing tile, so each one lowers the shanten by one (down to -1);
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules.memo import Memo
+from zhuoji.rules.memo import Memo
 
 _POW5: tuple[int, ...] = tuple(5**r for r in range(9))
 _TILE_SUIT: tuple[int, ...] = tuple(t // 9 for t in range(27))
@@ -32,7 +32,7 @@ _TILE_STEP: tuple[int, ...] = tuple(_POW5[t % 9] for t in range(27))
 Option = tuple[int, int, int]
 """``(sets, partials, pair)`` of one suit's decomposition; ``pair`` is 0 or 1."""
 
-_LIMIT = 1 << 18  # entries per table before it is emptied (rules.memo's policy)
+_LIMIT = 1 << 18  # entries per table before it is emptied (zhuoji.rules.memo's policy)
 _NO_OPTIONS: tuple[Option, ...] = ((0, 0, 0),)  # the options of an empty suit
 
 # suit key -> its Pareto-best options

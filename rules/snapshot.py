@@ -1,11 +1,11 @@
 """The table after each event of a hand, as plain data (the hand page's step-by-step replay).
 
-:func:`replay_snapshots` plays a hand's events on a :class:`~rules.table.Table` and, after
+:func:`replay_snapshots` plays a hand's events on a :class:`~zhuoji.rules.table.Table` and, after
 the deal and after every applied event, reads the table's public state: each seat's
 concealed tiles, melds and discards, the wall count, the seat to act and the phase. The
-first fatal violation stops the replay, as it stops :func:`~rules.replay.replay_hand`;
+first fatal violation stops the replay, as it stops :func:`~zhuoji.rules.replay.replay_hand`;
 the event that caused it is not applied (the last snapshot is the table before it).
-Nothing here changes the table other than through :meth:`~rules.table.Table.step`.
+Nothing here changes the table other than through :meth:`~zhuoji.rules.table.Table.step`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rules.events import (
+from zhuoji.rules.events import (
     Bird,
     Chow,
     Discard,
@@ -31,10 +31,10 @@ from rules.events import (
     SmallWin,
     Win,
 )
-from rules.melds import Meld, MeldKind
-from rules.settings import RulesetBase
-from rules.table import IllegalMoveError, Table
-from rules.violations import Violation
+from zhuoji.rules.melds import Meld, MeldKind
+from zhuoji.rules.settings import RulesetBase
+from zhuoji.rules.table import IllegalMoveError, Table
+from zhuoji.rules.violations import Violation
 
 __all__ = ["HandSnapshots", "Snapshot", "event_data", "replay_snapshots", "table_data"]
 

@@ -1,6 +1,6 @@
 """The table state machine of one hand: deal, turns, claims, kongs, wins, end.
 
-A :class:`Table` is built from a :class:`~rules.events.HandRecord` (checking the deal) and
+A :class:`Table` is built from a :class:`~zhuoji.rules.events.HandRecord` (checking the deal) and
 advanced one event at a time, under the :class:`TableRules` its ruleset's family gives
 (:func:`table_rules_of`, once per ruleset): the core settings the family's own settings
 map to, the event kinds the family adds (Guizhou: ``ready``, ``flip``) and its hooks (a
@@ -25,8 +25,8 @@ from functools import cache
 from operator import getitem
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
-from rules import continuing
-from rules.events import (
+from zhuoji.rules import continuing
+from zhuoji.rules.events import (
     Bird,
     Chow,
     DeclareSuit,
@@ -47,7 +47,7 @@ from rules.events import (
     Suit,
     Win,
 )
-from rules.facts import (
+from zhuoji.rules.facts import (
     ChickenDiscard,
     ClaimKind,
     DiscardFact,
@@ -57,13 +57,13 @@ from rules.facts import (
     WallFacts,
     WinFact,
 )
-from rules.families import family_of
-from rules.hand import _waiting_tiles_of_valid, is_complete
-from rules.mechanics import NO_MECHANICS, Mechanics
-from rules.melds import Meld, MeldKind
-from rules.memo import Memo, on_clear_all
-from rules.settings import RulesetBase, RulesetError
-from rules.tiles import (
+from zhuoji.rules.families import family_of
+from zhuoji.rules.hand import _waiting_tiles_of_valid, is_complete
+from zhuoji.rules.mechanics import NO_MECHANICS, Mechanics
+from zhuoji.rules.melds import Meld, MeldKind
+from zhuoji.rules.memo import Memo, on_clear_all
+from zhuoji.rules.settings import RulesetBase, RulesetError
+from zhuoji.rules.tiles import (
     ALL_TILES,
     EVERY_TILE,
     NUM_FLOWERS,
@@ -77,11 +77,11 @@ from rules.tiles import (
     format_tiles,
     tiles_of,
 )
-from rules.violations import Violation, ViolationCode
-from rules.wide_hand import is_complete_wide, waiting_tiles_wide
+from zhuoji.rules.violations import Violation, ViolationCode
+from zhuoji.rules.wide_hand import is_complete_wide, waiting_tiles_wide
 
 if TYPE_CHECKING:
-    from rules.wall_events import WallState
+    from zhuoji.rules.wall_events import WallState
 
 __all__ = [
     "IllegalMoveError",
@@ -170,7 +170,8 @@ _WILDS = _REPEATS[_WILD]
 # (``_SUIT_TILES[c0]...[c8][suit]``, None where nothing was put yet): nine indexings per
 # suit instead of a pass over all 28 counts.
 _SUIT_TILES: list[Any] = [None] * 5
-_SUIT_TILES_LIMIT = 1 << 15  # arrangements held before the trie is emptied (rules.memo's policy)
+# arrangements held before the trie is emptied (zhuoji.rules.memo's policy)
+_SUIT_TILES_LIMIT = 1 << 15
 _suit_tiles_held = 0
 
 
@@ -256,7 +257,7 @@ def _meld(kind: MeldKind, tile: Tile, from_seat: int | None, delayed: bool) -> M
 # ---------------------------------------------------------------------- the records
 @dataclass(slots=True)
 class _KongRecord:
-    """A kong as the table keeps it: :class:`~rules.facts.KongFact`'s fields, filled in as
+    """A kong as the table keeps it: :class:`~zhuoji.rules.facts.KongFact`'s fields, filled in as
     the hand goes on (the replacement draw, a robbing win), and where an added kong's pong
     stood (put back when the kong is robbed)."""
 
@@ -419,7 +420,7 @@ class Table:
         self._plain = True
         mech = self._mech
         if mech.kong_dice or mech.seabed or mech.birds:
-            from rules.wall_events import WallState  # it imports this module
+            from zhuoji.rules.wall_events import WallState  # it imports this module
 
             self._wend = WallState(self, record)
             self._plain = False
@@ -1773,15 +1774,15 @@ _KINDS: dict[type, Kind] = {
 """The core's event kinds (every family plays them): plain case, check and apply."""
 
 _MECHANIC_KINDS: list[tuple[str, type, Kind]] = []
-"""The event kinds of the core's optional mechanics: (the :class:`~rules.mechanics.Mechanics`
+"""The event kinds of the core's optional mechanics: (the :class:`~zhuoji.rules.mechanics.Mechanics`
 field that switches it on, the event type, its rule); see :func:`register_mechanic_kind`."""
 
 
 _MECHANIC_MODULES: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("kong_dice", "seabed", "birds"), "rules.wall_events"),
+    (("kong_dice", "seabed", "birds"), "zhuoji.rules.wall_events"),
 )
 """The modules registering the kinds of the core's optional mechanics, each with the
-:class:`~rules.mechanics.Mechanics` fields it plays: imported by the first table rules that
+:class:`~zhuoji.rules.mechanics.Mechanics` fields it plays: imported by the first table rules that
 switch one of them on (each module imports this one)."""
 
 
@@ -1797,7 +1798,7 @@ def register_mechanic_kind(mechanic: str, event_type: type, kind: Kind) -> None:
     """Add the event kind of one of the core's optional mechanics (``rules/mechanics.py``):
     a table plays it where the ruleset's family switches ``mechanic`` on."""
     if mechanic not in Mechanics.model_fields:
-        raise ValueError(f"no mechanic {mechanic!r} in rules.mechanics.Mechanics")
+        raise ValueError(f"no mechanic {mechanic!r} in zhuoji.rules.mechanics.Mechanics")
     _MECHANIC_KINDS.append((mechanic, event_type, kind))
 
 
@@ -1839,7 +1840,7 @@ declared)`` -> (passes, shape patterns, situational patterns), each in the famil
 
 class TableRules:
     """What the table of one ruleset plays, as its family gives it once per ruleset
-    (:attr:`rules.families.Family.table_rules`; :func:`table_rules_of`).
+    (:attr:`zhuoji.rules.families.Family.table_rules`; :func:`table_rules_of`).
 
     The settings are the core's own names for what the core's rules read (the family maps
     its settings to them); the kinds are the core's plus the family's plus those of the
@@ -1964,4 +1965,4 @@ def table_rules_of(ruleset: RulesetBase) -> TableRules:
 
 
 # --- claims: chow and flowers (rules/claims.py registers its kinds on import)
-from rules import claims as _claims  # noqa: E402  (it reads this module's helpers)
+from zhuoji.rules import claims as _claims  # noqa: E402  (it reads this module's helpers)

@@ -27,7 +27,7 @@ import os
 from importlib import metadata, resources
 from importlib.resources.abc import Traversable
 
-from rules.settings import IDENTITY_FIELDS, RulesetBase
+from zhuoji.rules.settings import IDENTITY_FIELDS, RulesetBase
 
 __all__ = [
     "DIST_NAME",
@@ -78,7 +78,7 @@ def _code_files(package: Traversable) -> list[tuple[str, Traversable]]:
     return chosen
 
 
-def engine_digest(package: str = "rules") -> str:
+def engine_digest(package: str = "zhuoji.rules") -> str:
     """A hex digest of the package's code files (names and bytes, in name order)."""
     digest = hashlib.sha256()
     for name, entry in _code_files(resources.files(package)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rules.frozen import quick_init
+from zhuoji.rules.frozen import quick_init
 
 
 class ViolationCode(StrEnum):

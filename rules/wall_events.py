@@ -1,7 +1,7 @@
 """The end of the wall and kong draws: dice after a kong, the last tile's offers, birds.
 
 Three core mechanics a family switches on in its ``mechanics`` section
-(:class:`~rules.mechanics.Mechanics`), each off in Guizhou:
+(:class:`~zhuoji.rules.mechanics.Mechanics`), each off in Guizhou:
 
 * ``kong_dice`` (开杠): after a kong its player may throw the dice (a ``roll`` event); the
   replacement tile is then counted by the dice from the back of the wall, by stacks
@@ -16,7 +16,7 @@ Three core mechanics a family switches on in its ``mechanics`` section
   wall; ``seabed_tile_is_bird``: after a win on the last tile, that tile is the bird. Each
   bird counts to a seat from the dealer by its rank (:func:`bird_seat`).
 
-The table (:mod:`rules.table`) hands a family that plays any of them a :class:`WallState`
+The table (:mod:`zhuoji.rules.table`) hands a family that plays any of them a :class:`WallState`
 and this module's event kinds (:data:`WALL_KINDS`): the three new events, and the core's
 draw, discard, claims, win and exhaustive draw with this module's rules checked first and
 the core's rule after, each rule written once. ``docs/rules/legality.md`` ("The end of the
@@ -29,7 +29,7 @@ from collections.abc import Callable
 from itertools import product
 from typing import Any, Final
 
-from rules.events import (
+from zhuoji.rules.events import (
     Bird,
     Discard,
     Draw,
@@ -43,8 +43,8 @@ from rules.events import (
     Seabed,
     Win,
 )
-from rules.facts import RollFact, SeabedOffer, WallFacts
-from rules.table import (
+from zhuoji.rules.facts import RollFact, SeabedOffer, WallFacts
+from zhuoji.rules.table import (
     _KINDS,
     Kind,
     Phase,
@@ -65,8 +65,8 @@ from rules.table import (
     _not_plain,
     register_mechanic_kind,
 )
-from rules.tiles import ALL_TILES, Tile, format_tiles
-from rules.violations import Violation, ViolationCode
+from zhuoji.rules.tiles import ALL_TILES, Tile, format_tiles
+from zhuoji.rules.violations import Violation, ViolationCode
 
 __all__ = ["DICE_FACES", "WALL_KINDS", "WallState", "bird_seat", "dice_stack"]
 

@@ -1,18 +1,18 @@
 """Hand analysis with the honours: complete hands, waits and shanten of a family whose tile
 set holds 东 南 西 北 白 发 中 (136 or 144 tiles).
 
-The 108-tile games keep :mod:`rules.hand` and :mod:`rules.shanten` on count vectors of
-:data:`~rules.tiles.NUM_KINDS` (28) kinds and pay nothing for this module. A family with
+The 108-tile games keep :mod:`zhuoji.rules.hand` and :mod:`zhuoji.rules.shanten` on count vectors of
+:data:`~zhuoji.rules.tiles.NUM_KINDS` (28) kinds and pay nothing for this module. A family with
 honours uses *wide* count vectors: the same 28 entries, then one per honour
 (``counts[28]`` = 东 ... ``counts[34]`` = 中, the tile values), and, in a table that plays
 flowers, one per flower after them (``counts[35:43]``). Honours form pungs and pairs but
 never chows; a flower is no part of any hand (a vector holding one is not complete and has
 no waits: a flower is shown and replaced before the hand counts).
 
-The suits are read through :mod:`rules.hand`'s per-suit tables (what nine counts split
-into) and :mod:`rules.shanten`'s per-suit options; the honours are counted directly, each
+The suits are read through :mod:`zhuoji.rules.hand`'s per-suit tables (what nine counts split
+into) and :mod:`zhuoji.rules.shanten`'s per-suit options; the honours are counted directly, each
 kind on its own (a triplet, a pair, or tiles that fit nowhere). The conventions are those of
-:mod:`rules.hand`: seven pairs needs a concealed hand and counts a four of a kind as two
+:mod:`zhuoji.rules.hand`: seven pairs needs a concealed hand and counts a four of a kind as two
 pairs; a tile the hand holds four of is never a wait. The families with honours play no
 wildcards (万能鸡 is a Guizhou tile): a wide vector holding one is not a hand.
 """
@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules.hand import _CODE, _PAIR, _SETS, _lookup_info
-from rules.shanten import Option, _options, suit_key
-from rules.tiles import COPIES, HONOUR_TILES, NUM_KINDS, NUM_SUITED, SUITED_TILES, Tile
+from zhuoji.rules.hand import _CODE, _PAIR, _SETS, _lookup_info
+from zhuoji.rules.shanten import Option, _options, suit_key
+from zhuoji.rules.tiles import COPIES, HONOUR_TILES, NUM_KINDS, NUM_SUITED, SUITED_TILES, Tile
 
 __all__ = [
     "WIDE_KINDS",
@@ -62,7 +62,7 @@ def _is_hand(counts: Sequence[int], tiles: int) -> bool:
 
 
 def _suit_codes(counts: Sequence[int]) -> int:
-    """The sum of the three suits' set/pair codes (see :mod:`rules.hand`)."""
+    """The sum of the three suits' set/pair codes (see :mod:`zhuoji.rules.hand`)."""
     return ((_lookup_info(tuple(counts[0:9])) & _CODE)
             + (_lookup_info(tuple(counts[9:18])) & _CODE)
             + (_lookup_info(tuple(counts[18:27])) & _CODE))

@@ -35,13 +35,18 @@ with tarfile.open(sdist) as tar:
     top = tar.getnames()[0].split("/")[0]
     in_sdist = {name.removeprefix(top + "/") for name in tar.getnames()}
 need_wheel = (
-    [f"flows/sql/{p.relative_to(root / 'sql').as_posix()}" for p in (root / "sql").rglob("*.sql")]
-    + [p.relative_to(root).as_posix() for p in (root / "rules" / "presets").glob("*.toml")]
-    + ["rules/glossary.toml"]
-    + [p.relative_to(root).as_posix() for p in (root / "flows" / "dashboard_assets").iterdir()]
+    [f"zhuoji/flows/sql/{p.relative_to(root / 'sql').as_posix()}" for p in (root / "sql").rglob("*.sql")]
+    + ["zhuoji/" + p.relative_to(root).as_posix() for p in (root / "rules" / "presets").glob("*.toml")]
+    + ["zhuoji/rules/glossary.toml"]
+    + ["zhuoji/" + p.relative_to(root).as_posix() for p in (root / "flows" / "dashboard" / "assets").iterdir()]
 )
+# One import name: nothing but zhuoji/ and the distribution's metadata at the wheel's top.
+tops = sorted({n.split("/")[0] for n in in_wheel if not n.split("/")[0].endswith(".dist-info")})
+stray = [t for t in tops if t != "zhuoji" and not t.endswith(".so")]
+if stray:
+    sys.exit(f"the wheel installs more than the zhuoji package at the top: {stray}")
 need_sdist = [p.relative_to(root).as_posix() for p in (root / "sql").rglob("*.sql")] + [
-    "LICENSE", "setup.py", "pyproject.toml", "rules/engine.py"
+    "LICENSE", "setup.py", "pyproject.toml", "rules/engine.py", "zhuoji/__init__.py"
 ]
 missing = [f"wheel: {n}" for n in need_wheel if n not in in_wheel]
 missing += [f"sdist: {n}" for n in need_sdist if n not in in_sdist]
@@ -61,7 +66,7 @@ Z="$WORK/venv/bin/zhuoji"
 
 mkdir "$WORK/elsewhere"
 cd "$WORK/elsewhere"
-kind="$("$WORK/venv/bin/python" -c 'import rules.engine as e; print(e.engine_kind())')"
+kind="$("$WORK/venv/bin/python" -c 'import zhuoji.rules.engine as e; print(e.engine_kind())')"
 echo "installed engine: $kind"
 if [ "${ZHUOJI_PURE:-}" != 1 ] && [ "$kind" != compiled ]; then
   echo "error: the wheel's engine is $kind, expected compiled" >&2

@@ -41,7 +41,7 @@ def zhuoji() -> str:
 
 def engine_of(env: dict[str, str]) -> str:
     out = subprocess.run(
-        [sys.executable, "-c", "import rules.engine as e; print(e.engine_kind())"],
+        [sys.executable, "-c", "import zhuoji.rules.engine as e; print(e.engine_kind())"],
         env=env, capture_output=True, text=True, check=True,
     )
     return out.stdout.strip()

@@ -346,15 +346,15 @@ def build_demo_warehouse(folder: Path) -> Path:
     """Sample logs plus simulated games (seeded) with two altered hands, ingested with
     the pipeline's plain functions (no Prefect server); returns the DuckDB file."""
     sys.path.insert(0, str(ROOT))
-    from flows import warehouse
-    from flows.bridge import game_from_records
-    from flows.ingest import load_outcomes, plan_files
-    from flows.process import process_file
-    from parsers.models import Player
-    from parsers.write import write_games
-    from rules.events import Chow, Discard, RecordedResult
-    from rules.families.guizhou.simulate import generate_games as simulate_games
-    from rules.presets import load_preset
+    from zhuoji.flows.audit.bridge import game_from_records
+    from zhuoji.flows.ingest.prefect_run import load_outcomes, plan_files
+    from zhuoji.flows.ingest.worker import process_file
+    from zhuoji.flows.warehouse import store as warehouse
+    from zhuoji.parsers.models import Player
+    from zhuoji.parsers.write import write_games
+    from zhuoji.rules.events import Chow, Discard, RecordedResult
+    from zhuoji.rules.families.guizhou.simulate import generate_games as simulate_games
+    from zhuoji.rules.presets import load_preset
 
     names = ("ana", "bo", "chen", "dai", "eli", "fan", "gu", "hua")
     chinese = ("安娜", "波", "陈", "戴", "伊莉", "范", "顾", "华")
@@ -518,7 +518,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"no Chromium found; install it with: {INSTALL_HINT}", file=sys.stderr)
         return 2
     sys.path.insert(0, str(ROOT))
-    from flows.dashboard import build_dashboard
+    from zhuoji.flows.dashboard.site import build_dashboard
 
     with _workspace() as folder:
         db = args.db or build_demo_warehouse(folder)

@@ -77,11 +77,11 @@ def _excluded(table: str, column: str) -> bool:
 
 def build(db: Path, staging: Path, sample: Path = SAMPLE) -> None:
     """The warehouse of ``sample`` at ``db``: plan, process and load, one run."""
-    import flows.cli  # noqa: F401  (every command registered, as the console script has them)
-    from flows import warehouse
-    from flows.ingest import add_counts, load_outcomes, plan_files
-    from flows.process import process_file
-    from rules.version import ENGINE_VERSION
+    import zhuoji.flows.cli.commands  # noqa: F401  (every command registered, as the console script has them)
+    from zhuoji.flows.ingest.prefect_run import add_counts, load_outcomes, plan_files
+    from zhuoji.flows.ingest.worker import process_file
+    from zhuoji.flows.warehouse import store as warehouse
+    from zhuoji.rules.version import ENGINE_VERSION
 
     con = warehouse.open_writer(db)
     try:
@@ -128,7 +128,7 @@ def _csv(con: duckdb.DuckDBPyConnection, sql: str, root: str,
 def export(db: Path, sample: Path = SAMPLE) -> dict[str, bytes]:
     """Every table (``table:NAME``, rows by key, then by every column) and report
     (``report:NAME``) as CSV bytes, the excluded columns left out."""
-    from flows import warehouse
+    from zhuoji.flows.warehouse import store as warehouse
 
     root = sample.resolve().as_posix()
     exports: dict[str, bytes] = {}

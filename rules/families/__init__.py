@@ -2,7 +2,7 @@
 
 A family is a system of games sharing a tile set and a way of settling (Guizhou 捉鸡 is
 the first). Its folder registers one :class:`Family` when imported: its name, its
-settings model (a :class:`~rules.settings.RulesetBase` subclass, the TOML presets of the
+settings model (a :class:`~zhuoji.rules.settings.RulesetBase` subclass, the TOML presets of the
 family are validated by it), its settlement, its patterns, its tile set, the event
 kinds it adds to the core's and its table rules (``table_rules``: what the core's table
 plays a ruleset of the family with). No family imports another; the registry finds
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from rules.settings import RulesetBase, RulesetError
-from rules.tiles import TileSet
+from zhuoji.rules.settings import RulesetBase, RulesetError
+from zhuoji.rules.tiles import TileSet
 
 __all__ = [
     "DEFAULT_FAMILY",
@@ -68,7 +68,7 @@ class Family:
     event_kinds: frozenset[str] = frozenset()
     """The event types the family adds to the core's (``chow``, ``flower`` ...)."""
     table_rules: Callable[[Any], Any] | None = None
-    """``table_rules(ruleset)`` -> the :class:`rules.table.TableRules` the core's table plays
+    """``table_rules(ruleset)`` -> the :class:`zhuoji.rules.table.TableRules` the core's table plays
     the ruleset with (its settings in the core's names, the family's event kinds and hooks);
     called once per ruleset. A family without one has rulesets but cannot replay hands."""
     extras: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
@@ -79,8 +79,8 @@ class Family:
     warehouse's chicken columns and the pages show them for its games only."""
     carry: Callable[..., Any] | None = None
     """State carried from hand to hand (``mechanics.carry``): ``carry(previous, before,
-    ruleset)`` gives a hand's :class:`~rules.continuing.Carry` from the game's previous
-    hand's :class:`~rules.replay.HandReplay` and the carry it started with (both ``None``
+    ruleset)`` gives a hand's :class:`~zhuoji.rules.continuing.Carry` from the game's previous
+    hand's :class:`~zhuoji.rules.replay.HandReplay` and the carry it started with (both ``None``
     for the game's first hand)."""
 
 

@@ -1,6 +1,6 @@
 """Shared fixtures of the pipeline tests: a log corpus, a Prefect harness, warehouses.
 
-The corpus is simulated (legal hands from :mod:`rules.families.guizhou.simulate`), then a
+The corpus is simulated (legal hands from :mod:`zhuoji.rules.families.guizhou.simulate`), then a
 few hands are altered so that every table and report has something to show: an out-of-turn discard,
 a chow, a recorded result that disagrees with the recomputation, one that is not zero-sum.
 Two files are malformed and must be quarantined.
@@ -22,16 +22,16 @@ from typing import Any
 import duckdb
 import pytest
 
-import flows.cli  # noqa: F401  (every command on the app, as the console script has them)
-from flows import warehouse
-from flows.bridge import game_from_records
-from flows.ingest import load_outcomes, plan_files
-from flows.process import process_file, process_files
-from parsers.models import Game, Player
-from parsers.write import generate_stream_lines, write_games
-from rules.events import Chow, Discard, HandRecord, RecordedResult
-from rules.families.guizhou.simulate import generate_games as simulate_games
-from rules.presets import load_preset
+import zhuoji.flows.cli.commands  # noqa: F401  (every command on the app, as the console script has them)
+from zhuoji.flows.audit.bridge import game_from_records
+from zhuoji.flows.ingest.prefect_run import load_outcomes, plan_files
+from zhuoji.flows.ingest.worker import process_file, process_files
+from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.parsers.models import Game, Player
+from zhuoji.parsers.write import generate_stream_lines, write_games
+from zhuoji.rules.events import Chow, Discard, HandRecord, RecordedResult
+from zhuoji.rules.families.guizhou.simulate import generate_games as simulate_games
+from zhuoji.rules.presets import load_preset
 
 PLAYER_POOL = ("ana", "bo", "chen", "dai", "eli", "fan")
 RUN_COLUMNS = frozenset({"run_id"})
@@ -167,7 +167,7 @@ def _no_server_left() -> Iterator[None]:
     """At the end of the session, stop the reused local servers this process started
     (each once the runs using it have ended)."""
     yield
-    from flows.prefect_server import _DETACHED, ReusedPrefectServer
+    from zhuoji.flows.runtime.prefect_server import _DETACHED, ReusedPrefectServer
 
     homes: set[str] = set()
     for process in _DETACHED:
@@ -205,7 +205,7 @@ def clean_db(
     corpus: Corpus, prefect_harness: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
     """The corpus ingested once by the flow on one worker: the reference warehouse."""
-    from flows.ingest import run_ingest
+    from zhuoji.flows.ingest.prefect_run import run_ingest
 
     db = tmp_path_factory.mktemp("clean") / "clean.duckdb"
     summary = run_ingest([str(corpus.root)], db, workers=1, batch_size=3)
@@ -296,7 +296,7 @@ def flow_runs_of(db: Path) -> list[Any]:
     from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags
     from prefect.client.schemas.sorting import FlowRunSort
 
-    from flows.ingest import run_tags
+    from zhuoji.flows.ingest.prefect_run import run_tags
 
     with get_client(sync_client=True) as client:
         runs: list[Any] = client.read_flow_runs(

@@ -1,4 +1,5 @@
-"""``flows.analyst``: a warehouse's tables and reports as polars frames, read-only; and the
+"""``zhuoji.flows.warehouse.analyst``: a warehouse's tables and reports as polars frames,
+read-only; and the
 notebook example of docs/pipeline.md, run as written against the sample logs."""
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import duckdb
 import polars as pl
 import pytest
 
-from flows import warehouse
-from flows.analyst import ReportInfo, UnknownTableError, open_warehouse
 from tests.flows.conftest import Corpus, ingest_plain
+from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.analyst import ReportInfo, UnknownTableError, open_warehouse
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "data" / "sample"
@@ -125,7 +126,7 @@ def test_a_missing_or_busy_warehouse_is_a_clear_error(tmp_path: Path) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(f"""
             import sys
-            from flows.warehouse import open_writer
+            from zhuoji.flows.warehouse.store import open_writer
             con = open_writer({str(db)!r})
             print("open", flush=True)
             sys.stdin.read()

@@ -6,12 +6,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from flows import bridge
-from flows.bridge import game_from_records, hand_from_record, hand_records
-from parsers import fast
-from parsers.models import Game
-from parsers.read import generate_fast_games, generate_games, is_log_path
-from rules.events import (
+from tests.parsers.factories import game_dict
+from zhuoji.flows.audit import bridge
+from zhuoji.flows.audit.bridge import game_from_records, hand_from_record, hand_records
+from zhuoji.parsers import fast
+from zhuoji.parsers.models import Game
+from zhuoji.parsers.read import generate_fast_games, generate_games, is_log_path
+from zhuoji.rules.events import (
     Chow,
     Discard,
     Draw,
@@ -26,8 +27,7 @@ from rules.events import (
     RecordedResult,
     Win,
 )
-from rules.tiles import Tile
-from tests.parsers.factories import game_dict
+from zhuoji.rules.tiles import Tile
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from flows import catalog, warehouse
 from tests.flows.conftest import Corpus, ingest_plain
+from zhuoji.flows.warehouse import catalog
+from zhuoji.flows.warehouse import store as warehouse
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -19,11 +19,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import flows.cli  # noqa: F401  (registers the commands)
-from flows.app import app
-from flows.bridge import game_from_records
-from parsers.write import write_games
-from rules.events import (
+import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
+from tests.rules.builders import draw_and_discard, make_hand, parse_events
+from zhuoji.flows.audit.bridge import game_from_records
+from zhuoji.flows.cli.app import app
+from zhuoji.parsers.write import write_games
+from zhuoji.rules.events import (
     Bird,
     Discard,
     Draw,
@@ -37,8 +38,7 @@ from rules.events import (
     SmallWin,
     Win,
 )
-from rules.tiles import Tile, parse_tiles
-from tests.rules.builders import draw_and_discard, make_hand, parse_events
+from zhuoji.rules.tiles import Tile, parse_tiles
 
 runner = CliRunner()
 NO_BIRDS: dict[str, Any] = {"birds": 0}  # the points alone (a bird doubles every self-draw)

@@ -10,16 +10,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import flows.cli  # noqa: F401  (registers the commands)
-from flows.app import app
-from flows.bridge import game_from_records
-from parsers.models import Player
-from parsers.write import write_games
-from rules.events import HandRecord, RecordedItem, RecordedResult
-from rules.families.guizhou.settlement import settle
-from rules.presets import load_preset
-from rules.replay import replay_hand
+import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
 from tests.rules.builders import make_hand
+from zhuoji.flows.audit.bridge import game_from_records
+from zhuoji.flows.cli.app import app
+from zhuoji.parsers.models import Player
+from zhuoji.parsers.write import write_games
+from zhuoji.rules.events import HandRecord, RecordedItem, RecordedResult
+from zhuoji.rules.families.guizhou.settlement import settle
+from zhuoji.rules.presets import load_preset
+from zhuoji.rules.replay import replay_hand
 
 ROOT = Path(__file__).resolve().parents[2]
 DISPUTES = ROOT / "tests" / "data" / "disputes"

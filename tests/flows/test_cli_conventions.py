@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import flows.cli  # noqa: F401  (registers the commands)
-from flows.app import app, engine_kind, version_text
-from flows.cli_text import safe, safe_lines
+from zhuoji.flows.cli import commands  # noqa: F401  (registers the commands)
+from zhuoji.flows.cli.app import app, engine_kind, version_text
+from zhuoji.flows.text.terminal import safe, safe_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 DISPUTE = ROOT / "tests" / "data" / "disputes" / "kong_owner_not_ready.json"
@@ -33,7 +33,7 @@ HOSTILE = "\x1b[2J\x1b[H\x1b]0;owned\x07mallory\u202e\x9b31m"
 def zhuoji(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT,
            timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """The console script's entry point in a process of its own."""
-    code = "import sys; from flows.entry import main; sys.argv[0] = 'zhuoji'; main()"
+    code = "import sys; from zhuoji.flows.cli.main import main; sys.argv[0] = 'zhuoji'; main()"
     return subprocess.run(
         [sys.executable, "-c", code, *args],
         cwd=cwd,
@@ -114,9 +114,9 @@ def test_version_names_the_engine_kind_and_the_python() -> None:
     assert line == version_text()
     assert line.startswith("zhuoji 0.") and f"engine: {engine_kind()}" in line
     assert f"Python {sys.version.split()[0]}" in line
-    import rules.table
+    import zhuoji.rules.table as table_module
 
-    compiled = rules.table.__file__.endswith((".so", ".pyd"))
+    compiled = table_module.__file__.endswith((".so", ".pyd"))
     assert engine_kind() == ("compiled" if compiled else "pure")
 
 
@@ -190,7 +190,7 @@ def test_an_unreachable_prefect_api_is_one_line_and_exit_2(tmp_path: Path) -> No
 
 
 def test_a_closed_pipe_ends_quietly() -> None:
-    code = "import sys; from flows.entry import main; sys.argv[0] = 'zhuoji'; main()"
+    code = "import sys; from zhuoji.flows.cli.main import main; sys.argv[0] = 'zhuoji'; main()"
     proc = subprocess.Popen(
         [sys.executable, "-c", code, "audit", "--json", str(SAMPLE)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -255,12 +255,14 @@ def test_no_color_is_honoured(tmp_path: Path) -> None:
 
 # --- imports -----------------------------------------------------------------------------------
 
-_HEAVY = ("prefect", "duckdb", "polars", "pyarrow", "pydantic", "rich", "flows.ingest")
+_HEAVY = (
+    "prefect", "duckdb", "polars", "pyarrow", "pydantic", "rich", "zhuoji.flows.ingest.prefect_run"
+)
 
 
 def test_help_imports_no_heavy_module() -> None:
     probe = (
-        "import sys; from flows.entry import main; sys.argv = ['zhuoji', '--help']\n"
+        "import sys; from zhuoji.flows.cli.main import main; sys.argv = ['zhuoji', '--help']\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         f"print('LOADED', [m for m in {_HEAVY!r} if m in sys.modules])"
     )
@@ -271,10 +273,11 @@ def test_help_imports_no_heavy_module() -> None:
 
 def test_audit_imports_no_warehouse_or_flow() -> None:
     probe = (
-        "import sys; from flows.entry import main\n"
+        "import sys; from zhuoji.flows.cli.main import main\n"
         f"sys.argv = ['zhuoji', 'audit', {str(DISPUTE)!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print('LOADED', [m for m in ('prefect', 'duckdb', 'polars', 'flows.ingest')"
+        "print('LOADED', [m for m in ('prefect', 'duckdb', 'polars',"
+        " 'zhuoji.flows.ingest.prefect_run')"
         " if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
@@ -283,10 +286,10 @@ def test_audit_imports_no_warehouse_or_flow() -> None:
 
 
 def test_the_light_defaults_match_the_modules_they_stand_for() -> None:
-    from flows.cli_dashboard import DEFAULT_HAND_PAGES, DEFAULT_LIST_ROWS
-    from flows.cli_simulate import EncodingChoice
-    from flows.dashboard import DashboardLimits
-    from parsers.read import Encoding
+    from zhuoji.flows.cli.dashboard import DEFAULT_HAND_PAGES, DEFAULT_LIST_ROWS
+    from zhuoji.flows.cli.simulate import EncodingChoice
+    from zhuoji.flows.dashboard.site import DashboardLimits
+    from zhuoji.parsers.read import Encoding
 
     limits = DashboardLimits()
     assert limits.hand_pages == DEFAULT_HAND_PAGES and limits.list_rows == DEFAULT_LIST_ROWS

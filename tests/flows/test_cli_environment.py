@@ -18,8 +18,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from flows import warehouse
 from tests.flows.test_cli_conventions import zhuoji
+from zhuoji.flows.warehouse import store as warehouse
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"

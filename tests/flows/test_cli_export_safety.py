@@ -20,9 +20,9 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-import flows.cli  # noqa: F401  (registers the commands)
-from flows.app import app
 from tests.flows.test_cli_conventions import zhuoji
+from zhuoji.flows.cli import commands  # noqa: F401  (registers the commands)
+from zhuoji.flows.cli.app import app
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -198,7 +198,7 @@ def _limit_memory() -> None:
 def _start_big_export(db: Path, out: Path) -> subprocess.Popen[str]:
     """An export of 100,000,000 rows (it is stopped long before the end; the memory limit
     keeps a command that held the rows whole from taking the machine's memory)."""
-    code = "import sys; from flows.entry import main; sys.argv[0] = 'zhuoji'; main()"
+    code = "import sys; from zhuoji.flows.cli.main import main; sys.argv[0] = 'zhuoji'; main()"
     return subprocess.Popen(
         [sys.executable, "-c", code, "export", "--sql",
          "SELECT range AS i, 'abc' AS s FROM range(100000000)", "--db", str(db),
@@ -280,7 +280,7 @@ def test_a_big_result_is_written_in_constant_memory(
 ) -> None:
     command, *more = args
     query = ["--sql", BIG_QUERY] if command == "export" else [BIG_QUERY]
-    code = "import sys; from flows.entry import main; sys.argv[0] = 'zhuoji'; main()"
+    code = "import sys; from zhuoji.flows.cli.main import main; sys.argv[0] = 'zhuoji'; main()"
     stdout = tmp_path / "stdout"
     with stdout.open("wb") as sink:
         proc = subprocess.run(

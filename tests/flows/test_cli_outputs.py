@@ -1,6 +1,6 @@
 """``zhuoji audit FILE --hand N --html OUT`` and ``zhuoji convert SRC TARGET`` destroy
 nothing the user names: the log they read, a warehouse, a named pipe, a device, a folder,
-an existing file without ``--force`` (flows/outputs.py, shared with ``zhuoji export``)."""
+an existing file without ``--force`` (flows/cli/outputs.py, shared with ``zhuoji export``)."""
 
 from __future__ import annotations
 

@@ -5,10 +5,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-import flows.cli  # noqa: F401  (registers the commands)
-from flows.app import app
-from parsers.read import generate_games, is_log_path
-from parsers.schema import format_json_schema
+import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
+from zhuoji.flows.cli.app import app
+from zhuoji.parsers.read import generate_games, is_log_path
+from zhuoji.parsers.schema import format_json_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import flows.cli  # noqa: F401  (registers the commands)
-from flows.app import app
-from flows.cli_ingest import quiet_prefect
+import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.ingest import quiet_prefect
 
 KEYS = (
     "PREFECT_SERVER_ANALYTICS_ENABLED",

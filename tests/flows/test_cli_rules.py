@@ -7,11 +7,11 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from flows.app import app
-from flows.cli_rules import format_columns, parse_assignment, settings_matrix_markdown
-from rules.families.guizhou.settings import SETTING_PATHS
-from rules.presets import load_preset, preset_names, presets_by_family
-from rules.settings import diff_settings
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.rules import format_columns, parse_assignment, settings_matrix_markdown
+from zhuoji.rules.families.guizhou.settings import SETTING_PATHS
+from zhuoji.rules.presets import load_preset, preset_names, presets_by_family
+from zhuoji.rules.settings import diff_settings
 
 runner = CliRunner()
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules" / "presets.md"
@@ -128,7 +128,7 @@ def test_assignment_parsing_and_columns() -> None:
 def test_show_gives_every_setting_of_every_preset_its_source() -> None:
     """``--sources``: each setting with the comment its preset file (or the one it
     extends) gives it: a quote of the seed, or "family default"."""
-    from rules.settings import settings_of
+    from zhuoji.rules.settings import settings_of
 
     for name in preset_names():
         result = runner.invoke(app, ["rules", "show", name, "--sources"])

@@ -15,10 +15,10 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-import flows.cli  # noqa: F401  (registers the commands)
-from flows import warehouse
-from flows.app import app
-from flows.cli_report import TABLE_ROWS_LIMIT
+import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.report import TABLE_ROWS_LIMIT
+from zhuoji.flows.warehouse import store as warehouse
 
 runner = CliRunner()
 
@@ -152,7 +152,7 @@ def _limit_memory() -> None:
 
 
 def _sql_limited(db: Path, query: str, *more: str) -> subprocess.CompletedProcess[str]:
-    code = "import sys; from flows.entry import main; sys.argv[0] = 'zhuoji'; main()"
+    code = "import sys; from zhuoji.flows.cli.main import main; sys.argv[0] = 'zhuoji'; main()"
     return subprocess.run(
         [sys.executable, "-c", code, "sql", query, "--db", str(db), *more],
         capture_output=True, text=True, preexec_fn=_limit_memory, timeout=300,

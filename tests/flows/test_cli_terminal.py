@@ -21,14 +21,14 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli_text import ESCAPE_ERRORS, ESCAPE_KEEP_BYTES
+from zhuoji.flows.text.terminal import ESCAPE_ERRORS, ESCAPE_KEEP_BYTES
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"
 # Three logs of the Guizhou sample: 4 games, 6 hands, players 张三, 李四, 王五, 赵六.
 LOGS = [SAMPLE / "t7-20261101.jsonl", SAMPLE / "t7-20261101-0001.json",
         SAMPLE / "t3-20261102.ndjson.gz"]
-ENTRY = "import sys; from flows.entry import main; sys.argv[0] = 'zhuoji'; main()"
+ENTRY = "import sys; from zhuoji.flows.cli.main import main; sys.argv[0] = 'zhuoji'; main()"
 LATIN1_LOCALE = "en_US.ISO-8859-1"
 ZHANG_SAN = "\\u5f20\\u4e09"  # 张三 as the escape a terminal without it shows
 

@@ -19,8 +19,9 @@ from typing import Any
 import duckdb
 import pytest
 
-from flows import dashboard, warehouse
-from flows.dashboard import (
+from tests.flows.conftest import Corpus, ingest_plain
+from zhuoji.flows.dashboard import site as dashboard
+from zhuoji.flows.dashboard.site import (
     Bar,
     DashboardError,
     DashboardLimits,
@@ -31,11 +32,11 @@ from flows.dashboard import (
     svg_bar_chart,
     tile_html,
 )
-from flows.discover import generate_log_paths
-from parsers.models import Game
-from parsers.read import generate_games
-from rules.tiles import Tile, parse_tiles
-from tests.flows.conftest import Corpus, ingest_plain
+from zhuoji.flows.ingest.discover import generate_log_paths
+from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.parsers.models import Game
+from zhuoji.parsers.read import generate_games
+from zhuoji.rules.tiles import Tile, parse_tiles
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 CORPUS_GAME = "regexp_full_match(game_id, 'g[0-9]{3}')"
@@ -636,8 +637,8 @@ def test_limits_must_be_positive() -> None:
 def test_every_code_has_its_rule_from_the_docs(db: Path, site: Path) -> None:
     """The code pages and rules.html show each code's row of docs/rules/legality.md,
     which ships with the dashboard's assets (the page names no file it does not link)."""
-    from flows.dashboard import code_rules
-    from rules.violations import ViolationCode
+    from zhuoji.flows.dashboard.site import code_rules
+    from zhuoji.rules.violations import ViolationCode
 
     rules = code_rules()
     assert set(rules) == {c.value for c in ViolationCode}

@@ -17,7 +17,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from flows.dashboard import build_dashboard, page_slug
 from scripts.screenshot import (
     INSTALL_HINT,
     BrowserError,
@@ -27,6 +26,7 @@ from scripts.screenshot import (
 )
 from tests.flows.conftest import Corpus
 from tests.flows.test_dashboard import make_warehouse
+from zhuoji.flows.dashboard.site import build_dashboard, page_slug
 
 
 @pytest.fixture(scope="module")
@@ -215,10 +215,10 @@ def odd_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A warehouse of two logs ten months apart, one of them (a disputed hand) under a
     very long path: the hand page's header card must hold the path, and the hands-per-day
     chart must show the gap."""
-    from flows.bridge import game_from_records
-    from parsers.write import write_games
     from tests.flows.conftest import ingest_plain
     from tests.flows.test_cli_audit import DISPUTES, PLAYERS, _clean_hand
+    from zhuoji.flows.audit.bridge import game_from_records
+    from zhuoji.parsers.write import write_games
 
     root = tmp_path_factory.mktemp("odd")
     deep = root / "logs"

@@ -22,12 +22,12 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-import flows.cli_dashboard  # noqa: F401  (registers dashboard and serve on the app)
-from flows.app import app
-from flows.cli_dashboard import make_server
-from flows.dashboard import LiveDashboard, page_slug
+import zhuoji.flows.cli.dashboard  # noqa: F401  (registers dashboard and serve on the app)
 from tests.flows.conftest import Corpus
 from tests.flows.test_dashboard import make_warehouse
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.dashboard import make_server
+from zhuoji.flows.dashboard.site import LiveDashboard, page_slug
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +125,7 @@ def test_serve_reports_a_missing_warehouse(tmp_path: Path) -> None:
 def test_build_reports_each_group_of_pages(db: Path, tmp_path: Path) -> None:
     """Progress is told once per group of pages, in order, once its pages are written
     (with worker processes and without), and the groups add up to every page."""
-    from flows.dashboard import build_dashboard
+    from zhuoji.flows.dashboard.site import build_dashboard
 
     for workers in (1, 2):
         told: list[tuple[str, int, float]] = []

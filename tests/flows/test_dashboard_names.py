@@ -21,21 +21,21 @@ import pytest
 from markupsafe import escape
 from typer.testing import CliRunner
 
-import flows.cli  # noqa: F401  (registers the commands)
-from flows.app import app
-from flows.bridge import game_from_records, ruleset_tiles
-from flows.cli_text import safe
-from flows.dashboard import page_slug
-from flows.replay_page import script_json
-from parsers.fast import Game
-from parsers.models import Player
-from parsers.read import generate_fast_games
-from parsers.write import write_games
-from rules.families.guizhou.simulate import generate_games
-from rules.presets import load_preset
+import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
 from scripts.screenshot import HeadlessChromium
 from tests.flows.conftest import _disputed, _out_of_turn, ingest_plain
 from tests.flows.test_dashboard_browser import browser, chromium  # noqa: F401  (fixtures)
+from zhuoji.flows.audit.bridge import game_from_records, ruleset_tiles
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.dashboard.replay_page import script_json
+from zhuoji.flows.dashboard.site import page_slug
+from zhuoji.flows.text.terminal import safe
+from zhuoji.parsers.fast import Game
+from zhuoji.parsers.models import Player
+from zhuoji.parsers.read import generate_fast_games
+from zhuoji.parsers.write import write_games
+from zhuoji.rules.families.guizhou.simulate import generate_games
+from zhuoji.rules.presets import load_preset
 
 runner = CliRunner()
 

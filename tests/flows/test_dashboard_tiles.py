@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flows import warehouse
-from flows.rows_tiles import (
+from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.rows_tiles import (
     MeldTextError,
     format_discards,
     format_melds,
@@ -20,11 +20,11 @@ from flows.rows_tiles import (
     parse_discards,
     parse_melds,
 )
-from rules.audit import HandAudit, audit_game
-from rules.families.guizhou.simulate import generate_games
-from rules.melds import Meld, MeldKind
-from rules.presets import load_preset
-from rules.tiles import ALL_TILES, Tile, parse_tiles
+from zhuoji.rules.audit import HandAudit, audit_game
+from zhuoji.rules.families.guizhou.simulate import generate_games
+from zhuoji.rules.melds import Meld, MeldKind
+from zhuoji.rules.presets import load_preset
+from zhuoji.rules.tiles import ALL_TILES, Tile, parse_tiles
 
 Audited = list[tuple[str, list[HandAudit]]]
 

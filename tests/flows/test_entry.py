@@ -10,17 +10,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-_HEAVY = ("flows.cli", "flows.ingest", "typer", "rich", "prefect", "duckdb", "polars")
+_HEAVY = (
+    "zhuoji.flows.cli.commands", "zhuoji.flows.ingest.prefect_run",
+    "typer", "rich", "prefect", "duckdb", "polars",
+)
 
 
 def test_the_console_script_runs_the_entry_module() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert project["project"]["scripts"]["zhuoji"] == "flows.entry:main"
+    assert project["project"]["scripts"]["zhuoji"] == "zhuoji.flows.cli.main:main"
 
 
 def test_importing_the_entry_module_imports_no_command() -> None:
     # What a spawned ingest worker runs again before it takes a task.
-    probe = f"import sys, flows.entry; print([m for m in {_HEAVY!r} if m in sys.modules])"
+    probe = f"import sys, zhuoji.flows.cli.main; print([m for m in {_HEAVY!r} if m in sys.modules])"
     out = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     )
@@ -28,7 +31,10 @@ def test_importing_the_entry_module_imports_no_command() -> None:
 
 
 def test_the_entry_point_runs_the_cli() -> None:
-    run = "import sys; from flows.entry import main; sys.argv = ['zhuoji', '--help']; main()"
+    run = (
+        "import sys; from zhuoji.flows.cli.main import main; "
+        "sys.argv = ['zhuoji', '--help']; main()"
+    )
     out = subprocess.run(
         [sys.executable, "-c", run], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
@@ -40,7 +46,7 @@ def test_the_entry_point_runs_the_cli() -> None:
 def test_an_ingest_ends_without_teardown_with_its_output_and_status(tmp_path: Path) -> None:
     # The ingest asks to skip the interpreter's teardown: what it wrote and its exit
     # status are kept, on success (0) and on an error (2).
-    run = "import sys; from flows.entry import main; sys.argv[0] = 'zhuoji'; main()"
+    run = "import sys; from zhuoji.flows.cli.main import main; sys.argv[0] = 'zhuoji'; main()"
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     log = ROOT / "data" / "sample" / "t3-20261102.ndjson.gz"
     done = subprocess.run(

@@ -21,12 +21,12 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-import flows.cli  # noqa: F401  (every command on the app)
-from flows import warehouse
-from flows.app import app
-from rules.families import family_of
-from rules.presets import resolve_ruleset
+import zhuoji.flows.cli.commands  # noqa: F401  (every command on the app)
 from tests.flows.conftest import ingest_plain, report_rows
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.rules.families import family_of
+from zhuoji.rules.presets import resolve_ruleset
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 CHICKENS = ("chickens_standing", "chickens_flipped", "chickens_gold", "chickens_charging",

@@ -19,8 +19,8 @@ from typing import Any
 import orjson
 import pytest
 
-from flows.bridge import hand_records
-from flows.faults import (
+from zhuoji.flows.audit.bridge import hand_records
+from zhuoji.flows.simulation.faults import (
     MALFORMED,
     Fault,
     FaultKind,
@@ -31,16 +31,26 @@ from flows.faults import (
     inject_hand_fault,
     is_file_fault,
 )
-from flows.simulate import FAULTS_MANIFEST, SimulationRequest, build_game, run_simulation
-from parsers.errors import MalformedLogError
-from parsers.models import Game
-from parsers.read import Encoding, generate_games, generate_stream_games_from_bytes, parse_document
-from parsers.write import format_document, generate_stream_lines
-from rules.audit import audit_hand
-from rules.bots import SimulatedHand, bots_of
-from rules.families.guizhou.simulate import simulate_game
-from rules.presets import load_preset, preset_names, resolve_ruleset
-from rules.violations import ViolationCode
+from zhuoji.flows.simulation.writer import (
+    FAULTS_MANIFEST,
+    SimulationRequest,
+    build_game,
+    run_simulation,
+)
+from zhuoji.parsers.errors import MalformedLogError
+from zhuoji.parsers.models import Game
+from zhuoji.parsers.read import (
+    Encoding,
+    generate_games,
+    generate_stream_games_from_bytes,
+    parse_document,
+)
+from zhuoji.parsers.write import format_document, generate_stream_lines
+from zhuoji.rules.audit import audit_hand
+from zhuoji.rules.bots import SimulatedHand, bots_of
+from zhuoji.rules.families.guizhou.simulate import simulate_game
+from zhuoji.rules.presets import load_preset, preset_names, resolve_ruleset
+from zhuoji.rules.violations import ViolationCode
 
 PRESETS = preset_names("guizhou")
 EVERY_FAMILY = [*PRESETS, *preset_names("changsha")]
@@ -337,7 +347,7 @@ def test_a_truncated_last_game_ends_the_file_mid_line() -> None:
 
 def test_faulted_game_keeps_the_other_hands_clean() -> None:
     """File damage makes its game malformed, so the game takes no other fault."""
-    from flows.simulate import fault_game
+    from zhuoji.flows.simulation.writer import fault_game
 
     rs = load_preset("guiyang")
     damaged = 0
@@ -353,7 +363,7 @@ def test_faulted_game_keeps_the_other_hands_clean() -> None:
 
 def test_faults_use_their_own_generator() -> None:
     """The games are the same with and without faults: only the faulted hands differ."""
-    from flows.simulate import fault_game
+    from zhuoji.flows.simulation.writer import fault_game
 
     rs = load_preset("guiyang")
     game = simulate_game(rs, seed=3, game_no=0, hands=6)

@@ -17,17 +17,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import flows.cli  # noqa: F401  (registers the commands)
-from flows.app import app
-from flows.bridge import game_from_records, hand_records
-from flows.hand_report import write_hand_report
-from parsers.fast import Game
-from parsers.models import Player
-from parsers.read import generate_fast_games
-from parsers.write import write_games
-from rules.presets import resolve_ruleset
-from rules.snapshot import replay_snapshots
+import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
 from tests.flows.test_cli_audit import DISPUTES, PLAYERS, _clean_hand
+from zhuoji.flows.audit.bridge import game_from_records, hand_records
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.dashboard.hand_report import write_hand_report
+from zhuoji.parsers.fast import Game
+from zhuoji.parsers.models import Player
+from zhuoji.parsers.read import generate_fast_games
+from zhuoji.parsers.write import write_games
+from zhuoji.rules.presets import resolve_ruleset
+from zhuoji.rules.snapshot import replay_snapshots
 
 runner = CliRunner()
 
@@ -139,7 +139,7 @@ def test_usage_errors(two_games: Path, tmp_path: Path) -> None:
 def test_a_changed_or_missing_log_is_said_on_the_dashboard_page(tmp_path: Path) -> None:
     """The hand page reads the events again from the log, only when it still holds the
     bytes the warehouse loaded; otherwise the page says why there is no replay."""
-    from flows.replay_page import hand_replay
+    from zhuoji.flows.dashboard.replay_page import hand_replay
 
     log = tmp_path / "d.json"
     shutil.copyfile(DISPUTES / "kong_owner_not_ready.json", log)

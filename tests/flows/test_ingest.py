@@ -10,13 +10,13 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from flows import warehouse
-from flows.discover import hash_file
-from flows.ingest import LOCAL_WRITER_THREADS, load_outcomes, run_ingest
-from flows.process import FileChangedError, audit_file, process_file
-from flows.rows import DATA_TABLES, FileStatus, RowBuffer
-from parsers.write import write_games
 from tests.flows.conftest import Corpus, build_corpus, copy_db, ingest_plain, snapshot
+from zhuoji.flows.ingest.discover import hash_file
+from zhuoji.flows.ingest.prefect_run import LOCAL_WRITER_THREADS, load_outcomes, run_ingest
+from zhuoji.flows.ingest.worker import FileChangedError, audit_file, process_file
+from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.rows import DATA_TABLES, FileStatus, RowBuffer
+from zhuoji.parsers.write import write_games
 
 
 def _process(path: str, staging: Path) -> object:

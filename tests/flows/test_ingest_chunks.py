@@ -6,9 +6,9 @@ import gc
 
 import pytest
 
-from flows.discover import FileDigest
-from flows.ingest import plan_batches, plan_chunks
-from flows.process import rare_collections
+from zhuoji.flows.ingest.discover import FileDigest
+from zhuoji.flows.ingest.prefect_run import plan_batches, plan_chunks
+from zhuoji.flows.ingest.worker import rare_collections
 
 
 def _files(*sizes: int) -> list[FileDigest]:

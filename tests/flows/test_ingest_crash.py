@@ -14,10 +14,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from flows.discover import hash_file
-from flows.ingest import RUN_MARKER, run_ingest, staging_dir_for
-from flows.process import shard_dir_for
 from tests.flows.conftest import Corpus, snapshot
+from zhuoji.flows.ingest.discover import hash_file
+from zhuoji.flows.ingest.prefect_run import RUN_MARKER, run_ingest, staging_dir_for
+from zhuoji.flows.ingest.worker import shard_dir_for
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -58,7 +58,7 @@ def test_sigkill_mid_run_then_rerun_gives_the_clean_database(
         [
             sys.executable,
             "-c",
-            "from flows.cli import main; main()",
+            "from zhuoji.flows.cli.commands import main; main()",
             "ingest",
             str(corpus.root),
             "--db",

@@ -15,11 +15,11 @@ from typing import Any
 import dask.config
 import pytest
 
-from flows.dask_cluster import DaskClusterError, DaskWatch, check_workers_reach_api
-from flows.discover import FileDigest, hash_file
-from flows.ingest import run_ingest
-from flows.rows import FileStatus
 from tests.flows.conftest import Corpus, flow_runs_of, snapshot, task_runs_of
+from zhuoji.flows.ingest.discover import FileDigest, hash_file
+from zhuoji.flows.ingest.prefect_run import run_ingest
+from zhuoji.flows.runtime.dask_cluster import DaskClusterError, DaskWatch, check_workers_reach_api
+from zhuoji.flows.warehouse.rows import FileStatus
 
 
 @pytest.mark.xdist_group("prefect")
@@ -85,7 +85,7 @@ def _zhuoji(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], fl
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     start = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-c", "from flows.cli import main; main()", *args],
+        [sys.executable, "-c", "from zhuoji.flows.cli.commands import main; main()", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -165,7 +165,7 @@ def test_a_worker_with_another_version_stops_the_ingest(corpus: Corpus, tmp_path
 def test_an_unreachable_scheduler_is_one_line_within_seconds(
     corpus: Corpus, tmp_path: Path
 ) -> None:
-    from flows.prefect_server import free_port
+    from zhuoji.flows.runtime.prefect_server import free_port
 
     address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens there
     done, seconds = _zhuoji(
@@ -242,7 +242,7 @@ def test_a_cluster_left_without_workers_fails_the_wait(tmp_path: Path) -> None:
 def test_workers_that_cannot_reach_the_prefect_api_are_named() -> None:
     from distributed import LocalCluster
 
-    from flows.prefect_server import free_port
+    from zhuoji.flows.runtime.prefect_server import free_port
 
     url = f"http://127.0.0.1:{free_port()}/api"  # nothing listens there
     with LocalCluster(

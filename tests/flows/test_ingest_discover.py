@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import flows.cli_ingest  # noqa: F401  (registers ingest on the app)
-from flows.app import app
-from flows.discover import FileDigest, InputPathError, generate_log_paths, hash_file
-from flows.ingest import plan_files
-from flows.rows import FileStatus
-from flows.warehouse import KnownFile
-from rules.version import ENGINE_VERSION
+import zhuoji.flows.cli.ingest  # noqa: F401  (registers ingest on the app)
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.ingest.discover import FileDigest, InputPathError, generate_log_paths, hash_file
+from zhuoji.flows.ingest.prefect_run import plan_files
+from zhuoji.flows.warehouse.rows import FileStatus
+from zhuoji.flows.warehouse.store import KnownFile
+from zhuoji.rules.version import ENGINE_VERSION
 
 
 def _touch(path: Path, data: bytes = b"{}") -> Path:

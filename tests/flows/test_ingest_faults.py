@@ -31,11 +31,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from flows import warehouse
-from flows.discover import hash_file
-from flows.ingest import load_outcomes, staging_dir_for
-from flows.process import KILL_WORKER_ON, process_file, shard_dir_for
 from tests.flows.conftest import Corpus, build_corpus
+from zhuoji.flows.ingest.discover import hash_file
+from zhuoji.flows.ingest.prefect_run import load_outcomes, staging_dir_for
+from zhuoji.flows.ingest.worker import KILL_WORKER_ON, process_file, shard_dir_for
+from zhuoji.flows.warehouse import store as warehouse
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "data" / "sample" / "t7-20261101-0001.json"
@@ -117,7 +117,7 @@ def _without_dac_override() -> None:
 
 def _ingest_command(root: Path, db: Path, *extra: str) -> list[str]:
     return [
-        sys.executable, "-c", "from flows.cli import main; main()",
+        sys.executable, "-c", "from zhuoji.flows.cli.commands import main; main()",
         "ingest", str(root), "--db", str(db), "--quiet", *extra,
     ]  # fmt: skip
 
@@ -223,8 +223,8 @@ def test_a_file_that_exhausts_memory_is_quarantined_with_memory_error(tmp_path: 
     assert bomb.stat().st_size < 5 << 20
     script = (
         "import resource, sys\n"
-        "from flows.process import process_files\n"
-        "from flows.discover import unhashed_file\n"
+        "from zhuoji.flows.ingest.worker import process_files\n"
+        "from zhuoji.flows.ingest.discover import unhashed_file\n"
         "resource.setrlimit(resource.RLIMIT_AS, (900 << 20, 900 << 20))\n"
         "outcomes = process_files([unhashed_file(p) for p in sys.argv[1:]], sys.argv[1] + '.st')\n"
         "for o in outcomes: print(o.status.value, o.errors[0].message if o.errors else '')\n"

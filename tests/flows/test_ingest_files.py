@@ -12,13 +12,13 @@ import duckdb
 import pytest
 from typer.testing import CliRunner, Result
 
-from flows.app import app
-from flows.discover import hash_file
-from flows.ingest import plan_files
-from flows.rows import FileStatus
-from flows.warehouse import KnownFile
-from rules.version import ENGINE_VERSION
 from tests.flows.conftest import Corpus, build_corpus, snapshot
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.ingest.discover import hash_file
+from zhuoji.flows.ingest.prefect_run import plan_files
+from zhuoji.flows.warehouse.rows import FileStatus
+from zhuoji.flows.warehouse.store import KnownFile
+from zhuoji.rules.version import ENGINE_VERSION
 
 pytestmark = pytest.mark.xdist_group("prefect")
 

@@ -20,10 +20,10 @@ from typing import Any
 import duckdb
 import pytest
 
-from flows import warehouse
-from flows.deploy import FLOW_NAME
-from flows.ingest import artifact_key, run_ingest, run_tags
 from tests.flows.conftest import Corpus, flow_runs_of
+from zhuoji.flows.ingest.deploy import FLOW_NAME
+from zhuoji.flows.ingest.prefect_run import artifact_key, run_ingest, run_tags
+from zhuoji.flows.warehouse import store as warehouse
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -35,7 +35,7 @@ def _env(api: str, **extra: str) -> dict[str, str]:
 
 
 def _zhuoji(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from flows.cli import main; main()", *args]
+    return [sys.executable, "-c", "from zhuoji.flows.cli.commands import main; main()", *args]
 
 
 def _poll(what: str, check: Any, seconds: float = 60) -> Any:
@@ -89,7 +89,7 @@ def test_a_run_is_named_tagged_logged_and_publishes_its_summary(
     db = tmp_path / "Club Logs.duckdb"
     flow_runs = logging.getLogger("prefect.flow_runs")
     level = flow_runs.level
-    flow_runs.setLevel(logging.INFO)  # the command line's setting (see flows.cli_ingest)
+    flow_runs.setLevel(logging.INFO)  # the command line's setting (see zhuoji.flows.cli.ingest)
     try:
         summary = run_ingest([str(corpus.root)], db, workers=1)
     finally:
@@ -251,7 +251,7 @@ def test_zhuoji_deploy_serves_a_deployment_that_ingests_the_inbox(
         assert found.parameters["inbox"] == inbox.resolve().as_posix()
         assert found.parameters["db"] == db.resolve().as_posix()
         assert [s.schedule.interval.total_seconds() for s in found.schedules] == [3600]
-        assert found.entrypoint == "flows.deploy.inbox_flow"
+        assert found.entrypoint == "zhuoji.flows.ingest.deploy.inbox_flow"
         first = run_deployment(name, timeout=240)
         assert first.state is not None and first.state.is_completed(), first.state
         (inbox / "d01.json.gz").write_bytes((corpus.root / "d01.json.gz").read_bytes())
@@ -279,7 +279,11 @@ def test_zhuoji_deploy_serves_a_deployment_that_ingests_the_inbox(
 
 
 def test_summary_markdown_escapes_cells_and_caps_the_list() -> None:
-    from flows.ingest import ARTIFACT_QUARANTINE_ROWS, RunSummary, summary_markdown
+    from zhuoji.flows.ingest.prefect_run import (
+        ARTIFACT_QUARANTINE_ROWS,
+        RunSummary,
+        summary_markdown,
+    )
 
     quarantined = tuple(
         (f"/logs/a|{i}.json", f"line 1, field x: bad | value\nnext {i}")
@@ -304,7 +308,7 @@ def test_summary_markdown_escapes_cells_and_caps_the_list() -> None:
 def test_artifact_keys_and_run_names() -> None:
     from datetime import datetime
 
-    from flows.ingest import run_name
+    from zhuoji.flows.ingest.prefect_run import run_name
 
     assert artifact_key("/srv/Warehouse 2026.duckdb") == "zhuoji-ingest-warehouse-2026-duckdb"
     assert artifact_key("/srv/库.duckdb") == "zhuoji-ingest-duckdb"

@@ -11,12 +11,12 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-import flows.process
-from flows.discover import hash_file
-from flows.process import process_files
-from flows.rows import DATA_TABLES, SOURCE_COLUMN, FileStatus, RowBuffer
-from parsers.write import write_games
+import zhuoji.flows.ingest.worker
 from tests.flows.conftest import Corpus, ingest_plain, snapshot
+from zhuoji.flows.ingest.discover import hash_file
+from zhuoji.flows.ingest.worker import process_files
+from zhuoji.flows.warehouse.rows import DATA_TABLES, SOURCE_COLUMN, FileStatus, RowBuffer
+from zhuoji.parsers.write import write_games
 
 
 def test_a_task_writes_one_set_of_shards_for_all_its_files(
@@ -46,7 +46,7 @@ def test_one_task_per_batch_loads_what_one_task_per_file_loads(
     already written to the shards (a flush every few hands) when the fault was read."""
     per_file = tmp_path / "per-file.duckdb"
     ingest_plain([str(corpus.root)], per_file, tmp_path / "s1")
-    monkeypatch.setattr(flows.process, "FLUSH_HANDS", flush_hands)
+    monkeypatch.setattr(zhuoji.flows.ingest.worker, "FLUSH_HANDS", flush_hands)
     per_task = tmp_path / "per-task.duckdb"
     counts = ingest_plain([str(corpus.root)], per_task, tmp_path / "s2", batch=50, one_task=True)
     assert counts["quarantined"] == len(corpus.quarantined)
@@ -99,7 +99,7 @@ def test_replacing_one_file_of_a_task_keeps_the_others_rows(
 def test_a_failed_task_leaves_no_shards(
     corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(flows.process, "FLUSH_HANDS", 3)  # rows are written as it goes
+    monkeypatch.setattr(zhuoji.flows.ingest.worker, "FLUSH_HANDS", 3)  # rows are written as it goes
     files = [hash_file(p) for p in sorted(corpus.games)[-3:]]
     stage = tmp_path / "stage"
 
@@ -115,7 +115,7 @@ def test_a_failed_task_leaves_no_shards(
 def test_a_file_that_keeps_changing_is_quarantined_and_the_others_keep_their_rows(
     corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(flows.process, "FLUSH_HANDS", 3)  # rows are written as it goes
+    monkeypatch.setattr(zhuoji.flows.ingest.worker, "FLUSH_HANDS", 3)  # rows are written as it goes
     files = [hash_file(p) for p in sorted(corpus.games)[-3:]]
     changed = tmp_path / Path(files[2].path).name
     shutil.copyfile(files[2].path, changed)

@@ -14,15 +14,15 @@ import orjson
 import pytest
 from typer.testing import CliRunner, Result
 
-from flows import warehouse
-from flows.app import app
-from flows.ingest import stale_files
-from parsers.models import Game
-from parsers.read import generate_games
-from parsers.write import write_games
-from rules.presets import resolve_ruleset
-from rules.version import ENGINE_VERSION, ENGINE_VERSION_ENV, ruleset_fingerprint
 from tests.flows.conftest import Corpus, build_corpus, copy_db, snapshot
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.ingest.prefect_run import stale_files
+from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.parsers.models import Game
+from zhuoji.parsers.read import generate_games
+from zhuoji.parsers.write import write_games
+from zhuoji.rules.presets import resolve_ruleset
+from zhuoji.rules.version import ENGINE_VERSION, ENGINE_VERSION_ENV, ruleset_fingerprint
 
 pytestmark = pytest.mark.xdist_group("prefect")
 REPO = Path(__file__).resolve().parents[2]
@@ -114,7 +114,7 @@ def test_a_new_engine_version_reaudits_every_file_and_says_so(
     _ingest(db, str(mixed.root))
     before = snapshot(db)
     env = {**os.environ, "PREFECT_API_URL": prefect_harness, ENGINE_VERSION_ENV: "9.9.9+test"}
-    command = [sys.executable, "-c", "from flows.cli import main; main()", "ingest"]
+    command = [sys.executable, "-c", "from zhuoji.flows.cli.commands import main; main()", "ingest"]
     args = [str(mixed.root), "--db", str(db), "--workers", "1", "--quiet"]
     done = subprocess.run(
         [*command, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=600

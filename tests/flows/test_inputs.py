@@ -21,10 +21,10 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-import flows.cli  # noqa: F401  (registers the commands)
-from flows.app import app
-from flows.discover import find_log_paths
+import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
 from tests.parsers.factories import doc_bytes, game_dict, stream_bytes
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.ingest.discover import find_log_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"
@@ -40,7 +40,7 @@ _MEASURE = (
     "print(f'peak-kib {peak}', file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
-_ZHUOJI = "import sys; from flows.entry import main; sys.argv[0] = 'zhuoji'; main()"
+_ZHUOJI = "import sys; from zhuoji.flows.cli.main import main; sys.argv[0] = 'zhuoji'; main()"
 
 
 def _zhuoji(
@@ -135,7 +135,7 @@ def test_a_fifo_or_device_named_on_the_command_line_is_not_a_regular_file(
 
 
 def test_the_readers_refuse_a_fifo_at_once_even_when_given_it_directly(tmp_path: Path) -> None:
-    from parsers.read import generate_fast_games, generate_games
+    from zhuoji.parsers.read import generate_fast_games, generate_games
 
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
@@ -335,7 +335,11 @@ def test_duplicate_keys_read_the_last_value_everywhere(tmp_path: Path) -> None:
         b'{"type":"discard","seat":0,', b'{"type":"discard","seat":3,"seat":0,', 1
     )
     assert stream != stream_bytes(game)
-    from parsers.read import Encoding, generate_fast_games_from_bytes, generate_games_from_bytes
+    from zhuoji.parsers.read import (
+        Encoding,
+        generate_fast_games_from_bytes,
+        generate_games_from_bytes,
+    )
 
     for data, encoding in ((document, Encoding.DOCUMENT), (stream, Encoding.STREAM)):
         (slow,) = list(generate_games_from_bytes(data, encoding))

@@ -11,16 +11,16 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from flows import warehouse
-from flows.bridge import game_from_records
-from flows.dashboard import build_dashboard, page_slug
-from parsers.models import Player
-from parsers.write import write_games
-from rules.events import HandRecord, RecordedItem, RecordedResult
-from rules.families.guizhou.simulate import generate_games as simulate_games
-from rules.presets import load_preset
 from tests.flows.conftest import ingest_plain
 from tests.flows.test_dashboard import read, table_rows
+from zhuoji.flows.audit.bridge import game_from_records
+from zhuoji.flows.dashboard.site import build_dashboard, page_slug
+from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.parsers.models import Player
+from zhuoji.parsers.write import write_games
+from zhuoji.rules.events import HandRecord, RecordedItem, RecordedResult
+from zhuoji.rules.families.guizhou.simulate import generate_games as simulate_games
+from zhuoji.rules.presets import load_preset
 
 WRONG_REASON = ("items", 1)
 """(game, hand) whose items name a wrong reason; deltas and their sums right."""

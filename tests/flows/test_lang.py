@@ -23,24 +23,24 @@ import pytest
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from flows.app import app
-from flows.audit import generate_file_audits
-from flows.cli import main as _cli  # noqa: F401  (registers every command)
-from flows.cli_audit_text import format_hand
-from flows.cli_lang import locale_lang
-from flows.dashboard import build_dashboard
-from flows.faults import FaultKind, expected_codes, is_file_fault
-from flows.simulate import FAULTS_MANIFEST, SimulationRequest, run_simulation
-from rules.audit import audit_hand
-from rules.bots import bots_of
-from rules.events import Bird, Discard, HandRecord, Roll
-from rules.glossary import glossary, translate_or_none
-from rules.presets import load_preset, preset_names
-from rules.violations import ViolationCode
 from scripts.screenshot import BrowserError, HeadlessChromium, find_chromium
 from tests.flows.conftest import Corpus
 from tests.flows.test_dashboard import make_warehouse
 from tests.flows.test_faults import CASES, _made
+from zhuoji.flows.audit.files import generate_file_audits
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.audit_text import format_hand
+from zhuoji.flows.cli.commands import main as _cli  # noqa: F401  (registers every command)
+from zhuoji.flows.cli.lang import locale_lang
+from zhuoji.flows.dashboard.site import build_dashboard
+from zhuoji.flows.simulation.faults import FaultKind, expected_codes, is_file_fault
+from zhuoji.flows.simulation.writer import FAULTS_MANIFEST, SimulationRequest, run_simulation
+from zhuoji.rules.audit import audit_hand
+from zhuoji.rules.bots import bots_of
+from zhuoji.rules.events import Bird, Discard, HandRecord, Roll
+from zhuoji.rules.glossary import glossary, translate_or_none
+from zhuoji.rules.presets import load_preset, preset_names
+from zhuoji.rules.violations import ViolationCode
 
 runner = CliRunner()
 PRESETS = (*preset_names("guizhou"), *preset_names("changsha"))
@@ -332,7 +332,7 @@ def test_report_headers_in_chinese(db: Path) -> None:
 def test_every_report_column_has_chinese(db: Path) -> None:
     import duckdb
 
-    from flows.warehouse import report_names, report_parameters, run_report
+    from zhuoji.flows.warehouse.store import report_names, report_parameters, run_report
 
     columns = glossary().terms["column"]
     con = duckdb.connect(str(db), read_only=True)

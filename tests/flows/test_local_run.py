@@ -1,5 +1,5 @@
 """A small ingest with no Prefect server configured runs without Prefect
-(``flows.local_run``): the same rows, runs and summary as the flow; the same crash
+(``zhuoji.flows.ingest.local_run``): the same rows, runs and summary as the flow; the same crash
 marking, locks, quarantine and exit codes; no Prefect imported, no server started."""
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from typing import Any
 import duckdb
 import pytest
 
-import flows.discover
-import flows.planning
-from flows.discover import find_log_paths
-from flows.planning import RUN_MARKER, run_ingest, staging_dir_for
-from flows.process import KILL_WORKER_ON
-from flows.rows import FileStatus
+import zhuoji.flows.ingest.discover
+import zhuoji.flows.ingest.planning
 from tests.flows.conftest import Corpus, build_corpus, snapshot
+from zhuoji.flows.ingest.discover import find_log_paths
+from zhuoji.flows.ingest.planning import RUN_MARKER, run_ingest, staging_dir_for
+from zhuoji.flows.ingest.worker import KILL_WORKER_ON
+from zhuoji.flows.warehouse.rows import FileStatus
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "data" / "sample"
@@ -54,17 +54,23 @@ def _env_without_server(home: Path, **extra: str) -> dict[str, str]:
 _NO_PREFECT = textwrap.dedent(
     """
     import atexit, sys
-    import flows.cli
+    import zhuoji.flows.cli.commands
     def report():
-        heavy = [m for m in ("prefect", "flows.ingest", "flows.process_task") if m in sys.modules]
+        heavy = [
+            m
+            for m in (
+                "prefect", "zhuoji.flows.ingest.prefect_run", "zhuoji.flows.ingest.worker_task"
+            )
+            if m in sys.modules
+        ]
         print("LOADED", heavy, file=sys.stderr)
-    run = flows.cli.main
+    run = zhuoji.flows.cli.commands.main
     def run_and_report():
         # an exit handler registered by the command runs, before the exit without teardown
         atexit.register(report)
         run()
-    flows.cli.main = run_and_report
-    from flows.entry import main
+    zhuoji.flows.cli.commands.main = run_and_report
+    from zhuoji.flows.cli.main import main
     sys.argv[0] = "zhuoji"
     main()
     """
@@ -112,31 +118,32 @@ def test_what_takes_the_flow_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     monkeypatch.delenv("PREFECT_PROFILE", raising=False)
     monkeypatch.delenv("PREFECT_PROFILES_PATH", raising=False)
-    monkeypatch.delenv(flows.planning.FLOW_PATH_ENV, raising=False)
+    monkeypatch.delenv(zhuoji.flows.ingest.planning.FLOW_PATH_ENV, raising=False)
     log = tmp_path / "a.jsonl"
     log.write_bytes(b"{}\n")
     db = tmp_path / "w.duckdb"
 
     def flow(**options: Any) -> bool:
-        request = flows.planning.prepare_run([str(log)], db, **options)
-        return flows.planning.takes_flow_path(request)
+        request = zhuoji.flows.ingest.planning.prepare_run([str(log)], db, **options)
+        return zhuoji.flows.ingest.planning.takes_flow_path(request)
 
     assert not flow()
     assert flow(workers=1)
-    assert flows.planning.takes_flow_path(flows.planning.prepare_run([str(log)], db), True)
-    monkeypatch.setenv(flows.planning.FLOW_PATH_ENV, "1")
+    planning = zhuoji.flows.ingest.planning
+    assert planning.takes_flow_path(planning.prepare_run([str(log)], db), True)
+    monkeypatch.setenv(zhuoji.flows.ingest.planning.FLOW_PATH_ENV, "1")
     assert flow()
-    monkeypatch.setenv(flows.planning.FLOW_PATH_ENV, "sometimes")
+    monkeypatch.setenv(zhuoji.flows.ingest.planning.FLOW_PATH_ENV, "sometimes")
     with pytest.raises(ValueError, match="ZHUOJI_PREFECT='sometimes'"):
         flow()
-    monkeypatch.delenv(flows.planning.FLOW_PATH_ENV)
+    monkeypatch.delenv(zhuoji.flows.ingest.planning.FLOW_PATH_ENV)
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:1/api")
     assert flow()
     monkeypatch.delenv("PREFECT_API_URL")
     big = tmp_path / "big.jsonl"
     with big.open("wb") as out:
-        out.truncate(flows.planning.SMALL_RUN_BYTES + 1)
-    assert flows.planning.takes_flow_path(flows.planning.prepare_run([str(tmp_path)], db))
+        out.truncate(zhuoji.flows.ingest.planning.SMALL_RUN_BYTES + 1)
+    assert planning.takes_flow_path(planning.prepare_run([str(tmp_path)], db))
 
 
 # --- the same results either way -----------------------------------------------------------
@@ -241,17 +248,17 @@ def test_the_paths_are_walked_once(
 ) -> None:  # fmt: skip
     from typer.testing import CliRunner
 
-    import flows.cli
-    from flows.app import app
+    import zhuoji.flows.cli.commands
+    from zhuoji.flows.cli.app import app
 
     walks: list[str] = []
-    folder_walk = flows.discover._generate_folder
+    folder_walk = zhuoji.flows.ingest.discover._generate_folder
 
     def counted(folder: Path, skipped: list[Any]) -> Any:
         walks.append(str(folder))
         return folder_walk(folder, skipped)
 
-    monkeypatch.setattr(flows.discover, "_generate_folder", counted)
+    monkeypatch.setattr(zhuoji.flows.ingest.discover, "_generate_folder", counted)
     args = ["ingest", str(corpus.root), "--db", str(tmp_path / "w.duckdb"), "--json"]
     result = CliRunner().invoke(app, [*args, *(["--prefect"] if prefect else [])])
     assert result.exit_code == 0, result.output
@@ -293,8 +300,8 @@ def test_a_flow_run_over_8000_named_files_passes_them_in_a_manifest(
 
 
 def test_a_plain_run_waits_for_a_reader_with_wait(tmp_path: Path) -> None:
-    from flows import warehouse
     from tests.flows.test_ingest_prefect import _holder
+    from zhuoji.flows.warehouse import store as warehouse
 
     db = tmp_path / "w.duckdb"
     warehouse.open_writer(db).close()

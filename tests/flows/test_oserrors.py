@@ -9,8 +9,9 @@ import os
 import duckdb
 import pytest
 
-from flows import oserrors, warehouse
-from flows.cli_errors import describe_error, environment_errno
+from zhuoji.flows.cli.errors import describe_error, environment_errno
+from zhuoji.flows.text import oserrors
+from zhuoji.flows.warehouse import store as warehouse
 
 
 @pytest.mark.parametrize("code", sorted(oserrors.STORAGE_ERRNOS))

@@ -14,8 +14,8 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-import flows
-from flows import warehouse
+import zhuoji.flows as flows
+from zhuoji.flows.warehouse import store as warehouse
 
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -35,7 +35,7 @@ def test_flows_sql_is_the_checkouts_sql_folder() -> None:
 
 
 def test_every_sql_file_is_package_data() -> None:
-    patterns = _package_data("flows")
+    patterns = _package_data("zhuoji.flows")
     files = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "sql").rglob("*"))
     files = [f for f in files if (ROOT / f).is_file()]
     assert files
@@ -50,10 +50,11 @@ def test_every_preset_and_asset_is_package_data() -> None:
     presets = list((ROOT / "rules" / "presets").glob("*"))
     assert all(p.suffix == ".toml" or p.name == "__init__.py" or p.name == "__pycache__"
                for p in presets), presets
-    assets = [p for p in (ROOT / "flows" / "dashboard_assets").iterdir() if p.name != "__pycache__"]
+    folder = ROOT / "flows" / "dashboard" / "assets"
+    assets = [p for p in folder.iterdir() if p.name != "__pycache__"]
     assert assets and all(p.is_file() for p in assets), "assets are one flat folder ('*')"
-    assert _package_data("flows.dashboard_assets") == ["*"]
-    assert _package_data("rules.presets") == ["*.toml"]
+    assert _package_data("zhuoji.flows.dashboard.assets") == ["*"]
+    assert _package_data("zhuoji.rules.presets") == ["*.toml"]
 
 
 def _constraints() -> dict[str, Version]:

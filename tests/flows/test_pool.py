@@ -15,8 +15,8 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ProcessPoolTaskRunner
 
-from flows import pool
-from flows.ingest import make_task_runner
+from zhuoji.flows.ingest.prefect_run import make_task_runner
+from zhuoji.flows.runtime import pool
 
 needs_fork_server = pytest.mark.skipif(
     not pool.fork_server_available(), reason="this platform has no fork server"
@@ -77,7 +77,7 @@ def test_the_pool_takes_the_fork_server_and_one_dispatch_thread() -> None:
 
 
 def test_without_a_fork_server_the_workers_are_spawned(monkeypatch: pytest.MonkeyPatch) -> None:
-    from flows import fork_server
+    from zhuoji.flows.runtime import fork_server
 
     monkeypatch.setattr(fork_server, "fork_server_available", lambda: False)
     monkeypatch.setattr(pool, "fork_server_available", lambda: False)
@@ -127,13 +127,17 @@ def test_tasks_reach_the_workers_in_submission_order(prefect_harness: str) -> No
 def test_the_fork_server_is_started_by_a_local_run_only(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import flows.ingest
+    import zhuoji.flows.ingest.prefect_run
 
     calls: list[str] = []
-    monkeypatch.setattr(flows.ingest, "start_fork_server", lambda: calls.append("start"))
-    monkeypatch.setattr(flows.ingest, "dask_worker_count", lambda address: 2)
-    monkeypatch.setattr(flows.ingest, "check_workers_reach_api", lambda address, url: None)
-    monkeypatch.setattr(flows.ingest, "drain_workers", lambda address: None)
+    monkeypatch.setattr(
+        zhuoji.flows.ingest.prefect_run, "start_fork_server", lambda: calls.append("start"))
+    monkeypatch.setattr(
+        zhuoji.flows.ingest.prefect_run, "dask_worker_count", lambda address: 2)
+    monkeypatch.setattr(
+        zhuoji.flows.ingest.prefect_run, "check_workers_reach_api", lambda address, url: None)
+    monkeypatch.setattr(
+        zhuoji.flows.ingest.prefect_run, "drain_workers", lambda address: None)
 
     class Stop(Exception):
         pass
@@ -145,13 +149,15 @@ def test_the_fork_server_is_started_by_a_local_run_only(
         def __call__(self, **parameters: object) -> None:
             raise Stop  # the run stops where the flow would start
 
-    monkeypatch.setattr(flows.ingest, "prefect_api", contextlib.nullcontext)
-    monkeypatch.setattr(flows.ingest, "ingest_flow", Flow())
+    monkeypatch.setattr(
+        zhuoji.flows.ingest.prefect_run, "prefect_api", contextlib.nullcontext)
+    monkeypatch.setattr(
+        zhuoji.flows.ingest.prefect_run, "ingest_flow", Flow())
     log = tmp_path / "a.jsonl"
     log.write_text("")
     for dask in ("tcp://127.0.0.1:1", None):
         with pytest.raises(Stop):
-            flows.ingest.run_ingest(
+            zhuoji.flows.ingest.prefect_run.run_ingest(
                 [str(log)], tmp_path / "db.duckdb", workers=2, dask_address=dask
             )
     assert calls == ["start"]
@@ -162,13 +168,14 @@ def test_the_ingest_command_starts_the_fork_server_early_with_a_server_configure
 ) -> None:
     from typer.testing import CliRunner
 
-    import flows.cli  # registers the commands
-    import flows.fork_server
-    import flows.planning
-    from flows.app import app
+    import zhuoji.flows.cli.commands  # registers the commands
+    import zhuoji.flows.ingest.planning
+    import zhuoji.flows.runtime.fork_server
+    from zhuoji.flows.cli.app import app
 
     calls: list[str] = []
-    monkeypatch.setattr(flows.fork_server, "start_fork_server", lambda: calls.append("start"))
+    monkeypatch.setattr(
+        zhuoji.flows.runtime.fork_server, "start_fork_server", lambda: calls.append("start"))
 
     class Stop(Exception):
         pass
@@ -177,7 +184,8 @@ def test_the_ingest_command_starts_the_fork_server_early_with_a_server_configure
         calls.append("run")
         raise Stop
 
-    monkeypatch.setattr(flows.planning, "run_ingest", stop)
+    monkeypatch.setattr(
+        zhuoji.flows.ingest.planning, "run_ingest", stop)
     runner = CliRunner()
     local = ["ingest", str(tmp_path), "--db", str(tmp_path / "a.duckdb")]
     dask = [*local, "--dask-address", "tcp://x:1"]
@@ -204,12 +212,15 @@ def test_the_ingest_command_starts_the_fork_server_early_with_a_server_configure
 def test_a_worker_running_the_ingest_task_imports_no_duckdb_or_polars(
     prefect_harness: str, tmp_path: Path
 ) -> None:
-    # The worker imports flows.process_task for its task, not the flow's module with its
+    # The worker imports zhuoji.flows.ingest.worker_task for its task, not the flow's module with
+    # its
     # database and frame libraries (about 0.3 s of CPU and 0.7 s of start-up a worker).
-    from flows.process_task import process_files_task
+    from zhuoji.flows.ingest.worker_task import process_files_task
 
     def heavy_modules() -> list[str]:  # pickled by value: the worker imports no test module
-        names = ("duckdb", "polars", "flows.ingest", "flows.warehouse")
+        names = (
+            "duckdb", "polars", "zhuoji.flows.ingest.prefect_run", "zhuoji.flows.warehouse.store"
+        )
         return sorted(name for name in names if name in sys.modules)
 
     report = task(heavy_modules, name="heavy-modules", cache_policy=NO_CACHE)
@@ -235,7 +246,7 @@ def test_the_fork_server_imports_nothing_from_the_current_folder(tmp_path: Path)
     driver = tmp_path / "driver.py"  # run from a file: the script's folder, not here, is first
     driver.write_text(
         "import multiprocessing, os\n"
-        "from flows.fork_server import METHOD, start_fork_server\n"
+        "from zhuoji.flows.runtime.fork_server import METHOD, start_fork_server\n"
         "if __name__ == '__main__':\n"
         "    assert start_fork_server()\n"
         "    worker = multiprocessing.get_context(METHOD).Process(target=os.getpid)\n"

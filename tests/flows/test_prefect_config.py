@@ -1,4 +1,5 @@
-"""``flows.prefect_config.configured_api_url`` reads ``PREFECT_API_URL`` where Prefect
+"""``zhuoji.flows.runtime.prefect_config.configured_api_url`` reads ``PREFECT_API_URL`` where
+Prefect
 does, without importing Prefect: its answer against Prefect's own, configuration by
 configuration (each in a new process, in a folder of its own)."""
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.prefect_config import configured_api_url
+from zhuoji.flows.runtime.prefect_config import configured_api_url
 
 URL = "http://10.1.2.3:4200/api"
 

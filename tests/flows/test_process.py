@@ -1,7 +1,7 @@
-"""The worker's side of the ingest (flows/process.py) on files the reader refuses.
+"""The worker's side of the ingest (flows/ingest/worker.py) on files the reader refuses.
 
 A game id twice in a file and a ``hand_no`` twice in a game are found by the reader
-(``parsers.read``: the duplicate-id check of the stream reader, ``find_game_fault`` on
+(``zhuoji.parsers.read``: the duplicate-id check of the stream reader, ``find_game_fault`` on
 every game of both encodings), before the worker sees a game: the quarantine names the
 line and the field, as ``zhuoji validate`` does, on every encoding the worker reads.
 """
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from flows.process import process_file
-from flows.rows import FileStatus
-from parsers.read import generate_fast_games
 from tests.parsers.factories import doc_bytes, game_dict, stream_bytes
+from zhuoji.flows.ingest.worker import process_file
+from zhuoji.flows.warehouse.rows import FileStatus
+from zhuoji.parsers.read import generate_fast_games
 
 
 def _line_of(data: bytes, needle: bytes, nth: int) -> int:

@@ -16,17 +16,17 @@ from typing import Any
 
 import pytest
 
-from flows.bridge import game_from_records
-from flows.hand_report import write_hand_report
-from parsers.models import Player
-from parsers.write import write_games
-from rules.events import Discard, HandRecord, Kong, Pong, RecordedResult
-from rules.families.guizhou.simulate import generate_games
-from rules.presets import load_preset
-from rules.table import Table
-from rules.tiles import Tile
 from scripts.screenshot import HeadlessChromium
 from tests.flows.test_dashboard_browser import browser, chromium  # noqa: F401  (fixtures)
+from zhuoji.flows.audit.bridge import game_from_records
+from zhuoji.flows.dashboard.hand_report import write_hand_report
+from zhuoji.parsers.models import Player
+from zhuoji.parsers.write import write_games
+from zhuoji.rules.events import Discard, HandRecord, Kong, Pong, RecordedResult
+from zhuoji.rules.families.guizhou.simulate import generate_games
+from zhuoji.rules.presets import load_preset
+from zhuoji.rules.table import Table
+from zhuoji.rules.tiles import Tile
 
 RULESET = load_preset("guiyang")
 

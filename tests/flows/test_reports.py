@@ -1,7 +1,7 @@
 """Each report against figures computed here, in Python, from the same logs.
 
 The expected values are derived from the audits of the corpus's games
-(:func:`rules.audit.audit_game`), not from the warehouse's tables.
+(:func:`zhuoji.rules.audit.audit_game`), not from the warehouse's tables.
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import flows.cli_report  # noqa: F401  (registers report and sql on the app)
-from flows import warehouse
-from flows.app import app
-from flows.bridge import hand_records
-from parsers.models import Game
-from rules.audit import HandAudit, audit_game
-from rules.presets import resolve_ruleset
-from rules.violations import SETTLEMENT_CODES, ViolationCode
+import zhuoji.flows.cli.report  # noqa: F401  (registers report and sql on the app)
 from tests.flows.conftest import Corpus, ingest_plain, report_rows
+from zhuoji.flows.audit.bridge import hand_records
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.parsers.models import Game
+from zhuoji.rules.audit import HandAudit, audit_game
+from zhuoji.rules.presets import resolve_ruleset
+from zhuoji.rules.violations import SETTLEMENT_CODES, ViolationCode
 
 
 @dataclass(frozen=True)

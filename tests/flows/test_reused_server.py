@@ -1,4 +1,5 @@
-"""The local Prefect server that ingest runs reuse (``flows.prefect_server.ReusedPrefectServer``).
+"""The local Prefect server that ingest runs reuse
+(``zhuoji.flows.runtime.prefect_server.ReusedPrefectServer``).
 
 Its record, locks, lease, stale-record recovery and idle stop run against a stand-in for
 uvicorn (a small HTTP server answering Prefect's health and version routes, launched by
@@ -23,14 +24,14 @@ import duckdb
 import prefect
 import pytest
 
-import flows.prefect_server as ps
-from flows.prefect_server import (
+import zhuoji.flows.runtime.prefect_server as ps
+from tests.flows.conftest import HEALTH_ONLY_SERVER
+from zhuoji.flows.runtime.prefect_server import (
     LEASE_NAME,
     RECORD_NAME,
     ReusedPrefectServer,
     ServerRecord,
 )
-from tests.flows.conftest import HEALTH_ONLY_SERVER
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -153,7 +154,7 @@ def test_two_runs_at_once_start_one_server(home: Path, fake_uvicorn: Path) -> No
         f"""
         import sys, time
         from pathlib import Path
-        from flows.prefect_server import ReusedPrefectServer
+        from zhuoji.flows.runtime.prefect_server import ReusedPrefectServer
         class StandIn(ReusedPrefectServer):
             def environment(self):
                 return {{**super().environment(), "PYTHONPATH": {str(fake_uvicorn)!r}}}
@@ -276,7 +277,7 @@ def test_the_idle_timeout_is_read_from_the_environment(monkeypatch: pytest.Monke
 
 def _zhuoji(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", "from flows.entry import main; main()", *args],
+        [sys.executable, "-c", "from zhuoji.flows.cli.main import main; main()", *args],
         cwd=REPO,
         env=env,
         capture_output=True,

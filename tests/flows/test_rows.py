@@ -1,4 +1,5 @@
-"""Warehouse rows of audited games (:class:`flows.rows.RowBuffer`): every value of every
+"""Warehouse rows of audited games (:class:`zhuoji.flows.warehouse.rows.RowBuffer`): every value of
+every
 table against rows written out plainly from the audits, and the shards it writes."""
 
 from __future__ import annotations
@@ -10,17 +11,17 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from flows.rows import DATA_TABLES, SCHEMAS, SOURCE_COLUMN, RowBuffer
-from flows.rows_tiles import format_discards, format_melds
-from flows.simulate import build_game, fault_game
-from parsers.models import Game
-from rules.audit import HandAudit, audit_game
-from rules.events import KongKind
-from rules.families.changsha.simulate import generate_games as simulate_changsha
-from rules.families.guizhou.simulate import generate_games as simulate_games
-from rules.presets import load_preset
-from rules.tiles import TILE_TEXT, format_tiles
-from rules.violations import SETTLEMENT_CODES
+from zhuoji.flows.simulation.writer import build_game, fault_game
+from zhuoji.flows.warehouse.rows import DATA_TABLES, SCHEMAS, SOURCE_COLUMN, RowBuffer
+from zhuoji.flows.warehouse.rows_tiles import format_discards, format_melds
+from zhuoji.parsers.models import Game
+from zhuoji.rules.audit import HandAudit, audit_game
+from zhuoji.rules.events import KongKind
+from zhuoji.rules.families.changsha.simulate import generate_games as simulate_changsha
+from zhuoji.rules.families.guizhou.simulate import generate_games as simulate_games
+from zhuoji.rules.presets import load_preset
+from zhuoji.rules.tiles import TILE_TEXT, format_tiles
+from zhuoji.rules.violations import SETTLEMENT_CODES
 
 Audited = list[tuple[Game, list[HandAudit]]]
 

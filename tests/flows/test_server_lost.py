@@ -27,10 +27,15 @@ import duckdb
 import psutil
 import pytest
 
-import flows.prefect_server as ps
-from flows.planning import staging_dir_for
-from flows.prefect_server import LOCK_NAME, RECORD_NAME, ReusedPrefectServer, ServerRecord
+import zhuoji.flows.runtime.prefect_server as ps
 from tests.flows.conftest import HEALTH_ONLY_SERVER, Corpus, snapshot
+from zhuoji.flows.ingest.planning import staging_dir_for
+from zhuoji.flows.runtime.prefect_server import (
+    LOCK_NAME,
+    RECORD_NAME,
+    ReusedPrefectServer,
+    ServerRecord,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -89,7 +94,7 @@ def _env(home: Path, tmp: Path) -> dict[str, str]:
 def _ingest(corpus: Corpus, db: Path, env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [
-            sys.executable, "-c", "from flows.entry import main; main()",
+            sys.executable, "-c", "from zhuoji.flows.cli.main import main; main()",
             "ingest", str(corpus.root), "--db", str(db),
             "--workers", "1", "--batch-size", "1", "--quiet",
         ],
@@ -292,7 +297,7 @@ def holder(tmp_path: Path) -> Iterator[tuple[Path, subprocess.Popen[str]]]:
 
 def _zhuoji(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", "from flows.entry import main; main()", *args],
+        [sys.executable, "-c", "from zhuoji.flows.cli.main import main; main()", *args],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
     )
 

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import flows.cli  # noqa: F401  (registers the commands)
-from flows.app import app
-from parsers.read import generate_games
-from parsers.write import write_games
-from rules.presets import load_preset, resolve_ruleset
-from rules.settings import MAX_HAND_VALUE, MAX_STAKE, RulesetError
+import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
+from zhuoji.flows.cli.app import app
+from zhuoji.parsers.read import generate_games
+from zhuoji.parsers.write import write_games
+from zhuoji.rules.presets import load_preset, resolve_ruleset
+from zhuoji.rules.settings import MAX_HAND_VALUE, MAX_STAKE, RulesetError
 
 ROOT = Path(__file__).resolve().parents[2]
 CHANGSHA = ROOT / "data" / "sample" / "changsha" / "sim-changsha-birds4-2028-00000.json"

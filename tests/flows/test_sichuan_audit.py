@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flows.audit import GameAudit, add_mechanics_json, generate_file_audits, hand_json
-from rules.audit import audit_game
 from tests.rules.xuezhan_family import xuezhan_ruleset
 from tests.rules.xuezhan_family.hands import SETUP, hand, play_out, with_carry
+from zhuoji.flows.audit.files import GameAudit, add_mechanics_json, generate_file_audits, hand_json
+from zhuoji.rules.audit import audit_game
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 

@@ -9,25 +9,25 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from flows.app import app
-from flows.bridge import hand_records
-from flows.cli import main  # noqa: F401  (registers every command on ``app``)
-from flows.cli_simulate import simulated_families
-from flows.simulate import (
+from tests.rules.toy_family import ToyRuleset
+from zhuoji.flows.audit.bridge import hand_records
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.commands import main  # noqa: F401  (registers every command on ``app``)
+from zhuoji.flows.cli.simulate import simulated_families
+from zhuoji.flows.simulation.writer import (
     FAULTS_MANIFEST,
     SimulationRequest,
     game_id_of,
     plan_files,
     run_simulation,
 )
-from parsers.errors import MalformedLogError
-from parsers.models import Game
-from parsers.read import Encoding, generate_games
-from rules.audit import audit_hand
-from rules.bots import SimulationError, bots_of
-from rules.families.guizhou.simulate import simulate_game
-from rules.presets import load_preset, preset_names
-from tests.rules.toy_family import ToyRuleset
+from zhuoji.parsers.errors import MalformedLogError
+from zhuoji.parsers.models import Game
+from zhuoji.parsers.read import Encoding, generate_games
+from zhuoji.rules.audit import audit_hand
+from zhuoji.rules.bots import SimulationError, bots_of
+from zhuoji.rules.families.guizhou.simulate import simulate_game
+from zhuoji.rules.presets import load_preset, preset_names
 
 PRESETS = preset_names("guizhou")
 

@@ -12,10 +12,12 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from flows import cli_ingest, cli_report, warehouse  # noqa: F401  (commands on the app)
-from flows.app import app
-from flows.rows import CHICKEN_COLUMNS, FILES_SCHEMA, QUARANTINE_SCHEMA, SCHEMAS
-from rules.families.guizhou.settlement import ChickenKind
+from zhuoji.flows.cli import ingest as cli_ingest  # noqa: F401  (commands on the app)
+from zhuoji.flows.cli import report as cli_report  # noqa: F401  (commands on the app)
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.rows import CHICKEN_COLUMNS, FILES_SCHEMA, QUARANTINE_SCHEMA, SCHEMAS
+from zhuoji.rules.families.guizhou.settlement import ChickenKind
 
 REPO = Path(__file__).resolve().parents[2]
 _DUCK_TYPES = {
@@ -136,7 +138,7 @@ def test_while_an_ingest_writes_a_report_says_the_database_is_busy(tmp_path: Pat
             textwrap.dedent(
                 f"""
                 import sys, time
-                from flows.warehouse import open_writer
+                from zhuoji.flows.warehouse.store import open_writer
                 con = open_writer({str(db)!r})
                 print("open", flush=True)
                 sys.stdin.read()

@@ -20,8 +20,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from flows import warehouse
-from flows.analyst import open_warehouse
+from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.analyst import open_warehouse
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG = ROOT / "data" / "sample" / "t7-20261101-0001.json"
@@ -45,7 +45,7 @@ COMMANDS: dict[str, Callable[[Path, Path], list[str]]] = {
 def zhuoji(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """The console script's entry point in a process of its own, with no Prefect server
     configured (a small ingest then runs in its process)."""
-    code = "import sys; from flows.entry import main; sys.argv[0] = 'zhuoji'; main()"
+    code = "import sys; from zhuoji.flows.cli.main import main; sys.argv[0] = 'zhuoji'; main()"
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     return subprocess.run(
         [sys.executable, "-c", code, *args],

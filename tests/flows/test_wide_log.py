@@ -1,5 +1,5 @@
 """A log of a family with honours and flowers, from its text to its replay: the readers
-take the family's tiles (``flows.bridge.ruleset_tiles``, or the test family's through
+take the family's tiles (``zhuoji.flows.audit.bridge.ruleset_tiles``, or the test family's through
 ``tile_texts``), the bridge hands the flower events to the engine, and the hand replays
 and settles as the family says. The same text under a Guizhou preset is refused by the
 readers, naming the file, the line and the field.
@@ -12,23 +12,23 @@ from __future__ import annotations
 
 import orjson
 
-from flows.bridge import game_from_records, hand_records, ruleset_tiles, tile_texts
-from parsers import fast
-from parsers.errors import MalformedLogError
-from parsers.models import Game
-from parsers.read import (
+from tests.rules.test_wide_family import CLEAN, record
+from tests.rules.wide_family import FAMILY, settle, wide_ruleset
+from zhuoji.flows.audit.bridge import game_from_records, hand_records, ruleset_tiles, tile_texts
+from zhuoji.parsers import fast
+from zhuoji.parsers.errors import MalformedLogError
+from zhuoji.parsers.models import Game
+from zhuoji.parsers.read import (
     Encoding,
     generate_fast_games_from_bytes,
     generate_games_from_bytes,
 )
-from parsers.write import format_document, format_stream
-from rules.families.guizhou.settings import Ruleset
-from rules.presets import load_preset
-from rules.replay import replay_hand
-from rules.tiles import Tile, TileSet
-from rules.violations import ViolationCode
-from tests.rules.test_wide_family import CLEAN, record
-from tests.rules.wide_family import FAMILY, settle, wide_ruleset
+from zhuoji.parsers.write import format_document, format_stream
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.presets import load_preset
+from zhuoji.rules.replay import replay_hand
+from zhuoji.rules.tiles import Tile, TileSet
+from zhuoji.rules.violations import ViolationCode
 
 LOG = """\
 {"type":"start_game","schema":"zhuoji-log/1","game_id":"wide-1","ruleset":"wide-test",\

@@ -2,7 +2,8 @@
 
 The short form of ``bench/fuzz.py --target worker`` (which runs 100,000 inputs): seeded
 mutated logs (``bench/_mutate.py``) written as files, through
-:func:`flows.process.process_file` and, a batch at a time, the loader into a real DuckDB
+:func:`zhuoji.flows.ingest.worker.process_file` and, a batch at a time, the loader into a real
+DuckDB
 warehouse (``bench/_worker_target.py``). No exception may escape the worker and no batch
 may fail to load; and the inputs must reach both ends (a fuzzer whose inputs all fail to
 parse, or all load, would prove little).

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from parsers.errors import MalformedLogError
-from parsers.read import Encoding, generate_fast_games_from_bytes, generate_games_from_bytes
 from tests.parsers.factories import doc_bytes, game_dict, stream_bytes
+from zhuoji.parsers.errors import MalformedLogError
+from zhuoji.parsers.read import Encoding, generate_fast_games_from_bytes, generate_games_from_bytes
 
 BOM = b"\xef\xbb\xbf"
 

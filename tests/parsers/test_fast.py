@@ -19,9 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from parsers import fast, models
-from parsers.errors import MalformedLogError
-from parsers.read import (
+from tests.parsers.factories import changed, game_dict, stream_bytes
+from zhuoji.parsers import fast, models
+from zhuoji.parsers.errors import MalformedLogError
+from zhuoji.parsers.read import (
     JSON_DEPTH_LIMIT,
     Encoding,
     generate_fast_games,
@@ -31,7 +32,6 @@ from parsers.read import (
     is_log_path,
     parse_encoding,
 )
-from tests.parsers.factories import changed, game_dict, stream_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG_DIRS = ("data/sample", "data/faulty", "tests/data/disputes")

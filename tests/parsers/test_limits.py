@@ -1,4 +1,4 @@
-"""The limits on one log file (:mod:`parsers.limits`) as every reader applies them.
+"""The limits on one log file (:mod:`zhuoji.parsers.limits`) as every reader applies them.
 
 Bytes per file (decompressed), per game and per line of a stream, characters per id or
 name: each with a clear error naming the file, the line and the field, and the reading
@@ -16,17 +16,17 @@ from typing import Any
 
 import pytest
 
-from parsers import read
-from parsers.errors import MalformedLogError
-from parsers.limits import Limits, current_limits, format_size, parse_size
-from parsers.read import (
+from tests.parsers.factories import doc_bytes, game_dict, stream_bytes
+from zhuoji.parsers import read
+from zhuoji.parsers.errors import MalformedLogError
+from zhuoji.parsers.limits import Limits, current_limits, format_size, parse_size
+from zhuoji.parsers.read import (
     Encoding,
     generate_fast_games,
     generate_fast_games_from_bytes,
     generate_games,
     generate_games_from_bytes,
 )
-from tests.parsers.factories import doc_bytes, game_dict, stream_bytes
 
 SMALL = Limits(max_file_bytes=1 << 20, max_game_bytes=1 << 16, max_line_bytes=2000)
 

@@ -6,8 +6,9 @@ import orjson
 import pytest
 from pydantic import ValidationError
 
-from parsers import fast
-from parsers.models import (
+from tests.parsers.factories import changed, game_dict
+from zhuoji.parsers import fast
+from zhuoji.parsers.models import (
     ChowEvent,
     DiscardEvent,
     DrawEvent,
@@ -17,7 +18,6 @@ from parsers.models import (
     WinEvent,
     generate_seat_faults,
 )
-from tests.parsers.factories import changed, game_dict
 
 
 def _error_types(exc: ValidationError) -> list[tuple[Any, str]]:

@@ -9,10 +9,11 @@ from typing import Any
 import orjson
 import pytest
 
-import parsers.read as read
-from parsers.errors import MalformedLogError
-from parsers.models import Game
-from parsers.read import (
+import zhuoji.parsers.read as read
+from tests.parsers.factories import changed, doc_bytes, game_dict, stream_bytes
+from zhuoji.parsers.errors import MalformedLogError
+from zhuoji.parsers.models import Game
+from zhuoji.parsers.read import (
     Encoding,
     format_loc,
     generate_fast_games,
@@ -24,7 +25,6 @@ from parsers.read import (
     parse_document,
     parse_encoding,
 )
-from tests.parsers.factories import changed, doc_bytes, game_dict, stream_bytes
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 

@@ -7,10 +7,10 @@ import jsonschema  # type: ignore[import-untyped]
 import orjson
 import pytest
 
-from parsers.read import generate_games, is_log_path
-from parsers.schema import format_json_schema, game_json_schema
-from parsers.write import format_document
 from tests.parsers.factories import changed, game_dict
+from zhuoji.parsers.read import generate_games, is_log_path
+from zhuoji.parsers.schema import format_json_schema, game_json_schema
+from zhuoji.parsers.write import format_document
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_FILE = ROOT / "data" / "schema" / "zhuoji-log-1.json"

@@ -8,17 +8,17 @@ from typing import Any
 
 import pytest
 
-from flows.bridge import game_from_records, hand_records
-from parsers import fast, models
-from parsers.errors import MalformedLogError
-from parsers.read import (
+from tests.parsers.factories import changed, doc_bytes, game_dict, stream_bytes
+from zhuoji.flows.audit.bridge import game_from_records, hand_records
+from zhuoji.parsers import fast, models
+from zhuoji.parsers.errors import MalformedLogError
+from zhuoji.parsers.read import (
     Encoding,
     generate_fast_games_from_bytes,
     generate_games_from_bytes,
 )
-from rules.events import DeclareSuit, Exchange, Suit
-from rules.tiles import parse_tiles
-from tests.parsers.factories import changed, doc_bytes, game_dict, stream_bytes
+from zhuoji.rules.events import DeclareSuit, Exchange, Suit
+from zhuoji.rules.tiles import parse_tiles
 
 PAIRS = (
     (models.ExchangeEvent, fast.ExchangeEvent),

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from parsers.errors import MalformedLogError, TileNotationError
-from parsers.read import generate_stream_games_from_bytes
-from parsers.tiles import (
+from tests.parsers.factories import changed, game_dict, stream_bytes
+from zhuoji.parsers.errors import MalformedLogError, TileNotationError
+from zhuoji.parsers.read import generate_stream_games_from_bytes
+from zhuoji.parsers.tiles import (
     CANONICAL_TILES,
     EXTENDED_TILES,
     EXTRA_SPELLINGS,
@@ -14,8 +15,7 @@ from parsers.tiles import (
     is_canonical_tile,
     parse_tile_text,
 )
-from rules.tiles import NUM_KINDS, TILE_TEXT
-from tests.parsers.factories import changed, game_dict, stream_bytes
+from zhuoji.rules.tiles import NUM_KINDS, TILE_TEXT
 
 
 def test_canonical_tiles_match_the_engine_order() -> None:

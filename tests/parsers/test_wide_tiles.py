@@ -14,17 +14,23 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from parsers import fast, models
-from parsers.errors import MalformedLogError
-from parsers.read import (
+from tests.parsers.factories import changed, doc_bytes, game_dict, stream_bytes
+from zhuoji.parsers import fast, models
+from zhuoji.parsers.errors import MalformedLogError
+from zhuoji.parsers.read import (
     Encoding,
     format_loc,
     generate_fast_games_from_bytes,
     generate_games_from_bytes,
 )
-from parsers.tiles import FLOWER_TILES, FULL_TILE_SET, HONOUR_TILES, SUITED_TILE_SET, TileSetOf
-from parsers.write import format_document, format_stream
-from tests.parsers.factories import changed, doc_bytes, game_dict, stream_bytes
+from zhuoji.parsers.tiles import (
+    FLOWER_TILES,
+    FULL_TILE_SET,
+    HONOUR_TILES,
+    SUITED_TILE_SET,
+    TileSetOf,
+)
+from zhuoji.parsers.write import format_document, format_stream
 
 HONOURS_SET = SUITED_TILE_SET | frozenset(HONOUR_TILES)  # a 136-tile family
 SETS: dict[str, frozenset[str]] = {"wide": FULL_TILE_SET, "honours": HONOURS_SET}

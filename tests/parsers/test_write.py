@@ -8,16 +8,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsers.models import Game
-from parsers.read import (
+from tests.parsers.factories import game_dict
+from zhuoji.parsers.models import Game
+from zhuoji.parsers.read import (
     generate_games,
     generate_stream_games_from_bytes,
     is_log_path,
     parse_document,
 )
-from parsers.tiles import CANONICAL_TILES
-from parsers.write import format_document, format_stream, generate_stream_lines, write_games
-from tests.parsers.factories import game_dict
+from zhuoji.parsers.tiles import CANONICAL_TILES
+from zhuoji.parsers.write import format_document, format_stream, generate_stream_lines, write_games
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 

@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from rules.events import (
+from zhuoji.rules.events import (
     Chow,
     Discard,
     Draw,
@@ -46,10 +46,10 @@ from rules.events import (
     Ready,
     Win,
 )
-from rules.families.guizhou.settings import Ruleset
-from rules.settings import RulesetBase
-from rules.table import Phase, Table, table_rules_of
-from rules.tiles import NUM_KINDS, NUM_SUITED, Tile, parse_tiles
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.settings import RulesetBase
+from zhuoji.rules.table import Phase, Table, table_rules_of
+from zhuoji.rules.tiles import NUM_KINDS, NUM_SUITED, Tile, parse_tiles
 
 _TOKEN = re.compile(
     r"^(?:(?P<seat>\d)(?P<op>[-+PEACRHY*])(?P<tiles>(?:\d+[mpszf]|W)?)(?:<(?P<src>\d))?"

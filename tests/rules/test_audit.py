@@ -1,17 +1,17 @@
-"""rules.audit: replay + settlement + the checks against the record, findings in order."""
+"""zhuoji.rules.audit: replay + settlement + the checks against the record, findings in order."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from rules.audit import audit_game, audit_hand
-from rules.events import RecordedItem, RecordedResult
-from rules.families.guizhou.settlement import Settlement
-from rules.families.guizhou.simulate import simulate_game
-from rules.presets import load_preset, preset_names
-from rules.violations import ViolationCode
 from tests.rules.builders import make_hand
 from tests.rules.test_settlement import DEALER_HAND, PLAIN
+from zhuoji.rules.audit import audit_game, audit_hand
+from zhuoji.rules.events import RecordedItem, RecordedResult
+from zhuoji.rules.families.guizhou.settlement import Settlement
+from zhuoji.rules.families.guizhou.simulate import simulate_game
+from zhuoji.rules.presets import load_preset, preset_names
+from zhuoji.rules.violations import ViolationCode
 
 SELF_DRAW = "0-9s 1+1m 1-1m 2+3s 2-3s 3+5s 3-5s 0+6s 0-6s 1+4p 1H4p F8s"
 FRONT = "1m3s5s6s4p8s"

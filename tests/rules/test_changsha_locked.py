@@ -6,9 +6,9 @@ setting off lets it claim. The win on a discard stays open to it."""
 
 from __future__ import annotations
 
-from rules.presets import resolve_ruleset
-from rules.violations import ViolationCode
 from tests.rules.test_wall_events import burn, hand, play, replay, stop
+from zhuoji.rules.presets import resolve_ruleset
+from zhuoji.rules.violations import ViolationCode
 
 C = ViolationCode
 RULES = resolve_ruleset("changsha", {"birds": 0})

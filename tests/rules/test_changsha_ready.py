@@ -6,10 +6,10 @@ audit shows; a win on a hand it refuses is still named ``no_258_pair``."""
 
 from __future__ import annotations
 
-from rules.presets import resolve_ruleset
-from rules.table import Table
-from rules.violations import ViolationCode
 from tests.rules.test_wall_events import hand, play, replay, stop, wall_event
+from zhuoji.rules.presets import resolve_ruleset
+from zhuoji.rules.table import Table
+from zhuoji.rules.violations import ViolationCode
 
 C = ViolationCode
 RULES = resolve_ruleset("changsha", {"birds": 0})

@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
-from rules.audit import audit_hand
-from rules.families.changsha.patterns import ALL_258, has_258_pair
-from rules.melds import Meld, MeldKind
-from rules.presets import resolve_ruleset
-from rules.replay import replay_hand
-from rules.table import Table
-from rules.tiles import counts_of, parse_tiles
-from rules.violations import ViolationCode
 from tests.rules.builders import make_hand
+from zhuoji.rules.audit import audit_hand
+from zhuoji.rules.families.changsha.patterns import ALL_258, has_258_pair
+from zhuoji.rules.melds import Meld, MeldKind
+from zhuoji.rules.presets import resolve_ruleset
+from zhuoji.rules.replay import replay_hand
+from zhuoji.rules.table import Table
+from zhuoji.rules.tiles import counts_of, parse_tiles
+from zhuoji.rules.violations import ViolationCode
 
 RULES = resolve_ruleset("changsha", {"birds": 0})
 JUNK0 = "13579m13579p1357s"  # the dealer's 14: no win, no 起手小胡 claimed

@@ -14,19 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from flows.bridge import hand_records
-from parsers.models import Game
-from parsers.read import generate_games, is_log_path
-from rules.events import Discard, Draw, Event, HandRecord, Kong, KongKind, Pong, Win
-from rules.facts import ClaimKind
-from rules.families.guizhou.settings import Ruleset
-from rules.hand import waiting_tiles
-from rules.melds import MeldKind
-from rules.presets import resolve_ruleset
-from rules.table import IllegalMoveError, Phase, Table
-from rules.tiles import NUM_KINDS, NUM_SUITED, counts_of
-from rules.violations import ViolationCode
 from tests.rules.builders import Players, random_playout, test_ruleset
+from zhuoji.flows.audit.bridge import hand_records
+from zhuoji.parsers.models import Game
+from zhuoji.parsers.read import generate_games, is_log_path
+from zhuoji.rules.events import Discard, Draw, Event, HandRecord, Kong, KongKind, Pong, Win
+from zhuoji.rules.facts import ClaimKind
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.hand import waiting_tiles
+from zhuoji.rules.melds import MeldKind
+from zhuoji.rules.presets import resolve_ruleset
+from zhuoji.rules.table import IllegalMoveError, Phase, Table
+from zhuoji.rules.tiles import NUM_KINDS, NUM_SUITED, counts_of
+from zhuoji.rules.violations import ViolationCode
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "sample"
 

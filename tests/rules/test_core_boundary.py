@@ -1,7 +1,7 @@
 """The boundary between the core (``rules/*.py``) and the families (``rules/families/*/``).
 
 The core imports no family: every core module's imports are read (AST) and none may name
-``rules.families.<name>``. The toy family of ``tests/rules/toy_family`` (its own settings
+``zhuoji.rules.families.<name>``. The toy family of ``tests/rules/toy_family`` (its own settings
 model, none of Guizhou's fields) replays hands through the core's table, which proves the
 core reads no Guizhou setting; the same deals under a Guizhou preset show where the
 family's own rules (通行证, 报听, 翻鸡) join the core's.
@@ -15,16 +15,23 @@ from pathlib import Path
 
 import pytest
 
-from rules.events import Flip, HandRecord, Ready, Win
-from rules.facts import Outcome
-from rules.families import family_named
-from rules.presets import load_preset
-from rules.replay import replay_hand
-from rules.table import _EVENT_NAMES, _KINDS, IllegalMoveError, Table, TableRules, table_rules_of
-from rules.tiles import HONOUR_TILES, Tile
-from rules.violations import ViolationCode
 from tests.rules.builders import make_hand
 from tests.rules.toy_family import ToyRuleset
+from zhuoji.rules.events import Flip, HandRecord, Ready, Win
+from zhuoji.rules.facts import Outcome
+from zhuoji.rules.families import family_named
+from zhuoji.rules.presets import load_preset
+from zhuoji.rules.replay import replay_hand
+from zhuoji.rules.table import (
+    _EVENT_NAMES,
+    _KINDS,
+    IllegalMoveError,
+    Table,
+    TableRules,
+    table_rules_of,
+)
+from zhuoji.rules.tiles import HONOUR_TILES, Tile
+from zhuoji.rules.violations import ViolationCode
 
 RULES = Path(__file__).resolve().parents[2] / "rules"
 C = ViolationCode
@@ -32,7 +39,7 @@ C = ViolationCode
 
 def _imported_modules(path: Path) -> list[tuple[int, str]]:
     """Every module a file imports, with its line (``from a import b`` gives ``a`` and
-    ``a.b``: ``from rules.families import guizhou`` is an import of the family)."""
+    ``a.b``: ``from zhuoji.rules.families import guizhou`` is an import of the family)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     out: list[tuple[int, str]] = []
     for node in ast.walk(tree):
@@ -52,7 +59,7 @@ def _imported_modules(path: Path) -> list[tuple[int, str]]:
 
 
 def _family_imports(path: Path) -> list[tuple[int, str]]:
-    """The imports of ``rules.families.<a family's folder>`` (or of anything in one)."""
+    """The imports of ``zhuoji.rules.families.<a family's folder>`` (or of anything in one)."""
     names = {p.name for p in (RULES / "families").iterdir() if p.is_dir()} - {"__pycache__"}
     bad = []
     for line, module in _imported_modules(path):
@@ -83,16 +90,16 @@ def test_the_import_reader_finds_a_family_import(tmp_path: Path) -> None:
     """The reader the boundary test relies on sees each way of importing a family."""
     sample = tmp_path / "sample.py"
     sample.write_text(
-        "import rules.families.guizhou.patterns\n"
-        "from rules.families import guizhou\n"
-        "from rules.families.guizhou.settings import Ruleset\n"
-        "from rules.families import family_of\n"
-        "import importlib\nimportlib.import_module('rules.families.guizhou.family')\n",
+        "import zhuoji.rules.families.guizhou.patterns\n"
+        "from zhuoji.rules.families import guizhou\n"
+        "from zhuoji.rules.families.guizhou.settings import Ruleset\n"
+        "from zhuoji.rules.families import family_of\n"
+        "import importlib\nimportlib.import_module('zhuoji.rules.families.guizhou.family')\n",
         encoding="utf-8",
     )
     found = _family_imports(sample)
     assert sorted({line for line, _ in found}) == [1, 2, 3, 6]  # not 4: the registry
-    assert (3, "rules.families.guizhou.settings") in found
+    assert (3, "zhuoji.rules.families.guizhou.settings") in found
 
 
 # ---------------------------------------------------------------------- the toy family

@@ -23,8 +23,8 @@ import pytest
 from mahjong.agari import Agari
 from mahjong.shanten import Shanten
 
-from rules.hand import is_complete, is_ready, is_standard_complete, waiting_tiles
-from rules.tiles import Tile
+from zhuoji.rules.hand import is_complete, is_ready, is_standard_complete, waiting_tiles
+from zhuoji.rules.tiles import Tile
 
 HANDS = 20_000
 TENPAI = 0  # the shanten number of a ready hand

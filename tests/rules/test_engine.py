@@ -1,4 +1,4 @@
-"""``rules.engine``: the compiled engine when it is there and current, else the pure one.
+"""``zhuoji.rules.engine``: the compiled engine when it is there and current, else the pure one.
 
 Each case runs a fresh interpreter (the choice is made once per process, at the first import
 of ``rules``).
@@ -15,17 +15,17 @@ from pathlib import Path
 
 import pytest
 
-import rules
-import rules.engine as engine
+import zhuoji.rules
+import zhuoji.rules.engine as engine
 
-ROOT = Path(rules.__file__).resolve().parent.parent
+ROOT = Path(zhuoji.rules.__file__).resolve().parent.parent
 PROBE = (
     "import json, warnings\n"
     "warnings.simplefilter('always')\n"
     "with warnings.catch_warnings(record=True) as seen:\n"
-    "    import rules.engine as e, rules.table, rules.hand\n"
+    "    import zhuoji.rules.engine as e, zhuoji.rules.table, zhuoji.rules.hand\n"
     "print(json.dumps({'kind': e.engine_kind(), 'reason': e.engine_reason(),\n"
-    "    'table': rules.table.__file__, 'hand': rules.hand.__file__,\n"
+    "    'table': zhuoji.rules.table.__file__, 'hand': zhuoji.rules.hand.__file__,\n"
     "    'warnings': [str(w.message) for w in seen]}))\n"
 )
 
@@ -84,7 +84,7 @@ def _copy_tree(root: Path, dest: Path, *, broken_library: bool = False) -> Path:
     """The packages with their compiled modules and mypyc's shared library; with
     ``broken_library`` a file of the library's name that is no library (an editable install
     would find the checkout's own library if the copy had none)."""
-    for package in ("rules", "parsers"):
+    for package in ("zhuoji", "rules", "parsers"):  # zhuoji/: the package, its links to the others
         shutil.copytree(root / package, dest / package, symlinks=True)
     for library in root.glob("*__mypyc*"):
         if broken_library:
@@ -112,7 +112,7 @@ def test_an_edited_source_is_never_run_compiled(tmp_path: Path) -> None:
     assert current["kind"] == "compiled", current
     assert str(current["table"]).startswith(str(copy))
 
-    hand = copy / "rules" / "hand.py"
+    hand = copy / "zhuoji" / "rules" / "hand.py"
     hand.write_text(hand.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     stale = probe(None, tmp_path, copy)
     assert stale["kind"] == "pure"
@@ -120,7 +120,7 @@ def test_an_edited_source_is_never_run_compiled(tmp_path: Path) -> None:
     assert "sources changed since the build" in str(stale["reason"])
     assert any("stale" in str(w) and "pure engine" in str(w) for w in stale["warnings"])  # type: ignore[attr-defined]
 
-    (copy / "rules" / engine.DIGEST_FILE).unlink()
+    (copy / "zhuoji" / "rules" / engine.DIGEST_FILE).unlink()
     hand.write_text(hand.read_text(encoding="utf-8").removesuffix("\n# edited\n"), "utf-8")
     assert probe(None, tmp_path, copy)["kind"] == "pure", "no record of the build: not used"
 
@@ -130,13 +130,13 @@ def test_a_build_that_cannot_be_imported_runs_pure_and_says_why(tmp_path: Path) 
     # mypyc's shared library, which each compiled module imports first, cannot be loaded:
     # the build is current (the digest matches) but this interpreter cannot import it.
     copy = _copy_tree(ROOT, tmp_path / "tree", broken_library=True)
-    assert (copy / "rules" / engine.DIGEST_FILE).exists()
+    assert (copy / "zhuoji" / "rules" / engine.DIGEST_FILE).exists()
     seen = probe(None, tmp_path, copy)
     assert seen["kind"] == "pure", seen
-    assert seen["table"] == str(copy / "rules" / "table.py")
-    assert seen["hand"] == str(copy / "rules" / "hand.py")
+    assert seen["table"] == str(copy / "zhuoji" / "rules" / "table.py")
+    assert seen["hand"] == str(copy / "zhuoji" / "rules" / "hand.py")
     reason = str(seen["reason"])
-    assert reason.startswith("the compiled engine cannot be imported (rules.tiles: ")
+    assert reason.startswith("the compiled engine cannot be imported (zhuoji.rules.tiles: ")
     assert "__mypyc" in reason, reason  # the library that could not be loaded
     warned = [str(w) for w in seen["warnings"]]  # type: ignore[attr-defined]
     assert any(reason in w and "running the pure engine" in w for w in warned), warned
@@ -159,9 +159,10 @@ def test_the_digest_covers_every_compiled_source(tmp_path: Path) -> None:
 
 
 def test_the_pydantic_modules_stay_interpreted() -> None:
-    assert "rules.families.guizhou.settings" not in engine.COMPILED
-    assert "rules.presets" not in engine.COMPILED
-    assert "rules.engine" not in engine.COMPILED and "rules.frozen" not in engine.COMPILED
+    assert "zhuoji.rules.families.guizhou.settings" not in engine.COMPILED
+    assert "zhuoji.rules.presets" not in engine.COMPILED
+    assert "zhuoji.rules.engine" not in engine.COMPILED
+    assert "zhuoji.rules.frozen" not in engine.COMPILED
 
 
 @pytest.mark.parametrize("value", ["1", "true", "YES", " on "])

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import rules.families as families_module
-from rules.families import (
+import zhuoji.rules.families as families_module
+from tests.rules.toy_family import FAMILY as TOY
+from tests.rules.toy_family import ToyRuleset
+from zhuoji.rules.families import (
     Family,
     UnknownFamilyError,
     families,
@@ -20,19 +22,17 @@ from rules.families import (
     family_of,
     register,
 )
-from rules.families.guizhou.settings import Ruleset
-from rules.families.guizhou.settlement import settle as guizhou_settle
-from rules.presets import load_preset, load_preset_file, preset_names, presets_by_family
-from rules.settings import (
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.families.guizhou.settlement import settle as guizhou_settle
+from zhuoji.rules.presets import load_preset, load_preset_file, preset_names, presets_by_family
+from zhuoji.rules.settings import (
     RulesetError,
     apply_overrides,
     diff_settings,
     settings_of,
 )
-from rules.tiles import Tile, TileSet
-from rules.version import ruleset_fingerprint
-from tests.rules.toy_family import FAMILY as TOY
-from tests.rules.toy_family import ToyRuleset
+from zhuoji.rules.tiles import Tile, TileSet
+from zhuoji.rules.version import ruleset_fingerprint
 
 RULES = Path(__file__).resolve().parents[2] / "rules"
 
@@ -150,7 +150,7 @@ def test_the_registry_and_its_users_name_no_family() -> None:
     # only through the registry
     for name in ("families/__init__.py", "settings.py", "presets.py", "version.py"):
         for module in _imported_modules(RULES / name):
-            assert not module.startswith("rules.families."), f"rules/{name} imports {module}"
+            assert not module.startswith("zhuoji.rules.families."), f"rules/{name} imports {module}"
     assert families_module.REGISTRATION_MODULE == "family"
     assert (RULES / "families" / "guizhou" / "family.py").exists()
 

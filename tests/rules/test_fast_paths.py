@@ -1,10 +1,10 @@
 """The quick paths of hand analysis and replay give exactly what the plain paths give.
 
-* the suit automaton behind :func:`rules.hand.is_complete` holds what the keyed suit
+* the suit automaton behind :func:`zhuoji.rules.hand.is_complete` holds what the keyed suit
   tables compute, and counts outside 0-4 (negative ones index from the end) still make no
   hand;
-* the wait trie and :func:`rules.hand._waiting_tiles_of_valid` agree with the keyed tables;
-* :meth:`rules.table.Table.run` leaves the table exactly as stepping the events one by one
+* the wait trie and :func:`zhuoji.rules.hand._waiting_tiles_of_valid` agree with the keyed tables;
+* :meth:`zhuoji.rules.table.Table.run` leaves the table exactly as stepping the events one by one
   does, illegal events included;
 * the plain case of a draw, a discard and a pong (what ``Table.run`` applies without the
   full check) is legal whenever it holds; a draw or a pong outside it is illegal, a
@@ -20,22 +20,22 @@ from typing import Any
 
 import pytest
 
-import rules.hand as hand
-from rules.events import Discard, Draw, Event, HandRecord, KongKind, Pong
-from rules.families.guizhou.settings import Ruleset
-from rules.hand import (
+import zhuoji.rules.hand as hand
+from tests.rules.builders import make_hand, random_hands, test_ruleset, with_events
+from zhuoji.rules.events import Discard, Draw, Event, HandRecord, KongKind, Pong
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.hand import (
     _waiting_tiles_of_valid,
     clear_tables,
     is_complete,
     is_ready,
     waiting_tiles,
 )
-from rules.presets import load_preset
-from rules.replay import HandReplay, replay_hand, replay_of_table
-from rules.table import Table, _tiles
-from rules.tiles import ALL_TILES, Tile, counts_of, parse_tiles, tiles_of
-from rules.violations import ViolationCode
-from tests.rules.builders import make_hand, random_hands, test_ruleset, with_events
+from zhuoji.rules.presets import load_preset
+from zhuoji.rules.replay import HandReplay, replay_hand, replay_of_table
+from zhuoji.rules.table import Table, _tiles
+from zhuoji.rules.tiles import ALL_TILES, Tile, counts_of, parse_tiles, tiles_of
+from zhuoji.rules.violations import ViolationCode
 
 
 def c(text: str) -> list[int]:

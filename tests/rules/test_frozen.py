@@ -1,4 +1,5 @@
-"""``rules.frozen.quick_init``: the same frozen dataclass, built by a quicker ``__init__``."""
+"""``zhuoji.rules.frozen.quick_init``: the same frozen dataclass, built by a quicker
+``__init__``."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from rules.engine import is_compiled
-from rules.frozen import quick_init
+from zhuoji.rules.engine import is_compiled
+from zhuoji.rules.frozen import quick_init
 
 
 @quick_init
@@ -138,14 +139,14 @@ def test_an_own_init_that_fits_is_replaced() -> None:
 
 
 _MODULES = [
-    "rules.audit",
-    "rules.events",
-    "rules.facts",
-    "rules.melds",
-    "rules.families.guizhou.patterns",
-    "rules.replay",
-    "rules.families.guizhou.settlement",
-    "rules.violations",
+    "zhuoji.rules.audit",
+    "zhuoji.rules.events",
+    "zhuoji.rules.facts",
+    "zhuoji.rules.melds",
+    "zhuoji.rules.families.guizhou.patterns",
+    "zhuoji.rules.replay",
+    "zhuoji.rules.families.guizhou.settlement",
+    "zhuoji.rules.violations",
 ]
 
 

@@ -38,9 +38,9 @@ from bench._mutate import (
     generate_seed_games,
     run_input,
 )
-from parsers.read import Encoding
-from rules.audit import HandAudit
-from rules.violations import ViolationCode
+from zhuoji.parsers.read import Encoding
+from zhuoji.rules.audit import HandAudit
+from zhuoji.rules.violations import ViolationCode
 
 
 @cache

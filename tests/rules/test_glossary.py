@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from rules.facts import Outcome
-from rules.families import families, family_names
-from rules.families.changsha.settlement import REASONS as CHANGSHA_REASONS
-from rules.families.guizhou.patterns import Pattern
-from rules.families.guizhou.settlement import REASONS as GUIZHOU_REASONS
-from rules.families.guizhou.settlement import ChickenKind, Reason
-from rules.glossary import (
+from zhuoji.rules.facts import Outcome
+from zhuoji.rules.families import families, family_names
+from zhuoji.rules.families.changsha.settlement import REASONS as CHANGSHA_REASONS
+from zhuoji.rules.families.guizhou.patterns import Pattern
+from zhuoji.rules.families.guizhou.settlement import REASONS as GUIZHOU_REASONS
+from zhuoji.rules.families.guizhou.settlement import ChickenKind, Reason
+from zhuoji.rules.glossary import (
     GlossaryError,
     default_lang,
     expand,
@@ -33,8 +33,8 @@ from rules.glossary import (
     with_names_zh,
     zh,
 )
-from rules.melds import MeldKind
-from rules.violations import ViolationCode
+from zhuoji.rules.melds import MeldKind
+from zhuoji.rules.violations import ViolationCode
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = (ROOT / "rules" / "glossary.toml").read_text(encoding="utf-8")
@@ -92,7 +92,7 @@ def test_the_engine_names_agree_with_the_glossary() -> None:
     assert {r.value: r.chinese for r in Reason} == {
         k: v[1] for k, v in g.terms["reason"].items() if k in set(Reason)}
     # every family's patterns and ledger reasons have their Chinese, and nothing else does
-    shipped = [f for f in families() if f.settle.__module__.startswith("rules.families.")]
+    shipped = [f for f in families() if f.settle.__module__.startswith("zhuoji.rules.families.")]
     assert set(g.terms["pattern"]) == {p for f in shipped for p in f.patterns}
     assert set(g.terms["reason"]) == {*GUIZHOU_REASONS, *CHANGSHA_REASONS}
     assert set(g.terms["code"]) == {c.value for c in ViolationCode}
@@ -128,7 +128,7 @@ def test_every_text_the_commands_use_is_in_the_glossary() -> None:
 def test_every_label_the_pages_use_is_in_the_glossary() -> None:
     g = glossary()
     pattern = re.compile(r"""\bL\(["']([a-z_0-9]+)["']\)|\bT\("((?:[^"\\]|\\.)+)"[,)]""")
-    for path in sorted((ROOT / "flows" / "dashboard_assets").glob("*.html")):
+    for path in sorted((ROOT / "flows" / "dashboard" / "assets").glob("*.html")):
         for m in pattern.finditer(path.read_text(encoding="utf-8")):
             key, english = m.groups()
             if key is not None:

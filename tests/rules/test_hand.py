@@ -1,4 +1,4 @@
-"""Complete hands, waits and readiness (rules.hand), hands written in compact notation."""
+"""Complete hands, waits and readiness (zhuoji.rules.hand), hands written in compact notation."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import rules.hand as hand
-from rules.families.guizhou.patterns import Pattern, generate_wins
-from rules.hand import (
+import zhuoji.rules.hand as hand
+from zhuoji.rules.families.guizhou.patterns import Pattern, generate_wins
+from zhuoji.rules.hand import (
     is_complete,
     is_ready,
     is_seven_pairs,
@@ -19,8 +19,8 @@ from rules.hand import (
     live_waits,
     waiting_tiles,
 )
-from rules.melds import Meld, MeldKind
-from rules.tiles import NUM_KINDS, Tile, counts_of, format_tiles, parse_tiles
+from zhuoji.rules.melds import Meld, MeldKind
+from zhuoji.rules.tiles import NUM_KINDS, Tile, counts_of, format_tiles, parse_tiles
 
 
 def c(text: str) -> list[int]:

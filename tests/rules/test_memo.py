@@ -7,17 +7,17 @@ import pickle
 
 import pytest
 
-import rules.families.guizhou.settlement
-import rules.families.guizhou.simulate
-import rules.hand as hand
-import rules.shanten
-import rules.table
-from rules.families.guizhou.settings import Ruleset
-from rules.hand import is_complete, waiting_tiles
-from rules.memo import Memo, clear_all, memos, on_clear_all
-from rules.presets import load_preset
-from rules.settings import apply_overrides
-from rules.tiles import counts_of, parse_tiles
+import zhuoji.rules.families.guizhou.settlement
+import zhuoji.rules.families.guizhou.simulate
+import zhuoji.rules.hand as hand
+import zhuoji.rules.shanten
+import zhuoji.rules.table
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.hand import is_complete, waiting_tiles
+from zhuoji.rules.memo import Memo, clear_all, memos, on_clear_all
+from zhuoji.rules.presets import load_preset
+from zhuoji.rules.settings import apply_overrides
+from zhuoji.rules.tiles import counts_of, parse_tiles
 
 
 def test_a_full_memo_is_emptied_before_the_new_entry() -> None:
@@ -69,8 +69,8 @@ def test_clear_all_empties_every_registered_table_and_structure() -> None:
     clear_all()
     assert memo.data == {} and reset == [1]
     assert all(len(m) == 0 for m in memos()) and hand._SUITS is None
-    assert rules.families.guizhou.simulate and rules.shanten and rules.table
-    assert rules.families.guizhou.settlement
+    assert zhuoji.rules.families.guizhou.simulate and zhuoji.rules.shanten and zhuoji.rules.table
+    assert zhuoji.rules.families.guizhou.settlement
     names = {m.name for m in memos()}
     assert {"hand.info", "hand.waits", "shanten.suits", "table.melds",
             "settlement.win_values", "simulate.orders"} <= names

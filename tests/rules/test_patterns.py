@@ -1,4 +1,4 @@
-"""The pattern registry (rules.families.guizhou.patterns) and the shape patterns of wins."""
+"""The pattern registry (zhuoji.rules.families.guizhou.patterns) and the shape patterns of wins."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from rules.families.guizhou.patterns import (
+from zhuoji.rules.families.guizhou.patterns import (
     PATTERN_UNITS,
     SHAPE_PATTERNS,
     SITUATIONAL_PATTERNS,
@@ -18,9 +18,9 @@ from rules.families.guizhou.patterns import (
     parse_pattern,
     shape_patterns,
 )
-from rules.hand import HandError, IncompleteHandError, ShapeFacts, is_complete, waiting_tiles
-from rules.melds import Meld, MeldKind
-from rules.tiles import Tile, counts_of, format_tiles, parse_tiles
+from zhuoji.rules.hand import HandError, IncompleteHandError, ShapeFacts, is_complete, waiting_tiles
+from zhuoji.rules.melds import Meld, MeldKind
+from zhuoji.rules.tiles import Tile, counts_of, format_tiles, parse_tiles
 
 P = Pattern
 

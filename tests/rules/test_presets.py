@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from rules import presets
-from rules.events import KongKind
-from rules.families.guizhou.settings import (
+from zhuoji.rules import presets
+from zhuoji.rules.events import KongKind
+from zhuoji.rules.families.guizhou.settings import (
     ChickenScope,
     DrawDealer,
     Forfeit,
@@ -19,7 +19,7 @@ from rules.families.guizhou.settings import (
     MultiWinDealer,
     Ruleset,
 )
-from rules.presets import (
+from zhuoji.rules.presets import (
     DEFAULT_PRESET,
     UnknownPresetError,
     load_preset,
@@ -29,8 +29,8 @@ from rules.presets import (
     preset_text,
     resolve_ruleset,
 )
-from rules.settings import RulesetError, setting_value, settings_of
-from rules.tiles import Tile
+from zhuoji.rules.settings import RulesetError, setting_value, settings_of
+from zhuoji.rules.tiles import Tile
 
 SEEDS = {
     "000_1f7fb64d63d6ccbe.txt",

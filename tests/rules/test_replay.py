@@ -13,7 +13,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from rules.events import (
+from tests.rules.builders import (
+    Players,
+    format_event,
+    make_hand,
+    random_hands,
+    random_playout,
+    test_ruleset,
+)
+from zhuoji.rules.events import (
     Chow,
     Discard,
     Draw,
@@ -27,19 +35,11 @@ from rules.events import (
     Ready,
     Win,
 )
-from rules.facts import Outcome
-from rules.families.guizhou.settings import Ruleset
-from rules.replay import HandReplay, replay_game, replay_hand
-from rules.table import Table
-from rules.tiles import ALL_TILES, Tile
-from tests.rules.builders import (
-    Players,
-    format_event,
-    make_hand,
-    random_hands,
-    random_playout,
-    test_ruleset,
-)
+from zhuoji.rules.facts import Outcome
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.replay import HandReplay, replay_game, replay_hand
+from zhuoji.rules.table import Table
+from zhuoji.rules.tiles import ALL_TILES, Tile
 
 DEAL = {0: "258m125999p13467s", 1: "111333555777m2p", 2: "234789m23p456s99s"}
 

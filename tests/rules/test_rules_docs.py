@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from rules.families.guizhou.settings import Ruleset
-from rules.families.guizhou.settlement import Reason, Settlement
-from rules.presets import load_preset
-from rules.settings import apply_overrides
-from rules.violations import ViolationCode
 from tests.rules.builders import make_hand
 from tests.rules.test_settlement import _exhaustive, ledger_of, settle_record
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.families.guizhou.settlement import Reason, Settlement
+from zhuoji.rules.presets import load_preset
+from zhuoji.rules.settings import apply_overrides
+from zhuoji.rules.violations import ViolationCode
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "rules" / "settlement.md"
 _BLOCK = re.compile(r"^```settlement\n(.*?)^```", re.DOTALL | re.MULTILINE)

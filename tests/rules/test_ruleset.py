@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from rules.events import KongKind
-from rules.families.guizhou.patterns import SHAPE_PATTERNS
-from rules.families.guizhou.settings import (
+from zhuoji.rules.events import KongKind
+from zhuoji.rules.families.guizhou.patterns import SHAPE_PATTERNS
+from zhuoji.rules.families.guizhou.settings import (
     FLAT_PREFIXES,
     SETTING_PATHS,
     ChickenScope,
@@ -19,7 +19,7 @@ from rules.families.guizhou.settings import (
     Ruleset,
     StandingChicken,
 )
-from rules.settings import (
+from zhuoji.rules.settings import (
     RulesetError,
     UnknownSettingError,
     apply_overrides,
@@ -28,7 +28,7 @@ from rules.settings import (
     setting_value,
     settings_of,
 )
-from rules.tiles import Tile
+from zhuoji.rules.tiles import Tile
 
 
 def _base() -> Ruleset:

@@ -11,15 +11,15 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-import flows.cli  # noqa: F401  (registers the commands)
-from flows.app import app
-from flows.bridge import game_from_records
-from parsers.read import generate_fast_games, generate_games
-from parsers.schema import game_json_schema
-from parsers.write import write_games
-from rules.events import HandRecord
-from rules.tiles import parse_tiles
+import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
 from tests.rules.test_seed_readings import DEALER_HAND, PLAIN, codes, hand, items
+from zhuoji.flows.audit.bridge import game_from_records
+from zhuoji.flows.cli.app import app
+from zhuoji.parsers.read import generate_fast_games, generate_games
+from zhuoji.parsers.schema import game_json_schema
+from zhuoji.parsers.write import write_games
+from zhuoji.rules.events import HandRecord
+from zhuoji.rules.tiles import parse_tiles
 
 runner = CliRunner()
 

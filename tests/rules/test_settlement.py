@@ -14,11 +14,13 @@ from dataclasses import replace
 
 import pytest
 
-from rules.events import HandRecord, RecordedItem, RecordedResult
-from rules.facts import Outcome, SeatFacts
-from rules.families.guizhou.patterns import Pattern
-from rules.families.guizhou.settings import Ruleset
-from rules.families.guizhou.settlement import (
+from tests.rules.builders import Players, make_hand, parse_events, random_hands
+from tests.rules.builders import test_ruleset as family_ruleset
+from zhuoji.rules.events import HandRecord, RecordedItem, RecordedResult
+from zhuoji.rules.facts import Outcome, SeatFacts
+from zhuoji.rules.families.guizhou.patterns import Pattern
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.families.guizhou.settlement import (
     REASON_CHINESE,
     ChickenKind,
     Reason,
@@ -31,14 +33,12 @@ from rules.families.guizhou.settlement import (
     settle,
     with_names,
 )
-from rules.families.guizhou.simulate import simulate_game
-from rules.presets import load_preset, preset_names
-from rules.replay import HandReplay, replay_hand
-from rules.settings import apply_overrides
-from rules.tiles import Tile
-from rules.violations import SETTLEMENT_CODES, ViolationCode
-from tests.rules.builders import Players, make_hand, parse_events, random_hands
-from tests.rules.builders import test_ruleset as family_ruleset
+from zhuoji.rules.families.guizhou.simulate import simulate_game
+from zhuoji.rules.presets import load_preset, preset_names
+from zhuoji.rules.replay import HandReplay, replay_hand
+from zhuoji.rules.settings import apply_overrides
+from zhuoji.rules.tiles import Tile
+from zhuoji.rules.violations import SETTLEMENT_CODES, ViolationCode
 
 # --------------------------------------------------------------------------------------
 # helpers shared with the per-preset tables and the documentation test

@@ -8,15 +8,15 @@ import dataclasses
 
 import pytest
 
-from rules.facts import Outcome
-from rules.families.guizhou.settings import Ruleset
-from rules.families.guizhou.settlement import Settlement, settle
-from rules.families.guizhou.simulate import simulate_game
-from rules.memo import clear_all
-from rules.presets import load_preset, preset_names
-from rules.replay import HandReplay, replay_hand
-from rules.settings import apply_overrides
 from tests.rules.builders import Players, random_hands
+from zhuoji.rules.facts import Outcome
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.families.guizhou.settlement import Settlement, settle
+from zhuoji.rules.families.guizhou.simulate import simulate_game
+from zhuoji.rules.memo import clear_all
+from zhuoji.rules.presets import load_preset, preset_names
+from zhuoji.rules.replay import HandReplay, replay_hand
+from zhuoji.rules.settings import apply_overrides
 
 
 def _from_nothing(replay: HandReplay, rs: Ruleset, stake: int, streak: int) -> Settlement | None:

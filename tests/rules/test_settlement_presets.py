@@ -14,9 +14,6 @@ from dataclasses import dataclass
 
 import pytest
 
-from rules.events import HandRecord
-from rules.facts import Outcome
-from rules.presets import load_preset
 from tests.rules.builders import make_hand
 from tests.rules.test_settlement import (
     DEALER_HAND,
@@ -25,6 +22,9 @@ from tests.rules.test_settlement import (
     check_ledger,
     settle_record,
 )
+from zhuoji.rules.events import HandRecord
+from zhuoji.rules.facts import Outcome
+from zhuoji.rules.presets import load_preset
 
 FOUR = ("guiyang", "guiyang-app", "guiyang-classic", "guiyang-10", "guiyang-dou3",
         "an-majiang", "guizhou", "zunyi")

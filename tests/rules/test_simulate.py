@@ -3,7 +3,7 @@
 The main acceptance test plays 2,000 hands per preset in memory (no JSON) and audits each
 one: no violation and no mismatch may appear. Other tests check that the fast choice is
 the policy's choice among the table's legal events, the shanten helper against the
-``mahjong`` package and against :mod:`rules.hand`, and the deviations used by the fault
+``mahjong`` package and against :mod:`zhuoji.rules.hand`, and the deviations used by the fault
 injector.
 """
 
@@ -16,10 +16,10 @@ from dataclasses import replace
 import pytest
 from mahjong.shanten import Shanten
 
-from rules.audit import audit_hand
-from rules.events import Discard, Draw, ExhaustiveDraw, Flip, Kong, KongKind, Ready, Win
-from rules.facts import Outcome
-from rules.families.guizhou.simulate import (
+from zhuoji.rules.audit import audit_hand
+from zhuoji.rules.events import Discard, Draw, ExhaustiveDraw, Flip, Kong, KongKind, Ready, Win
+from zhuoji.rules.facts import Outcome
+from zhuoji.rules.families.guizhou.simulate import (
     Deviation,
     SimulationError,
     deal_hand,
@@ -27,11 +27,17 @@ from rules.families.guizhou.simulate import (
     play_record,
     simulate_game,
 )
-from rules.hand import is_complete, waiting_tiles
-from rules.presets import load_preset, preset_names
-from rules.replay import replay_hand
-from rules.shanten import discard_shanten, seven_pairs_shanten, shanten, standard_shanten, suit_keys
-from rules.tiles import NUM_SUITED, Tile, counts_of, parse_tiles
+from zhuoji.rules.hand import is_complete, waiting_tiles
+from zhuoji.rules.presets import load_preset, preset_names
+from zhuoji.rules.replay import replay_hand
+from zhuoji.rules.shanten import (
+    discard_shanten,
+    seven_pairs_shanten,
+    shanten,
+    standard_shanten,
+    suit_keys,
+)
+from zhuoji.rules.tiles import NUM_SUITED, Tile, counts_of, parse_tiles
 
 PRESETS = preset_names("guizhou")
 CLEAN_HANDS = 2000  # per preset, as the acceptance criterion asks
@@ -317,7 +323,7 @@ def test_discard_shanten_is_shanten_after_each_discard() -> None:
 def test_discard_choice_is_the_least_shanten_then_connection_then_higher_tile() -> None:
     """The player's discard search (stopping at the first candidate that keeps the hand's
     shanten) chooses exactly the brute-force least (shanten, connection, -tile)."""
-    from rules.families.guizhou.simulate import _BASE, _NEIGHBOURS, _Player
+    from zhuoji.rules.families.guizhou.simulate import _BASE, _NEIGHBOURS, _Player
 
     def connection(counts: list[int], t: int) -> int:
         return 4 * (counts[t] - 1) + _BASE[t] + sum(w * counts[n] for n, w in _NEIGHBOURS[t])

@@ -13,9 +13,10 @@ from itertools import pairwise
 
 import pytest
 
-from rules.audit import audit_hand
-from rules.bots import SimulatedGame, bots_of
-from rules.events import (
+from tests.rules.builders import make_hand, parse_events
+from zhuoji.rules.audit import audit_hand
+from zhuoji.rules.bots import SimulatedGame, bots_of
+from zhuoji.rules.events import (
     Bird,
     Chow,
     Discard,
@@ -28,17 +29,16 @@ from rules.events import (
     SmallWin,
     Win,
 )
-from rules.families import family_of
-from rules.families.changsha.simulate import (
+from zhuoji.rules.families import family_of
+from zhuoji.rules.families.changsha.simulate import (
     Deviation,
     play_record,
     recorded_result,
     simulate_game,
 )
-from rules.hand import is_complete
-from rules.presets import load_preset, preset_names
-from rules.tiles import counts_of, parse_tiles
-from tests.rules.builders import make_hand, parse_events
+from zhuoji.rules.hand import is_complete
+from zhuoji.rules.presets import load_preset, preset_names
+from zhuoji.rules.tiles import counts_of, parse_tiles
 
 PRESETS = preset_names("changsha")
 GAMES = 84  # per preset, of 8 hands: 2,016 hands in all

@@ -1,4 +1,4 @@
-"""``rules.snapshot``: the table after each event, as plain data.
+"""``zhuoji.rules.snapshot``: the table after each event, as plain data.
 
 The reference is the table of a hand played live through ``legal_actions()`` (the playout
 observes it after the deal and after every event), so the snapshots of the replayed log
@@ -12,12 +12,12 @@ import json
 import random
 from typing import Any
 
-from rules.events import Discard, Event, Kong, Pong
-from rules.presets import load_preset
-from rules.snapshot import event_data, replay_snapshots
-from rules.table import Table
-from rules.tiles import Tile
 from tests.rules.builders import make_hand, random_playout
+from zhuoji.rules.events import Discard, Event, Kong, Pong
+from zhuoji.rules.presets import load_preset
+from zhuoji.rules.snapshot import event_data, replay_snapshots
+from zhuoji.rules.table import Table
+from zhuoji.rules.tiles import Tile
 
 RULESET = load_preset("guiyang")
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from rules.events import (
+from tests.rules.builders import make_hand, parse_events, test_ruleset
+from zhuoji.rules.events import (
     Discard,
     Draw,
     Event,
@@ -19,16 +20,15 @@ from rules.events import (
     Ready,
     Win,
 )
-from rules.facts import ClaimKind, Outcome, PassKind
-from rules.families.guizhou.patterns import Pattern
-from rules.families.guizhou.settings import Ruleset
-from rules.hand import waiting_tiles
-from rules.melds import Meld, MeldKind
-from rules.replay import HandReplay, replay_hand
-from rules.table import IllegalMoveError, Phase, Table
-from rules.tiles import Tile, parse_tiles
-from rules.violations import ViolationCode
-from tests.rules.builders import make_hand, parse_events, test_ruleset
+from zhuoji.rules.facts import ClaimKind, Outcome, PassKind
+from zhuoji.rules.families.guizhou.patterns import Pattern
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.hand import waiting_tiles
+from zhuoji.rules.melds import Meld, MeldKind
+from zhuoji.rules.replay import HandReplay, replay_hand
+from zhuoji.rules.table import IllegalMoveError, Phase, Table
+from zhuoji.rules.tiles import Tile, parse_tiles
+from zhuoji.rules.violations import ViolationCode
 
 C = ViolationCode
 T = Tile

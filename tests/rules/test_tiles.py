@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.tiles import (
+from zhuoji.rules.tiles import (
     ALL_TILES,
     EVERY_TILE,
     FLOWER_TILES,

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from rules.events import RecordedResult
-from rules.presets import load_preset
-from rules.settings import RulesetError, apply_overrides
 from tests.rules.test_seed_readings import DEALER_HAND, PLAIN, audit, codes, hand, items
+from zhuoji.rules.events import RecordedResult
+from zhuoji.rules.presets import load_preset
+from zhuoji.rules.settings import RulesetError, apply_overrides
 
 # --------------------------------------------------------------------------------------
 # 热炮 and 抢杠 as multipliers

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from rules.presets import preset_names, resolve_ruleset
-from rules.settings import apply_overrides
-from rules.version import (
+from zhuoji.rules.presets import preset_names, resolve_ruleset
+from zhuoji.rules.settings import apply_overrides
+from zhuoji.rules.version import (
     ENGINE_VERSION,
     ENGINE_VERSION_ENV,
     engine_digest,
@@ -70,7 +70,7 @@ def test_a_module_installed_compiled_only_is_digested_as_its_compiled_file(
 
 
 def test_the_environment_variable_replaces_the_version_for_tests() -> None:
-    code = "from rules.version import ENGINE_VERSION; print(ENGINE_VERSION)"
+    code = "from zhuoji.rules.version import ENGINE_VERSION; print(ENGINE_VERSION)"
     env_value = "1.2.3+forced"
     done = subprocess.run(
         [sys.executable, "-c", code],

@@ -19,15 +19,15 @@ from typing import Any
 
 import pytest
 
-from rules.events import Discard, HandRecord, Ready
-from rules.facts import Outcome
-from rules.families.guizhou.settings import Ruleset
-from rules.replay import HandReplay, replay_game, replay_hand
-from rules.table import IllegalMoveError, Table
-from rules.tiles import HONOUR_TILES, Tile, format_tiles, parse_tiles
-from rules.violations import SETTLEMENT_CODES, Violation, ViolationCode
 from tests.rules.builders import draw_and_discard, make_hand, test_ruleset
 from tests.rules.toy_family import ToyRuleset
+from zhuoji.rules.events import Discard, HandRecord, Ready
+from zhuoji.rules.facts import Outcome
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.replay import HandReplay, replay_game, replay_hand
+from zhuoji.rules.table import IllegalMoveError, Table
+from zhuoji.rules.tiles import HONOUR_TILES, Tile, format_tiles, parse_tiles
+from zhuoji.rules.violations import SETTLEMENT_CODES, Violation, ViolationCode
 
 C = ViolationCode
 HAND_NO = 7
@@ -574,7 +574,7 @@ def test_hand_sequence_out_of_order() -> None:
 
 
 def test_event_not_in_family_for_a_guizhou_exchange() -> None:
-    from rules.events import Exchange
+    from zhuoji.rules.events import Exchange
 
     good = record(CLEAN)
     bad = replace(good, events=(Exchange(0, good.deal[0][:3], 1), *good.events))
@@ -604,14 +604,14 @@ def test_event_not_in_family_for_a_tile_outside_the_family(
 def _changsha(deal: list[str], events: list[Any]) -> HandReplay:
     from dataclasses import replace as _replace
 
-    from rules.presets import load_preset
+    from zhuoji.rules.presets import load_preset
 
     rec = _replace(make_hand(deal), events=tuple(events))
     return replay_hand(rec, load_preset("changsha"))
 
 
 def test_bad_small_win_checked_against_the_dealt_hand() -> None:
-    from rules.events import SmallWin
+    from zhuoji.rules.events import SmallWin
 
     deal = ["1111m234p567s2288m", "3579m13579p1357s"]
     four = tuple(parse_tiles("1111m"))
@@ -640,7 +640,7 @@ def test_bad_small_win_checked_against_the_dealt_hand() -> None:
 
 
 def test_no_258_pair_for_a_small_win() -> None:
-    from rules.events import Win
+    from zhuoji.rules.events import Win
 
     bad = _changsha(["123m456m789m234p11s", "13579m13579p135s"],
                     [Win(0, Tile.S1)])

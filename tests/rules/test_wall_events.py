@@ -11,16 +11,16 @@ from collections.abc import Mapping
 
 import pytest
 
-from rules.events import Bird, Event, HandRecord, Roll, Seabed
-from rules.facts import Outcome
-from rules.presets import load_preset
-from rules.replay import replay_hand
-from rules.table import Phase, Table
-from rules.tiles import NUM_SUITED, Tile, parse_tiles
-from rules.violations import ViolationCode
-from rules.wall_events import bird_seat, dice_stack
 from tests.rules.builders import parse_event
 from tests.rules.wall_family import WallRuleset, wall_ruleset
+from zhuoji.rules.events import Bird, Event, HandRecord, Roll, Seabed
+from zhuoji.rules.facts import Outcome
+from zhuoji.rules.presets import load_preset
+from zhuoji.rules.replay import replay_hand
+from zhuoji.rules.table import Phase, Table
+from zhuoji.rules.tiles import NUM_SUITED, Tile, parse_tiles
+from zhuoji.rules.violations import ViolationCode
+from zhuoji.rules.wall_events import bird_seat, dice_stack
 
 C = ViolationCode
 WALL = wall_ruleset()

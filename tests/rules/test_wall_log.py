@@ -12,18 +12,18 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import flows.audit
-import flows.cli  # registers the commands
-from flows.app import app
-from flows.bridge import game_from_records, hand_records
-from parsers.models import Player
-from parsers.read import generate_fast_games, generate_games
-from parsers.write import write_games
-from rules.events import Bird, HandRecord, Roll, Seabed
-from rules.presets import resolve_ruleset
-from rules.settings import RulesetBase
+import zhuoji.flows.audit.files
+import zhuoji.flows.cli.commands  # registers the commands
 from tests.rules.test_wall_events import READY_QUAD, hand, seabed_hand, to_last, wall_event
 from tests.rules.wall_family import wall_ruleset
+from zhuoji.flows.audit.bridge import game_from_records, hand_records
+from zhuoji.flows.cli.app import app
+from zhuoji.parsers.models import Player
+from zhuoji.parsers.read import generate_fast_games, generate_games
+from zhuoji.parsers.write import write_games
+from zhuoji.rules.events import Bird, HandRecord, Roll, Seabed
+from zhuoji.rules.presets import resolve_ruleset
+from zhuoji.rules.settings import RulesetBase
 
 runner = CliRunner()
 PLAYERS = [Player(seat=s, id=f"p{s}") for s in range(4)]
@@ -55,7 +55,7 @@ def wall_preset(monkeypatch: pytest.MonkeyPatch) -> None:
         if name == "wall-test":
             return wall_ruleset(**(overrides or {}))
         return resolve_ruleset(name, overrides)
-    monkeypatch.setattr(flows.audit, "resolve_ruleset", resolve)
+    monkeypatch.setattr(zhuoji.flows.audit.files, "resolve_ruleset", resolve)
 
 
 def audit(path: Path, records: list[HandRecord], ruleset: str) -> tuple[int, list[dict[str, Any]]]:

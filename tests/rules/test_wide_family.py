@@ -19,19 +19,19 @@ from typing import Any
 
 import pytest
 
-from rules.events import Chow, Discard, Draw, Flower, HandRecord, Kong, Pong, Win
-from rules.facts import ClaimKind, Outcome
-from rules.families import family_of
-from rules.families.guizhou.settings import Ruleset
-from rules.mechanics import Mechanics, mechanics_of
-from rules.melds import Meld, MeldKind
-from rules.replay import HandReplay, replay_hand
-from rules.snapshot import replay_snapshots
-from rules.table import Phase, Table
-from rules.tiles import Tile, TileSet, parse_tiles
-from rules.violations import Violation, ViolationCode
 from tests.rules.builders import make_hand, test_ruleset
 from tests.rules.wide_family import FAMILY, WideRuleset, settle, wide_hand, wide_ruleset
+from zhuoji.rules.events import Chow, Discard, Draw, Flower, HandRecord, Kong, Pong, Win
+from zhuoji.rules.facts import ClaimKind, Outcome
+from zhuoji.rules.families import family_of
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.mechanics import Mechanics, mechanics_of
+from zhuoji.rules.melds import Meld, MeldKind
+from zhuoji.rules.replay import HandReplay, replay_hand
+from zhuoji.rules.snapshot import replay_snapshots
+from zhuoji.rules.table import Phase, Table
+from zhuoji.rules.tiles import Tile, TileSet, parse_tiles
+from zhuoji.rules.violations import Violation, ViolationCode
 
 C = ViolationCode
 DEAL = {

@@ -20,10 +20,10 @@ import pytest
 from mahjong.agari import Agari
 from mahjong.shanten import Shanten
 
-from rules.hand import is_complete, waiting_tiles
-from rules.shanten import shanten
-from rules.tiles import NUM_TILE_KINDS, Tile, parse_tiles
-from rules.wide_hand import (
+from zhuoji.rules.hand import is_complete, waiting_tiles
+from zhuoji.rules.shanten import shanten
+from zhuoji.rules.tiles import NUM_TILE_KINDS, Tile, parse_tiles
+from zhuoji.rules.wide_hand import (
     WIDE_KINDS,
     is_complete_wide,
     is_seven_pairs_wide,
@@ -205,7 +205,7 @@ def test_shanten_agrees(waiting_cases: list[tuple[list[int], list[Meld]]],
         ours_standard = standard_shanten_wide(h, len(melds))
         theirs_standard = reference.calculate_shanten_for_regular_hand(concealed)
         if ours_standard != theirs_standard:
-            # the formula's known blind spot, as in rules.shanten: a four of a kind held
+            # the formula's known blind spot, as in zhuoji.rules.shanten: a four of a kind held
             # counted as a set and a start, the start waiting on a fifth copy
             assert 4 in concealed and ours_standard == theirs_standard - 1, (h, melds)
             fifth += 1
@@ -227,7 +227,7 @@ def test_shanten_agrees(waiting_cases: list[tuple[list[int], list[Meld]]],
 def test_the_suited_analysis_is_unchanged_by_the_longer_vector(
         complete_cases: list[tuple[list[int], list[Meld]]],
         waiting_cases: list[tuple[list[int], list[Meld]]]) -> None:
-    """A hand without honours gives the same verdicts on a wide vector as rules.hand on a
+    """A hand without honours gives the same verdicts on a wide vector as zhuoji.rules.hand on a
     28-kind one."""
     checked = 0
     for h, melds in complete_cases[:3000] + waiting_cases[:3000]:

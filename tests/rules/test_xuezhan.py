@@ -6,15 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from rules.continuing import Carry
-from rules.events import DeclareSuit, Draw, Exchange, Suit, Win
-from rules.facts import Outcome
-from rules.families import family_of
-from rules.mechanics import mechanics_of
-from rules.replay import HandReplay, replay_game, replay_hand
-from rules.table import Phase, Table
-from rules.tiles import Tile, parse_tiles
-from rules.violations import Violation, ViolationCode
 from tests.rules.builders import test_ruleset
 from tests.rules.xuezhan_family import FAMILY, settle, xuezhan_ruleset
 from tests.rules.xuezhan_family.hands import (
@@ -27,6 +18,15 @@ from tests.rules.xuezhan_family.hands import (
     play_out,
     with_carry,
 )
+from zhuoji.rules.continuing import Carry
+from zhuoji.rules.events import DeclareSuit, Draw, Exchange, Suit, Win
+from zhuoji.rules.facts import Outcome
+from zhuoji.rules.families import family_of
+from zhuoji.rules.mechanics import mechanics_of
+from zhuoji.rules.replay import HandReplay, replay_game, replay_hand
+from zhuoji.rules.table import Phase, Table
+from zhuoji.rules.tiles import Tile, parse_tiles
+from zhuoji.rules.violations import Violation, ViolationCode
 
 C = ViolationCode
 RULES = xuezhan_ruleset()

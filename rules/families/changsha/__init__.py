@@ -4,5 +4,5 @@ and 扎鸟 (``docs/rules/changsha.md``).
 
 It owns its settings model (:mod:`.settings`), its table rules (:mod:`.legality`), its
 patterns (:mod:`.patterns`) and its settlement (:mod:`.settlement`); :mod:`.family`
-registers it with :mod:`rules.families`.
+registers it with :mod:`zhuoji.rules.families`.
 """

@@ -1,15 +1,15 @@
-"""The Changsha family's registration (:mod:`rules.families` imports this module)."""
+"""The Changsha family's registration (:mod:`zhuoji.rules.families` imports this module)."""
 
 from __future__ import annotations
 
 from types import MappingProxyType
 
-from rules.families import Family, register
-from rules.families.changsha.legality import table_rules
-from rules.families.changsha.patterns import Pattern
-from rules.families.changsha.settings import Ruleset
-from rules.families.changsha.settlement import audit_result, settle
-from rules.tiles import TileSet
+from zhuoji.rules.families import Family, register
+from zhuoji.rules.families.changsha.legality import table_rules
+from zhuoji.rules.families.changsha.patterns import Pattern
+from zhuoji.rules.families.changsha.settings import Ruleset
+from zhuoji.rules.families.changsha.settlement import audit_result, settle
+from zhuoji.rules.tiles import TileSet
 
 FAMILY: Family = register(
     Family(
@@ -22,7 +22,7 @@ FAMILY: Family = register(
         tile_set=TileSet.SUITED,
         event_kinds=frozenset({"chow", "roll", "seabed", "bird", "small_win"}),
         table_rules=table_rules,
-        extras=MappingProxyType({"simulate": "rules.families.changsha.simulate"}),
+        extras=MappingProxyType({"simulate": "zhuoji.rules.families.changsha.simulate"}),
     )
 )
 """The family as registered."""

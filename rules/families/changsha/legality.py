@@ -1,7 +1,7 @@
 """Changsha's rules at the table: what the family adds to the core's table.
 
-A Changsha ruleset gives the core's table (:mod:`rules.table`), once per ruleset
-(:func:`table_rules`), a :class:`~rules.table.TableRules` holding:
+A Changsha ruleset gives the core's table (:mod:`zhuoji.rules.table`), once per ruleset
+(:func:`table_rules`), a :class:`~zhuoji.rules.table.TableRules` holding:
 
 * its settings in the core's names (``players``, 通炮 several winners, 抢杠胡 on an added
   kong) and its core mechanics (chow by the discarder's next player, 开杠 dice only when
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules.events import SmallWin
-from rules.facts import PassKind
-from rules.families.changsha.patterns import (
+from zhuoji.rules.events import SmallWin
+from zhuoji.rules.facts import PassKind
+from zhuoji.rules.families.changsha.patterns import (
     ALL_258,
     BIG_PATTERNS,
     Pattern,
@@ -29,14 +29,14 @@ from rules.families.changsha.patterns import (
     is_258,
     shape_patterns,
 )
-from rules.families.changsha.settings import Ruleset
-from rules.hand import is_seven_pairs
-from rules.mechanics import mechanics_of
-from rules.melds import Meld, MeldKind
-from rules.settings import RulesetBase
-from rules.table import Kind, Phase, Table, TableRules, WinPlan, WinSource, _not_plain
-from rules.tiles import Tile, format_tiles
-from rules.violations import Violation, ViolationCode
+from zhuoji.rules.families.changsha.settings import Ruleset
+from zhuoji.rules.hand import is_seven_pairs
+from zhuoji.rules.mechanics import mechanics_of
+from zhuoji.rules.melds import Meld, MeldKind
+from zhuoji.rules.settings import RulesetBase
+from zhuoji.rules.table import Kind, Phase, Table, TableRules, WinPlan, WinSource, _not_plain
+from zhuoji.rules.tiles import Tile, format_tiles
+from zhuoji.rules.violations import Violation, ViolationCode
 
 __all__ = ["ChangshaTable", "table_rules", "win_shape"]
 
@@ -170,7 +170,7 @@ class ChangshaTable:
 
     def apply_small_win(self, t: Table, ev: SmallWin) -> None:
         """A declared 起手小胡 changes nothing at the table: the table keeps it for the
-        settlement, which pays it (:attr:`~rules.replay.HandReplay.noted`)."""
+        settlement, which pays it (:attr:`~zhuoji.rules.replay.HandReplay.noted`)."""
         t.note(ev)
 
     # ------------------------------------------------------------------ a win
@@ -275,7 +275,8 @@ class ChangshaTable:
 
 
 def table_rules(ruleset: RulesetBase) -> TableRules:
-    """The :class:`~rules.table.TableRules` of a Changsha ruleset (called once per ruleset)."""
+    """The :class:`~zhuoji.rules.table.TableRules` of a Changsha ruleset (called once per
+    ruleset)."""
     if not isinstance(ruleset, Ruleset):
         raise TypeError(f"ruleset {ruleset.name!r} is not a Changsha ruleset")
     c = ChangshaTable(ruleset)

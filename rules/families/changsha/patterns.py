@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Final
 
-from rules.melds import Meld, MeldKind
-from rules.memo import Memo
-from rules.tiles import Tile
+from zhuoji.rules.melds import Meld, MeldKind
+from zhuoji.rules.memo import Memo
+from zhuoji.rules.tiles import Tile
 
 _SUITED = 27
 """The suited kinds (万 筒 条): the first 27 places of a count vector."""
@@ -184,7 +184,7 @@ def shape_patterns(counts: Sequence[int], melds: Sequence[Meld], seven_pairs: bo
 
 
 class AllTwoFiveEight:
-    """将将胡 as a complete hand of its own (the core's :class:`~rules.table.ExtraShapes`):
+    """将将胡 as a complete hand of its own (the core's :class:`~zhuoji.rules.table.ExtraShapes`):
     every tile, concealed and in the melds, a 2, 5 or 8, the melds pongs or kongs, in any
     arrangement (seed 003: 「玩家手上每一牌都为2、5、8,可碰」: no sets and no pair needed)."""
 

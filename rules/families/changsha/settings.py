@@ -10,8 +10,8 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rules.mechanics import Mechanics
-from rules.settings import RulesetBase
+from zhuoji.rules.mechanics import Mechanics
+from zhuoji.rules.settings import RulesetBase
 
 __all__ = ["MAX_BIRD_FACTOR", "MAX_POINTS", "Points", "Ruleset", "changsha_mechanics"]
 
@@ -22,7 +22,7 @@ MAX_BIRD_FACTOR = 256
 """The largest factor the birds can put on one payment: ``points.bird_multiplier`` raised
 to ``mechanics.birds`` (2 with 8 birds, 4 with 4, 16 with 2, 256 with 1).
 
-Why these bounds keep a hand within :data:`rules.settings.MAX_HAND_VALUE` (2**31 values
+Why these bounds keep a hand within :data:`zhuoji.rules.settings.MAX_HAND_VALUE` (2**31 values
 before the stake): a hand pays its 起手小胡 (at most 7 a seat: three 四喜, two 六六顺, one
 板板胡, one 缺一色; each one payment of at most ``MAX_POINTS`` from each of 3 payers) and
 its wins (at most 3 (winner, payer) pairs: a self-draw's 3 payers, or up to 3 winners on

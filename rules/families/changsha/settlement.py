@@ -1,13 +1,13 @@
 """The Changsha settlement: a replayed hand's itemised ledger, its deltas and the next dealer.
 
-:func:`settle` reads what the replay found (:class:`~rules.replay.HandReplay`: the wins and
+:func:`settle` reads what the replay found (:class:`~zhuoji.rules.replay.HandReplay`: the wins and
 their patterns, the 起手小胡 declared on the dealt hands, the birds and the 海底 in its
-:class:`~rules.facts.WallFacts`) and the ruleset's ``points`` section
-(:class:`~rules.families.changsha.settings.Points`), and writes transfers ``(payer, payee,
+:class:`~zhuoji.rules.facts.WallFacts`) and the ruleset's ``points`` section
+(:class:`~zhuoji.rules.families.changsha.settings.Points`), and writes transfers ``(payer, payee,
 amount, reason, detail)`` (:class:`Reason`: ``opening_win``, ``small_win``, ``big_win``,
 ``dealer_extra``, ``bird``). Each seat's delta is the sum of its transfers, so the deltas
 sum to zero; every amount is a ``points`` value times ``base_stake``. :func:`audit_result`
-compares a settlement with what a server recorded (:func:`rules.ledger.audit_ledger`).
+compares a settlement with what a server recorded (:func:`zhuoji.rules.ledger.audit_ledger`).
 
 Order is fixed: the 起手小胡 in the order declared (payers in turn order after the
 declarer), then the wins in the order they happened (for each payer in turn order after
@@ -21,14 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rules.events import RecordedResult, SmallWin
-from rules.facts import Outcome, WallFacts, WinFact
-from rules.families.changsha.patterns import BIG_PATTERNS, Pattern
-from rules.families.changsha.settings import Points, Ruleset
-from rules.ledger import LedgerItem, WinValue, audit_ledger
-from rules.replay import HandReplay
-from rules.tiles import TILE_TEXT
-from rules.violations import Violation
+from zhuoji.rules.events import RecordedResult, SmallWin
+from zhuoji.rules.facts import Outcome, WallFacts, WinFact
+from zhuoji.rules.families.changsha.patterns import BIG_PATTERNS, Pattern
+from zhuoji.rules.families.changsha.settings import Points, Ruleset
+from zhuoji.rules.ledger import LedgerItem, WinValue, audit_ledger
+from zhuoji.rules.replay import HandReplay
+from zhuoji.rules.tiles import TILE_TEXT
+from zhuoji.rules.violations import Violation
 
 __all__ = ["Reason", "Settlement", "audit_result", "next_dealer_of", "settle"]
 
@@ -53,7 +53,7 @@ REASONS: tuple[str, ...] = tuple(r.value for r in Reason)
 
 @dataclass(frozen=True, slots=True)
 class Settlement:
-    """A settled Changsha hand (a :class:`rules.ledger.Ledger`)."""
+    """A settled Changsha hand (a :class:`zhuoji.rules.ledger.Ledger`)."""
 
     items: tuple[LedgerItem, ...]  # deterministic order
     deltas: tuple[int, ...]  # per seat, sums to zero, multiples of base_stake
@@ -262,5 +262,5 @@ def audit_result(
 ) -> tuple[Violation, ...]:
     """The settlement checks of one hand against its recorded result: ``not_zero_sum``,
     ``score_mismatch``, ``item_mismatch``, ``item_sum_mismatch``, ``dealer_mismatch``
-    (:func:`rules.ledger.audit_ledger`)."""
+    (:func:`zhuoji.rules.ledger.audit_ledger`)."""
     return audit_ledger(settlement, recorded, hand_no)

@@ -1,6 +1,6 @@
 """The Changsha bots: plain but plausible players of a Changsha hand, legal by construction.
 
-Pure and deterministic: the game's generator (:func:`rules.bots.game_rng`) shuffles the
+Pure and deterministic: the game's generator (:func:`zhuoji.rules.bots.game_rng`) shuffles the
 108 tiles and throws the hand's opening dice; the dice thrown after a kong come from a
 generator seeded by the hand's number and its wall, so a dealt hand always plays out the
 same (fault injection plays a dealt hand again). The players choose with fixed tie-breaks.
@@ -12,7 +12,7 @@ simulated log is legal by construction. The players:
 - **win** whenever the table allows it: self-draw, on a discard (every player who can,
   通炮, nearest seat first), robbing an added kong, on the 海底. A player proposes a win
   for every hand complete in a shape the table plays (the core's, and the family's own
-  将将胡, which needs no sets: :meth:`rules.bots.HandTracker.complete_at`), and the
+  将将胡, which needs no sets: :meth:`zhuoji.rules.bots.HandTracker.complete_at`), and the
   table's ``check`` decides, so every legal win is seen;
 - **declare every 起手小胡** their dealt hand has (四喜 showing its first four of a kind,
   板板胡 and 缺一色 the whole hand, 六六顺 its first two triplets), before the dealer's
@@ -43,7 +43,7 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
-from rules.bots import (
+from zhuoji.rules.bots import (
     HandTracker,
     PlayedHand,
     SimulatedGame,
@@ -53,7 +53,7 @@ from rules.bots import (
     game_rng,
     with_result,
 )
-from rules.events import (
+from zhuoji.rules.events import (
     Bird,
     Chow,
     Discard,
@@ -71,14 +71,14 @@ from rules.events import (
     SmallWin,
     Win,
 )
-from rules.families import family_of
-from rules.families.changsha.patterns import SmallWinKind, is_258
-from rules.families.changsha.settings import Ruleset
-from rules.mechanics import mechanics_of
-from rules.replay import replay_hand, replay_of_table
-from rules.shanten import discard_shanten, drop_shanten, shanten_of_keys
-from rules.table import Phase, Table
-from rules.tiles import ALL_TILES, NUM_SUITED, Tile
+from zhuoji.rules.families import family_of
+from zhuoji.rules.families.changsha.patterns import SmallWinKind, is_258
+from zhuoji.rules.families.changsha.settings import Ruleset
+from zhuoji.rules.mechanics import mechanics_of
+from zhuoji.rules.replay import replay_hand, replay_of_table
+from zhuoji.rules.shanten import discard_shanten, drop_shanten, shanten_of_keys
+from zhuoji.rules.table import Phase, Table
+from zhuoji.rules.tiles import ALL_TILES, NUM_SUITED, Tile
 
 __all__ = [
     "Deviation",
@@ -172,7 +172,7 @@ win in seventy-five is then a 将将胡, nearly always in no other shape)."""
 
 
 class _Player:
-    """One bot: its hand (a :class:`~rules.bots.HandTracker`, followed as events are
+    """One bot: its hand (a :class:`~zhuoji.rules.bots.HandTracker`, followed as events are
     played) and the policy over it. The policy's distance of a hand is the lower of its
     shanten and, while its melds allow a 将将胡 (no chow, every pong and kong of a 2, 5 or
     8: ``all_258``), the number of its concealed tiles that are no 2, 5 or 8 (13 tiles

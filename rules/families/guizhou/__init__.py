@@ -2,5 +2,5 @@
 ends at the first win; chickens 鸡, kongs 豆, 报听 and 翻鸡 (``docs/rules/README.md``).
 
 It owns its settings model (:mod:`.settings`), its patterns (:mod:`.patterns`) and its
-settlement (:mod:`.settlement`); :mod:`.family` registers it with :mod:`rules.families`.
+settlement (:mod:`.settlement`); :mod:`.family` registers it with :mod:`zhuoji.rules.families`.
 """

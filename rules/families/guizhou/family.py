@@ -1,15 +1,15 @@
-"""The Guizhou family's registration (:mod:`rules.families` imports this module)."""
+"""The Guizhou family's registration (:mod:`zhuoji.rules.families` imports this module)."""
 
 from __future__ import annotations
 
 from types import MappingProxyType
 
-from rules.families import Family, register
-from rules.families.guizhou.legality import table_rules
-from rules.families.guizhou.patterns import Pattern
-from rules.families.guizhou.settings import Ruleset
-from rules.families.guizhou.settlement import audit_result, settle
-from rules.tiles import TileSet
+from zhuoji.rules.families import Family, register
+from zhuoji.rules.families.guizhou.legality import table_rules
+from zhuoji.rules.families.guizhou.patterns import Pattern
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.families.guizhou.settlement import audit_result, settle
+from zhuoji.rules.tiles import TileSet
 
 FAMILY: Family = register(
     Family(
@@ -23,7 +23,7 @@ FAMILY: Family = register(
         event_kinds=frozenset({"ready", "flip"}),
         table_rules=table_rules,
         chickens=True,
-        extras=MappingProxyType({"simulate": "rules.families.guizhou.simulate"}),
+        extras=MappingProxyType({"simulate": "zhuoji.rules.families.guizhou.simulate"}),
     )
 )
 """The family as registered."""

@@ -1,8 +1,8 @@
 """Guizhou's rules at the table: what the family adds to the core's table, and how.
 
-The core's table (:mod:`rules.table`) plays the turns, the claims, the kongs and their
+The core's table (:mod:`zhuoji.rules.table`) plays the turns, the claims, the kongs and their
 replacement draws, the wall and the wins; a Guizhou ruleset gives it, once per ruleset
-(:func:`table_rules`), a :class:`~rules.table.TableRules` holding:
+(:func:`table_rules`), a :class:`~zhuoji.rules.table.TableRules` holding:
 
 * the Guizhou settings in the core's names (``players``, ``wildcards``, ``set_aside``,
   一炮多响, 抢杠, 不可先碰后杠, a kong after 报听, 缺一门, the 相公 deal tolerance) and the
@@ -12,7 +12,7 @@ replacement draws, the wall and the wins; a Guizhou ruleset gives it, once per r
   ``chow``, which Guizhou never allows (``chow_not_allowed``);
 * its hooks: the 通行证 pass and 过水不胡 on a win on another player's tile, the Guizhou
   pattern names and passes of a win, the flip that is due after a win, the ``ready`` and
-  ``flip`` candidates of :meth:`~rules.table.Table.legal_actions`, and the 相公 findings of
+  ``flip`` candidates of :meth:`~zhuoji.rules.table.Table.legal_actions`, and the 相公 findings of
   a deal.
 
 ``docs/rules/legality.md`` describes each rule; ``docs/rules/families.md`` the split.
@@ -22,20 +22,20 @@ from __future__ import annotations
 
 from typing import Final, cast
 
-from rules.events import Chow, Event, Flip, HandRecord, Ready
-from rules.facts import PassKind
-from rules.families.guizhou.patterns import (
+from zhuoji.rules.events import Chow, Event, Flip, HandRecord, Ready
+from zhuoji.rules.facts import PassKind
+from zhuoji.rules.families.guizhou.patterns import (
     SHAPE_PATTERNS,
     Pattern,
     in_pattern_order,
     shape_patterns,
     shape_patterns_of_complete,
 )
-from rules.families.guizhou.settings import MissedWinRule, Ruleset
-from rules.mechanics import mechanics_of
-from rules.melds import MeldKind
-from rules.settings import RulesetBase
-from rules.table import (
+from zhuoji.rules.families.guizhou.settings import MissedWinRule, Ruleset
+from zhuoji.rules.mechanics import mechanics_of
+from zhuoji.rules.melds import MeldKind
+from zhuoji.rules.settings import RulesetBase
+from zhuoji.rules.table import (
     Kind,
     Phase,
     Table,
@@ -45,8 +45,8 @@ from rules.table import (
     _describe,
     _not_plain,
 )
-from rules.tiles import ALL_TILES, NUM_KINDS, Tile, format_tiles
-from rules.violations import Violation, ViolationCode
+from zhuoji.rules.tiles import ALL_TILES, NUM_KINDS, Tile, format_tiles
+from zhuoji.rules.violations import Violation, ViolationCode
 
 __all__ = ["FALSE_HAND_SLACK", "STANDING_CHICKENS", "GuizhouTable", "table_rules"]
 
@@ -75,7 +75,7 @@ def _big_patterns(ruleset: Ruleset) -> frozenset[Pattern]:
 
 class GuizhouTable:
     """The Guizhou rules of one ruleset at the table (made once per ruleset by
-    :func:`table_rules`; its methods are the :class:`~rules.table.TableRules` hooks and the
+    :func:`table_rules`; its methods are the :class:`~zhuoji.rules.table.TableRules` hooks and the
     checks and applies of the family's event kinds)."""
 
     def __init__(self, ruleset: Ruleset) -> None:
@@ -240,7 +240,7 @@ class GuizhouTable:
                      kong_bloom: bool, declared: bool
                      ) -> tuple[tuple[PassKind, ...], tuple[str, ...], tuple[str, ...]]:
         """The passes, the shape patterns and the situational patterns of a legal win, in
-        :class:`~rules.families.guizhou.patterns.Pattern` order."""
+        :class:`~zhuoji.rules.families.guizhou.patterns.Pattern` order."""
         seat, tile = plan.event.seat, plan.event.tile
         waits = plan.waits if plan.waits is not None else ()
         if plan.source is _WIN_SELF:
@@ -342,7 +342,7 @@ class GuizhouTable:
 
 
 def table_rules(ruleset: RulesetBase) -> TableRules:
-    """The :class:`~rules.table.TableRules` of a Guizhou ruleset (the family's
+    """The :class:`~zhuoji.rules.table.TableRules` of a Guizhou ruleset (the family's
     ``table_rules``, called once per ruleset)."""
     if not isinstance(ruleset, Ruleset):
         raise TypeError(f"ruleset {ruleset.name!r} is not a Guizhou ruleset")

@@ -2,7 +2,7 @@
 
 A pattern is either a SHAPE pattern, decided by the tiles of the winning hand (and the
 waits it had before the winning tile), or a SITUATIONAL one, decided by the table (who
-won how, and when). Shape checks read :class:`~rules.hand.ShapeFacts`, which the core's
+won how, and when). Shape checks read :class:`~zhuoji.rules.hand.ShapeFacts`, which the core's
 hand analysis computes once per winning hand; situational patterns carry no check here.
 :func:`shape_patterns` and :func:`generate_wins` give the Guizhou shape patterns of a
 winning hand and of each wait of a waiting one.
@@ -21,10 +21,10 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Final
 
-from rules.frozen import quick_init
-from rules.hand import ShapeFacts, shape_facts, shape_facts_of_complete, waiting_tiles
-from rules.melds import Meld
-from rules.tiles import Tile
+from zhuoji.rules.frozen import quick_init
+from zhuoji.rules.hand import ShapeFacts, shape_facts, shape_facts_of_complete, waiting_tiles
+from zhuoji.rules.melds import Meld
+from zhuoji.rules.tiles import Tile
 
 
 class PatternKind(StrEnum):
@@ -304,7 +304,7 @@ def shape_patterns(
     """Every shape pattern the winning hand qualifies for (settlement picks the best).
 
     ``counts`` is the concealed part including ``win_tile``; ``waits`` are the waits before
-    it. See :func:`rules.hand.shape_facts` for the errors.
+    it. See :func:`zhuoji.rules.hand.shape_facts` for the errors.
     """
     return frozenset(generate_shape_patterns(shape_facts(counts, melds, win_tile, waits)))
 
@@ -312,7 +312,7 @@ def shape_patterns(
 def shape_patterns_of_complete(
     counts: Sequence[int], melds: Sequence[Meld], win_tile: Tile, waits: Sequence[Tile]
 ) -> frozenset[Pattern]:
-    """:func:`shape_patterns` of a hand :func:`rules.hand.is_complete` accepted (a table's
+    """:func:`shape_patterns` of a hand :func:`zhuoji.rules.hand.is_complete` accepted (a table's
     winning hand, checked just before)."""
     return frozenset(generate_shape_patterns(
         shape_facts_of_complete(counts, melds, win_tile, waits)))

@@ -1,7 +1,7 @@
 """The Guizhou family's settings: every setting a table's legality and settlement read.
 
 A :class:`Ruleset` is a frozen pydantic model derived from the core's
-:class:`~rules.settings.RulesetBase` (presets are TOML data naming ``family = "guizhou"``).
+:class:`~zhuoji.rules.settings.RulesetBase` (presets are TOML data naming ``family = "guizhou"``).
 Legality settings sit at the top level (``players``, ``pass_rule`` ...); settlement
 settings are grouped in frozen sections
 (``patterns``, ``bonuses``, ``ready``, ``hot_discard``, ``robbed_kong``, ``kongs``,
@@ -11,8 +11,8 @@ explicitly (``rules/presets/*.toml``).
 
 Settings are named by dotted paths (``"chickens.scope"``) or by flat aliases that a log's
 ``rule_overrides`` may use (``"chicken_scope"``): ``Ruleset.parse_setting_key`` maps both to
-the dotted path, :func:`rules.settings.apply_overrides` replaces single settings and
-re-validates (the machinery every family shares is in :mod:`rules.settings`).
+the dotted path, :func:`zhuoji.rules.settings.apply_overrides` replaces single settings and
+re-validates (the machinery every family shares is in :mod:`zhuoji.rules.settings`).
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from pydantic import (
     model_validator,
 )
 
-from rules.events import KongKind
-from rules.settings import RulesetBase, RulesetError
-from rules.tiles import Tile
+from zhuoji.rules.events import KongKind
+from zhuoji.rules.settings import RulesetBase, RulesetError
+from zhuoji.rules.tiles import Tile
 
 MAX_VALUE = 10_000
 """The largest value of each value setting (a pattern, a bonus, a kong, a chicken, a
@@ -44,7 +44,7 @@ MAX_MULTIPLIER = 16
 """The largest ``chickens.gold_multiplier``, ``hot_discard.multiplier`` and
 ``robbed_kong.multiplier`` (the shipped presets' are at most 3).
 
-Why these bounds keep a hand within :data:`rules.settings.MAX_HAND_VALUE` (2**31 values
+Why these bounds keep a hand within :data:`zhuoji.rules.settings.MAX_HAND_VALUE` (2**31 values
 before the stake), counting every amount at its largest (``V`` = ``MAX_VALUE``, ``M`` =
 ``MAX_MULTIPLIER``, at most 4 players, 136 tiles with the wildcards):
 
@@ -62,7 +62,7 @@ before the stake), counting every amount at its largest (``V`` = ``MAX_VALUE``, 
 That is at most ``(528 + 91,392 + 96 + 132 + 3) V = 92,151 V < 2**30`` values: half the
 bound, whatever the log. The 连庄 term alone grows with the log's ``dealer_streak`` (up to
 2**31 - 1); the audit refuses a game whose recomputed amounts leave the bound anyway
-(:mod:`flows.audit`), so no setting needs to be 0 for that."""
+(:mod:`zhuoji.flows.audit.files`), so no setting needs to be 0 for that."""
 
 
 # --- enumerated choices -------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Settlement: a replayed hand's ledger of transfers, its deltas and the next dealer.
 
-:func:`settle` reads what a replay found (:class:`~rules.replay.HandReplay`) and the
+:func:`settle` reads what a replay found (:class:`~zhuoji.rules.replay.HandReplay`) and the
 ruleset's settlement settings, and writes the hand's ledger: transfers
 ``(payer, payee, amount, reason, detail)`` whose reasons are the names of RULES.md
 (:class:`Reason`). Each seat's delta is the sum of its transfers, so the deltas always sum
@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 
-from rules.events import KongKind, RecordedResult
-from rules.facts import ChickenDiscard, ClaimKind, KongFact, Outcome, SeatFacts, WinFact
-from rules.families.guizhou.patterns import Pattern, generate_wins
-from rules.families.guizhou.settings import (
+from zhuoji.rules.events import KongKind, RecordedResult
+from zhuoji.rules.facts import ChickenDiscard, ClaimKind, KongFact, Outcome, SeatFacts, WinFact
+from zhuoji.rules.families.guizhou.patterns import Pattern, generate_wins
+from zhuoji.rules.families.guizhou.settings import (
     BonusMode,
     ChargingClaimed,
     ChargingScope,
@@ -48,9 +48,9 @@ from rules.families.guizhou.settings import (
     Ruleset,
     StandingChicken,
 )
-from rules.frozen import quick_init
-from rules.glossary import zh
-from rules.ledger import (
+from zhuoji.rules.frozen import quick_init
+from zhuoji.rules.glossary import zh
+from zhuoji.rules.ledger import (
     LedgerItem,
     WinValue,
     audit_ledger,
@@ -59,11 +59,11 @@ from rules.ledger import (
     item_nets,
     with_names,
 )
-from rules.melds import MeldKind
-from rules.memo import Memo
-from rules.replay import HandReplay
-from rules.tiles import TILE_TEXT, Tile, counts_of, format_tiles
-from rules.violations import Violation, ViolationCode
+from zhuoji.rules.melds import MeldKind
+from zhuoji.rules.memo import Memo
+from zhuoji.rules.replay import HandReplay
+from zhuoji.rules.tiles import TILE_TEXT, Tile, counts_of, format_tiles
+from zhuoji.rules.violations import Violation, ViolationCode
 
 __all__ = [
     "REASON_CHINESE",
@@ -165,7 +165,7 @@ REASONS: tuple[str, ...] = tuple(r.value for r in Reason)
 
 @dataclass(frozen=True, slots=True)
 class Settlement:
-    """A settled hand (a :class:`rules.ledger.Ledger`)."""
+    """A settled hand (a :class:`zhuoji.rules.ledger.Ledger`)."""
 
     items: tuple[LedgerItem, ...]  # deterministic order
     deltas: tuple[int, ...]  # per seat, sums to zero, multiples of base_stake
@@ -208,7 +208,7 @@ def _seats_text(seats: Sequence[int]) -> str:
 
 
 _KEPT_LIMIT = 4096
-"""Entries each of the settler's memo tables keeps (rules.memo: emptied when full)."""
+"""Entries each of the settler's memo tables keeps (zhuoji.rules.memo: emptied when full)."""
 
 _EACH_OF: Memo[tuple[int, ...], str] = Memo("settlement.each_of", 1024)
 """Texts of :func:`_each_of` already made (a few seat tuples recur in every hand)."""
@@ -1405,5 +1405,5 @@ def audit_result(
 ) -> tuple[Violation, ...]:
     """The settlement checks of one hand against its recorded result (non-fatal findings):
     ``not_zero_sum``, ``score_mismatch``, ``item_mismatch``, ``item_sum_mismatch``,
-    ``dealer_mismatch``, as :func:`rules.ledger.audit_ledger` gives them."""
+    ``dealer_mismatch``, as :func:`zhuoji.rules.ledger.audit_ledger` gives them."""
     return audit_ledger(settlement, recorded, hand_no)

@@ -4,24 +4,24 @@ Pure and deterministic: every random choice comes from a :class:`random.Random` 
 from the caller's seed (never the global generator), and the players choose with fixed
 tie-breaks, so a seed gives the same games, event for event.
 
-A hand is played on a :class:`~rules.table.Table`: at every step a player picks one of
+A hand is played on a :class:`~zhuoji.rules.table.Table`: at every step a player picks one of
 the table's legal events, so a simulated log is legal by construction. (The players
 propose only the events they could want and the table's ``check`` confirms each, the same
-test :meth:`~rules.table.Table.legal_actions` filters with; ``verify=True`` also lists the
+test :meth:`~zhuoji.rules.table.Table.legal_actions` filters with; ``verify=True`` also lists the
 legal events at every step and requires the same choice among them.) The players are
 plain but plausible:
 
 - **win** whenever the table allows it (self-draw, on a discard, robbing a kong; every
   player who can win on a discard does, where several winners are allowed);
 - **declare ready** (报听) whenever the table allows it;
-- **discard** toward the fastest hand: the lowest shanten (:mod:`rules.shanten`) after the
+- **discard** toward the fastest hand: the lowest shanten (:mod:`zhuoji.rules.shanten`) after the
   discard, then the least connected tile (isolated and terminal tiles first, standing
   chickens kept a little longer), then the higher tile; never a wildcard. Under 缺一门
   each player picks the suit it holds fewest of at the deal and sheds it first;
 - **pong / kong** when the claim does not worsen the shanten.
 
 The finished hand (which the table found clean) is settled by
-:func:`~rules.families.guizhou.settlement.settle`; the settlement is the hand's recorded
+:func:`~zhuoji.rules.families.guizhou.settlement.settle`; the settlement is the hand's recorded
 result and fixes the next hand's dealer and 连庄 count. For fault injection,
 :func:`play_record` can replay
 a dealt hand with one player breaking a rule on purpose (:class:`Deviation`).
@@ -33,7 +33,7 @@ import random
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
 
-from rules.bots import (
+from zhuoji.rules.bots import (
     HandTracker,
     PlayedHand,
     SimulatedGame,
@@ -43,7 +43,7 @@ from rules.bots import (
     game_rng,
     with_result,
 )
-from rules.events import (
+from zhuoji.rules.events import (
     Discard,
     Draw,
     Event,
@@ -58,14 +58,14 @@ from rules.events import (
     RecordedResult,
     Win,
 )
-from rules.families.guizhou.settings import Ruleset
-from rules.families.guizhou.settlement import Settlement, settle
-from rules.melds import MeldKind
-from rules.memo import Memo
-from rules.replay import replay_hand, replay_of_table
-from rules.shanten import discard_shanten, drop_shanten, shanten_of_keys
-from rules.table import Phase, Table
-from rules.tiles import ALL_TILES, NUM_KINDS, NUM_SUITED, Tile
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.families.guizhou.settlement import Settlement, settle
+from zhuoji.rules.melds import MeldKind
+from zhuoji.rules.memo import Memo
+from zhuoji.rules.replay import replay_hand, replay_of_table
+from zhuoji.rules.shanten import discard_shanten, drop_shanten, shanten_of_keys
+from zhuoji.rules.table import Phase, Table
+from zhuoji.rules.tiles import ALL_TILES, NUM_KINDS, NUM_SUITED, Tile
 
 __all__ = [
     "Deviation",
@@ -162,7 +162,7 @@ def _ranked(keys: Sequence[int], options: Sequence[Tile]) -> list[_Ranked]:
 
 
 class _Player:
-    """One bot: its hand (a :class:`~rules.bots.HandTracker`, followed as events are
+    """One bot: its hand (a :class:`~zhuoji.rules.bots.HandTracker`, followed as events are
     played), and the suit it sheds first under 缺一门 (``void``)."""
 
     __slots__ = ("hand", "void")
@@ -294,7 +294,7 @@ def _choose(table: Table, players: Sequence[_Player], actions: list[Event]) -> E
 
 class Deviation(StrEnum):
     """A rule one player breaks on purpose: the simulator's own fault scenarios, for the
-    faults that only a different course of play can show (see ``flows/faults.py``)."""
+    faults that only a different course of play can show (see ``flows/simulation/faults.py``)."""
 
     NO_PASS = "no_pass"  # wins on a discard without a 通行证 (the hand then stops)
     MISSING_SUIT = "missing_suit"  # keeps all three suits and wins with them under 缺一门
@@ -307,7 +307,7 @@ class _FastChooser:
     It proposes, in the policy's order of preference, only the events the players could
     want (a win only for a hand the tile can complete, a ready only for a seat that has
     not discarded yet, the best discard first), and plays the first one the table's
-    :meth:`~rules.table.Table.check` accepts; where a preferred discard is refused it falls
+    :meth:`~zhuoji.rules.table.Table.check` accepts; where a preferred discard is refused it falls
     back to the full list. ``check`` is the very test ``legal_actions`` filters with, so the
     log stays legal by construction; the tests play hands both ways, event for event.
 

@@ -17,11 +17,11 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rules.facts import PassKind
-from rules.families import Family, register
-from rules.settings import RulesetBase
-from rules.table import Table, TableRules, WinPlan
-from rules.tiles import TileSet
+from zhuoji.rules.facts import PassKind
+from zhuoji.rules.families import Family, register
+from zhuoji.rules.settings import RulesetBase
+from zhuoji.rules.table import Table, TableRules, WinPlan
+from zhuoji.rules.tiles import TileSet
 
 
 class ToyPoints(BaseModel):

@@ -14,12 +14,12 @@ from typing import Literal
 
 from pydantic import Field
 
-from rules.families import Family, register
-from rules.families.guizhou.legality import table_rules
-from rules.families.guizhou.settings import Ruleset
-from rules.families.guizhou.settlement import audit_result, settle
-from rules.mechanics import Mechanics
-from rules.tiles import TileSet
+from zhuoji.rules.families import Family, register
+from zhuoji.rules.families.guizhou.legality import table_rules
+from zhuoji.rules.families.guizhou.settings import Ruleset
+from zhuoji.rules.families.guizhou.settlement import audit_result, settle
+from zhuoji.rules.mechanics import Mechanics
+from zhuoji.rules.tiles import TileSet
 
 WALL_MECHANICS = Mechanics(
     kong_dice=True, kong_dice_needs_ready=True, kong_dice_locks_hand=True, seabed=True,

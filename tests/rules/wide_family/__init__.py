@@ -3,7 +3,7 @@ chow and flower replacement draws: the core's claims mechanics through the publi
 (``tests/rules/test_wide_family.py``).
 
 Its settings switch on ``mechanics.chow`` and ``mechanics.flowers``; its table rules are
-the core's (:class:`rules.table.TableRules`: no family event kinds or hooks of its own).
+the core's (:class:`zhuoji.rules.table.TableRules`: no family event kinds or hooks of its own).
 Its settlement pays the winner ``win_value`` plus ``flower_value`` per flower it showed,
 from every other seat. It imports no other family.
 
@@ -22,13 +22,13 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from rules.events import HandRecord
-from rules.families import Family, register
-from rules.mechanics import Mechanics
-from rules.replay import HandReplay
-from rules.settings import RulesetBase
-from rules.table import TableRules
-from rules.tiles import Tile, TileSet, parse_tiles
+from zhuoji.rules.events import HandRecord
+from zhuoji.rules.families import Family, register
+from zhuoji.rules.mechanics import Mechanics
+from zhuoji.rules.replay import HandReplay
+from zhuoji.rules.settings import RulesetBase
+from zhuoji.rules.table import TableRules
+from zhuoji.rules.tiles import Tile, TileSet, parse_tiles
 
 
 class WideRuleset(RulesetBase):

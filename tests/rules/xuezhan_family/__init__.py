@@ -20,16 +20,16 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rules.continuing import Carry, carry_of
-from rules.events import RecordedResult
-from rules.facts import Outcome, PassKind
-from rules.families import Family, register
-from rules.mechanics import Mechanics, mechanics_of
-from rules.replay import HandReplay
-from rules.settings import RulesetBase
-from rules.table import Table, TableRules, WinPlan
-from rules.tiles import TileSet
-from rules.violations import Violation, ViolationCode
+from zhuoji.rules.continuing import Carry, carry_of
+from zhuoji.rules.events import RecordedResult
+from zhuoji.rules.facts import Outcome, PassKind
+from zhuoji.rules.families import Family, register
+from zhuoji.rules.mechanics import Mechanics, mechanics_of
+from zhuoji.rules.replay import HandReplay
+from zhuoji.rules.settings import RulesetBase
+from zhuoji.rules.table import Table, TableRules, WinPlan
+from zhuoji.rules.tiles import TileSet
+from zhuoji.rules.violations import Violation, ViolationCode
 
 
 class XuezhanPoints(BaseModel):

@@ -21,9 +21,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from rules.events import DeclareSuit, Event, Exchange, HandRecord, Suit
-from rules.tiles import parse_tiles
 from tests.rules.builders import make_hand, parse_event
+from zhuoji.rules.events import DeclareSuit, Event, Exchange, HandRecord, Suit
+from zhuoji.rules.tiles import parse_tiles
 
 DEAL = {  # before the exchange
     0: "123346689m9p3s999s",

@@ -1,0 +1,444 @@
+"""The bridge between the log format (``parsers``) and the rules engine (``rules``).
+
+:func:`hand_records` turns a parsed :class:`~zhuoji.parsers.models.Game` into the engine's
+:class:`~zhuoji.rules.events.HandRecord` values, one per hand; :func:`hand_from_record` and
+:func:`game_from_records` go the other way, for code that produces hands (a simulator)
+and wants to write them as logs. The forward direction runs once per hand in the replay
+hot path, so it is plain loops and dictionary look-ups.
+
+:func:`ruleset_tiles` is what the readers of :mod:`zhuoji.parsers.read` take as ``tiles``: the
+tiles a log of a preset may hold, from its family's :class:`~zhuoji.rules.tiles.TileSet` (the
+parsers know no ruleset).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import Any
+
+from zhuoji.parsers import fast
+from zhuoji.parsers.models import (
+    BirdEvent,
+    ChowEvent,
+    DeclareSuitEvent,
+    DiscardEvent,
+    DrawEvent,
+    ExchangeEvent,
+    FlipEvent,
+    FlowerEvent,
+    Game,
+    Hand,
+    KongEvent,
+    Player,
+    PongEvent,
+    ReadyEvent,
+    Result,
+    ResultItem,
+    RollEvent,
+    SeabedEvent,
+    SmallWinEvent,
+    TileContext,
+    WinEvent,
+)
+from zhuoji.parsers.models import Event as LogEvent
+from zhuoji.parsers.tiles import FULL_TILE_SET
+from zhuoji.rules.events import (
+    Bird,
+    Chow,
+    DeclareSuit,
+    Discard,
+    Draw,
+    Event,
+    Exchange,
+    ExhaustiveDraw,
+    Flip,
+    Flower,
+    HandRecord,
+    Kong,
+    KongKind,
+    Pong,
+    Ready,
+    RecordedItem,
+    RecordedResult,
+    Roll,
+    Seabed,
+    SmallWin,
+    Suit,
+    Win,
+)
+from zhuoji.rules.tiles import TILE_BY_TEXT, TILE_TEXT, Tile, TileSet
+
+_KONG_KIND: dict[str, KongKind] = {kind.value: kind for kind in KongKind}
+_EXHAUSTIVE_DRAW = ExhaustiveDraw()
+_SUIT: dict[str, Suit] = {suit.value: suit for suit in Suit}
+
+
+def tile_texts(tile_set: TileSet) -> frozenset[str]:
+    """The canonical texts of a tile set's kinds, and the wildcard ``W`` (a setting of the
+    ruleset, which the replay checks)."""
+    return frozenset([TILE_TEXT[t] for t in tile_set.kinds] + [TILE_TEXT[Tile.W]])
+
+
+@lru_cache(maxsize=64)
+def ruleset_tiles(ruleset: str) -> frozenset[str]:
+    """The tiles a log of the preset ``ruleset`` may hold (:func:`tile_texts` of its
+    family's tile set), for the readers' ``tiles``; the 108-tile set for a name no preset
+    has (the replay then refuses the ruleset itself)."""
+    from zhuoji.rules.families import family_named
+    from zhuoji.rules.presets import family_of_preset, is_preset
+    from zhuoji.rules.settings import RulesetError
+
+    if not is_preset(ruleset):
+        return tile_texts(TileSet.SUITED)
+    try:
+        return tile_texts(family_named(family_of_preset(ruleset)).tile_set)
+    except RulesetError:
+        return tile_texts(TileSet.SUITED)
+
+
+def hand_records(game: Game | fast.Game) -> list[HandRecord]:
+    """Every hand of ``game`` (either form of :mod:`parsers`) as the replayer takes it, in
+    log order."""
+    n_players = len(game.players)
+    base_stake = game.base_stake
+    hands: Sequence[Hand | fast.Hand] = game.hands
+    return [hand_record(hand, n_players=n_players, base_stake=base_stake) for hand in hands]
+
+
+def hand_record(hand: Hand | fast.Hand, *, n_players: int, base_stake: int = 1) -> HandRecord:
+    """One parsed hand as a :class:`HandRecord` (tiles as :class:`Tile`)."""
+    tile_of = TILE_BY_TEXT.__getitem__
+    events = _fast_events(hand.events) if isinstance(hand, fast.Hand) else _generate_events(
+        hand.events
+    )
+    return HandRecord(
+        hand_no=hand.hand_no,
+        n_players=n_players,
+        dealer=hand.dealer,
+        dealer_streak=hand.dealer_streak,
+        deal=tuple([tuple(map(tile_of, seat_tiles)) for seat_tiles in hand.deal]),
+        events=tuple(events),
+        wall=None if hand.wall is None else tuple(map(tile_of, hand.wall)),
+        result=None if hand.result is None else _recorded_result(hand.result),
+        base_stake=base_stake,
+        set_aside=None if hand.set_aside is None else tuple(map(tile_of, hand.set_aside)),
+        carry=None if hand.carry is None else tuple(sorted(hand.carry.items())),
+    )
+
+
+def _generate_events(events: Sequence[LogEvent]) -> list[Event]:
+    tiles = TILE_BY_TEXT
+    out: list[Event] = []
+    append = out.append
+    draws, discards, pongs = _DRAWS, _DISCARDS, _PONGS
+    for ev in events:
+        # Ordered by how often each type occurs in a hand.
+        if isinstance(ev, DrawEvent):
+            append(draws[ev.seat][ev.tile])
+        elif isinstance(ev, DiscardEvent):
+            append(discards[ev.seat][ev.tile])
+        elif isinstance(ev, PongEvent):
+            append(pongs[ev.seat][ev.from_seat][ev.tile])
+        elif isinstance(ev, KongEvent):
+            append(Kong(ev.seat, tiles[ev.tile], _KONG_KIND[ev.kind], ev.from_seat))
+        elif isinstance(ev, WinEvent):
+            append(Win(ev.seat, tiles[ev.tile], ev.from_seat))
+        elif isinstance(ev, FlipEvent):
+            append(Flip(tiles[ev.tile]))
+        elif isinstance(ev, ReadyEvent):
+            append(Ready(ev.seat))
+        elif isinstance(ev, ChowEvent):
+            append(Chow(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.from_seat))
+        # --- wallend events
+        elif isinstance(ev, RollEvent):
+            append(Roll(ev.seat, tuple(ev.dice)))
+        elif isinstance(ev, SeabedEvent):
+            append(Seabed(ev.seat, ev.take))
+        elif isinstance(ev, BirdEvent):
+            append(Bird(tuple([tiles[t] for t in ev.tiles])))
+        # --- claims events
+        elif isinstance(ev, FlowerEvent):
+            append(Flower(ev.seat, tiles[ev.tile]))
+        # --- sichuan events
+        elif isinstance(ev, ExchangeEvent):
+            append(Exchange(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.to))
+        elif isinstance(ev, DeclareSuitEvent):
+            append(DeclareSuit(ev.seat, _SUIT[ev.suit]))
+        # --- changsha events
+        elif isinstance(ev, SmallWinEvent):
+            append(SmallWin(ev.seat, ev.kind, tuple([tiles[t] for t in ev.tiles])))
+        else:
+            append(_EXHAUSTIVE_DRAW)
+    return out
+
+
+# Engine events are frozen values, so equal ones can be one object: the draws, discards
+# and pongs of every hand (nine in ten events) come from these tables, built once.
+_SEATS = range(4)
+_DRAWS: tuple[dict[str, Draw], ...] = tuple(
+    {text: Draw(seat, tile) for text, tile in TILE_BY_TEXT.items()} for seat in _SEATS
+)
+_DISCARDS: tuple[dict[str, Discard], ...] = tuple(
+    {text: Discard(seat, tile) for text, tile in TILE_BY_TEXT.items()} for seat in _SEATS
+)
+_PONGS: tuple[tuple[dict[str, Pong], ...], ...] = tuple(
+    tuple({text: Pong(seat, tile, frm) for text, tile in TILE_BY_TEXT.items()} for frm in _SEATS)
+    for seat in _SEATS
+)
+
+
+def _generate_fast_events(events: Sequence[fast.Event]) -> list[Event]:
+    tiles = TILE_BY_TEXT
+    out: list[Event] = []
+    append = out.append
+    draw, discard, pong = fast.DrawEvent, fast.DiscardEvent, fast.PongEvent
+    draws, discards, pongs = _DRAWS, _DISCARDS, _PONGS
+    for ev in events:
+        # Ordered by how often each type occurs in a hand; exact class tests (the structs
+        # are final), cheaper than isinstance. Seats are 0-3 (checked by the parser).
+        kind = ev.__class__
+        if kind is draw:
+            append(draws[ev.seat][ev.tile])  # type: ignore[union-attr]
+        elif kind is discard:
+            append(discards[ev.seat][ev.tile])  # type: ignore[union-attr]
+        elif kind is pong:
+            append(pongs[ev.seat][ev.from_seat][ev.tile])  # type: ignore[union-attr,index]
+        elif isinstance(ev, fast.KongEvent):
+            append(Kong(ev.seat, tiles[ev.tile], _KONG_KIND[ev.kind], ev.from_seat))
+        elif isinstance(ev, fast.WinEvent):
+            append(Win(ev.seat, tiles[ev.tile], ev.from_seat))
+        elif isinstance(ev, fast.FlipEvent):
+            append(Flip(tiles[ev.tile]))
+        elif isinstance(ev, fast.ReadyEvent):
+            append(Ready(ev.seat))
+        elif isinstance(ev, fast.ChowEvent):
+            append(Chow(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.from_seat))
+        # --- wallend events
+        elif isinstance(ev, fast.RollEvent):
+            append(Roll(ev.seat, tuple(ev.dice)))
+        elif isinstance(ev, fast.SeabedEvent):
+            append(Seabed(ev.seat, ev.take))
+        elif isinstance(ev, fast.BirdEvent):
+            append(Bird(tuple([tiles[t] for t in ev.tiles])))
+        # --- claims events
+        elif isinstance(ev, fast.FlowerEvent):
+            append(Flower(ev.seat, tiles[ev.tile]))
+        # --- sichuan events
+        elif isinstance(ev, fast.ExchangeEvent):
+            append(Exchange(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.to))
+        elif isinstance(ev, fast.DeclareSuitEvent):
+            append(DeclareSuit(ev.seat, _SUIT[ev.suit]))
+        # --- changsha events
+        elif isinstance(ev, fast.SmallWinEvent):
+            append(SmallWin(ev.seat, ev.kind, tuple([tiles[t] for t in ev.tiles])))
+        else:
+            append(_EXHAUSTIVE_DRAW)
+    return out
+
+
+# Fast-form values are frozen, hashable structs, and a log repeats a few thousand distinct
+# events and result items millions of times: each distinct one is converted once and looked
+# up afterwards (in C, by ``map``). Events stamped with a time ``t`` are all distinct and
+# are converted one by one. Bounded: past the limit nothing more is remembered.
+_CACHE_LIMIT = 1 << 15
+_ENGINE_EVENTS: dict[fast.Event, Event] = {}
+_RECORDED_ITEMS: dict[fast.ResultItem, RecordedItem] = {}
+
+
+def _fast_events(events: Sequence[fast.Event]) -> Sequence[Event]:
+    """The engine events of a fast-form hand's events."""
+    try:
+        return tuple(map(_ENGINE_EVENTS.__getitem__, events))
+    except KeyError:
+        pass
+    out = _generate_fast_events(events)
+    cache = _ENGINE_EVENTS
+    if len(cache) < _CACHE_LIMIT:
+        for ev, engine in zip(events, out, strict=True):
+            if getattr(ev, "t", None) is None:
+                cache[ev] = engine
+    return out
+
+
+def _recorded_item(item: ResultItem | fast.ResultItem) -> RecordedItem:
+    return RecordedItem(item.payer, item.payee, item.amount, item.reason)
+
+
+def _fast_recorded_items(items: Sequence[fast.ResultItem]) -> tuple[RecordedItem, ...]:
+    try:
+        return tuple(map(_RECORDED_ITEMS.__getitem__, items))
+    except KeyError:
+        out = tuple(map(_recorded_item, items))
+        if len(_RECORDED_ITEMS) < _CACHE_LIMIT:
+            _RECORDED_ITEMS.update(zip(items, out, strict=True))
+        return out
+
+
+def _recorded_result(result: Result | fast.Result) -> RecordedResult:
+    items: tuple[RecordedItem, ...] | None
+    if result.items is None:
+        items = None
+    elif isinstance(result, fast.Result):
+        items = _fast_recorded_items(result.items)
+    else:
+        items = tuple(map(_recorded_item, result.items))
+    return RecordedResult(tuple(result.deltas), result.next_dealer, items)
+
+
+# --- the reverse: engine values to the log format -------------------------------------------
+
+
+def _event_dict(event: Event) -> dict[str, Any]:
+    if isinstance(event, Draw):
+        return {"type": "draw", "seat": event.seat, "tile": TILE_TEXT[event.tile]}
+    if isinstance(event, Discard):
+        return {"type": "discard", "seat": event.seat, "tile": TILE_TEXT[event.tile]}
+    if isinstance(event, Pong):
+        return {
+            "type": "pong",
+            "seat": event.seat,
+            "tile": TILE_TEXT[event.tile],
+            "from": event.from_seat,
+        }
+    if isinstance(event, Kong):
+        out: dict[str, Any] = {
+            "type": "kong",
+            "seat": event.seat,
+            "tile": TILE_TEXT[event.tile],
+            "kind": event.kind.value,
+        }
+        if event.from_seat is not None:
+            out["from"] = event.from_seat
+        return out
+    if isinstance(event, Win):
+        out = {"type": "win", "seat": event.seat, "tile": TILE_TEXT[event.tile]}
+        if event.from_seat is not None:
+            out["from"] = event.from_seat
+        return out
+    if isinstance(event, Flip):
+        return {"type": "flip", "tile": TILE_TEXT[event.tile]}
+    if isinstance(event, Ready):
+        return {"type": "ready", "seat": event.seat}
+    if isinstance(event, ExhaustiveDraw):
+        return {"type": "exhaustive_draw"}
+    # --- wallend events
+    if isinstance(event, Roll):
+        return {"type": "roll", "seat": event.seat, "dice": list(event.dice)}
+    if isinstance(event, Seabed):
+        return {"type": "seabed", "seat": event.seat, "take": event.take}
+    if isinstance(event, Bird):
+        return {"type": "bird", "tiles": [TILE_TEXT[t] for t in event.tiles]}
+    # --- claims events
+    if isinstance(event, Flower):
+        return {"type": "flower", "seat": event.seat, "tile": TILE_TEXT[event.tile]}
+    # --- sichuan events
+    if isinstance(event, Exchange):
+        return {
+            "type": "exchange",
+            "seat": event.seat,
+            "tiles": [TILE_TEXT[t] for t in event.tiles],
+            "to": event.to,
+        }
+    if isinstance(event, DeclareSuit):
+        return {"type": "declare_suit", "seat": event.seat, "suit": event.suit.value}
+    if isinstance(event, SmallWin):
+        return {
+            "type": "small_win",
+            "seat": event.seat,
+            "kind": event.kind,
+            "tiles": [TILE_TEXT[t] for t in event.tiles],
+        }
+    return {
+        "type": "chow",
+        "seat": event.seat,
+        "tiles": [TILE_TEXT[t] for t in event.tiles],
+        "from": event.from_seat,
+    }
+
+
+def _hand_dict(record: HandRecord, dice: Sequence[int] | None) -> dict[str, Any]:
+    hand: dict[str, Any] = {
+        "hand_no": record.hand_no,
+        "dealer": record.dealer,
+        "dealer_streak": record.dealer_streak,
+        "deal": [[TILE_TEXT[t] for t in seat_tiles] for seat_tiles in record.deal],
+        "events": [_event_dict(e) for e in record.events],
+    }
+    if dice is not None:
+        hand["dice"] = list(dice)
+    if record.wall is not None:
+        hand["wall"] = [TILE_TEXT[t] for t in record.wall]
+    if record.set_aside is not None:
+        hand["set_aside"] = [TILE_TEXT[t] for t in record.set_aside]
+    if record.result is not None:
+        result: dict[str, Any] = {"deltas": list(record.result.deltas)}
+        if record.result.next_dealer is not None:
+            result["next_dealer"] = record.result.next_dealer
+        if record.result.items is not None:
+            result["items"] = [
+                {"payer": i.payer, "payee": i.payee, "amount": i.amount, "reason": i.reason}
+                for i in record.result.items
+            ]
+        hand["result"] = result
+    if record.carry is not None:
+        hand["carry"] = dict(record.carry)
+    return hand
+
+
+def _any_tile() -> TileContext:
+    """The engine's records hold the tiles of their family: any tile of the format is
+    written."""
+    return TileContext(FULL_TILE_SET)
+
+
+def hand_from_record(record: HandRecord, *, dice: Sequence[int] | None = None) -> Hand:
+    """A :class:`HandRecord` as a log hand (validated; raises ``pydantic.ValidationError``).
+
+    ``n_players`` and ``base_stake`` belong to the game: see :func:`game_from_records`.
+    """
+    return Hand.model_validate(
+        _hand_dict(record, dice), by_alias=True, by_name=False, context=_any_tile()
+    )
+
+
+def game_from_records(
+    records: Iterable[HandRecord],
+    *,
+    game_id: str,
+    players: Sequence[Player] | None = None,
+    ruleset: str = "guiyang",
+    rule_overrides: dict[str, Any] | None = None,
+    started_at: str | None = None,
+) -> Game:
+    """A whole log game from hand records that share one player count and stake.
+
+    ``players`` defaults to ids ``p0``, ``p1``, ... by seat. Raises ``ValueError`` when
+    the records disagree on the player count or the stake, or there are none.
+    """
+    hands = list(records)
+    if not hands:
+        raise ValueError("a game needs at least one hand record")
+    n_players = hands[0].n_players
+    base_stake = hands[0].base_stake
+    for record in hands:
+        if record.n_players != n_players or record.base_stake != base_stake:
+            raise ValueError(
+                f"hand {record.hand_no}: {record.n_players} players and stake "
+                f"{record.base_stake}, the first hand has {n_players} and {base_stake}"
+            )
+    if players is None:
+        players = [Player(seat=s, id=f"p{s}") for s in range(n_players)]
+    data: dict[str, Any] = {
+        "schema": "zhuoji-log/1",
+        "game_id": game_id,
+        "ruleset": ruleset,
+        "base_stake": base_stake,
+        "players": [p.model_dump(exclude_none=True) for p in players],
+        "hands": [_hand_dict(record, None) for record in hands],
+    }
+    if rule_overrides is not None:
+        data["rule_overrides"] = rule_overrides
+    if started_at is not None:
+        data["started_at"] = started_at
+    return Game.model_validate(data, by_alias=True, by_name=False, context=_any_tile())

@@ -1,0 +1,287 @@
+"""Audit log files: parse, replay, settle and check every hand; results as JSON objects.
+
+Plain functions (no Prefect): :func:`generate_file_audits` yields, for one file, a
+:class:`GameAudit` per game (or a :class:`FileFault` per game or file that cannot be read);
+:func:`hand_json`, :func:`fault_json` and :func:`game_error_json` give the objects that
+``zhuoji audit --json`` prints one per line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from zhuoji.flows.audit.bridge import hand_records, ruleset_tiles
+from zhuoji.parsers.errors import MalformedLogError
+from zhuoji.parsers.fast import Game
+from zhuoji.parsers.read import generate_fast_games, parse_encoding
+from zhuoji.rules.audit import HandAudit, audit_game
+from zhuoji.rules.events import SmallWin
+from zhuoji.rules.facts import WallFacts
+from zhuoji.rules.families import family_of, replayable
+from zhuoji.rules.glossary import Lang, translate
+from zhuoji.rules.mechanics import mechanics_of
+from zhuoji.rules.presets import resolve_ruleset
+from zhuoji.rules.replay import HandReplay
+from zhuoji.rules.settings import MAX_HAND_VALUE, MAX_STAKE, RulesetBase
+from zhuoji.rules.tiles import TILE_TEXT
+
+__all__ = [
+    "FileFault",
+    "GameAudit",
+    "fault_json",
+    "format_json_line",
+    "game_error_json",
+    "generate_file_audits",
+    "hand_json",
+    "player_names",
+    "wall_json",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class FileFault:
+    """A file, or one game in it, that cannot be read (it is malformed)."""
+
+    path: str
+    error: MalformedLogError
+
+
+@dataclass(frozen=True, slots=True)
+class GameAudit:
+    """One game of a file: its audited hands, or why it could not be audited."""
+
+    path: str
+    game: Game
+    ruleset: RulesetBase | None  # None when the game's ruleset cannot be resolved
+    error: str | None  # why the ruleset cannot be resolved
+    hands: tuple[HandAudit, ...]
+
+    @property
+    def names(self) -> list[str]:
+        return player_names(self.game)
+
+
+def player_names(game: Game) -> list[str]:
+    """Each seat's player name (the player id when the log gives no name)."""
+    names = [""] * len(game.players)
+    for p in game.players:
+        names[p.seat] = p.name or p.id
+    return names
+
+
+def generate_file_audits(
+    path: str | os.PathLike[str], *, game_id: str | None = None, hand_no: int | None = None
+) -> Iterator[GameAudit | FileFault]:
+    """Every game of one log file, audited; ``game_id`` and ``hand_no`` keep only the
+    games and hands they name (a game is still yielded when no hand of it matches)."""
+    name = os.fspath(path)
+    try:
+        parse_encoding(name)
+    except ValueError as exc:
+        yield FileFault(name, MalformedLogError(str(exc).split(": ", 1)[-1], path=name))
+        return
+    for item in generate_fast_games(name, tiles=ruleset_tiles):
+        if isinstance(item, MalformedLogError):
+            yield FileFault(name, item)
+            continue
+        if game_id is not None and item.game_id != game_id:
+            continue
+        try:
+            ruleset = replayable(resolve_ruleset(item.ruleset, item.rule_overrides))
+        except ValueError as exc:
+            yield GameAudit(name, item, None, str(exc), ())
+            continue
+        records = [r for r in hand_records(item) if hand_no is None or r.hand_no == hand_no]
+        audits = tuple(audit_game(records, ruleset))
+        beyond = _beyond_range(audits)
+        if beyond is not None:
+            yield GameAudit(name, item, None, beyond, ())
+            continue
+        yield GameAudit(name, item, ruleset, None, audits)
+
+
+MAX_HAND_AMOUNT = MAX_HAND_VALUE * MAX_STAKE
+"""What one hand may move at most, in points (< 2**62): the settings' bounds keep every
+hand within it at any stake the log format takes; only a log's own counts (a 连庄 of
+millions) can leave it."""
+
+
+def _beyond_range(audits: tuple[HandAudit, ...]) -> str | None:
+    """Why a game's recomputed amounts are refused: the first hand that moves more than
+    :data:`MAX_HAND_AMOUNT` points (its items, deltas and sum would not all fit the signed
+    64-bit integers of the warehouse and of JSON tools), or None."""
+    for audit in audits:
+        settlement = audit.settlement
+        if settlement is None:
+            continue
+        moved = sum(abs(item[2]) for item in settlement.items)
+        if moved > MAX_HAND_AMOUNT:
+            return (f"hand {audit.record.hand_no}: the recomputed settlement moves {moved:,} "
+                    f"points, beyond what one hand may move ({MAX_HAND_AMOUNT:,}: "
+                    "2**31 values at the largest stake)")
+    return None
+
+
+def fault_json(fault: FileFault) -> dict[str, Any]:
+    """``{"file": ..., "error": {...}}`` for a malformed file or game."""
+    err = fault.error
+    error: dict[str, Any] = {"message": err.reason, "sentence": str(err)}
+    for key in ("line", "column", "json_path", "game_id"):
+        value = getattr(err, key)
+        if value is not None:
+            error[key] = value
+    return {"file": fault.path, "error": error}
+
+
+def game_error_json(audit: GameAudit) -> dict[str, Any]:
+    """``{"file": ..., "game_id": ..., "error": {...}}`` for a game whose ruleset cannot be
+    resolved (an unknown preset, a bad override)."""
+    return {
+        "file": audit.path,
+        "game_id": audit.game.game_id,
+        "ruleset": audit.game.ruleset,
+        "error": {"message": audit.error, "json_path": "ruleset"},
+    }
+
+
+def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str, Any]:
+    """The JSON object of one audited hand (see ``zhuoji audit --help``); in Chinese
+    (``lang="zh"``) each finding also has ``message_zh`` and each ledger item
+    ``detail_zh`` (in the words of the ruleset's family), the English fields staying as
+    they are."""
+    record, replay, settlement = hand.record, hand.replay, hand.settlement
+    values = {} if settlement is None else {w.seat: w for w in settlement.wins}
+    winners = []
+    for win in replay.winners:
+        value = values.get(win.seat)
+        winners.append({
+            "seat": win.seat,
+            "tile": TILE_TEXT[win.tile],
+            "from": win.from_seat,
+            "self_drawn": win.self_drawn,
+            "patterns": [str(p) for p in win.patterns],
+            "scored": None if value is None else list(value.patterns),
+            "value": None if value is None else value.value,
+            "penalty": None if value is None else value.penalty,
+        })
+    chickens = family_of(audit.ruleset).chickens if audit.ruleset is not None else True
+    if not chickens:  # penalties belong to the chicken family's wins
+        for entry in winners:
+            del entry["penalty"]
+    recorded = record.result
+    assert audit.ruleset is not None
+    out: dict[str, Any] = {
+        "file": audit.path,
+        "game_id": audit.game.game_id,
+        "hand_no": record.hand_no,
+        "ruleset": audit.ruleset.name,
+        "base_stake": record.base_stake,
+        "dealer": record.dealer,
+        "dealer_streak": record.dealer_streak,
+        "outcome": replay.outcome.value,
+        **({"flip": None if replay.flip is None else TILE_TEXT[replay.flip]}
+           if chickens else {}),
+        "violations": [
+            {
+                "code": v.code.value,
+                "event_index": v.event_index,
+                "seat": v.seat,
+                "message": v.message,
+                "fatal": v.fatal,
+            }
+            for v in hand.findings
+        ],
+        "winners": winners,
+        "next_dealer": None if settlement is None else settlement.next_dealer,
+        "recorded_next_dealer": None if recorded is None else recorded.next_dealer,
+        "deltas": None if settlement is None else list(settlement.deltas),
+        "recorded_deltas": None if recorded is None else list(recorded.deltas),
+        "ledger": None if settlement is None else [
+            {
+                "payer": i.payer,
+                "payee": i.payee,
+                "amount": i.amount,
+                "reason": str(i.reason),
+                "detail": i.detail,
+            }
+            for i in settlement.items
+        ],
+        **({"chickens": None if settlement is None else [
+            {"seat": c.seat, "kind": c.kind.value, "tile": TILE_TEXT[c.tile], "count": c.count}
+            for c in getattr(settlement, "chickens", ())
+        ]} if chickens else {}),
+        **({} if replay.wall_facts is None else {"wall": wall_json(replay.wall_facts)}),
+    }
+    add_mechanics_json(out, audit.ruleset, replay)
+    if lang == "zh":
+        words = family_of(audit.ruleset).name
+        rows: list[dict[str, Any]] = out["violations"]
+        for v, row in zip(hand.findings, rows, strict=True):
+            row["message_zh"] = translate(v.message, family=words)
+        if settlement is not None:
+            items: list[dict[str, Any]] = out["ledger"]
+            for i, row in zip(settlement.items, items, strict=True):
+                row["detail_zh"] = translate(i.detail, family=words)
+    return out
+
+
+def wall_json(facts: WallFacts) -> dict[str, Any]:
+    """The wall mechanics' record of a hand (dice after kongs, the last tile's offers, the
+    birds and the seat each counts to); only in the hands of a family that plays them."""
+    return {
+        "rolls": [
+            {"seat": r.seat, "dice": list(r.dice), "event_index": r.event_index,
+             "kong_index": r.kong_index, "stack": r.stack,
+             "tile": None if r.tile is None else TILE_TEXT[r.tile]}
+            for r in facts.rolls
+        ],
+        "locked": list(facts.locked),
+        "seabed_offers": [
+            {"seat": o.seat, "take": o.take, "event_index": o.event_index}
+            for o in facts.offers
+        ],
+        "seabed_taker": facts.seabed_taker,
+        "seabed_tile": None if facts.seabed_tile is None else TILE_TEXT[facts.seabed_tile],
+        "seabed_replaced_by": facts.seabed_replaced_by,
+        "seabed_win": facts.seabed_win,
+        "birds": [
+            {"tile": TILE_TEXT[tile], "seat": seat}
+            for tile, seat in zip(facts.birds, facts.bird_seats, strict=True)
+        ],
+    }
+
+
+def add_mechanics_json(out: dict[str, Any], ruleset: RulesetBase, replay: HandReplay) -> None:
+    """The facts of the core mechanics the ruleset's family plays (换三张, 定缺, 血战到底,
+    carry) and the 起手小胡 declared (Changsha), added to a hand's JSON object (``winners``
+    already in it) only then: a Guizhou hand's object is as it was."""
+    mech = mechanics_of(ruleset)
+    if mech.play_after_win:
+        for entry, win in zip(out["winners"], replay.winners, strict=True):
+            entry["event_index"] = win.event_index
+    if mech.exchange:
+        out["exchanges"] = [
+            {"seat": x.seat, "tiles": [TILE_TEXT[t] for t in x.tiles], "to": x.to,
+             "event_index": x.event_index}
+            for x in replay.exchanges
+        ]
+    if mech.declare_suit:
+        out["declared_suits"] = [None if s is None else s.value for s in replay.declared_suits]
+    if mech.carry:
+        out["carry"] = None if replay.carry is None else replay.carry.as_dict()
+    small_wins = [ev for ev in replay.noted if isinstance(ev, SmallWin)]
+    if small_wins:
+        out["small_wins"] = [
+            {"seat": ev.seat, "kind": ev.kind, "tiles": [TILE_TEXT[t] for t in ev.tiles]}
+            for ev in small_wins
+        ]
+
+
+def format_json_line(obj: dict[str, Any]) -> str:
+    """One JSON object on one line (UTF-8 text, keys in the order given)."""
+    return orjson.dumps(obj).decode()

@@ -1,0 +1,428 @@
+"""The human view of ``zhuoji audit``: one hand as a referee reads it, in English or in
+Chinese (``lang``; the Chinese from the glossary, :mod:`zhuoji.rules.glossary`, in the words of
+the hand's family: ``family``, its ruleset's), no escaping here: ``zhuoji audit`` passes
+every line through :func:`zhuoji.flows.text.terminal.safe`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from zhuoji.flows.audit.files import GameAudit
+from zhuoji.rules.audit import HandAudit
+from zhuoji.rules.events import SmallWin
+from zhuoji.rules.facts import DiscardFact, Outcome, SeatFacts
+from zhuoji.rules.families import family_of
+from zhuoji.rules.glossary import Lang, expand, text, translate, with_names_zh, zh
+from zhuoji.rules.ledger import Ledger, format_amount, generate_item_differences, with_names
+from zhuoji.rules.melds import Meld, MeldKind
+from zhuoji.rules.replay import HandReplay
+from zhuoji.rules.tiles import format_tiles
+
+_MELD_TEXT = {
+    "pong": "pong",
+    "exposed_kong": "exposed kong <kong.exposed>",
+    "added_kong": "added kong <kong.added>",
+    "concealed_kong": "concealed kong <kong.concealed>",
+    "chow": "chow",
+}
+"""A meld kind in English, the kong's Chinese beside it (expanded in the family's words)."""
+
+
+def _t(english: str, lang: Lang, family: str | None = None, /, **fields: object) -> str:
+    return text(english, lang, family, **fields)
+
+
+def _seat(seat: int | None, names: Sequence[str], lang: Lang = "en") -> str:
+    if seat is None:
+        return "-"
+    if seat < len(names) and names[seat]:
+        return _t("seat {seat} ({name})", lang, seat=seat, name=names[seat])
+    return _t("seat {seat}", lang, seat=seat)
+
+
+def _term(section: str, key: str, lang: Lang, family: str | None = None) -> str:
+    """``full_flush 清一色`` in English (the name and its Chinese), ``清一色`` in Chinese."""
+    chinese = zh(section, key, family)
+    return chinese if lang == "zh" else f"{key} {chinese}"
+
+
+def _tiles(tiles: str, lang: Lang, family: str | None = None) -> str:
+    return translate(tiles, lang, "shown", family) if lang == "zh" and tiles else tiles
+
+
+def _tile(tile: object, lang: Lang) -> str:
+    from zhuoji.rules.glossary import tile_zh
+
+    return tile_zh(str(tile)) if lang == "zh" else str(tile)
+
+
+def format_outcome(replay: HandReplay, names: Sequence[str], lang: Lang = "en", *,
+                   family: str | None = None) -> str:
+    """One line: who won how, a draw, or where the replay stopped."""
+    if replay.outcome is Outcome.INCOMPLETE:
+        fatal = replay.fatal
+        at = ("" if fatal is None or fatal.event_index is None
+              else _t(" at event {index}", lang, index=fatal.event_index))
+        code = "" if fatal is None else f" ({fatal.code.value})"
+        return _t("incomplete: the replay stopped{at}{code}; the hand is not settled", lang,
+                  family, at=at, code=code)
+    if replay.outcome is Outcome.EXHAUSTIVE_DRAW:
+        return _t("exhaustive draw 黄庄", lang, family)
+    parts = []
+    for win in replay.winners:
+        if win.self_drawn:
+            how = _t("by self-draw", lang, family)
+        elif win.robbed_kong:
+            how = _t("robbing {seat}'s kong", lang, family,
+                     seat=_seat(win.from_seat, names, lang))
+        else:
+            how = _t("on {seat}'s discard", lang, family, seat=_seat(win.from_seat, names, lang))
+        parts.append(_t("{seat} won {how} on {tile}", lang, family,
+                        seat=_seat(win.seat, names, lang), how=how, tile=_tile(win.tile, lang)))
+    return ("；" if lang == "zh" else "; ").join(parts)
+
+
+def format_winners(hand: HandAudit, names: Sequence[str], lang: Lang = "en", *,
+                   family: str | None = None) -> list[str]:
+    settlement = hand.settlement
+    values = {} if settlement is None else {w.seat: w for w in settlement.wins}
+    out = []
+    comma = "、" if lang == "zh" else ", "
+    for win in hand.replay.winners:
+        pats = comma.join(_term("pattern", str(p), lang, family) for p in win.patterns)
+        line = _t("  winner {seat}: {patterns}", lang, family,
+                  seat=_seat(win.seat, names, lang), patterns=pats)
+        value = values.get(win.seat)
+        if value is not None:
+            who = comma.join(str(p) for p in value.payers)
+            if value.penalty:
+                line += _t("; 包牌: pays {value} to each of seats {who}", lang, family,
+                           value=value.value, who=who)
+            else:
+                scored = " + ".join(_name_zh(p, family) if lang == "zh" else p
+                                    for p in value.patterns)
+                line += _t("; scored {patterns}: {value} from seat(s) {who}", lang, family,
+                           patterns=scored, value=value.value, who=who)
+        out.append(line)
+    return out
+
+
+def format_ledger(settlement: Ledger, lang: Lang = "en", *,
+                  family: str | None = None) -> list[str]:
+    """The ledger grouped by reason, in the family's reason order."""
+    out = []
+    for reason in settlement.reasons:
+        items = [i for i in settlement.items if i.reason == reason]
+        if not items:
+            continue
+        total = sum(i.amount for i in items)
+        out.append(f"  {_term('reason', reason, lang, family)}"
+                   f"{'：' if lang == 'zh' else ': '}{total}")
+        for i in items:
+            out.append(_t("    seat {payer} -> seat {payee}  {amount}  {detail}", lang,
+                          family, payer=i.payer, payee=i.payee, amount=f"{i.amount:>4}",
+                          detail=translate(i.detail, lang, family=family)))
+    if not out:
+        out.append(_t("  (no transfers)", lang, family))
+    return out
+
+
+def _width(text_: str) -> int:
+    """Columns ``text_`` takes in a terminal (a CJK character takes two)."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text_)
+
+
+def _ljust(text_: str, width: int) -> str:
+    return text_ + " " * max(0, width - _width(text_))
+
+
+def _rjust(text_: str, width: int) -> str:
+    return " " * max(0, width - _width(text_)) + text_
+
+
+def format_deltas(hand: HandAudit, names: Sequence[str], lang: Lang = "en", *,
+                  family: str | None = None) -> list[str]:
+    settlement = hand.settlement
+    recorded = hand.record.result
+    n = hand.record.n_players
+    width = max([_width(_seat(s, names, lang)) for s in range(n)] + [4])
+    out = [f"  {_ljust(_t('seat', lang, family), width)}  "
+           f"{_rjust(_t('recomputed', lang, family), 10)}  "
+           f"{_rjust(_t('recorded', lang, family), 8)}"]
+    differs = _t("   <- differs", lang, family)
+    for s in range(n):
+        ours = "-" if settlement is None else format_amount(settlement.deltas[s])
+        if recorded is None:
+            theirs = "-"
+        elif s < len(recorded.deltas):
+            theirs = format_amount(recorded.deltas[s])
+        else:
+            theirs = _t("missing", lang, family)
+        mark = "" if ours == theirs or "-" in (ours, theirs) else differs
+        out.append(f"  {_ljust(_seat(s, names, lang), width)}  {_rjust(ours, 10)}  "
+                   f"{_rjust(theirs, 8)}{mark}")
+    if settlement is not None and recorded is not None:
+        dealer = _t("  next dealer: recomputed seat {ours}", lang, family,
+                    ours=settlement.next_dealer)
+        if recorded.next_dealer is not None:
+            dealer += _t(", recorded seat {theirs}", lang, family, theirs=recorded.next_dealer)
+            if recorded.next_dealer != settlement.next_dealer:
+                dealer += differs
+        out.append(dealer)
+        for (payer, payee, reason), a, b in generate_item_differences(settlement, recorded):
+            name = _name_zh(reason, family) if lang == "zh" else reason
+            out.append(_t("  item differs: seat {payer} -> seat {payee} {reason}: "
+                          "recomputed {ours}, recorded {theirs}", lang, family, payer=payer,
+                          payee=payee, reason=name, ours="-" if a is None else a,
+                          theirs="-" if b is None else b))
+    elif settlement is not None:
+        out.append(_t("  next dealer: seat {seat} (no recorded result)", lang, family,
+                      seat=settlement.next_dealer))
+    return out
+
+
+def _name_zh(name: str, family: str | None = None) -> str:
+    """The Chinese of a pattern, bonus or ledger reason name (the name when it has none)."""
+    from zhuoji.rules.glossary import glossary
+
+    terms = glossary(family).terms
+    for section in ("pattern", "reason"):
+        if name in terms[section]:
+            return terms[section][name][1]
+    return name
+
+
+def _because(settlement: Ledger, reason: str, payer: int, payee: int) -> list[str]:
+    """Explanation lines about ``reason``: those naming its Chinese term or, for a family
+    whose lines name the reason (``...: small_win (...)``), those; for the hand and plain
+    chickens, the win and the chicken lines; the payee's first."""
+    if reason not in settlement.reasons:
+        return []
+    if reason == "hand":
+        lines = [line for line in settlement.explanation if " won " in line]
+    elif reason == "chicken":
+        lines = [line for line in settlement.explanation if "chickens" in line]
+    else:
+        term = zh("reason", reason)  # as the engine writes it (the base words)
+        named = f": {reason} ("
+        lines = [line for line in settlement.explanation
+                 if term in line or (named in line and f"seat {payer} pays" in line)]
+    return sorted(lines, key=lambda line: f"seat {payee}" not in line)[:3]
+
+
+def _named(lines: Sequence[str], names: Sequence[str], lang: Lang,
+           family: str | None = None) -> list[str]:
+    """Explanation lines in ``lang``, each seat followed by its player's name."""
+    if lang == "en":
+        return list(with_names(lines, names))
+    return [with_names_zh(translate(line, lang, family=family), list(names)) for line in lines]
+
+
+def format_verdict(hand: HandAudit, names: Sequence[str], lang: Lang = "en", *,
+                   family: str | None = None) -> list[str]:
+    """Each ledger item the record has wrong, with the lines of the explanation that say
+    why (what a referee reads out)."""
+    settlement, recorded = hand.settlement, hand.record.result
+    if settlement is None or recorded is None:
+        return []
+    out: list[str] = []
+    for (payer, payee, reason), ours, theirs in generate_item_differences(settlement, recorded):
+        if lang == "zh":
+            name = _name_zh(reason, family)
+        else:
+            name = (f"{reason} {zh('reason', reason, family)}" if reason in settlement.reasons
+                    else reason)
+        head = f"  {_seat(payer, names, lang)} -> {_seat(payee, names, lang)} {name}: "
+        if lang == "zh":
+            head = f"  {_seat(payer, names, lang)} → {_seat(payee, names, lang)} {name}："
+        if theirs is None:
+            head += _t("the rules give {ours}, the record has nothing", lang, family,
+                       ours=ours)
+        elif ours is None:
+            head += _t("the record has {theirs}, the rules give nothing", lang, family,
+                       theirs=theirs)
+        else:
+            head += _t("the record has {theirs}, the rules give {ours}", lang, family,
+                       theirs=theirs, ours=ours)
+        out.append(head)
+        because = _t("      because ", lang, family)
+        out.extend(because + line for line in
+                   _named(_because(settlement, reason, payer, payee), names, lang, family))
+    if not out and recorded.deltas != settlement.deltas:
+        if recorded.items is None:
+            out.append(_t("  the recorded deltas differ (the record is not itemised): "
+                          "see findings", lang, family))
+        else:
+            out.append(_t("  the recorded deltas differ, and its items, which are right, do "
+                          "not add up to them: see findings", lang, family))
+    return out
+
+
+def format_findings(hand: HandAudit, lang: Lang = "en", *,
+                    family: str | None = None) -> list[str]:
+    if not hand.findings:
+        return [_t("  none", lang, family)]
+    out = []
+    for v in hand.findings:
+        where = "-" if v.event_index is None else str(v.event_index)
+        seat = "-" if v.seat is None else str(v.seat)
+        code = (v.code.value if lang == "en"
+                else f"{v.code.value} {zh('code', v.code.value, family)}")
+        out.append(_t("  {code} (event {where}, seat {seat}): {message}", lang, family,
+                      code=code, where=where, seat=seat,
+                      message=translate(v.message, lang, family=family)))
+    return out
+
+
+def _meld_text(meld: Meld, lang: Lang = "en", family: str | None = None) -> str:
+    src = ("" if meld.from_seat is None
+           else _t(" from seat {seat}", lang, family, seat=meld.from_seat))
+    late = f" {zh('meld', 'late', family)}" if meld.delayed else ""
+    # a chow by its three tiles (3m4m5m: 345m), any other meld by its tile
+    shown = (_tiles(format_tiles(meld.tiles), lang, family) if meld.kind is MeldKind.CHOW
+             else _tile(meld.tile, lang))
+    if lang == "zh":
+        return f"{zh('meld', meld.kind.value, family)} {shown}{src}{late}"
+    return f"{expand(_MELD_TEXT[meld.kind.value], family)} {shown}{src}{late}"
+
+
+def _discard_text(d: DiscardFact, lang: Lang = "en", family: str | None = None) -> str:
+    if d.claimed_by is None:
+        return _tile(d.tile, lang)
+    claim = d.claim.value if d.claim else "pong"
+    if lang == "zh":
+        mark = {"pong": zh("meld", "pong", family), "exposed_kong": zh("kong", "kong", family),
+                "chow": zh("meld", "chow", family)}.get(claim) or zh("label", "winner", family)
+    else:
+        mark = {"pong": "P", "exposed_kong": "E", "win": "H", "chow": "C"}[claim]
+    return f"{_tile(d.tile, lang)}>{mark}{d.claimed_by}"
+
+
+def format_tiles_at_end(replay: HandReplay, names: Sequence[str],
+                        lang: Lang = "en", *, family: str | None = None) -> list[str]:
+    """Each seat's tiles as the hand ended: concealed, melds, discards, readiness."""
+    out = []
+    wins = {w.seat: w for w in replay.winners}
+    for seat in replay.seats:
+        out.extend(_seat_lines(seat, wins.get(seat.seat) is not None, replay, names, lang,
+                               family))
+    return out
+
+
+def _seat_lines(seat: SeatFacts, won: bool, replay: HandReplay,
+                names: Sequence[str], lang: Lang = "en",
+                family: str | None = None) -> list[str]:
+    concealed = _tiles(format_tiles(seat.concealed), lang, family) or _t("nothing", lang, family)
+    win = next((w for w in replay.winners if w.seat == seat.seat), None)
+    if win is not None and not win.self_drawn:
+        concealed += _t(" + {tile} (won)", lang, family, tile=_tile(win.tile, lang))
+    state = []
+    if won:
+        state.append(_t("won", lang, family))
+    elif seat.ready:
+        state.append(_t("ready on {tiles}", lang, family,
+                        tiles=_tiles(format_tiles(seat.waits), lang, family)))
+    else:
+        state.append(_t("not ready", lang, family))
+    if seat.declared_ready_at is not None:
+        kind = zh("ready", "hard", family) if seat.hard_ready else zh("ready", "soft", family)
+        state.append(_t("declared ready at event {index} ({kind})", lang, family,
+                        index=seat.declared_ready_at, kind=kind))
+    sep = "；" if lang == "zh" else "; "
+    lines = [_t("  {seat}: {concealed}  [{state}]", lang, family,
+                seat=_seat(seat.seat, names, lang), concealed=concealed,
+                state=sep.join(state))]
+    comma = "、" if lang == "zh" else ", "
+    if seat.melds:
+        lines.append(_t("      melds: ", lang, family)
+                     + comma.join(_meld_text(m, lang, family) for m in seat.melds))
+    if seat.discards:
+        lines.append(_t("      discards: ", lang, family)
+                     + " ".join(_discard_text(d, lang, family) for d in seat.discards))
+    return lines
+
+
+def format_chickens(chickens: Sequence[Any], names: Sequence[str],
+                    lang: Lang = "en", *, family: str | None = None) -> list[str]:
+    """The chickens a Guizhou settlement counted."""
+    if not chickens:
+        return [_t("  none scored", lang, family)]
+    return [
+        _t("  {seat}: {count} x {tile} {kind}", lang, family, seat=_seat(c.seat, names, lang),
+           count=c.count, tile=_tile(c.tile, lang),
+           kind=zh("chicken", c.kind.value, family) if lang == "zh" else c.kind.value)
+        for c in chickens
+    ]
+
+
+def format_table_extras(replay: HandReplay, names: Sequence[str],
+                        lang: Lang = "en", *, family: str | None = None) -> list[str]:
+    """The 起手小胡 declared and the birds (扎鸟), in the hands of a family that has them."""
+    out = []
+    opening = [ev for ev in replay.noted if isinstance(ev, SmallWin)]
+    if opening:
+        comma = "、" if lang == "zh" else ", "
+        out.append(_t("opening small wins: {wins}", lang, family, wins=comma.join(
+            _seat(ev.seat, names, lang) + ("" if lang == "zh" else " ")
+            + _term("pattern", ev.kind, lang, family)
+            for ev in opening)))
+    wall = replay.wall_facts
+    if wall is not None and wall.birds:
+        comma = "、" if lang == "zh" else ", "
+        out.append(_t("birds: {birds}", lang, family, birds=comma.join(
+            _t("{tile} to {seat}", lang, family, tile=_tile(tile, lang),
+               seat=_seat(seat, names, lang))
+            for tile, seat in zip(wall.birds, wall.bird_seats, strict=True))))
+    return out
+
+
+def format_hand(audit: GameAudit, hand: HandAudit, *, full: bool,
+                lang: Lang = "en") -> list[str]:
+    """The human view of one hand (``full``: the ``--hand N`` view), in ``lang`` and in the
+    words of the ruleset's family."""
+    names = audit.names
+    record, replay, settlement = hand.record, hand.replay, hand.settlement
+    assert audit.ruleset is not None
+    family = family_of(audit.ruleset)
+    words = family.name
+    head = _t("== {game} hand {hand} | ruleset {ruleset} | dealer {dealer}", lang, words,
+              game=audit.game.game_id, hand=record.hand_no, ruleset=audit.ruleset.name,
+              dealer=_seat(record.dealer, names, lang))
+    if record.dealer_streak:
+        head += _t(", 连庄 {streak}", lang, words, streak=record.dealer_streak)
+    if record.base_stake != 1:
+        head += _t(" | base stake {stake}", lang, words, stake=record.base_stake)
+    lines = [head + f" | {audit.path}",
+             _t("outcome: {outcome}", lang, words,
+                outcome=format_outcome(replay, names, lang, family=words))]
+    lines.extend(format_winners(hand, names, lang, family=words))
+    if full and replay.seats:
+        lines.append(_t("tiles as the hand ended:", lang, words))
+        lines.extend(format_tiles_at_end(replay, names, lang, family=words))
+        if "flip" in family.event_kinds:
+            flip = _t("none", lang, words) if replay.flip is None else _tile(replay.flip, lang)
+            lines.append(_t("flip: {flip}", lang, words, flip=flip))
+    lines.extend(format_table_extras(replay, names, lang, family=words))
+    if settlement is not None:
+        chickens = getattr(settlement, "chickens", None)  # the Guizhou family's
+        if full and chickens is not None:
+            lines.append(_t("chickens:", lang, words))
+            lines.extend(format_chickens(chickens, names, lang, family=words))
+        lines.append(_t("ledger (recomputed):", lang, words))
+        lines.extend(format_ledger(settlement, lang, family=words))
+    lines.append(_t("deltas:", lang, words))
+    lines.extend(format_deltas(hand, names, lang, family=words))
+    lines.append(_t("findings:", lang, words))
+    lines.extend(format_findings(hand, lang, family=words))
+    if full and settlement is not None:
+        lines.append(_t("explanation:", lang, words))
+        lines.extend("  " + line
+                     for line in _named(settlement.explanation, names, lang, words))
+        verdict = format_verdict(hand, names, lang, family=words)
+        if verdict:
+            lines.append(_t("what the record has wrong:", lang, words))
+            lines.extend(verdict)
+    return lines

@@ -1,0 +1,72 @@
+"""``zhuoji deploy``: serve a Prefect deployment that ingests an inbox folder on a schedule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.ingest import quiet_prefect
+from zhuoji.flows.cli.lang import LangOption, use_lang
+from zhuoji.flows.text.terminal import echo
+
+
+@app.command("deploy")
+@quiet_prefect()
+def deploy_command(
+    inbox: Annotated[Path, typer.Argument(help="the folder whose logs each run ingests")],
+    db: Annotated[Path, typer.Option("--db", help="the DuckDB file")] = Path("zhuoji.duckdb"),
+    name: Annotated[
+        str | None,
+        typer.Option("--name", help="the deployment's name (default: the database's name)"),
+    ] = None,
+    interval: Annotated[
+        float | None,
+        typer.Option("--interval", metavar="SECONDS", help="run every SECONDS seconds"),
+    ] = None,
+    cron: Annotated[
+        str | None,
+        typer.Option("--cron", metavar="EXPR", help='run on a cron schedule ("0 * * * *")'),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", min=1, help="worker processes (default: the number of cores)"),
+    ] = None,
+    dask_address: Annotated[
+        str | None,
+        typer.Option("--dask-address", help="run on an existing Dask cluster (tcp://host:port)"),
+    ] = None,
+    wait: Annotated[
+        float,
+        typer.Option(
+            "--wait",
+            min=0,
+            metavar="SECONDS",
+            help="how long a run waits for another ingest or a reader to let go of the database",
+        ),
+    ] = 3600,
+    lang: LangOption = None,
+) -> None:
+    """Serve a deployment that ingests INBOX into the database on a schedule (until stopped).
+
+    Needs a Prefect server (PREFECT_API_URL); runs without a schedule when neither
+    --interval nor --cron is given (start them with `prefect deployment run`)."""
+    use_lang(lang)
+    from zhuoji.flows.ingest.deploy import DeployError, serve_inbox
+
+    try:
+        serve_inbox(
+            inbox,
+            db,
+            name=name,
+            interval=interval,
+            cron=cron,
+            workers=workers,
+            dask_address=dask_address,
+            wait=wait,
+        )
+    except DeployError as exc:
+        echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None

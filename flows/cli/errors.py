@@ -1,0 +1,315 @@
+"""How the command line ends: exit statuses, and every error as one line on stderr.
+
+:class:`ZhuojiGroup` is the root command's class. Whatever a command raises ends as one
+line ``error: ...`` on standard error and exit status 2 (``--debug``, or ``ZHUOJI_DEBUG=1``,
+prints the traceback first); a usage error (an unknown option, a missing argument) is one
+line too, with the command's ``--help`` named. A closed pipe (``zhuoji audit ... | head``)
+ends every command quietly with exit status 0, whenever the reader goes: before the first
+line, in the middle of the output or at its last flush; what the command had left to write
+is dropped. The exit statuses (``docs/pipeline.md``):
+
+* 0: done, nothing to report;
+* 1: ``zhuoji audit`` found a violation or a mismatch (the input was read);
+* 2: an error: a usage error, an input that is missing or malformed, a database that is
+  missing, busy or on a full or read-only disk, an unreachable service;
+* 130: interrupted (Ctrl-C).
+
+Only Typer is imported here; the classes of duckdb, Prefect or httpx are recognised by
+name, so that ``--help`` imports none of them.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import select
+import sys
+import traceback
+from collections.abc import Sequence
+from contextlib import suppress
+from typing import Any
+
+import orjson
+import typer
+from typer.core import TyperGroup
+
+# Older typer releases run on click, recent ones on a copy of it of their own
+# (typer._click), whose classes are the ones their commands raise.
+try:
+    from typer._click import Context
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
+except ImportError:  # pragma: no cover - an older typer (the lower bounds' environment)
+    from click import Context  # type: ignore[assignment]
+    from click.exceptions import (  # type: ignore[assignment]
+        ClickException,
+        NoArgsIsHelpError,
+        UsageError,
+    )
+
+from zhuoji.flows.text.oserrors import OS_ERROR_TEXT, errno_in_text, os_error_text
+from zhuoji.flows.text.terminal import escape_unencodable, safe
+
+__all__ = [
+    "EXIT_ERROR",
+    "EXIT_FINDINGS",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "ZhuojiGroup",
+    "describe_error",
+    "fail",
+    "is_debug",
+    "set_debug",
+    "set_json_errors",
+]
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+_state: dict[str, bool] = {"debug": False, "json": False}
+
+
+def set_debug(on: bool) -> None:
+    _state["debug"] = on
+
+
+def set_json_errors(on: bool) -> None:
+    """With ``--json`` a command's fatal error is also one JSON object on stdout."""
+    _state["json"] = on
+
+
+def is_debug() -> bool:
+    """``--debug`` given, or ``ZHUOJI_DEBUG`` set (to anything but 0)."""
+    return _state["debug"] or os.environ.get("ZHUOJI_DEBUG", "") not in ("", "0")
+
+
+def environment_errno(exc: BaseException) -> int | None:
+    """The errno of a full disk, a read-only file system, ... behind ``exc`` (its causes
+    and contexts included), or None."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno in OS_ERROR_TEXT:
+            return current.errno
+        code = errno_in_text(str(current))
+        if code is not None:
+            return code
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _os_error(exc: OSError) -> str:
+    text = OS_ERROR_TEXT.get(exc.errno or -1) or (exc.strerror or str(exc)).lower()
+    names = [n for n in (exc.filename, exc.filename2) if n is not None]
+    where = " -> ".join(os.fsdecode(n) if isinstance(n, bytes) else str(n) for n in names)
+    return f"{where}: {text}" if where else text
+
+
+_PROJECT = ("zhuoji.flows", "zhuoji.parsers", "zhuoji.rules")
+
+
+def _type_path(exc: BaseException) -> str:
+    kind = type(exc)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _package_of(cls: type) -> str:
+    """``zhuoji.flows`` for ``zhuoji.flows.ingest.planning``: the project's package of a class."""
+    return ".".join(cls.__module__.split(".")[:2])
+
+
+def _is_from(exc: BaseException, *packages: str) -> bool:
+    """Whether a class of ``exc`` comes from one of ``packages`` (``duckdb``, ``zhuoji.flows``)."""
+    return any(
+        c.__module__.split(".")[0] in packages or _package_of(c) in packages
+        for c in type(exc).__mro__
+        if c is not object
+    )
+
+
+def describe_error(exc: BaseException) -> str:
+    """The one line that says what went wrong (no traceback, no type names for the
+    errors users cause; an unexpected one says so)."""
+    if isinstance(exc, OSError) and not _is_from(exc, "httpx", "httpcore"):
+        return _os_error(exc)
+    code = environment_errno(exc)
+    if _is_from(exc, "duckdb"):
+        message = str(exc).split("\n", 1)[0]
+        if code is not None:
+            return f"{os_error_text(code)}: {message}"
+        return message
+    if _is_from(exc, "httpx", "httpcore"):
+        url = os.environ.get("PREFECT_API_URL")
+        where = f" at {url} (PREFECT_API_URL)" if url else ""
+        return (
+            f"cannot reach the Prefect API{where}: {str(exc) or type(exc).__name__}; "
+            "start it (`prefect server start`) or unset PREFECT_API_URL"
+        )
+    if "Failed to reach API" in str(exc):
+        url = os.environ.get("PREFECT_API_URL")
+        where = f" at {url} (PREFECT_API_URL)" if url else ""
+        return (
+            f"cannot reach the Prefect API{where}: start it (`prefect server start`) "
+            "or unset PREFECT_API_URL"
+        )
+    if _package_of(type(exc)) in _PROJECT and str(exc):
+        return str(exc)  # the project's own errors say what to do
+    if isinstance(exc, ValueError | LookupError) and _is_from(exc, *_PROJECT):
+        return str(exc)
+    if isinstance(exc, MemoryError):
+        return (
+            "out of memory: the command needed more than the system (or `ulimit -v`) allows; "
+            "free memory, raise the limit or ask for less (a table holds its rows: "
+            "--format csv or json streams them)"
+        )
+    if isinstance(exc, TimeoutError):
+        return f"timed out: {exc}" if str(exc) else "timed out"
+    if code is not None:
+        return f"{os_error_text(code)}: {exc}"
+    detail = str(exc).split("\n", 1)[0]
+    return (
+        f"unexpected error {_type_path(exc)}: {detail} "
+        "(run with --debug for the traceback, and report it)"
+    )
+
+
+def _emit(message: str) -> None:
+    line = safe(message)
+    if _state["json"]:
+        try:
+            sys.stdout.write(orjson.dumps({"error": {"message": message}}).decode() + "\n")
+            sys.stdout.flush()
+        except OSError:
+            pass
+    sys.stderr.write(f"error: {line}\n")
+    sys.stderr.flush()
+
+
+def fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
+    """Print ``message`` as the error line; returns the Exit to raise."""
+    _emit(message)
+    return typer.Exit(code)
+
+
+def _is_broken_pipe(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno == errno.EPIPE
+
+
+def _reader_gone(fd: int) -> bool:
+    """Whether ``fd`` is a pipe (or terminal) nobody reads any more (``2>&1 | head``)."""
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _quiet_pipe() -> None:
+    # The reader went away: later writes (and the interpreter's final flush) must not
+    # print a traceback of their own. Standard error too when its reader is gone as well.
+    with suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            stderr = sys.stderr.fileno() if sys.stderr is not None else -1
+            if stderr >= 0 and _reader_gone(stderr):
+                os.dup2(devnull, stderr)
+            os.dup2(devnull, sys.stdout.fileno())
+        finally:
+            os.close(devnull)
+
+
+def _output_failed(exc: OSError) -> int:
+    """The exit status after writing to standard output failed with ``exc``: a closed pipe
+    ends quietly (0); a full disk or another write error under ``zhuoji ... > file`` is an
+    error line (2). Either way what is left to write is dropped, so that the
+    interpreter's own last flush has nothing to fail on."""
+    _quiet_pipe()
+    if _is_broken_pipe(exc):
+        return EXIT_OK
+    with suppress(OSError, ValueError):
+        sys.stderr.write(f"error: standard output: {safe(describe_error(exc))}\n")
+        sys.stderr.flush()
+    return EXIT_ERROR
+
+
+def _flush_stdout(code: int) -> int:
+    """Write what standard output still holds; the exit status once it is written."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except OSError as exc:
+        return _output_failed(exc)
+    return code
+
+
+class ZhuojiGroup(TyperGroup):
+    """The root command: one line per error, the exit statuses above."""
+
+    def invoke(self, ctx: Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, ClickException):
+            raise
+        except Exception as exc:
+            if _is_broken_pipe(exc):
+                _quiet_pipe()
+                raise typer.Exit(EXIT_OK) from None
+            if is_debug():
+                traceback.print_exception(exc, file=sys.stderr)
+            _emit(describe_error(exc))
+            raise typer.Exit(EXIT_ERROR) from None
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: Context | None = None,
+        **extra: Any,
+    ) -> Context:
+        # The root's eager options print here (--help, --version), before invoke: a closed
+        # pipe or a full disk ends them as they end a command (Click's own rule would exit
+        # with 1, or print a traceback).
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except OSError as exc:
+            raise typer.Exit(_output_failed(exc)) from None
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        escape_unencodable()  # for typer's CliRunner too, whose streams are its own
+        try:
+            result = super().main(
+                args=args,
+                prog_name=prog_name or "zhuoji",
+                complete_var=complete_var,
+                standalone_mode=False,
+                **extra,
+            )
+            code = result if isinstance(result, int) else EXIT_OK
+        except NoArgsIsHelpError as exc:
+            sys.stderr.write(exc.format_message() + "\n")
+            code = EXIT_ERROR
+        except UsageError as exc:
+            ctx = exc.ctx
+            hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+            sys.stderr.write(f"error: {safe(exc.format_message())}{hint}\n")
+            code = EXIT_ERROR
+        except ClickException as exc:
+            sys.stderr.write(f"error: {safe(exc.format_message())}\n")
+            code = EXIT_ERROR
+        except typer.Abort:
+            sys.stderr.write("error: interrupted\n")
+            code = EXIT_INTERRUPTED
+        code = _flush_stdout(code)
+        if standalone_mode:
+            sys.exit(code)
+        return code

@@ -1,0 +1,68 @@
+"""``--lang zh|en``: the language of a command's output, on every command.
+
+The default comes from the locale: the first of ``LC_ALL``, ``LC_MESSAGES`` and ``LANG``
+that is set decides, ``zh`` for ``zh_*`` (``zh_CN.UTF-8``, ``zh_TW``), else ``en``. A value
+other than ``zh`` or ``en`` is a usage error (exit status 2, one line on stderr). The words
+come from the glossary (:mod:`zhuoji.rules.glossary`), imported when a command runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Annotated, Literal
+
+import typer
+
+__all__ = ["LangChoice", "LangOption", "current_lang", "locale_lang", "use_lang"]
+
+Lang = Literal["en", "zh"]
+
+
+class LangChoice(StrEnum):
+    ZH = "zh"
+    EN = "en"
+
+
+LangOption = Annotated[
+    LangChoice | None,
+    typer.Option(
+        "--lang",
+        case_sensitive=False,
+        show_default=False,
+        help="Language of the output: zh (中文) or en. Default: from the locale "
+        "(LC_ALL, LC_MESSAGES, LANG; zh_* gives zh).",
+    ),
+]
+"""The option every command takes (``lang: LangOption = None``)."""
+
+_state: dict[str, Lang | None] = {"lang": None}
+
+
+def locale_lang(environ: Mapping[str, str] | None = None) -> Lang:
+    """``zh`` when the first of ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` that is set (and not
+    empty) starts with ``zh``, else ``en`` (:func:`zhuoji.rules.glossary.default_lang`, without
+    importing the engine's package)."""
+    env = os.environ if environ is None else environ
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name, "")
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+def use_lang(value: LangChoice | str | None, *, reset: bool = False) -> Lang:
+    """Take the command's ``--lang`` (None: keep what the root command was given, or the
+    locale's); ``reset`` (the root command) forgets an earlier invocation's choice."""
+    if reset:
+        _state["lang"] = None
+    if value is not None:
+        _state["lang"] = "zh" if str(value).lower() == "zh" else "en"
+    return current_lang()
+
+
+def current_lang() -> Lang:
+    """The language of this invocation."""
+    chosen = _state["lang"]
+    return chosen if chosen is not None else locale_lang()

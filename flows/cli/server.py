@@ -1,0 +1,67 @@
+"""``zhuoji server``: the local Prefect server that ``zhuoji ingest`` keeps for later runs."""
+
+from __future__ import annotations
+
+import time
+
+import typer
+
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.ingest import quiet_prefect
+from zhuoji.flows.cli.lang import LangOption, use_lang
+from zhuoji.flows.text.terminal import echo
+
+server_app = typer.Typer(
+    help="The local Prefect server that ingest runs reuse (with no PREFECT_API_URL set).",
+    no_args_is_help=True,
+)
+app.add_typer(server_app, name="server")
+
+
+@server_app.command("status")
+@quiet_prefect()
+def status_command(lang: LangOption = None) -> None:
+    """Whether the local server runs: its address, process, Prefect home and idle timeout.
+    Exit code 0 when it runs, 1 when it does not."""
+    use_lang(lang)
+    from zhuoji.flows.runtime.prefect_server import LEASE_NAME, ReusedPrefectServer, idle_seconds
+
+    idle = idle_seconds()
+    server = ReusedPrefectServer(timeout=0, idle=idle)
+    record = server.running()
+    echo(f"prefect home  {server.home}")
+    if record is None:
+        echo("server        not running (the next `zhuoji ingest` starts one)")
+        raise typer.Exit(1)
+    lease = server.home / LEASE_NAME
+    used = time.time() - lease.stat().st_mtime if lease.exists() else None
+    echo(f"server        {record.url} (pid {record.pid}, Prefect {record.version})")
+    echo(f"up            {time.time() - record.started_at:,.0f} s")
+    if used is not None:
+        echo(f"last used     {used:,.0f} s ago")
+    echo(f"idle timeout  {idle:g} s (ZHUOJI_SERVER_IDLE_SECONDS)")
+
+
+@server_app.command("stop")
+@quiet_prefect()
+def stop_command(lang: LangOption = None) -> None:
+    """Stop the local server, once the ingest runs using it end (the next run starts a
+    new one). A run starting the server meanwhile is waited for, up to the server's start
+    timeout and a minute (ZHUOJI_SERVER_LOCK_SECONDS)."""
+    use_lang(lang)
+    from prefect.settings import PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS
+
+    from zhuoji.flows.runtime.prefect_server import ReusedPrefectServer, idle_seconds
+
+    server = ReusedPrefectServer(
+        timeout=PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value(),
+        idle=idle_seconds(),
+        who="zhuoji server stop",
+    )
+    record = server.stop_running(
+        on_wait=lambda: echo("waiting for the ingest runs using the server to end")
+    )
+    if record is None:
+        echo(f"no local server runs for {server.home}")
+        return
+    echo(f"stopped the local server {record.url} (pid {record.pid})")

@@ -1,0 +1,162 @@
+"""``zhuoji simulate``: bot players play complete games; the logs are written to a folder."""
+
+from __future__ import annotations
+
+import time
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.lang import LangOption, use_lang
+from zhuoji.flows.text.terminal import make_console
+
+if TYPE_CHECKING:
+    from zhuoji.flows.simulation.writer import FileOutcome
+
+
+class EncodingChoice(StrEnum):
+    """:class:`zhuoji.parsers.read.Encoding`'s values (a test keeps them equal), so that --help
+    imports no parser."""
+
+    DOCUMENT = "document"
+    STREAM = "stream"
+
+_PROGRESS_FROM = 2000  # hands: smaller runs print only the summary
+
+
+def simulated_families() -> list[str]:
+    """The families whose games the simulator plays: those that name their bots in the
+    registry (``Family.extras["simulate"]``), the default family (Guizhou) first."""
+    from zhuoji.rules.bots import BOTS_EXTRA
+    from zhuoji.rules.families import DEFAULT_FAMILY, families
+
+    names = [f.name for f in families() if isinstance(f.extras.get(BOTS_EXTRA), str)]
+    return sorted(names, key=lambda name: (name != DEFAULT_FAMILY, name))
+
+
+def _rulesets(names: list[str]) -> tuple[str, ...]:
+    from zhuoji.rules.presets import family_of_preset, is_preset, preset_names
+
+    played = simulated_families()
+    out: list[str] = []
+    for name in names:
+        for part in name.split(","):
+            part = part.strip()
+            if part == "all":
+                for family in played:
+                    out.extend(preset_names(family))
+            elif not is_preset(part):
+                raise typer.BadParameter(
+                    f"unknown preset {part!r}; the presets are: {', '.join(preset_names())}",
+                    param_hint="--ruleset",
+                )
+            elif family_of_preset(part) not in played:
+                raise typer.BadParameter(
+                    f"preset {part!r} is of the {family_of_preset(part)} family, which has no "
+                    f"bots; the simulator plays the families {', '.join(played)}",
+                    param_hint="--ruleset",
+                )
+            else:
+                out.append(part)
+    return tuple(dict.fromkeys(out))
+
+
+@app.command()
+def simulate(
+    out: Annotated[str, typer.Option("--out", help="folder to write the logs into")],
+    games: Annotated[int, typer.Option("--games", min=1, help="games per preset")] = 10,
+    ruleset: Annotated[
+        list[str] | None,
+        typer.Option("--ruleset", help="preset name; repeat, separate with commas, or 'all'"),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="seed of the run")] = 0,
+    encoding: Annotated[
+        EncodingChoice, typer.Option("--encoding", help="one file per game, or stream files")
+    ] = EncodingChoice.DOCUMENT,
+    faults: Annotated[
+        float, typer.Option("--faults", min=0.0, max=1.0, help="fraction of hands faulted")
+    ] = 0.0,
+    hands_per_game: Annotated[
+        int, typer.Option("--hands-per-game", min=1, help="hands in each game")
+    ] = 8,
+    games_per_file: Annotated[
+        int, typer.Option("--games-per-file", min=1, help="games per stream file")
+    ] = 50,
+    gzipped: Annotated[bool, typer.Option("--gzip", help="gzip the log files")] = False,
+    base_stake: Annotated[
+        int, typer.Option("--base-stake", min=1, help="the stake every amount is a multiple of")
+    ] = 1,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="worker processes")] = 1,
+    file_damage: Annotated[
+        bool,
+        typer.Option("--file-damage/--no-file-damage",
+                     help="with --faults: allow file-level damage (truncation, broken lines)"),
+    ] = True,
+    lang: LangOption = None,
+) -> None:
+    """Simulate complete games under one or more presets and write them as logs.
+
+    Same seed, same bytes. With --faults, that fraction of hands carries one defect, listed
+    in OUT/faults.jsonl with the finding the audit must report.
+    """
+    use_lang(lang)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.table import Table as RichTable
+
+    from zhuoji.flows.simulation.writer import FAULTS_MANIFEST, SimulationRequest, run_simulation
+    from zhuoji.parsers.read import Encoding
+
+    console = make_console()
+    request = SimulationRequest(
+        rulesets=_rulesets(ruleset or ["guiyang"]),
+        games=games,
+        seed=seed,
+        hands_per_game=hands_per_game,
+        encoding=Encoding(encoding.value),
+        gzip=gzipped,
+        faults=faults,
+        games_per_file=games_per_file,
+        base_stake=base_stake,
+        file_damage=file_damage,
+    )
+    started = time.perf_counter()
+    with Progress(
+        TextColumn("[bold]simulate"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("hands"),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=request.hands < _PROGRESS_FROM,
+    ) as progress:
+        task = progress.add_task("hands", total=request.hands, rate="")
+
+        def advance(outcome: FileOutcome) -> None:
+            done = progress.tasks[task].completed + outcome.hands
+            rate = done / max(time.perf_counter() - started, 1e-9)
+            progress.update(task, completed=done, rate=f"{rate:,.0f} hands/s")
+
+        summary = run_simulation(request, out, workers=workers, on_file=advance)
+    elapsed = time.perf_counter() - started
+    table = RichTable(title=f"simulated into {out}", show_header=False)
+    table.add_row("presets", ", ".join(request.rulesets))
+    table.add_row("encoding", f"{encoding.value}{' (gzip)' if gzipped else ''}")
+    table.add_row("files", str(summary.files))
+    table.add_row("games", str(summary.games))
+    table.add_row("hands", str(summary.hands))
+    table.add_row("time", f"{elapsed:.1f} s ({summary.hands / max(elapsed, 1e-9):,.0f} hands/s)")
+    if faults > 0:
+        kinds = ", ".join(f"{k} {n}" for k, n in summary.by_kind.items()) or "none"
+        table.add_row("faults", f"{len(summary.faults)} in {FAULTS_MANIFEST}: {kinds}")
+    console.print(table)

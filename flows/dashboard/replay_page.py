@@ -1,0 +1,204 @@
+"""The step-by-step replay on a hand page: the hand read again from its log file,
+replayed by :func:`zhuoji.rules.snapshot.replay_snapshots`, and given to the page as JSON.
+
+The warehouse does not hold a hand's events, so a hand page reads them from the file the
+game was loaded from, and only when that file still has the content hash the warehouse
+recorded: a page never shows a replay of other bytes than the ones audited. When the
+file is gone or changed the page says so and shows the hand without its replay.
+
+The page's script (``replay.js``) draws each step from this data; the tile faces are the
+same HTML as the rest of the page (:func:`zhuoji.flows.dashboard.site.tile_html`), made here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import orjson
+
+from zhuoji.flows.audit.bridge import hand_records, ruleset_tiles
+from zhuoji.flows.text.terminal import safe
+from zhuoji.parsers.errors import MalformedLogError
+from zhuoji.parsers.fast import Game
+from zhuoji.parsers.read import generate_fast_games
+from zhuoji.rules.events import HandRecord
+from zhuoji.rules.families import replayable
+from zhuoji.rules.presets import resolve_ruleset
+from zhuoji.rules.settings import RulesetBase
+from zhuoji.rules.snapshot import HandSnapshots, replay_snapshots
+
+__all__ = [
+    "ReplayData", "finding_step", "hand_replay", "load_hand", "replay_json", "script_json",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayData:
+    """A hand's replay for its page, or why there is none (``snapshots`` is None)."""
+
+    snapshots: HandSnapshots | None
+    missing: str | None  # why the replay cannot be shown
+
+
+def _file_sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _games(path: str, sha256: str | None) -> tuple[dict[str, Game], str | None]:
+    """The games of a log file by id, when it still holds the bytes the warehouse loaded;
+    else why not."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return {}, "the log file is no longer there"
+    except OSError as exc:
+        return {}, f"the log file cannot be read again ({exc.strerror})"
+    return _read_games(path, sha256, st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=4)
+def _read_games(
+    path: str, sha256: str | None, mtime_ns: int, size: int
+) -> tuple[dict[str, Game], str | None]:
+    """:func:`_games` for one version of the file (its time and size are in the key: a
+    long-lived process never reuses what an older version held). A few files are kept: a
+    worker renders the pages of one game one after another."""
+    try:
+        if sha256 is not None and _file_sha256(path) != sha256:
+            return {}, "the log file changed since it was loaded"
+        games = {g.game_id: g for g in generate_fast_games(path, tiles=ruleset_tiles)
+                 if isinstance(g, Game)}
+    except FileNotFoundError:
+        return {}, "the log file is no longer there"
+    except (OSError, MalformedLogError, ValueError) as exc:
+        return {}, f"the log file cannot be read again ({type(exc).__name__})"
+    return games, None
+
+
+def load_hand(game: Game, hand_no: int) -> tuple[HandRecord, RulesetBase] | None:
+    """Hand ``hand_no`` of ``game`` and the game's ruleset (None when either is missing)."""
+    try:
+        ruleset = replayable(resolve_ruleset(game.ruleset, game.rule_overrides))
+    except ValueError:
+        return None
+    for record in hand_records(game):
+        if record.hand_no == hand_no:
+            return record, ruleset
+    return None
+
+
+def hand_replay(path: str, sha256: str | None, game_id: str, hand_no: int) -> ReplayData:
+    """The replay of one hand, read from ``path`` (checked against ``sha256``)."""
+    games, why = _games(path, sha256)
+    if why is not None:
+        return ReplayData(None, why)
+    game = games.get(game_id)
+    found = None if game is None else load_hand(game, hand_no)
+    if found is None:
+        return ReplayData(None, "the hand is not in its log file any more")
+    return ReplayData(replay_snapshots(*found), None)
+
+
+def _seat_text(seat: Mapping[str, Any]) -> dict[str, Any]:
+    """A seat of a snapshot, compact: tile lists as space-separated text, a claimed
+    discard marked with a trailing ``*``."""
+    return {
+        "concealed": " ".join(seat["concealed"]),
+        "melds": seat["melds"],
+        "discards": " ".join(d["tile"] + ("*" if d["claimed"] else "") for d in seat["discards"]),
+        "ready": seat["ready"],
+    }
+
+
+def _compact_steps(snapshots: HandSnapshots) -> list[dict[str, Any]]:
+    """The steps for the page: a seat that did not change since the step before is
+    ``null`` (the page's script carries the last one forward), so a page grows with the
+    events, not with events times seats."""
+    out = []
+    previous: list[dict[str, Any] | None] = []
+    for snap in snapshots.steps:
+        seats = [_seat_text(seat) for seat in snap.table["seats"]]
+        row = {k: v for k, v in snap.table.items() if k != "seats"}
+        row["seats"] = [
+            None if i < len(previous) and previous[i] == seat else seat
+            for i, seat in enumerate(seats)
+        ]
+        out.append({"step": snap.step, "event": snap.event, **row})
+        previous = list(seats)
+    return out
+
+
+def finding_step(event_index: int | None, last: int) -> int:
+    """The step that shows a finding's event: the table just after it, or the last step
+    (the event was not applied, or the finding is about the hand as a whole)."""
+    return last if event_index is None else min(int(event_index) + 1, last)
+
+
+def replay_json(
+    snapshots: HandSnapshots,
+    *,
+    findings: Sequence[Mapping[str, Any]],
+    tiles: Mapping[str, str],
+    chicken_tiles: Mapping[str, str],
+    labels: Mapping[str, str],
+    names: Sequence[str],
+) -> str:
+    """The page's replay data as JSON text safe inside a ``<script>`` element.
+
+    ``findings`` are the page's findings (``event_index``, ``code``, ``seat``, ``item_no``):
+    each is placed on the step that shows its event (the step after it, or the last step
+    when the event was not applied); ``tiles`` and ``chicken_tiles`` are the tile faces by
+    tile text; ``labels`` the words of the replay panel by key."""
+    steps = snapshots.steps
+    last = len(steps) - 1
+    marks = []
+    for f in findings:
+        index = f.get("event_index")
+        marks.append({
+            "step": finding_step(index, last),
+            "item": f.get("item_no"),
+            "code": f.get("code"),
+            "seat": f.get("seat"),
+            "event": index,
+        })
+    data = {
+        "steps": _compact_steps(snapshots),
+        "stopped": snapshots.stopped_at,
+        "fatal": None if snapshots.fatal is None else snapshots.fatal.code.value,
+        "marks": marks,
+        "tiles": dict(sorted(tiles.items())),
+        "chickens": dict(sorted(chicken_tiles.items())),
+        "labels": dict(labels),
+        "names": [safe(name) for name in names],
+    }
+    return script_json(data)
+
+
+# Nothing in the data may close the script element or start a comment in it.
+_SCRIPT_SPECIAL = re.compile("[<>&]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def script_json(data: Any) -> str:
+    """``data`` as JSON text safe inside a ``<script>`` element of a page: no ``<``, ``>``,
+    ``&`` and no character the pages escape (:func:`zhuoji.flows.text.terminal.safe`'s: the controls
+    orjson leaves raw, DEL, C1, U+2028, U+2029, the bidirectional ones) appears raw. They
+    are only ever inside a JSON string, where ``\\uXXXX`` means the same: JSON.parse gives
+    the same values back."""
+    text = orjson.dumps(data).decode()
+    if safe(text) != text:
+        text = "".join(f"\\u{ord(c):04x}" if safe(c) != c else c for c in text)
+    return _SCRIPT_SPECIAL.sub(_json_escape, text)

@@ -1,0 +1,374 @@
+"""The workers' side of the ingest: one file (or a chunk of files) to rows and shards.
+
+:func:`audit_file` parses a log file, bridges and audits every hand and adds the rows to
+a :class:`~zhuoji.flows.warehouse.rows.RowBuffer`; :func:`process_files` does so for a chunk of
+files into
+one set of Parquet shards in the run's staging folder, and returns a small
+:class:`~zhuoji.flows.warehouse.rows.FileOutcome` per file; it never opens the database.
+:data:`zhuoji.flows.ingest.worker_task.process_files_task` is the Prefect task over a chunk that
+:mod:`zhuoji.flows.ingest.prefect_run` submits; a run without Prefect
+(:mod:`zhuoji.flows.ingest.local_run`) calls
+:func:`process_files` itself.
+
+This module is what a worker imports to run that task (a process of the local pool, or
+a Dask worker), so it imports only what the work needs: the parsers, the engine and
+``pyarrow``, not Prefect, DuckDB, polars or the flow.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import os
+import signal
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+
+import orjson
+
+from zhuoji.flows.audit.bridge import hand_records, ruleset_tiles
+from zhuoji.flows.ingest.discover import ContentDigest, FileDigest, digest_file
+from zhuoji.flows.warehouse.rows import FileError, FileOutcome, FileStatus, RowBuffer, RulesetUse
+from zhuoji.parsers.errors import MalformedLogError
+from zhuoji.parsers.fast import Game
+from zhuoji.parsers.models import INT32_MAX, INT32_MIN
+from zhuoji.parsers.read import generate_fast_games, parse_encoding
+from zhuoji.rules.audit import HandAudit, audit_game
+from zhuoji.rules.families import family_of, replayable
+from zhuoji.rules.presets import resolve_ruleset
+from zhuoji.rules.settings import RulesetBase
+from zhuoji.rules.version import ENGINE_VERSION, ruleset_fingerprint
+
+__all__ = [
+    "CHANGED_TRIES",
+    "FLUSH_HANDS",
+    "GC_THRESHOLD",
+    "KILL_WORKER_ON",
+    "FileChangedError",
+    "audit_file",
+    "failed_outcome",
+    "process_file",
+    "process_files",
+    "rare_collections",
+    "ruleset_use_of",
+    "shard_dir_for",
+]
+
+FLUSH_HANDS = 20_000
+"""Rows of this many hands are written out as one Parquet row group."""
+
+
+class FileChangedError(ValueError):
+    """The file's content changed between hashing and processing (the task retries)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path}: the file changed while it was being read")
+        self.path = path
+
+
+@lru_cache(maxsize=64)
+def _ruleset(name: str, overrides_json: str) -> RulesetBase:
+    overrides = orjson.loads(overrides_json)
+    return replayable(resolve_ruleset(name, overrides or None))
+
+
+def _game_ruleset(game: Game) -> RulesetBase:
+    overrides = orjson.dumps(game.rule_overrides or {}, option=orjson.OPT_SORT_KEYS).decode()
+    return _ruleset(game.ruleset, overrides)
+
+
+@lru_cache(maxsize=64)
+def ruleset_use_of(name: str, overrides: str | None) -> RulesetUse:
+    """A ruleset as the ``games`` table stores it (preset name, overrides as JSON text or
+    ``None``), the fingerprint it resolves to and its family; raises ``ValueError`` if it
+    does not resolve."""
+    resolved = _ruleset(name, overrides if overrides is not None else "{}")
+    return RulesetUse(
+        name, overrides, ruleset_fingerprint(resolved), family_of(resolved).name
+    )
+
+
+def _ruleset_use(game: Game) -> RulesetUse:
+    """The game's ruleset as the ``games`` table stores it (overrides as the rows do)
+    and its fingerprint (a game whose ruleset resolved)."""
+    overrides = (
+        None
+        if game.rule_overrides is None
+        else orjson.dumps(game.rule_overrides, option=orjson.OPT_SORT_KEYS).decode()
+    )
+    return ruleset_use_of(game.ruleset, overrides)
+
+
+def _file_error(exc: MalformedLogError) -> FileError:
+    return FileError(
+        sentence=str(exc),
+        message=exc.reason,
+        line=exc.line,
+        json_path=exc.json_path,
+        game_id=exc.game_id,
+    )
+
+
+def _game_error(path: str, game: Game, reason: str, json_path: str | None = None) -> FileError:
+    where = f"{path}, game {game.game_id!r}" + (f", field {json_path}" if json_path else "")
+    return FileError(
+        sentence=f"{where}: {reason}", message=reason, json_path=json_path, game_id=game.game_id
+    )
+
+
+def _range_error(path: str, game: Game, audits: Sequence[HandAudit]) -> FileError | None:
+    """The first recomputed amount of the game beyond the warehouse's 32-bit columns
+    (``delta``, ``amount``, ``win_value``): huge stakes or ``rule_overrides`` multipliers
+    can push a settlement past them although every value of the log is in range."""
+    for i, audit in enumerate(audits):
+        settlement = audit.settlement
+        if settlement is None:
+            continue
+        values: list[tuple[str, int]] = [("delta", d) for d in settlement.deltas]
+        values.extend(("amount", item[2]) for item in settlement.items)
+        values.extend(("win_value", w.value) for w in settlement.wins)
+        for column, value in values:
+            if not INT32_MIN <= value <= INT32_MAX:
+                reason = (
+                    f"hand {audit.record.hand_no}: the recomputed settlement has a {column} of "
+                    f"{value}, beyond the warehouse's 32-bit range ({INT32_MIN} .. {INT32_MAX})"
+                )
+                return _game_error(path, game, reason, f"hands[{i}]")
+    return None
+
+
+def shard_dir_for(staging_dir: str | Path, path: str) -> Path:
+    """Where the shards of a task go in a run's staging folder: named after the first
+    file of its chunk (a run processes a path once, in one task)."""
+    return Path(staging_dir) / hashlib.sha256(path.encode("utf-8")).hexdigest()[:32]
+
+
+def process_file(path: str, sha256: str | None, staging_dir: str) -> FileOutcome:
+    """:func:`process_files` for one file: its own shards, or its quarantine."""
+    (outcome,) = process_files([FileDigest(path, sha256, 0)], staging_dir)
+    return outcome
+
+
+def audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome:
+    """Parse and audit one file, adding its rows to ``buffer``; or say why it is
+    quarantined (its rows are then taken back from the buffer).
+
+    Runs in a worker: it never opens the database and returns only a small outcome
+    (without ``shard_dir``: the buffer's shards are not written yet). The outcome's hash
+    and size are those of the bytes parsed. A file the plan hashed (``sha256`` given)
+    must still have that hash (else :class:`FileChangedError`).
+
+    Any other exception while the file is processed (an unreadable file, ``MemoryError``
+    on a file that expands beyond memory, a defect anywhere on the way) quarantines the
+    file with the exception as its reason (:func:`failed_outcome`), its buffered rows
+    taken back: one file's fault never costs the others of its chunk or run.
+    """
+    try:
+        return _audit_file(path, sha256, buffer)
+    except FileChangedError:
+        raise
+    except Exception as exc:
+        return failed_outcome(path, exc)
+
+
+def failed_outcome(path: str, exc: BaseException, size: int | None = None) -> FileOutcome:
+    """``path`` quarantined because processing it raised ``exc``.
+
+    The outcome's hash and size are those of the file's bytes when they can still be
+    read; when not (the file is unreadable), the hash of no bytes and the size on disk
+    (or ``size``, or 0): a later run then sees a changed file and tries it again.
+    """
+    gc.collect()  # after a MemoryError: free what the failed attempt still held
+    if isinstance(exc, MemoryError):
+        reason = "ran out of memory while processing the file (MemoryError)"
+    elif isinstance(exc, OSError):
+        reason = f"the file could not be read: {exc.strerror or exc}"
+    else:
+        reason = f"processing the file failed: {type(exc).__name__}: {exc}"
+    try:
+        digest = digest_file(path)
+        sha256, actual_size = digest.hexdigest(), digest.size
+    except Exception:
+        sha256 = hashlib.sha256().hexdigest()
+        try:
+            actual_size = os.stat(path).st_size
+        except OSError:
+            actual_size = size or 0
+    error = FileError(sentence=f"{path}: {reason}", message=reason)
+    return FileOutcome(
+        path=path,
+        sha256=sha256,
+        size=actual_size,
+        status=FileStatus.QUARANTINED,
+        errors=(error,),
+        engine_version=ENGINE_VERSION,
+    )
+
+
+def _audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome:
+    try:
+        parse_encoding(path)
+    except ValueError as exc:
+        digest = digest_file(path)
+        base = FileOutcome(
+            path=path,
+            sha256=digest.hexdigest(),
+            size=digest.size,
+            status=FileStatus.LOADED,
+            engine_version=ENGINE_VERSION,
+        )
+        error = FileError(sentence=str(exc), message="not a log file name")
+        return base.quarantine([error])
+    content = ContentDigest()
+    errors: list[FileError] = []
+    game_ids: list[str] = []
+    uses: set[RulesetUse] = set()
+    hands = violations = mismatches = 0
+    try:
+        for item in generate_fast_games(path, sink=content, tiles=ruleset_tiles):
+            if isinstance(item, MalformedLogError):
+                errors.append(_file_error(item))
+                continue
+            if errors:
+                continue  # the file is quarantined; read on only to report every fault
+            # A game id twice in the file, a hand_no twice in a game: the reader has
+            # already turned them into MalformedLogError (zhuoji.parsers.read.find_game_fault).
+            try:
+                ruleset = _game_ruleset(item)
+            except ValueError as exc:
+                errors.append(_game_error(path, item, f"no usable ruleset: {exc}", "ruleset"))
+                continue
+            try:
+                # The warehouse stores no explanation: `zhuoji audit` writes it on request.
+                audits = audit_game(hand_records(item), ruleset, explain=False)
+            except Exception as exc:  # a defect in the engine: report it, keep the run going
+                reason = f"the audit failed: {type(exc).__name__}: {exc}"
+                errors.append(_game_error(path, item, reason))
+                continue
+            fault = _range_error(path, item, audits)
+            if fault is not None:
+                errors.append(fault)
+                continue
+            counts = buffer.add_game(item, path, audits, chickens=family_of(ruleset).chickens)
+            uses.add(_ruleset_use(item))
+            game_ids.append(item.game_id)
+            hands += counts.hands
+            violations += counts.violations
+            mismatches += counts.mismatches
+            if buffer.pending_hands >= FLUSH_HANDS:
+                buffer.flush()
+        if not content.complete:  # the file could not be opened: this raises the reason
+            content = digest_file(path)
+        actual, actual_size = content.hexdigest(), content.size
+        if sha256 is not None and actual != sha256:
+            raise FileChangedError(path)
+    except BaseException:
+        buffer.drop_file(path)
+        raise
+    if errors:
+        buffer.drop_file(path)  # rows already written stay, and the loader leaves them out
+        base = FileOutcome(
+            path=path,
+            sha256=actual,
+            size=actual_size,
+            status=FileStatus.LOADED,
+            engine_version=ENGINE_VERSION,
+        )
+        return base.quarantine(errors)
+    return FileOutcome(
+        path=path,
+        sha256=actual,
+        size=actual_size,
+        status=FileStatus.LOADED,
+        games=len(game_ids),
+        hands=hands,
+        violations=violations,
+        mismatches=mismatches,
+        game_ids=tuple(game_ids),
+        engine_version=ENGINE_VERSION,
+        rulesets=tuple(sorted(uses, key=_use_key)),
+    )
+
+
+def _use_key(use: RulesetUse) -> tuple[str, str]:
+    return (use.ruleset, use.rule_overrides or "")
+
+
+GC_THRESHOLD = 100_000
+"""Allocations between young-generation collections while a worker processes files."""
+
+
+@contextmanager
+def rare_collections(threshold: int = GC_THRESHOLD) -> Iterator[None]:
+    """Run the cyclic garbage collector rarely for the duration.
+
+    A worker allocates millions of short-lived objects per file (rows, facts, ledger
+    items), nearly all freed by reference counting; at Python's default threshold (700)
+    the collector runs thousands of times per file and rescans the long-lived row buffers
+    each time it reaches the older generations, a third of the worker's time. Cycles are
+    still collected, just less often.
+    """
+    old = gc.get_threshold()
+    gc.set_threshold(max(threshold, old[0]), old[1], old[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
+CHANGED_TRIES = 3
+"""How many times a file whose content changes while it is read is tried before it is
+quarantined (a log still being written settles between tries, or waits for the next run)."""
+
+KILL_WORKER_ON = "ZHUOJI_TEST_KILL_WORKER_ON"
+"""Fault injection for the tests: a worker SIGKILLs itself when it is about to process a
+file whose name (last path component) is this environment variable's value, as the
+kernel's out-of-memory killer would kill it. Unset, nothing happens."""
+
+
+def _kill_if_asked(path: str) -> None:
+    name = os.environ.get(KILL_WORKER_ON)
+    if name and os.path.basename(path) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def process_files(files: Sequence[FileDigest], staging_dir: str) -> list[FileOutcome]:
+    """Process a chunk of files in order, into one set of shards for the whole chunk
+    (:func:`shard_dir_for` its first file; none when no file of it is loaded), and
+    return each file's outcome. A file that keeps changing while it is read
+    (:data:`CHANGED_TRIES` times) is quarantined with that reason.
+
+    What costs per file is reading, hashing and auditing it: the Parquet writers, the
+    shard folder and the task's set-up are paid once per chunk."""
+    if not files:
+        return []
+    buffer = RowBuffer(shard_dir_for(staging_dir, files[0].path))
+    try:
+        with rare_collections():
+            outcomes = [_audit_tries(d, buffer) for d in files]
+        if not any(o.status is FileStatus.LOADED for o in outcomes):
+            buffer.abort()
+            return outcomes
+        buffer.close()
+    except BaseException:
+        buffer.abort()
+        raise
+    shard_dir = buffer.shard_dir.as_posix()
+    return [
+        replace(o, shard_dir=shard_dir) if o.status is FileStatus.LOADED else o
+        for o in outcomes
+    ]
+
+
+def _audit_tries(d: FileDigest, buffer: RowBuffer) -> FileOutcome:
+    _kill_if_asked(d.path)
+    for attempt in range(1, CHANGED_TRIES + 1):
+        try:
+            return audit_file(d.path, d.sha256, buffer)
+        except FileChangedError as exc:
+            if attempt == CHANGED_TRIES:
+                return failed_outcome(d.path, exc, d.size)
+    raise AssertionError("unreachable")

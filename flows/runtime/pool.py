@@ -1,0 +1,264 @@
+"""The local workers of ``zhuoji ingest``: Prefect's process pool, forked from a fork server.
+
+Prefect's :class:`~prefect.task_runners.ProcessPoolTaskRunner` starts its workers with
+``multiprocessing``'s *spawn* method: each worker is a new interpreter that imports Prefect,
+the engine and the parsers before its first task, about 2.4 s of CPU a worker on this
+project's 2-core machine, spent by both workers at once while the run waits for them.
+
+:class:`ForkServerTaskRunner` is that pool with two changes. Its workers come from
+``multiprocessing``'s *fork server*, a process that imports :data:`WORKER_PRELOAD` once and
+forks a worker, already holding those modules, whenever the pool asks for one. The fork
+server lives as long as the process that started it
+(:func:`zhuoji.flows.runtime.fork_server.start_fork_server`),
+so a second ingest in the same process forks its workers at once; ``zhuoji ingest``
+starts it before it imports the flow, so that it imports while the command does.
+
+Forking is safe here because the fork server runs nothing but those imports: no Prefect
+client, no event loop, and no thread (``tests/flows/test_pool.py`` checks that importing
+:data:`WORKER_PRELOAD` starts none). Modules that start threads when imported (``pyarrow``
+and ``polars`` start allocator and clean-up threads) are left for the worker to import
+after the fork.
+
+And it hands the tasks to the pool in the order they were submitted
+(:meth:`ForkServerTaskRunner._dispatch_in_order`): Prefect's pool may pass two of them on
+in either order, and one batch's chunk overtaking another's delays that batch's load.
+
+Where ``multiprocessing`` has no fork server (Windows), or where Prefect no longer takes
+its start method as this module expects, the workers are spawned as Prefect does.
+
+A worker that dies mid-task (the kernel's out-of-memory killer, a ``kill -9``) breaks a
+``concurrent.futures`` process pool for good: every task in it fails with
+``BrokenProcessPool`` and so does every later submission. :meth:`ForkServerTaskRunner.repair`
+replaces a broken pool with a fresh one, and :func:`collect_chunks` retries each failed
+chunk once, alone, then quarantines its files: the run goes on. Each worker dies with the
+fork server, and the fork server with the process that started it
+(:func:`zhuoji.flows.runtime.fork_server.die_with_parent`), so killing ``zhuoji ingest`` leaves
+none. The
+copy of the runner Prefect enters in a worker for each task's context starts no pool
+there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import sys
+import threading
+import types
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
+from typing import Any
+
+import prefect.task_runners
+from prefect.futures import PrefectFuture
+from prefect.task_runners import ProcessPoolTaskRunner, TaskRunner
+
+from zhuoji.flows.ingest.discover import FileDigest, hash_file
+from zhuoji.flows.runtime.fork_server import (
+    METHOD,
+    WORKER_PRELOAD,
+    fork_server_available,
+    fork_server_pid,
+    in_pool_worker,
+    init_pool_worker,
+    start_fork_server,
+)
+from zhuoji.flows.warehouse.rows import FileError, FileOutcome, FileStatus
+
+__all__ = [
+    "WORKER_PRELOAD",
+    "ForkServerTaskRunner",
+    "collect_chunks",
+    "fork_server_available",
+    "lost_chunk_outcomes",
+    "start_fork_server",
+]
+
+
+class _StartMethod(types.ModuleType):
+    """``multiprocessing`` as :mod:`prefect.task_runners` sees it while a runner starts:
+    every start method it asks for is the fork server."""
+
+    def __init__(self, real: types.ModuleType) -> None:
+        super().__init__(real.__name__)
+        self._real = real
+
+    def get_context(self, method: str | None = None) -> Any:
+        return self._real.get_context(METHOD)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+class ForkServerTaskRunner(ProcessPoolTaskRunner):
+    """Prefect's process pool with its workers forked from the fork server.
+
+    Prefect's pool asks ``multiprocessing`` for the spawn context when it starts; while
+    it starts, this one hands it the fork server's instead. Everything else (the
+    workers' initializer, context and settings passed with each task, the forwarding of
+    their logs and events) is Prefect's. The fork server itself is started by
+    :func:`start_fork_server` in the process that runs the flow; a runner entered
+    elsewhere (Prefect enters a copy in each worker, for the task's context) starts
+    no process of its own.
+    """
+
+    def __enter__(self) -> ForkServerTaskRunner:
+        if in_pool_worker():
+            # Prefect enters a copy of the flow's runner in the worker for each task's
+            # context; the ingest's tasks submit none, so it needs no pool (nor the
+            # queues and thread Prefect's pool would make, per task, in every worker).
+            TaskRunner.__enter__(self)
+            return self
+        real = getattr(prefect.task_runners, "multiprocessing", None)
+        if not fork_server_available() or real is not sys.modules["multiprocessing"]:
+            super().__enter__()  # Prefect's pool as it is
+        else:
+            # each worker dies with the fork server (its parent), which dies with this process
+            self._initializer = init_pool_worker
+            self._initargs = (fork_server_pid(),)
+            # (for the few lines of Prefect's __enter__; a runner is entered by the thread
+            # running its flow, and no other one starts a pool meanwhile)
+            prefect.task_runners.multiprocessing = _StartMethod(real)  # type: ignore[attr-defined]
+            try:
+                super().__enter__()
+            finally:
+                prefect.task_runners.multiprocessing = real  # type: ignore[attr-defined]
+        self._dispatch_in_order()
+        return self
+
+    def _dispatch_in_order(self) -> None:
+        """Hand the submitted tasks to the pool in the order they were submitted.
+
+        Prefect passes each submission to the process pool from a thread pool of
+        ``max_workers`` threads (which first waits for the futures the task depends on),
+        so two submissions close together can reach the pool in either order. The ingest
+        submits a batch's chunks and then the next batch's: a chunk of the next batch
+        overtaking one of the current batch leaves the current batch (and its load)
+        waiting for a whole chunk more. With one thread they keep their order. The
+        ingest's tasks depend on no futures, so none waits behind another's
+        dependencies."""
+        resolver = getattr(self, "_resolver_executor", None)
+        if isinstance(resolver, ThreadPoolExecutor):
+            resolver.shutdown(wait=False)
+            self._resolver_executor = ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="zhuoji-task-dispatch"
+            )
+
+    def repair(self) -> bool:
+        """Replace the process pool with a fresh one if a dead worker broke it; True if so.
+
+        The broken pool's other workers are ended and its queues closed by
+        ``concurrent.futures``; its tasks have failed with ``BrokenProcessPool``. The
+        queue the workers send their logs and events on is replaced too: a worker killed
+        while writing to it may have left it locked.
+        """
+        executor = self._executor
+        if executor is None or not getattr(executor, "_broken", False):
+            return False
+        executor.shutdown(wait=True, cancel_futures=True)
+        old_queue = self._subprocess_message_queue
+        if old_queue is not None:
+            old_queue.cancel_join_thread()
+        fork_server = fork_server_available() and self._initializer is init_pool_worker
+        context = multiprocessing.get_context(METHOD if fork_server else "spawn")
+        if fork_server:
+            start_fork_server()  # (it runs on; it is started again only if it died)
+            self._initargs = (fork_server_pid(),)
+        self._subprocess_message_queue = context.Queue()
+        self._message_forwarding_thread = threading.Thread(
+            target=self._forward_subprocess_messages,
+            name="ProcessPoolTaskRunnerMessageForwarder",
+            daemon=True,
+        )
+        self._message_forwarding_thread.start()
+        self._executor = ProcessPoolExecutor(
+            max_workers=self._max_workers,
+            mp_context=context,
+            initializer=prefect.task_runners._initialize_process_pool_worker,
+            initargs=(self._subprocess_message_queue, self._initializer, self._initargs),
+        )
+        return True
+
+
+ChunkTask = Callable[[list[FileDigest]], PrefectFuture[list[FileOutcome]]]
+
+
+def collect_chunks(
+    chunks: Sequence[list[FileDigest]],
+    futures: Sequence[PrefectFuture[list[FileOutcome]]],
+    resubmit: ChunkTask,
+    repair: Callable[[], object],
+    in_flight: Sequence[PrefectFuture[list[FileOutcome]]] = (),
+) -> list[FileOutcome]:
+    """The outcomes of a batch's chunks, in chunk order, whatever became of their tasks.
+
+    A chunk whose task failed (its worker was killed, the pool it ran in broke, a Dask
+    worker was lost) is submitted again, alone, once the pool is repaired (``repair``):
+    a chunk that only shared a broken pool with another then succeeds. Alone means after
+    the tasks still ``in_flight`` (the next batch's, already submitted) have ended, so
+    that a fault of theirs cannot fail the retry. A chunk that fails a second time has
+    each of its files quarantined with the reason (:func:`lost_chunk_outcomes`), and the
+    run goes on.
+    """
+    results: list[list[FileOutcome] | None] = []
+    failed: list[int] = []
+    for index, future in enumerate(futures):
+        try:
+            results.append(future.result())
+        except Exception:
+            results.append(None)
+            failed.append(index)
+    if failed:
+        for future in in_flight:
+            with suppress(Exception):  # a failed one is retried when its batch is collected
+                future.wait()
+    for index in failed:
+        repair()
+        chunk = chunks[index]
+        try:
+            results[index] = resubmit(chunk).result()
+        except Exception as exc:
+            repair()
+            results[index] = lost_chunk_outcomes(chunk, exc)
+    return [outcome for result in results if result is not None for outcome in result]
+
+
+def lost_chunk_outcomes(chunk: Sequence[FileDigest], exc: BaseException) -> list[FileOutcome]:
+    """Each file of a chunk whose task failed twice, quarantined with the reason."""
+    if isinstance(exc, BrokenProcessPool):
+        cause = "the worker processing it died (killed, or out of memory)"
+    else:
+        cause = f"its task failed ({type(exc).__name__}: {exc})"
+    reason = f"{cause}, twice; the {len(chunk)} file(s) of its task are quarantined"
+    outcomes: list[FileOutcome] = []
+    for d in chunk:
+        try:  # the hash of the file as it is: a later run skips it until it changes
+            digest = hash_file(d.path)
+            sha256, size = digest.sha256 or "", digest.size
+        except OSError:  # unreadable: the hash of no bytes (a later run tries again)
+            sha256, size = hashlib.sha256().hexdigest(), d.size
+        outcomes.append(
+            FileOutcome(
+                path=d.path,
+                sha256=sha256,
+                size=size,
+                status=FileStatus.QUARANTINED,
+                errors=(FileError(sentence=f"{d.path}: {reason}", message=reason),),
+            )
+        )
+    return outcomes
+
+
+def release_semaphores() -> None:
+    """Unlink the named semaphores of this process's pools and queues now (each
+    ``multiprocessing`` lock is one), for a process about to end at once (``os._exit``)
+    without its clean-ups: otherwise the resource tracker, left to clean up after it,
+    warns on standard error of "leaked semaphore objects"."""
+    from multiprocessing import synchronize, util
+
+    for finalizer in list(util._finalizer_registry.values()):  # type: ignore[attr-defined]
+        if getattr(finalizer, "_callback", None) is synchronize.SemLock._cleanup:  # type: ignore[attr-defined]
+            with suppress(Exception):
+                finalizer()
