@@ -24,12 +24,10 @@ import argparse
 import dataclasses
 import os
 import shutil
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from _checkout import ROOT  # first: the checkout's root on sys.path
 
 SEED = 20261107
 BASE_GAMES = 500

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.rules.builders import make_hand
 from tests.rules.toy_family import ToyRuleset
+from tests.support.builders import make_hand
 from zhuoji.rules.events import Flip, HandRecord, Ready, Win
 from zhuoji.rules.facts import Outcome
 from zhuoji.rules.families import family_named
