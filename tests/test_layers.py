@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("rules", "parsers", "flows")  # the top-level folders, imported as zhuoji.<name>
 BARE = frozenset(PACKAGES)
@@ -187,11 +189,14 @@ def _targets(imp: Import) -> set[str]:
 
 
 @cache
-def graph() -> dict[str, dict[str, list[Import]]]:
-    """module -> imported project module -> the import statements (file:line) of the edge."""
+def graph(*, executed: bool = False) -> dict[str, dict[str, list[Import]]]:
+    """module -> imported project module -> the import statements (file:line) of the edge;
+    ``executed``: without the imports under ``if TYPE_CHECKING:`` (never run)."""
     edges: dict[str, dict[str, list[Import]]] = {m: {} for m in project_modules()}
     for module, path in project_modules().items():
         for imp in file_imports(path):
+            if executed and imp.type_only:
+                continue
             for target in _targets(imp):
                 if target != module:
                     edges[module].setdefault(target, []).append(imp)
@@ -271,13 +276,27 @@ def _edge_text(edges: dict[str, dict[str, list[Import]]], a: str, b: str) -> str
     return f"    {a} -> {b}   [{wheres}]"
 
 
-def cycles() -> list[str]:
-    """Every import cycle, as readable text: per component, the shortest cycle through each
-    of its modules (duplicates removed), each edge with where it is written."""
-    edges = graph()
+ENGINE_CORE_CIRCLE = frozenset(
+    f"zhuoji.rules.{name}" for name in ("table", "claims", "continuing", "wall_events")
+)
+"""The engine core's one import circle, left to its own change (issue 33: the core as a
+package of mechanics plugging in one way, no import cycle): the table imports the claims,
+the continuing play and the wall mechanics, which call back into the table's checks. It is
+the only cycle allowed, exactly these modules, and only until that change (see
+:func:`test_the_engine_core_has_no_import_circle`)."""
+
+
+def cycles(*, allow_core_circle: bool = True) -> list[str]:
+    """Every import cycle of executed imports, as readable text: per component, the
+    shortest cycle through each of its modules (duplicates removed), each edge with where
+    it is written. An import under ``if TYPE_CHECKING:`` is never run, so it closes no
+    cycle (it still counts for the layer order)."""
+    edges = graph(executed=True)
     report: list[str] = []
     for component in _components(edges):
         if len(component) < 2:
+            continue
+        if allow_core_circle and set(component) == ENGINE_CORE_CIRCLE:
             continue
         members = set(component)
         seen: set[tuple[str, ...]] = set()
@@ -432,6 +451,15 @@ def test_no_import_cycle() -> None:
     assert not found, f"import cycles between project modules ({groups} groups):\n" + "\n".join(
         found
     )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the engine core's import circle (ENGINE_CORE_CIRCLE) is removed by issue 33",
+)
+def test_the_engine_core_has_no_import_circle() -> None:
+    found = cycles(allow_core_circle=False)
+    assert not found, "import cycles:\n" + "\n".join(found)
 
 
 def test_imports_follow_the_layer_order() -> None:
