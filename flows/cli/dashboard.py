@@ -52,7 +52,7 @@ def _errors() -> tuple[type[Exception], ...]:
     import duckdb
 
     from zhuoji.flows.dashboard.render import DashboardError
-    from zhuoji.flows.warehouse.store import WarehouseError
+    from zhuoji.flows.warehouse.sqlfiles import WarehouseError
 
     return (WarehouseError, DashboardError, duckdb.Error)
 

@@ -39,7 +39,7 @@ from zhuoji.flows.dashboard.words import (
     user_list_html,
 )
 from zhuoji.flows.text.terminal import safe
-from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.reports import read_report, report_parameters, run_query
 from zhuoji.rules.glossary import Lang, expand, glossary, translate
 
 __all__ = [
@@ -144,10 +144,10 @@ Row = dict[str, Any]
 
 def query(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> list[Row]:
     """Run the report ``sql/reports/<name>.sql`` with its parameters bound; rows as dicts."""
-    wanted = warehouse.report_parameters(name)
+    wanted = report_parameters(name)
     if sorted(wanted) != sorted(params):
         raise DashboardError(f"report {name} takes {wanted}, not {tuple(sorted(params))}")
-    result = warehouse.run_query(con, warehouse.read_report(name), params or None)
+    result = run_query(con, read_report(name), params or None)
     columns = result.columns
     return [dict(zip(columns, row, strict=True)) for row in result.rows]
 

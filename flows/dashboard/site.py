@@ -46,7 +46,7 @@ from zhuoji.flows.dashboard.render import (
     start_pool,
 )
 from zhuoji.flows.dashboard.words import fmt_time, page_slug
-from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.reader import open_reader
 from zhuoji.rules.glossary import Lang
 
 __all__ = [
@@ -167,7 +167,7 @@ def build_dashboard(
     processes = default_workers() if workers is None else workers
     pool = start_pool(processes) if processes > 1 else None
     try:
-        con = warehouse.open_reader(db)
+        con = open_reader(db)
         try:
             return render_dashboard(
                 con, Path(out), limits or DashboardLimits(), pool=pool, progress=progress,

@@ -31,6 +31,8 @@ from zhuoji.flows.dashboard.tiles import tile_html
 from zhuoji.flows.dashboard.words import page_slug
 from zhuoji.flows.ingest.discover import generate_log_paths
 from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.reader import open_reader
+from zhuoji.flows.warehouse.reports import report_names, run_report
 from zhuoji.parsers.models import Game
 from zhuoji.parsers.read import generate_games
 from zhuoji.rules.tiles import Tile, parse_tiles
@@ -535,7 +537,7 @@ def test_queries_come_from_sql_reports(
     for module in (dashboard_site, pages, hand_page):
         monkeypatch.setattr(module, "query", recording)
     build_dashboard(db, tmp_path / "site")
-    names = set(warehouse.report_names())
+    names = set(report_names())
     assert set(ran) <= names
     assert {n for n in names if n.startswith("dashboard_")} <= set(ran)
     source = "".join(
@@ -546,14 +548,14 @@ def test_queries_come_from_sql_reports(
 
 
 def test_player_series_matches_player_history(db: Path) -> None:
-    con = warehouse.open_reader(db)
+    con = open_reader(db)
     try:
         series = render.group_rows(
             render.query(con, "dashboard_player_series", points="3"), "player_id", "family"
         )
         assert {family for _, family in series} == {"changsha", "guizhou"}
         for (player, family), points in series.items():
-            history = warehouse.run_report(con, "player_history", {"player": str(player)})
+            history = run_report(con, "player_history", {"player": str(player)})
             family_at = history.columns.index("family")
             running = [
                 r[history.columns.index("running_score")] for r in history.rows
