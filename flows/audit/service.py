@@ -57,6 +57,7 @@ __all__ = [
     "FileFault",
     "GameAudit",
     "GameFault",
+    "audit_with_steps",
     "beyond_range",
     "generate_audits",
     "hand_snapshots",
@@ -92,6 +93,7 @@ class GameAudit:
     fault: GameFault | None = None
     error_at: str | None = None  # the field ``error`` is about (``ruleset``, ``hands[3]``)
     resolved: ResolvedRuleset | None = None  # the game's ruleset, resolved
+    overrides: str | None = None  # its overrides as stored (``as_stored``; None without)
     steps: HandSnapshots | None = None  # the table after each event of the hand asked for
 
     @property
@@ -198,18 +200,21 @@ def generate_audits(
 
 
 def _game_audit(path: str, game: Game, options: AuditOptions) -> GameAudit:
+    stored: str | None = None
     if options.as_stored:
-        resolved = resolve_stored(game.ruleset, stored_overrides(game.rule_overrides))
+        stored = stored_overrides(game.rule_overrides)
+        resolved = resolve_stored(game.ruleset, stored)
     else:
         resolved = resolve(game.ruleset, game.rule_overrides)
     if not options.audit:
         if resolved.error is not None:
             return GameAudit(path, game, None, resolved.error, (), GameFault.RULESET, "ruleset",
-                             resolved)
-        return GameAudit(path, game, resolved.resolved, None, (), resolved=resolved)
+                             resolved, stored)
+        return GameAudit(path, game, resolved.resolved, None, (), resolved=resolved,
+                         overrides=stored)
     if resolved.replay_error is not None:
         return GameAudit(path, game, None, resolved.replay_error, (), GameFault.RULESET,
-                         "ruleset", resolved)
+                         "ruleset", resolved, stored)
     ruleset = resolved.ruleset
     steps_of = options.replay_steps
     steps: HandSnapshots | None = None
@@ -218,7 +223,7 @@ def _game_audit(path: str, game: Game, options: AuditOptions) -> GameAudit:
         if options.hand_no is not None:
             records = [r for r in records if r.hand_no == options.hand_no]
         if steps_of is not None and steps_of[0] == game.game_id:
-            audits, steps = _audit_with_steps(records, ruleset, steps_of[1],
+            audits, steps = audit_with_steps(records, ruleset, steps_of[1],
                                               explain=options.explain)
         else:
             audits = audit_game(records, ruleset, explain=options.explain)
@@ -226,15 +231,16 @@ def _game_audit(path: str, game: Game, options: AuditOptions) -> GameAudit:
         if not options.catch:
             raise
         reason = f"the audit failed: {type(exc).__name__}: {exc}"
-        return GameAudit(path, game, None, reason, (), GameFault.AUDIT, None, resolved)
+        return GameAudit(path, game, None, reason, (), GameFault.AUDIT, None, resolved, stored)
     beyond = options.bound(audits)
     if beyond is not None:
         reason, where = beyond
-        return GameAudit(path, game, None, reason, (), GameFault.RANGE, where, resolved)
-    return GameAudit(path, game, ruleset, None, tuple(audits), resolved=resolved, steps=steps)
+        return GameAudit(path, game, None, reason, (), GameFault.RANGE, where, resolved, stored)
+    return GameAudit(path, game, ruleset, None, tuple(audits), resolved=resolved,
+                     overrides=stored, steps=steps)
 
 
-def _audit_with_steps(
+def audit_with_steps(
     records: Sequence[HandRecord], ruleset: RulesetBase, hand_no: int, *, explain: bool
 ) -> tuple[list[HandAudit], HandSnapshots | None]:
     """:func:`zhuoji.rules.audit.audit_game`, with the table after each event of hand

@@ -27,7 +27,7 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
-from zhuoji.flows.audit.rulesets import resolve_stored, stored_overrides
+from zhuoji.flows.audit.rulesets import resolve_stored
 from zhuoji.flows.audit.service import (
     AuditOptions,
     FileFault,
@@ -244,7 +244,7 @@ def _audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome
             resolved = item.resolved
             assert resolved is not None and resolved.family is not None
             counts = buffer.add_game(game, path, item.hands, chickens=resolved.family.chickens)
-            uses.add(ruleset_use_of(game.ruleset, stored_overrides(game.rule_overrides)))
+            uses.add(ruleset_use_of(game.ruleset, item.overrides))
             game_ids.append(game.game_id)
             hands += counts.hands
             violations += counts.violations
