@@ -14,7 +14,8 @@ import pytest
 from tests.flows.conftest import ingest_plain
 from tests.flows.test_dashboard import read, table_rows
 from zhuoji.flows.audit.bridge import game_from_records
-from zhuoji.flows.dashboard.site import build_dashboard, page_slug
+from zhuoji.flows.dashboard.site import build_dashboard
+from zhuoji.flows.dashboard.words import page_slug
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.parsers.models import Player
 from zhuoji.parsers.write import write_games
