@@ -6,7 +6,7 @@
 and wants to write them as logs. The forward direction runs once per hand in the replay
 hot path, so it is plain loops and dictionary look-ups.
 
-:func:`ruleset_tiles` (from :mod:`zhuoji.flows.audit.rulesets`, where every ruleset is resolved)
+:func:`zhuoji.flows.audit.rulesets.ruleset_tiles` (where every ruleset is resolved)
 is what the readers of :mod:`zhuoji.parsers.read` take as ``tiles``.
 """
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from zhuoji.flows.audit.rulesets import ruleset_tiles as ruleset_tiles  # the pages' import
 from zhuoji.parsers import fast
 from zhuoji.parsers.models import (
     BirdEvent,

@@ -159,8 +159,8 @@ class AuditOptions:
     after_fault: bool = True
     """Go on with the games after a fault; False: after the first fault (a malformed game
     or a game without an audit) only the faults are yielded."""
-    replay_steps: tuple[str, int] | None = None
-    """The game id and hand number whose table after each event is kept
+    replay_steps: tuple[str | None, int] | None = None
+    """The game id (None: every game) and hand number whose table after each event is kept
     (:attr:`GameAudit.steps`), from the audit's replay of that hand."""
 
 
@@ -222,7 +222,7 @@ def _game_audit(path: str, game: Game, options: AuditOptions) -> GameAudit:
         records = hand_records(game)
         if options.hand_no is not None:
             records = [r for r in records if r.hand_no == options.hand_no]
-        if steps_of is not None and steps_of[0] == game.game_id:
+        if steps_of is not None and steps_of[0] in (None, game.game_id):
             audits, steps = audit_with_steps(records, ruleset, steps_of[1],
                                               explain=options.explain)
         else:
