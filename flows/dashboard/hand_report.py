@@ -28,7 +28,7 @@ from zhuoji.flows.warehouse.rows import RowBuffer
 from zhuoji.parsers.read import parse_encoding
 from zhuoji.rules.glossary import Lang
 
-__all__ = ["HandReportError", "HandReportSummary", "write_hand_report"]
+__all__ = ["HandReport", "HandReportError", "render_hand_report"]
 
 _SHOWN = 20
 """Game ids and hand numbers named at most in an error."""
@@ -39,11 +39,12 @@ class HandReportError(DashboardError):
 
 
 @dataclass(frozen=True, slots=True)
-class HandReportSummary:
-    out: Path
+class HandReport:
+    """One hand's page, to write."""
+
+    data: bytes  # the page (UTF-8 HTML)
     game_id: str
     hand_no: int
-    bytes: int
     findings: bool  # the hand has an illegal move or a settlement finding
 
 
@@ -150,32 +151,12 @@ def _rows(item: GameAudit, hand_no: int, sha256: str) -> HandRows:
     return header, seats, rows("hand_tiles"), rows("ledger"), rows("violations")
 
 
-def write_hand_report(
-    path: str | Path,
-    hand_no: int,
-    out: str | Path,
-    *,
-    game_id: str | None = None,
-    lang: Lang = "en",
-    force: bool = False,
-) -> HandReportSummary:
-    """Audit ``path`` and write the page of one of its hands to ``out``, in ``lang``.
-
-    ``out`` is refused at once (:func:`zhuoji.flows.cli.outputs.output_target`, before the audit)
-    when it is the log itself, anything but a regular file or a new path, or an existing
-    file without ``force``; its folder is created when missing. The page is written whole
-    or not at all (:func:`zhuoji.flows.cli.outputs.write_whole`)."""
-    from zhuoji.flows.cli.outputs import output_target, write_whole
-
-    given = Path(out)
-
-    def check() -> Path:
-        return output_target(
-            given, command="audit --html", option="--html",
-            inputs=[("the log file", [Path(path)])], force=force, make_folder=True,
-        )
-
-    target = check()
+def render_hand_report(
+    path: str | Path, hand_no: int, *, game_id: str | None = None, lang: Lang = "en"
+) -> HandReport:
+    """Audit ``path`` once and render the page of one of its hands, in ``lang``; a
+    :class:`HandReportError` when the file cannot give it. (Writing it is the command's:
+    ``zhuoji audit --html``.)"""
     source = Path(path).resolve().as_posix()
     item, hand, sha256 = _audit(source, hand_no, game_id)
     header, seats, tiles, ledger, findings = _rows(item, hand, sha256)
@@ -184,7 +165,5 @@ def write_hand_report(
     data = render_standalone(
         "hand.html", Links(players={}, hands={}, site=False), context, lang
     )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_whole(target, given, lambda _partial, f: f.write(data), check)
     found = bool(header["violations"]) or bool(header["disputed"]) or bool(header["fatal"])
-    return HandReportSummary(given, item.game.game_id, hand, len(data), found)
+    return HandReport(data, item.game.game_id, hand, found)
