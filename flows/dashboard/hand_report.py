@@ -89,6 +89,7 @@ def _audit(
     for, in that order, are a :class:`HandReportError`."""
     parse_encoding(source)  # a name no reader takes: its ValueError, before anything is read
     content = ContentDigest()
+    # every game read to the end, to name them all when the choice is wrong
     options = replace(INGEST_AUDIT, after_fault=True, replay_steps=(game_id, hand_no))
     games: dict[str, list[int]] = {}
     audited: dict[str, GameAudit] = {}
