@@ -6,15 +6,13 @@
 and wants to write them as logs. The forward direction runs once per hand in the replay
 hot path, so it is plain loops and dictionary look-ups.
 
-:func:`ruleset_tiles` is what the readers of :mod:`zhuoji.parsers.read` take as ``tiles``: the
-tiles a log of a preset may hold, from its family's :class:`~zhuoji.rules.tiles.TileSet` (the
-parsers know no ruleset).
+:func:`zhuoji.flows.audit.rulesets.ruleset_tiles` (where every ruleset is resolved)
+is what the readers of :mod:`zhuoji.parsers.read` take as ``tiles``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 from typing import Any
 
 from zhuoji.parsers import fast
@@ -67,34 +65,11 @@ from zhuoji.rules.events import (
     Suit,
     Win,
 )
-from zhuoji.rules.tiles import TILE_BY_TEXT, TILE_TEXT, Tile, TileSet
+from zhuoji.rules.tiles import TILE_BY_TEXT, TILE_TEXT
 
 _KONG_KIND: dict[str, KongKind] = {kind.value: kind for kind in KongKind}
 _EXHAUSTIVE_DRAW = ExhaustiveDraw()
 _SUIT: dict[str, Suit] = {suit.value: suit for suit in Suit}
-
-
-def tile_texts(tile_set: TileSet) -> frozenset[str]:
-    """The canonical texts of a tile set's kinds, and the wildcard ``W`` (a setting of the
-    ruleset, which the replay checks)."""
-    return frozenset([TILE_TEXT[t] for t in tile_set.kinds] + [TILE_TEXT[Tile.W]])
-
-
-@lru_cache(maxsize=64)
-def ruleset_tiles(ruleset: str) -> frozenset[str]:
-    """The tiles a log of the preset ``ruleset`` may hold (:func:`tile_texts` of its
-    family's tile set), for the readers' ``tiles``; the 108-tile set for a name no preset
-    has (the replay then refuses the ruleset itself)."""
-    from zhuoji.rules.families import family_named
-    from zhuoji.rules.presets import family_of_preset, is_preset
-    from zhuoji.rules.settings import RulesetError
-
-    if not is_preset(ruleset):
-        return tile_texts(TileSet.SUITED)
-    try:
-        return tile_texts(family_named(family_of_preset(ruleset)).tile_set)
-    except RulesetError:
-        return tile_texts(TileSet.SUITED)
 
 
 def hand_records(game: Game | fast.Game) -> list[HandRecord]:

@@ -1,7 +1,8 @@
 """Audit log files: parse, replay, settle and check every hand; results as JSON objects.
 
 Plain functions (no Prefect): :func:`generate_file_audits` yields, for one file, a
-:class:`GameAudit` per game (or a :class:`FileFault` per game or file that cannot be read);
+:class:`GameAudit` per game (or a :class:`FileFault` per game or file that cannot be read),
+through the loop every reader of logs shares (:mod:`zhuoji.flows.audit.service`);
 :func:`hand_json`, :func:`fault_json` and :func:`game_error_json` give the objects that
 ``zhuoji audit --json`` prints one per line.
 """
@@ -10,24 +11,25 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from zhuoji.flows.audit.bridge import hand_records, ruleset_tiles
-from zhuoji.parsers.errors import MalformedLogError
-from zhuoji.parsers.fast import Game
-from zhuoji.parsers.read import generate_fast_games, parse_encoding
-from zhuoji.rules.audit import HandAudit, audit_game
+from zhuoji.flows.audit.service import (
+    AuditOptions,
+    FileFault,
+    GameAudit,
+    generate_audits,
+    player_names,
+)
+from zhuoji.rules.audit import HandAudit
 from zhuoji.rules.events import SmallWin
 from zhuoji.rules.facts import WallFacts
-from zhuoji.rules.families import family_of, replayable
+from zhuoji.rules.families import family_of
 from zhuoji.rules.glossary import Lang, translate
 from zhuoji.rules.mechanics import mechanics_of
-from zhuoji.rules.presets import resolve_ruleset
 from zhuoji.rules.replay import HandReplay
-from zhuoji.rules.settings import MAX_HAND_VALUE, MAX_STAKE, RulesetBase
+from zhuoji.rules.settings import RulesetBase
 from zhuoji.rules.tiles import TILE_TEXT
 
 __all__ = [
@@ -43,88 +45,14 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class FileFault:
-    """A file, or one game in it, that cannot be read (it is malformed)."""
-
-    path: str
-    error: MalformedLogError
-
-
-@dataclass(frozen=True, slots=True)
-class GameAudit:
-    """One game of a file: its audited hands, or why it could not be audited."""
-
-    path: str
-    game: Game
-    ruleset: RulesetBase | None  # None when the game's ruleset cannot be resolved
-    error: str | None  # why the ruleset cannot be resolved
-    hands: tuple[HandAudit, ...]
-
-    @property
-    def names(self) -> list[str]:
-        return player_names(self.game)
-
-
-def player_names(game: Game) -> list[str]:
-    """Each seat's player name (the player id when the log gives no name)."""
-    names = [""] * len(game.players)
-    for p in game.players:
-        names[p.seat] = p.name or p.id
-    return names
-
-
 def generate_file_audits(
     path: str | os.PathLike[str], *, game_id: str | None = None, hand_no: int | None = None
 ) -> Iterator[GameAudit | FileFault]:
-    """Every game of one log file, audited; ``game_id`` and ``hand_no`` keep only the
-    games and hands they name (a game is still yielded when no hand of it matches)."""
-    name = os.fspath(path)
-    try:
-        parse_encoding(name)
-    except ValueError as exc:
-        yield FileFault(name, MalformedLogError(str(exc).split(": ", 1)[-1], path=name))
-        return
-    for item in generate_fast_games(name, tiles=ruleset_tiles):
-        if isinstance(item, MalformedLogError):
-            yield FileFault(name, item)
-            continue
-        if game_id is not None and item.game_id != game_id:
-            continue
-        try:
-            ruleset = replayable(resolve_ruleset(item.ruleset, item.rule_overrides))
-        except ValueError as exc:
-            yield GameAudit(name, item, None, str(exc), ())
-            continue
-        records = [r for r in hand_records(item) if hand_no is None or r.hand_no == hand_no]
-        audits = tuple(audit_game(records, ruleset))
-        beyond = _beyond_range(audits)
-        if beyond is not None:
-            yield GameAudit(name, item, None, beyond, ())
-            continue
-        yield GameAudit(name, item, ruleset, None, audits)
-
-
-MAX_HAND_AMOUNT = MAX_HAND_VALUE * MAX_STAKE
-"""What one hand may move at most, in points (< 2**62): the settings' bounds keep every
-hand within it at any stake the log format takes; only a log's own counts (a 连庄 of
-millions) can leave it."""
-
-
-def _beyond_range(audits: tuple[HandAudit, ...]) -> str | None:
-    """Why a game's recomputed amounts are refused: the first hand that moves more than
-    :data:`MAX_HAND_AMOUNT` points (its items, deltas and sum would not all fit the signed
-    64-bit integers of the warehouse and of JSON tools), or None."""
-    for audit in audits:
-        settlement = audit.settlement
-        if settlement is None:
-            continue
-        moved = sum(abs(item[2]) for item in settlement.items)
-        if moved > MAX_HAND_AMOUNT:
-            return (f"hand {audit.record.hand_no}: the recomputed settlement moves {moved:,} "
-                    f"points, beyond what one hand may move ({MAX_HAND_AMOUNT:,}: "
-                    "2**31 values at the largest stake)")
-    return None
+    """Every game of one log file, audited as ``zhuoji audit`` shows it (the settlements
+    explained, every game's ruleset as the log gives it); ``game_id`` and ``hand_no`` keep
+    only the games and hands they name (a game is still yielded when no hand of it
+    matches). The loop is :func:`zhuoji.flows.audit.service.generate_audits`."""
+    return generate_audits(path, AuditOptions(game_id=game_id, hand_no=hand_no))
 
 
 def fault_json(fault: FileFault) -> dict[str, Any]:

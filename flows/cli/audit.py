@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 import traceback
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -197,7 +199,6 @@ def _hand_report(
     """``audit FILE --hand N --html OUT``: write the page; exit 1 when the hand has a
     finding, as the audit does."""
     from zhuoji.flows.cli.parse import check_limits
-    from zhuoji.flows.dashboard.hand_report import write_hand_report
 
     if json_lines:
         raise typer.BadParameter("--html writes a page; it does not go with --json")
@@ -223,3 +224,46 @@ def _hand_report(
     ) + "\n")
     if summary.findings:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+@dataclass(frozen=True, slots=True)
+class HandReportSummary:
+    out: Path
+    game_id: str
+    hand_no: int
+    bytes: int
+    findings: bool  # the hand has an illegal move or a settlement finding
+
+
+def write_hand_report(
+    path: str | Path,
+    hand_no: int,
+    out: str | Path,
+    *,
+    game_id: str | None = None,
+    lang: Lang = "en",
+    force: bool = False,
+) -> HandReportSummary:
+    """Audit ``path`` and write the page of one of its hands to ``out``, in ``lang``
+    (:func:`zhuoji.flows.dashboard.hand_report.render_hand_report`).
+
+    ``out`` is refused at once (:func:`zhuoji.flows.cli.outputs.output_target`, before the
+    audit) when it is the log itself, anything but a regular file or a new path, or an
+    existing file without ``force``; its folder is created when missing. The page is
+    written whole or not at all (:func:`zhuoji.flows.cli.outputs.write_whole`)."""
+    from zhuoji.flows.cli.outputs import output_target, write_whole
+    from zhuoji.flows.dashboard.hand_report import render_hand_report
+
+    given = Path(out)
+
+    def check() -> Path:
+        return output_target(
+            given, command="audit --html", option="--html",
+            inputs=[("the log file", [Path(path)])], force=force, make_folder=True,
+        )
+
+    target = check()
+    page = render_hand_report(path, hand_no, game_id=game_id, lang=lang)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_whole(target, given, lambda _partial, f: f.write(page.data), check)
+    return HandReportSummary(given, page.game_id, page.hand_no, len(page.data), page.findings)

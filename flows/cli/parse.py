@@ -9,11 +9,9 @@ import sys
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import orjson
 import typer
 
 from zhuoji.flows.cli.app import app
@@ -25,7 +23,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from zhuoji.flows.ingest.discover import LogPaths
-    from zhuoji.parsers import fast
     from zhuoji.parsers.errors import MalformedLogError
     from zhuoji.parsers.models import Game
     from zhuoji.rules.glossary import Lang
@@ -76,53 +73,28 @@ class FileReport:
         return not self.errors and self.failure is None
 
 
-@lru_cache(maxsize=64)
-def _ruleset_fault(name: str, overrides_json: str) -> str | None:
-    from zhuoji.rules.presets import resolve_ruleset
-
-    try:
-        resolve_ruleset(name, orjson.loads(overrides_json) or None)
-    except ValueError as exc:
-        return f"no usable ruleset: {exc}"
-    return None
-
-
-def ruleset_error(game: fast.Game, path: str) -> MalformedLogError | None:
-    """The error ``zhuoji ingest`` quarantines a game with when its ruleset (the preset
-    and the ``rule_overrides``) cannot be used, ``None`` when it can."""
-    from zhuoji.parsers.errors import MalformedLogError
-
-    overrides = orjson.dumps(game.rule_overrides or {}, option=orjson.OPT_SORT_KEYS).decode()
-    reason = _ruleset_fault(game.ruleset, overrides)
-    if reason is None:
-        return None
-    return MalformedLogError(reason, path=path, json_path="ruleset", game_id=game.game_id)
-
-
 def validate_file(path: Path) -> FileReport:
     """Parse every game of one file; malformed games are collected, not raised, and a
     file that cannot be read (permissions, an I/O error) is reported, not raised. A game
-    whose ruleset cannot be used counts as malformed, as the ingest quarantines it."""
-    from zhuoji.flows.audit.bridge import ruleset_tiles
+    whose ruleset (its preset and ``rule_overrides``, as the ingest stores and resolves
+    them) cannot be used counts as malformed, with the error the ingest quarantines it
+    with."""
+    from zhuoji.flows.audit.service import AuditOptions, FileFault, generate_audits
     from zhuoji.parsers.errors import MalformedLogError
-    from zhuoji.parsers.read import generate_fast_games, parse_encoding
 
     report = FileReport(path)
     try:
-        parse_encoding(path)
-    except ValueError as exc:
-        report.errors.append(MalformedLogError(str(exc).split(": ", 1)[-1], path=str(path)))
-        return report
-    try:
         # the same games and errors as the models; the tiles of each game's family
-        for item in generate_fast_games(path, tiles=ruleset_tiles):
-            if not isinstance(item, MalformedLogError):
-                fault = ruleset_error(item, str(path))
-                if fault is None:
-                    report.games += 1
-                    continue
-                item = fault
-            report.errors.append(item)
+        for item in generate_audits(path, AuditOptions(audit=False, as_stored=True)):
+            if isinstance(item, FileFault):
+                report.errors.append(item.error)
+            elif item.error is not None:
+                report.errors.append(MalformedLogError(
+                    f"no usable ruleset: {item.error}", path=str(path), json_path="ruleset",
+                    game_id=item.game.game_id,
+                ))
+            else:
+                report.games += 1
     except (BrokenPipeError, KeyboardInterrupt):
         raise
     except Exception as exc:  # one file's fault never costs the others
@@ -274,7 +246,7 @@ def validate_command(
 
 
 def _generate_or_raise(path: Path) -> Iterator[Game]:
-    from zhuoji.flows.audit.bridge import ruleset_tiles
+    from zhuoji.flows.audit.rulesets import ruleset_tiles
     from zhuoji.parsers.errors import MalformedLogError
     from zhuoji.parsers.read import generate_games
 

@@ -7,20 +7,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
-import orjson
 from markupsafe import Markup
 
+from zhuoji.flows.audit.rulesets import resolve_stored
 from zhuoji.flows.dashboard.render import Row, Site, group_rows, query
-from zhuoji.flows.dashboard.replay_page import finding_step, hand_replay, replay_json
+from zhuoji.flows.dashboard.replay_page import ReplayData, finding_step, hand_replay, replay_json
 from zhuoji.flows.dashboard.tiles import melds_html, tile_html, tiles_html
 from zhuoji.flows.dashboard.words import code_chinese, esc, label_text, page_text
 from zhuoji.flows.warehouse.rows_tiles import parse_discards
 from zhuoji.rules.glossary import Lang, glossary, tile_zh, translate
-from zhuoji.rules.presets import resolve_ruleset
 from zhuoji.rules.tiles import Tile, parse_tiles
+
+if TYPE_CHECKING:
+    import duckdb
 
 __all__ = [
     "LedgerGroup",
@@ -82,8 +83,10 @@ def _chicken_tiles(ruleset: str, overrides: str | None) -> frozenset[Tile] | Non
     """The standing chickens of a game's ruleset (none when it cannot be resolved); None
     for a family that plays no chickens (no flip either)."""
     try:
-        rules = resolve_ruleset(ruleset, orjson.loads(overrides) if overrides else None)
-    except ValueError:
+        rules = resolve_stored(ruleset, overrides or None).resolved
+    except ValueError:  # stored text that is no JSON
+        return frozenset()
+    if rules is None:
         return frozenset()
     chickens = getattr(rules, "chickens", None)  # the Guizhou family's
     if chickens is None:
@@ -162,9 +165,11 @@ def hand_context(
     findings: Sequence[Row],
     *,
     lang: Lang = "en",
+    replay: ReplayData | None = None,
 ) -> dict[str, Any]:
     """The hand audit page's context from the hand's rows (run where the page renders),
-    in ``lang`` and in the words of its ruleset's family (``family`` in the context)."""
+    in ``lang`` and in the words of its ruleset's family (``family`` in the context).
+    ``replay``: the hand's steps when the caller has them (:func:`replay_context`)."""
     family = h["family"]
     played = _chicken_tiles(str(h["ruleset"]), h["rule_overrides"])
     standing = played or frozenset()
@@ -180,7 +185,7 @@ def hand_context(
     ]
     names = {int(s["seat"]): s["player_id"] for s in seats}
     return {
-        **replay_context(h, findings, chickens, names, lang, family),
+        **replay_context(h, findings, chickens, names, lang, family, replay),
         "family": family,
         "title": f"{h['game_id']} #{h['hand_no']} · {label_text('hand_audit', lang, family)}",
         "here": "disputed" if h["disputed"] else "illegal",
@@ -226,15 +231,22 @@ def replay_context(
     names: Mapping[int, Any],
     lang: Lang = "en",
     family: str | None = None,
+    replay: ReplayData | None = None,
 ) -> dict[str, Any]:
     """The replay panel of a hand page: the data its script draws (its sentences and
-    labels in the family's words), or why there is none."""
-    path = h.get("path")
-    if path is None:
-        return {"replay": None,
-                "replay_missing": page_text("the hand's log file is not known", lang, family),
-                "finding_steps": {}}
-    data = hand_replay(str(path), h.get("file_sha256"), str(h["game_id"]), int(h["hand_no"]))
+    labels in the family's words), or why there is none. Its steps are ``replay`` when
+    given (the audit that made the page read them), else they are read again from the
+    hand's log file (:func:`zhuoji.flows.dashboard.replay_page.hand_replay`)."""
+    data = replay
+    if data is None:
+        path = h.get("path")
+        if path is None:
+            return {"replay": None,
+                    "replay_missing": page_text("the hand's log file is not known", lang,
+                                                family),
+                    "finding_steps": {}}
+        data = hand_replay(str(path), h.get("file_sha256"), str(h["game_id"]),
+                           int(h["hand_no"]))
     snapshots = data.snapshots
     if snapshots is None:
         return {"replay": None,

@@ -1,30 +1,34 @@
 """``zhuoji audit FILE --hand N --html OUT.html``: one hand's audit page, to send.
 
-The file is audited exactly as ``zhuoji ingest`` audits it, into a warehouse in a
-temporary folder, and the dashboard's hand page is rendered from it on its own: the same
-facts, seats, tiles, ledger, findings and step-by-step replay, with no link to pages that
-are not there. The page is self-contained (styles, script, data inline) and the same
+The file is read and audited once, exactly as ``zhuoji ingest`` audits it
+(:data:`zhuoji.flows.ingest.worker.INGEST_AUDIT`, through
+:func:`zhuoji.flows.audit.service.generate_audits`), the hand's table after each event
+read in that audit's replay. The page is the dashboard's hand page on its own, its context
+built from that one result: the rows the warehouse would hold for the hand
+(:class:`zhuoji.flows.warehouse.rows.RowBuffer`, in memory, never written) and the replay's
+steps; no database, no second read or replay of the file. The same facts, seats, tiles,
+ledger, findings and step-by-step replay as the dashboard's page, with no link to pages
+that are not there. The page is self-contained (styles, script, data inline) and the same
 log gives the same bytes.
 """
 
 from __future__ import annotations
 
-import tempfile
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from zhuoji.flows.audit.bridge import ruleset_tiles
+from zhuoji.flows.audit.service import FileFault, GameAudit, generate_audits
 from zhuoji.flows.dashboard.hand_page import hand_context
-from zhuoji.flows.dashboard.render import DashboardError, Links, query, render_standalone
-from zhuoji.flows.ingest.prefect_run import load_outcomes
-from zhuoji.flows.ingest.worker import process_file
-from zhuoji.flows.warehouse import store as warehouse
-from zhuoji.parsers.errors import MalformedLogError
-from zhuoji.parsers.read import generate_fast_games
+from zhuoji.flows.dashboard.render import DashboardError, Links, Row, render_standalone
+from zhuoji.flows.dashboard.replay_page import ReplayData
+from zhuoji.flows.ingest.discover import ContentDigest
+from zhuoji.flows.ingest.worker import INGEST_AUDIT, game_error
+from zhuoji.flows.warehouse.rows import RowBuffer
+from zhuoji.parsers.read import parse_encoding
 from zhuoji.rules.glossary import Lang
 
-__all__ = ["HandReportError", "HandReportSummary", "pick_hand", "write_hand_report"]
+__all__ = ["HandReport", "HandReportError", "render_hand_report"]
 
 _SHOWN = 20
 """Game ids and hand numbers named at most in an error."""
@@ -35,11 +39,12 @@ class HandReportError(DashboardError):
 
 
 @dataclass(frozen=True, slots=True)
-class HandReportSummary:
-    out: Path
+class HandReport:
+    """One hand's page, to write."""
+
+    data: bytes  # the page (UTF-8 HTML)
     game_id: str
     hand_no: int
-    bytes: int
     findings: bool  # the hand has an illegal move or a settlement finding
 
 
@@ -48,14 +53,11 @@ def _listed(values: list[str]) -> str:
     return shown + (f" and {len(values) - _SHOWN} more" if len(values) > _SHOWN else "")
 
 
-def pick_hand(path: str, hand_no: int, game_id: str | None) -> tuple[str, int]:
+def _pick(
+    path: str, games: dict[str, list[int]], hand_no: int, game_id: str | None
+) -> tuple[str, int]:
     """The game (and hand) of ``path`` the report is about; a clear error naming what the
     file holds when the choice is missing or wrong."""
-    games: dict[str, list[int]] = {}
-    for item in generate_fast_games(path, tiles=ruleset_tiles):
-        if isinstance(item, MalformedLogError):
-            raise HandReportError(f"{path}: {item}")
-        games[item.game_id] = [h.hand_no for h in item.hands]
     if not games:
         raise HandReportError(f"{path}: the file holds no game")
     if game_id is None:
@@ -78,62 +80,91 @@ def pick_hand(path: str, hand_no: int, game_id: str | None) -> tuple[str, int]:
     return game_id, hand_no
 
 
-def write_hand_report(
-    path: str | Path,
-    hand_no: int,
-    out: str | Path,
-    *,
-    game_id: str | None = None,
-    lang: Lang = "en",
-    force: bool = False,
-) -> HandReportSummary:
-    """Audit ``path`` and write the page of one of its hands to ``out``, in ``lang``.
+def _audit(
+    source: str, hand_no: int, game_id: str | None
+) -> tuple[GameAudit, int, str]:
+    """Read and audit ``source`` once, as the ingest does: the game audited (with the
+    steps of the hand asked for), the hand's number and the file's SHA-256. A malformed
+    game, a wrong choice of game or hand, then a game the ingest would quarantine the file
+    for, in that order, are a :class:`HandReportError`."""
+    parse_encoding(source)  # a name no reader takes: its ValueError, before anything is read
+    content = ContentDigest()
+    # every game read to the end, to name them all when the choice is wrong
+    options = replace(INGEST_AUDIT, after_fault=True, replay_steps=(game_id, hand_no))
+    games: dict[str, list[int]] = {}
+    audited: dict[str, GameAudit] = {}
+    fault: GameAudit | None = None
+    for item in generate_audits(source, options, sink=content):
+        if isinstance(item, FileFault):
+            raise HandReportError(f"{source}: {item.error}")
+        games[item.game.game_id] = [h.hand_no for h in item.game.hands]
+        audited[item.game.game_id] = item
+        if item.error is not None and fault is None:
+            fault = item
+    game, hand = _pick(source, games, hand_no, game_id)
+    if fault is not None:
+        raise HandReportError(f"{source} cannot be audited: {game_error(fault).sentence}")
+    return audited[game], hand, content.hexdigest()
 
-    ``out`` is refused at once (:func:`zhuoji.flows.cli.outputs.output_target`, before the audit)
-    when it is the log itself, anything but a regular file or a new path, or an existing
-    file without ``force``; its folder is created when missing. The page is written whole
-    or not at all (:func:`zhuoji.flows.cli.outputs.write_whole`)."""
-    from zhuoji.flows.cli.outputs import output_target, write_whole
 
-    given = Path(out)
+HandRows = tuple[Row, list[Row], list[Row], list[Row], list[Row]]
+"""A hand's header, seats, tiles, ledger and findings (:func:`hand_context`'s rows)."""
 
-    def check() -> Path:
-        return output_target(
-            given, command="audit --html", option="--html",
-            inputs=[("the log file", [Path(path)])], force=force, make_folder=True,
-        )
 
-    target = check()
+def _rows(item: GameAudit, hand_no: int, sha256: str) -> HandRows:
+    """The hand's rows as the dashboard's reports give them from a warehouse
+    (``dashboard_hand_header``, ``_seats``, ``_tiles``, ``_ledger``, ``_findings``): the
+    rows the ingest's row buffer makes of the game, kept in memory."""
+    assert item.resolved is not None and item.resolved.family is not None
+    buffer = RowBuffer(Path(item.path))  # nothing is flushed: no shard is ever written
+    buffer.add_game(item.game, item.path, item.hands, chickens=item.resolved.family.chickens)
+
+    def rows(table: str) -> list[Row]:
+        out: list[Row] = buffer.arrow(table).to_pylist()
+        return out if table in ("games", "players") else [
+            r for r in out if r["hand_no"] == hand_no
+        ]
+
+    (game,) = rows("games")
+    (hand,) = rows("hands")
+    header: Row = {
+        "game_id": hand["game_id"],
+        "hand_no": hand["hand_no"],
+        "path": game["path"],
+        "file_sha256": sha256,
+        "ruleset": game["ruleset"],
+        "family": item.resolved.family.name,
+        "rule_overrides": game["rule_overrides"],
+        "base_stake": game["base_stake"],
+        "started_at": game["started_at"],
+        "n_players": game["n_players"],
+        **{k: v for k, v in hand.items() if k not in ("game_id", "hand_no")},
+    }
+    names = {p["seat"]: p["name"] for p in rows("players")}
+    seats = []
+    for row in rows("hand_players"):
+        seat: dict[str, Any] = {}
+        for key, value in row.items():
+            seat[key] = value
+            if key == "player_id":
+                seat["name"] = names.get(row["seat"])
+        seats.append(seat)
+    return header, seats, rows("hand_tiles"), rows("ledger"), rows("violations")
+
+
+def render_hand_report(
+    path: str | Path, hand_no: int, *, game_id: str | None = None, lang: Lang = "en"
+) -> HandReport:
+    """Audit ``path`` once and render the page of one of its hands, in ``lang``; a
+    :class:`HandReportError` when the file cannot give it. (Writing it is the command's:
+    ``zhuoji audit --html``.)"""
     source = Path(path).resolve().as_posix()
-    game, hand = pick_hand(source, hand_no, game_id)
-    with tempfile.TemporaryDirectory(prefix="zhuoji-hand-") as folder:
-        db = Path(folder) / "hand.duckdb"
-        con = warehouse.open_writer(db, threads=1)
-        try:
-            run_id = warehouse.begin_run(
-                con, started_at=datetime(1970, 1, 1), workers=1, runner="audit", command="audit"
-            )
-            outcome = process_file(source, None, (Path(folder) / "stage").as_posix())
-            (loaded,) = load_outcomes(con, [outcome], run_id)
-            if loaded.status.value != "loaded":
-                reasons = "; ".join(e.sentence for e in loaded.errors)
-                raise HandReportError(f"{source} cannot be audited: {reasons}")
-            params = {"game_ids": [game], "hand_nos": [hand]}
-            (header,) = query(con, "dashboard_hand_header", **params)
-            context = hand_context(
-                header,
-                query(con, "dashboard_hand_seats", **params),
-                query(con, "dashboard_hand_tiles", **params),
-                query(con, "dashboard_hand_ledger", **params),
-                query(con, "dashboard_hand_findings", **params),
-                lang=lang,
-            )
-        finally:
-            con.close()
+    item, hand, sha256 = _audit(source, hand_no, game_id)
+    header, seats, tiles, ledger, findings = _rows(item, hand, sha256)
+    context = hand_context(header, seats, tiles, ledger, findings, lang=lang,
+                          replay=ReplayData(item.steps, None))
     data = render_standalone(
         "hand.html", Links(players={}, hands={}, site=False), context, lang
     )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_whole(target, given, lambda _partial, f: f.write(data), check)
-    findings = bool(header["violations"]) or bool(header["disputed"]) or bool(header["fatal"])
-    return HandReportSummary(given, game, hand, len(data), findings)
+    found = bool(header["violations"]) or bool(header["disputed"]) or bool(header["fatal"])
+    return HandReport(data, item.game.game_id, hand, found)

@@ -14,9 +14,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import jinja2
 from markupsafe import Markup
 
@@ -39,8 +38,10 @@ from zhuoji.flows.dashboard.words import (
     user_list_html,
 )
 from zhuoji.flows.text.terminal import safe
-from zhuoji.flows.warehouse.reports import read_report, report_parameters, run_query
 from zhuoji.rules.glossary import Lang, expand, glossary, translate
+
+if TYPE_CHECKING:
+    import duckdb
 
 __all__ = [
     "DashboardError",
@@ -144,6 +145,9 @@ Row = dict[str, Any]
 
 def query(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> list[Row]:
     """Run the report ``sql/reports/<name>.sql`` with its parameters bound; rows as dicts."""
+    # imported here: a page rendered on its own (zhuoji audit --html) imports no database
+    from zhuoji.flows.warehouse.reports import read_report, report_parameters, run_query
+
     wanted = report_parameters(name)
     if sorted(wanted) != sorted(params):
         raise DashboardError(f"report {name} takes {wanted}, not {tuple(sorted(params))}")

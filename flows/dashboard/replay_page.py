@@ -1,5 +1,7 @@
 """The step-by-step replay on a hand page: the hand read again from its log file,
 replayed by :func:`zhuoji.rules.snapshot.replay_snapshots`, and given to the page as JSON.
+(A page written by ``zhuoji audit --html`` takes the steps of its own audit instead:
+:mod:`zhuoji.flows.dashboard.hand_report`.)
 
 The warehouse does not hold a hand's events, so a hand page reads them from the file the
 game was loaded from, and only when that file still has the content hash the warehouse
@@ -22,20 +24,18 @@ from typing import Any
 
 import orjson
 
-from zhuoji.flows.audit.bridge import hand_records, ruleset_tiles
+from zhuoji.flows.audit.service import AuditOptions, GameAudit, generate_audits, hand_snapshots
 from zhuoji.flows.text.terminal import safe
 from zhuoji.parsers.errors import MalformedLogError
 from zhuoji.parsers.fast import Game
-from zhuoji.parsers.read import generate_fast_games
-from zhuoji.rules.events import HandRecord
-from zhuoji.rules.families import replayable
-from zhuoji.rules.presets import resolve_ruleset
-from zhuoji.rules.settings import RulesetBase
-from zhuoji.rules.snapshot import HandSnapshots, replay_snapshots
+from zhuoji.parsers.read import parse_encoding
+from zhuoji.rules.snapshot import HandSnapshots
 
-__all__ = [
-    "ReplayData", "finding_step", "hand_replay", "load_hand", "replay_json", "script_json",
-]
+__all__ = ["ReplayData", "finding_step", "hand_replay", "replay_json", "script_json"]
+
+_READ_ONLY = AuditOptions(audit=False)
+"""The games of a file, read (their rulesets resolved), not audited: a page replays one
+hand of one of them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,25 +76,14 @@ def _read_games(
     try:
         if sha256 is not None and _file_sha256(path) != sha256:
             return {}, "the log file changed since it was loaded"
-        games = {g.game_id: g for g in generate_fast_games(path, tiles=ruleset_tiles)
-                 if isinstance(g, Game)}
+        parse_encoding(path)  # a name no reader takes: ValueError, as reading it raises
+        games = {g.game.game_id: g.game for g in generate_audits(path, _READ_ONLY)
+                 if isinstance(g, GameAudit)}
     except FileNotFoundError:
         return {}, "the log file is no longer there"
     except (OSError, MalformedLogError, ValueError) as exc:
         return {}, f"the log file cannot be read again ({type(exc).__name__})"
     return games, None
-
-
-def load_hand(game: Game, hand_no: int) -> tuple[HandRecord, RulesetBase] | None:
-    """Hand ``hand_no`` of ``game`` and the game's ruleset (None when either is missing)."""
-    try:
-        ruleset = replayable(resolve_ruleset(game.ruleset, game.rule_overrides))
-    except ValueError:
-        return None
-    for record in hand_records(game):
-        if record.hand_no == hand_no:
-            return record, ruleset
-    return None
 
 
 def hand_replay(path: str, sha256: str | None, game_id: str, hand_no: int) -> ReplayData:
@@ -103,10 +92,10 @@ def hand_replay(path: str, sha256: str | None, game_id: str, hand_no: int) -> Re
     if why is not None:
         return ReplayData(None, why)
     game = games.get(game_id)
-    found = None if game is None else load_hand(game, hand_no)
-    if found is None:
+    snapshots = None if game is None else hand_snapshots(game, hand_no)
+    if snapshots is None:
         return ReplayData(None, "the hand is not in its log file any more")
-    return ReplayData(replay_snapshots(*found), None)
+    return ReplayData(snapshots, None)
 
 
 def _seat_text(seat: Mapping[str, Any]) -> dict[str, Any]:

@@ -27,34 +27,39 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
-import orjson
-
-from zhuoji.flows.audit.bridge import hand_records, ruleset_tiles
+from zhuoji.flows.audit.rulesets import resolve_stored
+from zhuoji.flows.audit.service import (
+    AuditOptions,
+    FileFault,
+    GameAudit,
+    GameFault,
+    generate_audits,
+)
 from zhuoji.flows.ingest.discover import ContentDigest, FileDigest, digest_file
 from zhuoji.flows.warehouse.rows import FileError, FileOutcome, FileStatus, RowBuffer, RulesetUse
 from zhuoji.parsers.errors import MalformedLogError
-from zhuoji.parsers.fast import Game
 from zhuoji.parsers.models import INT32_MAX, INT32_MIN
-from zhuoji.parsers.read import generate_fast_games, parse_encoding
-from zhuoji.rules.audit import HandAudit, audit_game
-from zhuoji.rules.families import family_of, replayable
-from zhuoji.rules.presets import resolve_ruleset
-from zhuoji.rules.settings import RulesetBase
-from zhuoji.rules.version import ENGINE_VERSION, ruleset_fingerprint
+from zhuoji.parsers.read import parse_encoding
+from zhuoji.rules.audit import HandAudit
+from zhuoji.rules.settings import RulesetError
+from zhuoji.rules.version import ENGINE_VERSION
 
 __all__ = [
     "CHANGED_TRIES",
     "FLUSH_HANDS",
     "GC_THRESHOLD",
+    "INGEST_AUDIT",
     "KILL_WORKER_ON",
     "FileChangedError",
     "audit_file",
     "failed_outcome",
+    "game_error",
     "process_file",
     "process_files",
     "rare_collections",
     "ruleset_use_of",
     "shard_dir_for",
+    "warehouse_range",
 ]
 
 FLUSH_HANDS = 20_000
@@ -70,36 +75,14 @@ class FileChangedError(ValueError):
 
 
 @lru_cache(maxsize=64)
-def _ruleset(name: str, overrides_json: str) -> RulesetBase:
-    overrides = orjson.loads(overrides_json)
-    return replayable(resolve_ruleset(name, overrides or None))
-
-
-def _game_ruleset(game: Game) -> RulesetBase:
-    overrides = orjson.dumps(game.rule_overrides or {}, option=orjson.OPT_SORT_KEYS).decode()
-    return _ruleset(game.ruleset, overrides)
-
-
-@lru_cache(maxsize=64)
 def ruleset_use_of(name: str, overrides: str | None) -> RulesetUse:
     """A ruleset as the ``games`` table stores it (preset name, overrides as JSON text or
     ``None``), the fingerprint it resolves to and its family; raises ``ValueError`` if it
-    does not resolve."""
-    resolved = _ruleset(name, overrides if overrides is not None else "{}")
-    return RulesetUse(
-        name, overrides, ruleset_fingerprint(resolved), family_of(resolved).name
-    )
-
-
-def _ruleset_use(game: Game) -> RulesetUse:
-    """The game's ruleset as the ``games`` table stores it (overrides as the rows do)
-    and its fingerprint (a game whose ruleset resolved)."""
-    overrides = (
-        None
-        if game.rule_overrides is None
-        else orjson.dumps(game.rule_overrides, option=orjson.OPT_SORT_KEYS).decode()
-    )
-    return ruleset_use_of(game.ruleset, overrides)
+    does not resolve (:func:`zhuoji.flows.audit.rulesets.resolve_stored`)."""
+    resolved = resolve_stored(name, overrides)
+    if resolved.fingerprint is None or resolved.family is None:  # no ruleset to audit under
+        raise RulesetError(resolved.replay_error or "")
+    return RulesetUse(name, overrides, resolved.fingerprint, resolved.family.name)
 
 
 def _file_error(exc: MalformedLogError) -> FileError:
@@ -112,17 +95,26 @@ def _file_error(exc: MalformedLogError) -> FileError:
     )
 
 
-def _game_error(path: str, game: Game, reason: str, json_path: str | None = None) -> FileError:
-    where = f"{path}, game {game.game_id!r}" + (f", field {json_path}" if json_path else "")
+def game_error(item: GameAudit) -> FileError:
+    """The reason a game without an audit quarantines its file (:data:`INGEST_AUDIT`)."""
+    reason = item.error or ""
+    if item.fault is GameFault.RULESET:
+        reason = f"no usable ruleset: {reason}"
+    json_path = item.error_at
+    where = f"{item.path}, game {item.game.game_id!r}" + (
+        f", field {json_path}" if json_path else ""
+    )
     return FileError(
-        sentence=f"{where}: {reason}", message=reason, json_path=json_path, game_id=game.game_id
+        sentence=f"{where}: {reason}", message=reason, json_path=json_path,
+        game_id=item.game.game_id,
     )
 
 
-def _range_error(path: str, game: Game, audits: Sequence[HandAudit]) -> FileError | None:
-    """The first recomputed amount of the game beyond the warehouse's 32-bit columns
-    (``delta``, ``amount``, ``win_value``): huge stakes or ``rule_overrides`` multipliers
-    can push a settlement past them although every value of the log is in range."""
+def warehouse_range(audits: Sequence[HandAudit]) -> tuple[str, str | None] | None:
+    """The first recomputed amount of a game beyond the warehouse's 32-bit columns
+    (``delta``, ``amount``, ``win_value``) and the hand it is in: huge stakes or
+    ``rule_overrides`` multipliers can push a settlement past them although every value of
+    the log is in range."""
     for i, audit in enumerate(audits):
         settlement = audit.settlement
         if settlement is None:
@@ -132,12 +124,22 @@ def _range_error(path: str, game: Game, audits: Sequence[HandAudit]) -> FileErro
         values.extend(("win_value", w.value) for w in settlement.wins)
         for column, value in values:
             if not INT32_MIN <= value <= INT32_MAX:
-                reason = (
-                    f"hand {audit.record.hand_no}: the recomputed settlement has a {column} of "
-                    f"{value}, beyond the warehouse's 32-bit range ({INT32_MIN} .. {INT32_MAX})"
-                )
-                return _game_error(path, game, reason, f"hands[{i}]")
+                return (
+                    f"hand {audit.record.hand_no}: the recomputed settlement has a {column} "
+                    f"of {value}, beyond the warehouse's 32-bit range ({INT32_MIN} .. "
+                    f"{INT32_MAX})"
+                ), f"hands[{i}]"
     return None
+
+
+INGEST_AUDIT = AuditOptions(
+    explain=False, as_stored=True, bound=warehouse_range, catch=True, after_fault=False
+)
+"""How the ingest audits a file (:func:`zhuoji.flows.audit.service.generate_audits`): the
+warehouse stores no explanation; each game's ruleset is resolved from the overrides as
+stored; a defect of the engine is the game's fault, not the run's; the amounts must fit the
+warehouse's columns; at the file's first fault (it is quarantined) the rest of it is read
+only to report every malformed game."""
 
 
 def shard_dir_for(staging_dir: str | Path, path: str) -> Path:
@@ -228,33 +230,22 @@ def _audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome
     uses: set[RulesetUse] = set()
     hands = violations = mismatches = 0
     try:
-        for item in generate_fast_games(path, sink=content, tiles=ruleset_tiles):
-            if isinstance(item, MalformedLogError):
-                errors.append(_file_error(item))
+        for item in generate_audits(path, INGEST_AUDIT, sink=content):
+            if isinstance(item, FileFault):
+                errors.append(_file_error(item.error))
                 continue
-            if errors:
-                continue  # the file is quarantined; read on only to report every fault
             # A game id twice in the file, a hand_no twice in a game: the reader has
             # already turned them into MalformedLogError (zhuoji.parsers.read.find_game_fault).
-            try:
-                ruleset = _game_ruleset(item)
-            except ValueError as exc:
-                errors.append(_game_error(path, item, f"no usable ruleset: {exc}", "ruleset"))
+            if item.error is not None:
+                errors.append(game_error(item))
                 continue
-            try:
-                # The warehouse stores no explanation: `zhuoji audit` writes it on request.
-                audits = audit_game(hand_records(item), ruleset, explain=False)
-            except Exception as exc:  # a defect in the engine: report it, keep the run going
-                reason = f"the audit failed: {type(exc).__name__}: {exc}"
-                errors.append(_game_error(path, item, reason))
-                continue
-            fault = _range_error(path, item, audits)
-            if fault is not None:
-                errors.append(fault)
-                continue
-            counts = buffer.add_game(item, path, audits, chickens=family_of(ruleset).chickens)
-            uses.add(_ruleset_use(item))
-            game_ids.append(item.game_id)
+            # after a fault (the file is quarantined) only faults come: INGEST_AUDIT
+            game = item.game
+            resolved = item.resolved
+            assert resolved is not None and resolved.family is not None
+            counts = buffer.add_game(game, path, item.hands, chickens=resolved.family.chickens)
+            uses.add(ruleset_use_of(game.ruleset, item.overrides))
+            game_ids.append(game.game_id)
             hands += counts.hands
             violations += counts.violations
             mismatches += counts.mismatches

@@ -24,7 +24,6 @@ from zhuoji.flows.warehouse.sqlfiles import (
     read_sql,
     rollback,
 )
-from zhuoji.rules.families import family_named
 
 
 class SchemaVersionError(WarehouseError):
@@ -94,9 +93,8 @@ FILLED_FAMILIES_SCHEMA = pa.schema(
 def fill_families(con: duckdb.DuckDBPyConnection) -> None:
     """Fill ``games.family`` of the games loaded before it was recorded (schema 020),
     in one transaction: each of their rulesets is resolved through its preset and
-    overrides as the loader does (:func:`zhuoji.flows.ingest.worker.ruleset_use_of`), and the hands
-    of
-    the games whose family scores no chickens get NULL chicken columns, as the loader
+    overrides as the ingest does (:func:`zhuoji.flows.audit.rulesets.resolve_stored`), and the
+    hands of the games whose family scores no chickens get NULL chicken columns, as the loader
     writes them now (schema 021). A ruleset that no longer resolves is left NULL: the next
     ingest re-audits its files (:func:`zhuoji.flows.ingest.planning.stale_files`). Nothing is
     written
@@ -105,16 +103,18 @@ def fill_families(con: duckdb.DuckDBPyConnection) -> None:
     unfilled = con.execute(read_sql("load/unfilled_rulesets")).fetchall()
     if not unfilled:
         return
-    from zhuoji.flows.ingest.worker import ruleset_use_of  # the engine's presets, only when needed
+    from zhuoji.flows.audit.rulesets import resolve_stored  # the engine's presets, when needed
 
     rows: list[tuple[str, str | None, str, bool]] = []
     for name, overrides in unfilled:
         stored = None if overrides is None else str(overrides)
         try:
-            use = ruleset_use_of(str(name), stored)
-        except ValueError:
+            resolved = resolve_stored(str(name), stored)
+        except ValueError:  # stored text that is no JSON
             continue
-        rows.append((str(name), stored, use.family, family_named(use.family).chickens))
+        if resolved.fingerprint is None or resolved.family is None:  # it no longer resolves
+            continue
+        rows.append((str(name), stored, resolved.family.name, resolved.family.chickens))
     if not rows:
         return
     table = pa.table(

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,7 +24,7 @@ import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
 from tests.flows.test_cli_audit import DISPUTES, PLAYERS, _clean_hand
 from zhuoji.flows.audit.bridge import game_from_records, hand_records
 from zhuoji.flows.cli.app import app
-from zhuoji.flows.dashboard.hand_report import write_hand_report
+from zhuoji.flows.cli.audit import write_hand_report
 from zhuoji.parsers.fast import Game
 from zhuoji.parsers.models import Player
 from zhuoji.parsers.read import generate_fast_games
@@ -158,3 +161,87 @@ def test_a_changed_or_missing_log_is_said_on_the_dashboard_page(tmp_path: Path) 
     assert hand_replay(log.as_posix(), digest, game_id, 1).missing == (
         "the log file is no longer there"
     )
+
+
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
+# (log, game or None, hand, language): an illegal deal, a replay stopped by a fatal move
+# (Changsha), a file of two games, a disputed Guizhou hand, a stream of many games
+AGREEING = [
+    (SAMPLE / "sim" / "document" / "sim-an-majiang-2026-00001.json", None, 6, "en"),
+    (SAMPLE / "changsha" / "sim-changsha-2028-00000.json", None, 5, "zh"),
+    (SAMPLE / "t7-20261101.jsonl", "t7-20261101-0003", 1, "en"),
+    (DISPUTES / "wrong_charging_chicken.json", None, 1, "zh"),
+    (SAMPLE / "sim" / "stream" / "sim-guiyang-2p-2027-0000.jsonl.gz", "sim-guiyang-2p-2027-00001",
+     2, "en"),
+]
+
+
+def _dashboard_page(db: Path, log: Path, game_id: str, hand_no: int, lang: str) -> bytes:
+    """The dashboard's page of the hand, from the warehouse's rows and the replay read
+    again from its log (as ``zhuoji dashboard`` makes it), rendered on its own."""
+    from zhuoji.flows.dashboard.hand_page import hand_context
+    from zhuoji.flows.dashboard.render import Links, query, render_standalone
+    from zhuoji.flows.warehouse import store as warehouse
+
+    con = warehouse.open_reader(db)
+    try:
+        params = {"game_ids": [game_id], "hand_nos": [hand_no]}
+        (header,) = query(con, "dashboard_hand_header", **params)
+        assert header["path"] == log.as_posix()
+        context = hand_context(
+            header,
+            *(query(con, f"dashboard_hand_{name}", **params)
+              for name in ("seats", "tiles", "ledger", "findings")),
+            lang="zh" if lang == "zh" else "en",
+        )
+    finally:
+        con.close()
+    return render_standalone("hand.html", Links(players={}, hands={}, site=False), context,
+                             "zh" if lang == "zh" else "en")
+
+
+def test_the_page_is_the_dashboard_s_page_of_the_hand(tmp_path: Path) -> None:
+    """The page is made from the audit's own result, the dashboard's from the warehouse
+    an ingest loaded: for the same hand they are the same bytes."""
+    from tests.flows.conftest import ingest_plain
+
+    (tmp_path / "stage").mkdir()
+    db = tmp_path / "w.duckdb"
+    counts = ingest_plain([log.as_posix() for log, *_ in AGREEING], db, tmp_path / "stage")
+    assert counts["loaded"] == len(AGREEING)
+    for i, (log, game_id, hand_no, lang) in enumerate(AGREEING):
+        out = tmp_path / f"{i}.html"
+        args = [str(log), "--hand", str(hand_no), "--html", str(out), "--lang", lang]
+        code, stdout, stderr = _audit(*args, *(["--game", game_id] if game_id else []))
+        assert code in (0, 1), (stdout, stderr)
+        if game_id is None:
+            (game,) = [g for g in generate_fast_games(str(log)) if isinstance(g, Game)]
+            game_id = game.game_id
+        assert out.read_bytes() == _dashboard_page(db, log, game_id, hand_no, lang), log
+
+
+def test_the_page_writes_no_database_and_imports_none(tmp_path: Path) -> None:
+    """``audit --hand N --html OUT`` audits in memory: run with HOME, TMPDIR and the
+    working folder empty, nothing but OUT appears in any of them, and DuckDB is never
+    imported."""
+    home, temp, work = (tmp_path / name for name in ("home", "tmp", "work"))
+    for folder in (home, temp, work):
+        folder.mkdir()
+    root = Path(__file__).resolve().parents[2]
+    probe = (
+        "import sys; from zhuoji.flows.cli.main import main\n"
+        f"sys.argv = ['zhuoji', 'audit', {str(DISPUTES / 'kong_owner_not_ready.json')!r},"
+        " '--hand', '1', '--html', 'hand.html']\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    print('STATUS', exc.code)\n"
+        "print('DUCKDB', 'duckdb' in sys.modules)"
+    )
+    env = {**os.environ, "HOME": str(home), "TMPDIR": str(temp),
+           "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", probe], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.stdout.splitlines()[-2:] == ["STATUS 1", "DUCKDB False"], (
+        done.stdout + done.stderr)
+    assert "wrote" in done.stdout and (work / "hand.html").stat().st_size > 0
+    left = sorted(p.relative_to(tmp_path).as_posix() for folder in (home, temp, work)
+                  for p in folder.rglob("*"))
+    assert left == ["work/hand.html"]

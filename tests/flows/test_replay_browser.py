@@ -19,7 +19,7 @@ import pytest
 from scripts.screenshot import HeadlessChromium
 from tests.flows.test_dashboard_browser import browser, chromium  # noqa: F401  (fixtures)
 from zhuoji.flows.audit.bridge import game_from_records
-from zhuoji.flows.dashboard.hand_report import write_hand_report
+from zhuoji.flows.cli.audit import write_hand_report
 from zhuoji.parsers.models import Player
 from zhuoji.parsers.write import write_games
 from zhuoji.rules.events import Discard, HandRecord, Kong, Pong, RecordedResult

@@ -1,5 +1,5 @@
 """A log of a family with honours and flowers, from its text to its replay: the readers
-take the family's tiles (``zhuoji.flows.audit.bridge.ruleset_tiles``, or the test family's through
+take the family's tiles (``zhuoji.flows.audit.rulesets.ruleset_tiles``, or the test family's through
 ``tile_texts``), the bridge hands the flower events to the engine, and the hand replays
 and settles as the family says. The same text under a Guizhou preset is refused by the
 readers, naming the file, the line and the field.
@@ -14,7 +14,8 @@ import orjson
 
 from tests.rules.test_wide_family import CLEAN, record
 from tests.rules.wide_family import FAMILY, settle, wide_ruleset
-from zhuoji.flows.audit.bridge import game_from_records, hand_records, ruleset_tiles, tile_texts
+from zhuoji.flows.audit.bridge import game_from_records, hand_records
+from zhuoji.flows.audit.rulesets import ruleset_tiles, tile_texts
 from zhuoji.parsers import fast
 from zhuoji.parsers.errors import MalformedLogError
 from zhuoji.parsers.models import Game
