@@ -181,9 +181,9 @@ def _dashboard_page(db: Path, log: Path, game_id: str, hand_no: int, lang: str) 
     again from its log (as ``zhuoji dashboard`` makes it), rendered on its own."""
     from zhuoji.flows.dashboard.hand_page import hand_context
     from zhuoji.flows.dashboard.render import Links, query, render_standalone
-    from zhuoji.flows.warehouse import store as warehouse
+    from zhuoji.flows.warehouse.reader import open_reader
 
-    con = warehouse.open_reader(db)
+    con = open_reader(db)
     try:
         params = {"game_ids": [game_id], "hand_nos": [hand_no]}
         (header,) = query(con, "dashboard_hand_header", **params)
