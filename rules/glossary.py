@@ -44,11 +44,13 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib.resources import files
 from typing import Literal, cast
+
+from zhuoji.rules.messages import Message
 
 __all__ = [
     "LANGS",
@@ -58,6 +60,7 @@ __all__ = [
     "default_lang",
     "expand",
     "glossary",
+    "render",
     "term",
     "text",
     "translate",
@@ -159,6 +162,16 @@ class Glossary:
     written_texts: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     """The texts as the file writes them (``<section.key>`` unexpanded)."""
     compiled: dict[str, re.Pattern[str]] = field(default_factory=dict, compare=False)
+    indexed: dict[str, dict[str, _Template]] = field(default_factory=dict, compare=False)
+
+    def index(self, group: str) -> Mapping[str, _Template]:
+        """The templates of a group by their English (a message's ``template``)."""
+        found = self.indexed.get(group)
+        if found is None:
+            found = self.indexed[group] = {}
+            for t in self.templates.get(group, ()):
+                found.setdefault(t.english, t)
+        return found
 
     def for_family(self, family: str | None) -> Glossary:
         """This (base) glossary in the words of ``family``: itself when the family has no
@@ -624,6 +637,50 @@ def translate(message: str, lang: Lang = "zh", group: str = "message",
     else:
         done = translate_or_none(message, group, family)
     return message if done is None else done
+
+
+# --- rendering ------------------------------------------------------------------------------
+
+
+def _value_zh(kind: str, value: object, g: Glossary) -> str | None:
+    if kind in _BASIC:
+        return _basic_zh(kind, format(value, ""), g.terms)
+    if isinstance(value, Message):
+        return _message_zh(value, kind, g)
+    template = g.index(kind).get(format(value, ""))  # a clause with no values, as text
+    return template.chinese if template is not None and not template.slots else None
+
+
+def _message_zh(message: Message, group: str, g: Glossary) -> str | None:
+    template = g.index(group).get(message.template)
+    if template is None:
+        return None
+    values: dict[str, str] = {}
+    for slot, value in zip(template.slots, message.values, strict=True):
+        if slot.sep is None:
+            done = _value_zh(slot.kind, value, g)
+        else:
+            parts = [_value_zh(slot.kind, v, g) for v in cast(Sequence[object], value)]
+            done = None if None in parts else _SEPARATORS.get(slot.sep, slot.sep).join(
+                cast(list[str], parts))
+        if done is None:
+            return None
+        values[slot.name] = done
+    return _fill(template.chinese, values)
+
+
+def render(message: str, lang: Lang = "zh", family: str | None = None,
+           group: str = "message") -> str:
+    """A message in ``lang``: in English the text itself; in Chinese, a :class:`Message`
+    by its template's Chinese in the family's words, each value rendered by its kind (a
+    clause by its own template). A message the glossary has no Chinese for (its template,
+    or a clause's, is not in the group) stays English."""
+    if lang == "en" or not message:
+        return message
+    if isinstance(message, Message):
+        done = _message_zh(message, group, glossary(family))
+        return message if done is None else done
+    return translate(message, lang, group, family)
 
 
 _SEAT_ZH = re.compile(r"座位(\d+)")
