@@ -642,9 +642,17 @@ def translate(message: str, lang: Lang = "zh", group: str = "message",
 # --- rendering ------------------------------------------------------------------------------
 
 
+@cache
+def _kind_regex(kind: str) -> re.Pattern[str]:
+    return re.compile(_BASIC[kind], re.DOTALL)
+
+
 def _value_zh(kind: str, value: object, g: Glossary) -> str | None:
     if kind in _BASIC:
-        return _basic_zh(kind, format(value, ""), g.terms)
+        text = format(value, "")
+        if _kind_regex(kind).fullmatch(text) is None:
+            return None  # not a value of its kind (a tile that is ``nothing``)
+        return _basic_zh(kind, text, g.terms)
     if isinstance(value, Message):
         return _message_zh(value, kind, g)
     template = g.index(kind).get(format(value, ""))  # a clause with no values, as text

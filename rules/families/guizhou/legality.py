@@ -34,6 +34,7 @@ from zhuoji.rules.families.guizhou.patterns import (
 from zhuoji.rules.families.guizhou.settings import MissedWinRule, Ruleset
 from zhuoji.rules.mechanics import mechanics_of
 from zhuoji.rules.melds import MeldKind
+from zhuoji.rules.messages import Message
 from zhuoji.rules.settings import RulesetBase
 from zhuoji.rules.table import (
     Kind,
@@ -357,8 +358,8 @@ def table_rules(ruleset: RulesetBase) -> TableRules:
         robbing_kong=ruleset.robbing_kong,
         pong_then_kong_delayed=ruleset.kongs.pong_then_kong_delayed,
         kong_when_frozen=ruleset.ready.kong_after_ready,
-        no_frozen_kong=(f"ruleset {ruleset.name!r} allows no kong after 报听 "
-                        f"(ready.kong_after_ready)"),
+        no_frozen_kong=Message("ruleset {r:ruleset} allows no kong after 报听 "
+                               "(ready.kong_after_ready)", repr(ruleset.name)),
         win_needs_missing_suit=ruleset.missing_suit_required,
         deal_slack=FALSE_HAND_SLACK if g.false_hand else 0,
         tracked=STANDING_CHICKENS,
