@@ -165,12 +165,15 @@ class Glossary:
     indexed: dict[str, dict[str, _Template]] = field(default_factory=dict, compare=False)
 
     def index(self, group: str) -> Mapping[str, _Template]:
-        """The templates of a group by their English (a message's ``template``)."""
+        """The templates of a group by their English (a message's ``template``); ``""``:
+        of every group (the first group, in the file's order, that has the English)."""
         found = self.indexed.get(group)
         if found is None:
             found = self.indexed[group] = {}
-            for t in self.templates.get(group, ()):
-                found.setdefault(t.english, t)
+            for entries in (self.templates.values() if group == "" else
+                            (self.templates.get(group, ()),)):
+                for t in entries:
+                    found.setdefault(t.english, t)
         return found
 
     def for_family(self, family: str | None) -> Glossary:
@@ -660,7 +663,7 @@ def _value_zh(kind: str, value: object, g: Glossary) -> str | None:
 
 
 def _message_zh(message: Message, group: str, g: Glossary) -> str | None:
-    template = g.index(group).get(message.template)
+    template = g.index(group).get(message.template) or g.index("").get(message.template)
     if template is None:
         return None
     values: dict[str, str] = {}

@@ -44,7 +44,7 @@ from zhuoji.flows.text.terminal import safe
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.rows_tiles import MeldTextError, parse_discards, parse_melds
 from zhuoji.rules.families import Family, UnknownFamilyError, family_named
-from zhuoji.rules.glossary import Lang, expand, glossary, text, tile_zh, translate, zh
+from zhuoji.rules.glossary import Lang, expand, glossary, render, text, tile_zh, zh
 from zhuoji.rules.melds import MeldKind
 from zhuoji.rules.presets import resolve_ruleset
 from zhuoji.rules.tiles import Suit, Tile, parse_tiles
@@ -380,7 +380,7 @@ def _ctx_text(ctx: Any, english: str, **fields: Any) -> Markup:
 @jinja2.pass_context
 def _ctx_translate(ctx: Any, message: str) -> str:
     """An engine message (a finding, a ledger item's detail) in the page's language."""
-    return translate(message, ctx.get("lang", "en"), family=ctx.get("family"))
+    return render(message, ctx.get("lang", "en"), ctx.get("family"))
 
 
 _INLINE = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*|\*([^*]+)\*")
@@ -2044,7 +2044,7 @@ def replay_context(
     snapshots = data.snapshots
     if snapshots is None:
         return {"replay": None,
-                "replay_missing": translate(data.missing or "", lang, family=family),
+                "replay_missing": render(data.missing or "", lang, family),
                 "finding_steps": {}}
     if not snapshots.steps:
         return {"replay": None,
@@ -2067,7 +2067,7 @@ def replay_context(
         "replay": Markup(
             replay_json(
                 snapshots,
-                findings=[{**f, "message": translate(str(f["message"]), lang, family=family)}
+                findings=[{**f, "message": render(str(f["message"]), lang, family)}
                           if f.get("message") else f for f in findings],
                 tiles={t: _tile_face(t, chicken=False) for t in texts},
                 chicken_tiles={
