@@ -103,8 +103,8 @@ class Message(str):
         self.values = values
         return self
 
-    def __getnewargs__(self) -> tuple[object, ...]:  # pickled as its template and values
-        return (self.template, *self.values)
+    def __reduce__(self) -> tuple[object, ...]:  # pickled as its template and values
+        return (Message, (self.template, *self.values))
 
     @property
     def params(self) -> dict[str, object]:
