@@ -10,7 +10,10 @@ it) holds
 * **text**: the English of a page or a command's sentence and its Chinese, keyed by the
   English (``format`` fields in braces);
 * **message templates**, in groups (``[message.<group>]``): the English form of a
-  message the engine, the parsers or the audit produce, and its Chinese. A placeholder
+  message the engine, the parsers or the audit produce, and its Chinese. The English form
+  (its ``<section.key>`` terms written out) is the template a
+  :class:`~zhuoji.rules.messages.Message` names, its placeholders taking the message's
+  values in order. A placeholder
   ``{name}`` or ``{name:kind}`` stands for a seat, a tile, a count, a ruleset's name ...
   or for a clause of another group (an event, a seat's tiles, the table's phase), which
   is translated in turn; ``{name:kind*SEP}`` is one or more of them joined by ``SEP``.
@@ -33,10 +36,15 @@ Every function that gives a term's Chinese (:func:`zh`, :func:`term`, :func:`exp
 a hand of a known family is shown, its caller passes it; the pages and reports that mix
 families use the base words.
 
-:func:`translate` turns an English message into Chinese through the templates (the
-engine's messages stay English in ``rules/``; the command line, the audit's JSON and the
-dashboard translate at the edge); a message no template matches comes back unchanged
-(:func:`translate_or_none` says None). Not compiled: the engine does not import it.
+:func:`render` gives a message in a language at the edge (the command line, the audit's
+JSON, the pages): a :class:`~zhuoji.rules.messages.Message` by its template's Chinese, each
+value rendered by its placeholder's kind (a clause by its own template), never by reading
+its English back; a message whose template (or a clause's) the glossary lacks stays
+English. :func:`translate` reads an English text that carries no template (what the
+warehouse stores, a reason the pipeline writes as text) by matching it against the
+templates, the first that fits; a text no template matches comes back unchanged
+(:func:`translate_or_none` says None). Not compiled: the engine imports only
+:func:`zh`.
 """
 
 from __future__ import annotations

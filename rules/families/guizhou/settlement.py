@@ -298,7 +298,8 @@ def _chickens(groups: Sequence[_Group]) -> Message:
 def _terms(text: str) -> list[str]:
     """The parts a part's text adds up (itself, or each of a :data:`_SUM`)."""
     if isinstance(text, Message) and text.template == _SUM:
-        return list(text.values[0])  # type: ignore[call-overload]
+        terms: list[str] = text.values[0]  # type: ignore[assignment]  # (see _plus)
+        return terms
     return [text]
 _NEXT_IN_SUIT: tuple[Tile, ...] = tuple(t.next_in_suit() for t in Tile if t.is_suited)
 """The 翻鸡 successor of each suited tile, by tile."""
