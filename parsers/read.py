@@ -164,6 +164,11 @@ def _reason(err: Any) -> str:
     msg = str(err["msg"])
     msg = msg[:1].lower() + msg[1:]
     shown = _short(value)
+    if kind == "value_error" and msg.startswith("value error, "):
+        # a validator's own reason, as pydantic words it (the glossary has no Chinese
+        # for the reason: it is shown as it is)
+        why = msg[len("value error, "):] + ("" if shown is None else f" (got {shown})")
+        return Message("value error, {why:any}", why)
     if shown is not None and kind != "json_invalid":
         msg += f" (got {shown})"
         known = _PYDANTIC.get(kind)

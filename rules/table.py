@@ -1144,11 +1144,14 @@ def _check_deal(
         total = sum(copies)
         if sum(seen) != total:
             missing = [t for t in range(kinds) for _ in range(copies[t] - seen[t])]
-            aside = ("" if record.set_aside is None
-                     else f" beside the set-aside {format_tiles(record.set_aside)}")
-            raise fail(_C.BAD_DEAL, None,
-                       f"deal and wall hold {sum(seen)} tiles, {total} expected{aside} "
-                       f"(missing {format_tiles(missing)})")
+            if record.set_aside is None:
+                wrong = Message("deal and wall hold {n} tiles, {m:n} expected (missing "
+                                "{t:tiles})", sum(seen), total, format_tiles(missing))
+            else:
+                wrong = Message("deal and wall hold {n} tiles, {m:n} expected beside the "
+                                "set-aside {a:tiles} (missing {t:tiles})", sum(seen), total,
+                                format_tiles(record.set_aside), format_tiles(missing))
+            raise fail(_C.BAD_DEAL, None, wrong)
     return hands, taken
 
 
