@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["Message", "Slot", "slots"]
+__all__ = ["Message", "Slot", "cached", "slots"]
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+?)(\d*)(?::([a-z_]+)(?:\*([^}]+))?)?\}")
 
@@ -43,6 +43,9 @@ class Slot:
 
 _Pieces = tuple[tuple[str, ...], tuple[Slot, ...]]
 _PARSED: dict[str, _Pieces] = {}
+_FORMAT: dict[str, tuple[str, int] | None] = {}
+"""Each template as a ``str.format`` pattern and its number of placeholders (None for a
+template with a repeated placeholder, which :func:`_english` writes)."""
 
 
 def _parse(template: str) -> _Pieces:
@@ -58,6 +61,16 @@ def _parse(template: str) -> _Pieces:
     pieces = (tuple(texts), tuple(found))
     _PARSED[template] = pieces
     return pieces
+
+
+def _pattern(template: str) -> tuple[str, int] | None:
+    texts, found = _PARSED.get(template) or _parse(template)
+    pattern: tuple[str, int] | None = None
+    if all(slot.sep is None for slot in found):
+        escaped = [t.replace("{", "{{").replace("}", "}}") for t in texts]
+        pattern = ("{}".join(escaped), len(found))
+    _FORMAT[template] = pattern
+    return pattern
 
 
 def slots(template: str) -> tuple[Slot, ...]:
@@ -98,7 +111,15 @@ class Message(str):
     values: tuple[object, ...]
 
     def __new__(cls, template: str, *values: object) -> Message:
-        self = str.__new__(cls, _english(template, values))
+        try:
+            pattern = _FORMAT[template]
+        except KeyError:
+            pattern = _pattern(template)
+        if pattern is not None and pattern[1] == len(values):
+            text = pattern[0].format(*values)  # one call: as cheap as the f-string was
+        else:
+            text = _english(template, values)  # (a repeated placeholder, or a wrong count)
+        self = str.__new__(cls, text)
         self.template = template
         self.values = values
         return self
@@ -111,3 +132,21 @@ class Message(str):
         """The values by placeholder name."""
         return {slot.name: value for slot, value in zip(slots(self.template), self.values,
                                                          strict=True)}
+
+
+_CACHE: dict[tuple[object, ...], Message] = {}
+_CACHE_LIMIT = 8192
+"""Messages kept by :func:`cached` (emptied when full, as the engine's memo tables are)."""
+
+
+def cached(template: str, *values: object) -> Message:
+    """``Message(template, *values)``, made once for the same template and (hashable)
+    values: the few that recur hand after hand (a kong's detail, a seat's name of a
+    kong) cost a dictionary lookup."""
+    key = (template, *values)
+    message = _CACHE.get(key)
+    if message is None:
+        if len(_CACHE) >= _CACHE_LIMIT:
+            _CACHE.clear()
+        message = _CACHE[key] = Message(template, *values)
+    return message

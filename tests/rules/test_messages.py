@@ -78,8 +78,9 @@ def test_a_template_takes_as_many_values_as_it_has_placeholders() -> None:
 
 
 def test_every_message_template_of_the_code_is_in_the_glossary() -> None:
-    """Each ``Message("...")`` written in rules/ and parsers/ names a template of the
-    glossary (the group ``message`` or a clause's)."""
+    """Each ``Message("...")`` written in rules/ and parsers/ (and each explanation line a
+    settlement says, ``book.say("...", ...)``) names a template of the glossary (the group
+    ``message`` or a clause's)."""
     import re
 
     root = Path(corpus.ROOT)
@@ -87,7 +88,8 @@ def test_every_message_template_of_the_code_is_in_the_glossary() -> None:
     written = set()
     for folder in ("rules", "parsers"):
         for path in (root / folder).rglob("*.py"):
-            for m in re.finditer(r'\bMessage\(\s*((?:"[^"\n]*"\s*)+)', path.read_text("utf-8")):
+            text = path.read_text("utf-8")
+            for m in re.finditer(r'(?:\bMessage|\bcached|\.say)\(\s*((?:"[^"\n]*"\s*)+)', text):
                 written.add("".join(re.findall(r'"([^"\n]*)"', m.group(1))))
     written.discard("")
     assert written, "no message template found in the code"

@@ -26,7 +26,7 @@ from zhuoji.rules.facts import Outcome, WallFacts, WinFact
 from zhuoji.rules.families.changsha.patterns import BIG_PATTERNS, Pattern
 from zhuoji.rules.families.changsha.settings import Points, Ruleset
 from zhuoji.rules.ledger import LedgerItem, WinValue, audit_ledger
-from zhuoji.rules.messages import Message
+from zhuoji.rules.messages import Message, cached
 from zhuoji.rules.replay import HandReplay
 from zhuoji.rules.tiles import TILE_TEXT
 from zhuoji.rules.violations import Violation
@@ -79,9 +79,11 @@ class _Book:
         self.items: list[LedgerItem] = []
         self.lines: list[str] = []
 
-    def say(self, line: str) -> None:
+    def say(self, template: str, *values: object) -> None:
+        """Add a line to the explanation: the message of a glossary template and its
+        values (made only when the explanation is written)."""
         if self.explain:
-            self.lines.append(line)
+            self.lines.append(Message(template, *values))
 
     def pay(self, payer: int, payee: int, value: int, reason: Reason, detail: str) -> int:
         """Write ``value`` x stake from ``payer`` to ``payee`` (nothing for 0); the amount."""
@@ -145,16 +147,16 @@ def _openings(replay: HandReplay, points: Points) -> list[SmallWin]:
 
 def _bird_detail(hits: int, factor: int) -> Message:
     if hits == 1:
-        return Message("1 bird hit: x {m:n}", factor)
-    return Message("{h:n} bird hits: x {m:n}", hits, factor)
+        return cached("1 bird hit: x {m:n}", factor)
+    return cached("{h:n} bird hits: x {m:n}", hits, factor)
 
 
 def _how(win: WinFact) -> Message:
     if win.from_seat is None:
-        return Message("by self-draw")
+        return cached("by self-draw")
     if win.robbed_kong:
-        return Message("robbing seat {seat}'s kong", win.from_seat)
-    return Message("on seat {seat}'s discard", win.from_seat)
+        return cached("robbing seat {seat}'s kong", win.from_seat)
+    return cached("on seat {seat}'s discard", win.from_seat)
 
 
 def _settle_win(book: _Book, win: WinFact, points: Points, dealer: int,
@@ -165,12 +167,13 @@ def _settle_win(book: _Book, win: WinFact, points: Points, dealer: int,
     names = list(scored)
     seat = win.seat
     discarder = win.from_seat
-    detail = Message("{p:pattern* + } {h:cshow}", names, _how(win))
+    how = _how(win)
+    detail = Message("{p:pattern* + } {h:cshow}", names, how)  # (a list: not cached)
     if bigs > 1:
-        book.say(Message("seat {seat} wins {h:cshow}: {p:pattern* + } ({n} big wins)", seat,
-                         _how(win), names, bigs))
+        book.say("seat {seat} wins {h:cshow}: {p:pattern* + } ({n} big wins)", seat, how,
+                 names, bigs)
     else:
-        book.say(Message("seat {seat} wins {h:cshow}: {p:pattern* + }", seat, _how(win), names))
+        book.say("seat {seat} wins {h:cshow}: {p:pattern* + }", seat, how, names)
     payers = _others(seat, n) if discarder is None else (discarder,)
     total = 0
     for payer in payers:
@@ -182,7 +185,7 @@ def _settle_win(book: _Book, win: WinFact, points: Points, dealer: int,
             extra = points.dealer_extra if dealer in (seat, payer) else 0
         paid = book.pay(payer, seat, value, reason, detail)
         paid += book.pay(payer, seat, extra, Reason.DEALER_EXTRA,
-                         Message("seat {seat} deals", dealer))
+                         cached("seat {seat} deals", dealer))
         total += paid
         # a discard win: a bird on the winner or the discarder; a self-draw: a bird on the
         # winner (every payer) or on this payer (this one alone)
@@ -195,12 +198,12 @@ def _settle_win(book: _Book, win: WinFact, points: Points, dealer: int,
 
 
 def _pay_opening(book: _Book, ev: SmallWin, points: Points, dealer: int) -> None:
-    book.say(Message("seat {seat} declares {k:pattern} on its dealt hand, paid as a small "
-                     "self-draw", ev.seat, ev.kind))
+    book.say("seat {seat} declares {k:pattern} on its dealt hand, paid as a small "
+             "self-draw", ev.seat, ev.kind)
     for payer in _others(ev.seat, book.n):
         value = _self_draw_value(points, False, ev.seat, payer, dealer)
         book.pay(payer, ev.seat, value, Reason.OPENING_WIN,
-                 Message("{k:pattern} on the dealt hand", ev.kind))
+                 cached("{k:pattern} on the dealt hand", ev.kind))
 
 
 def next_dealer_of(replay: HandReplay,
@@ -220,7 +223,7 @@ def next_dealer_of(replay: HandReplay,
         return (winners[0].from_seat,
                 Message("several players won on one tile: the discarder"))
     if winners:
-        return winners[0].seat, Message("the winner")
+        return winners[0].seat, cached("the winner")
     if wall is not None:
         if wall.seabed_replaced_by is not None:
             return wall.seabed_replaced_by, Message("the last tile was drawn as a kong replacement")
@@ -251,23 +254,24 @@ def settle(
     dealer = replay.dealer
     book = _Book(replay.n_players, base_stake, explain)
     if base_stake != 1:
-        book.say(Message("amounts are points: values x base stake {n}", base_stake))
+        book.say("amounts are points: values x base stake {n}", base_stake)
     openings = _openings(replay, points) if ruleset.small_wins else []
     for ev in openings:
         _pay_opening(book, ev, points, dealer)
     wall = replay.wall_facts
     birds = () if wall is None else wall.bird_seats
-    if wall is not None and wall.birds:
-        book.say(Message("birds: {b:csbird*, }", [
+    if wall is not None and wall.birds and book.explain:
+        book.say("birds: {b:csbird*, }", [
             Message("{t:tile} to seat {seat}", TILE_TEXT[tile], seat)
-            for tile, seat in zip(wall.birds, wall.bird_seats, strict=True)]))
+            for tile, seat in zip(wall.birds, wall.bird_seats, strict=True)])
     wins = tuple(_settle_win(book, win, points, dealer, birds) for win in replay.winners)
     nxt, why = next_dealer_of(replay, openings)
-    book.say(Message("next dealer: seat {seat} ({w:cswhy})", nxt, why))
+    book.say("next dealer: seat {seat} ({w:cswhy})", nxt, why)
     deltas = book.deltas()
-    book.say(Message("deltas: {d:deltapart*, }", [
-        Message("seat {seat} {d:n}", seat, f"{d:+d}" if d else "0")
-        for seat, d in enumerate(deltas)]))
+    if explain:
+        book.say("deltas: {d:deltapart*, }", [
+            Message("seat {seat} {d:n}", seat, f"{d:+d}" if d else "0")
+            for seat, d in enumerate(deltas)])
     return Settlement(tuple(book.items), deltas, nxt, tuple(book.lines), wins)
 
 

@@ -61,7 +61,7 @@ from zhuoji.rules.ledger import (
 )
 from zhuoji.rules.melds import MeldKind
 from zhuoji.rules.memo import Memo
-from zhuoji.rules.messages import Message
+from zhuoji.rules.messages import Message, cached
 from zhuoji.rules.replay import HandReplay
 from zhuoji.rules.tiles import TILE_TEXT, Tile, counts_of, format_tiles
 from zhuoji.rules.violations import Violation, ViolationCode
@@ -252,8 +252,12 @@ _PATTERN_LABEL: Mapping[Pattern, Message] = MappingProxyType(
     {p: Message("{p:pattern} {c:cjk}", p.value, p.chinese) for p in Pattern}
 )
 """``"flush_all_pungs 清大对"``: a pattern as the ledger names it."""
+_PONGED = Message("ponged")
+_KONGED = Message("konged")
+_HOT_FORFEIT = Message("热炮: the discard after it dealt the win")
+_ROBBED_FORFEIT = Message("its kong was robbed")
 _CLAIMED_HOW: Mapping[ClaimKind, str] = MappingProxyType({
-    ClaimKind.PONG: Message("ponged"), ClaimKind.EXPOSED_KONG: Message("konged"),
+    ClaimKind.PONG: _PONGED, ClaimKind.EXPOSED_KONG: _KONGED,
     ClaimKind.WIN: "won on",  # (a clause the glossary has no Chinese for)
 })
 _CHICKEN_GROUP: Mapping[ChickenKind, str] = MappingProxyType({
@@ -272,13 +276,13 @@ _CHICKEN_KONG: Mapping[ChickenKind, str] = MappingProxyType({
 
 def _kong_name(seat: int, kind: KongKind, tile: str) -> Message:
     """``seat 1's exposed kong 点豆 of 5m``."""
-    return Message("seat {seat}'s {k:kongkind} kong {c:cjk} of {tile}", seat, kind.value,
-                   _KONG_CHINESE[kind], tile)
+    return cached("seat {seat}'s {k:kongkind} kong {c:cjk} of {tile}", seat, kind.value,
+                  _KONG_CHINESE[kind], tile)
 
 
 def _kong_detail(kind: KongKind, tile: str) -> Message:
     """``exposed kong 点豆 5m``: a kong's ledger item."""
-    return Message("{k:kongkind} kong {c:cjk} {tile}", kind.value, _KONG_CHINESE[kind], tile)
+    return cached("{k:kongkind} kong {c:cjk} {tile}", kind.value, _KONG_CHINESE[kind], tile)
 
 
 _SUM = "{f:part* + }"
@@ -472,7 +476,7 @@ def _plan_of(ruleset: Ruleset) -> _Plan:
 
 
 def _pattern_text(pattern: Pattern, value: int) -> Message:
-    return Message("{p:patlabel} {v:n}", _PATTERN_LABEL[pattern], value)
+    return cached("{p:patlabel} {v:n}", _PATTERN_LABEL[pattern], value)
 
 
 def best_waiting_value(seat: SeatFacts, ruleset: Ruleset) -> tuple[Tile, Pattern, int] | None:
@@ -690,10 +694,13 @@ class _Ledger:
         self.lines: list[str] = []
         self.chickens: list[ChickenCount] = []
         self.explain = explain
-        """Whether the explanation is written (the common lines are not even built
-        otherwise)."""
-        self.say: Callable[[str], None] = self.lines.append if explain else _say_nothing
-        """Add a line to the explanation."""
+        """Whether the explanation is written (its lines are not even built otherwise)."""
+
+    def say(self, template: str, *values: object) -> None:
+        """Add a line to the explanation: the message of a glossary template and its
+        values (made only when the explanation is written)."""
+        if self.explain:
+            self.lines.append(Message(template, *values))
 
     def pay(self, payer: int, payee: int, value: int, reason: Reason, detail: str) -> int:
         """Add a transfer of ``value`` (before the stake); returns the points paid."""
@@ -720,10 +727,6 @@ class _Ledger:
             out[payer] -= amount
             out[payee] += amount
         return tuple(out)
-
-
-def _say_nothing(line: str) -> None:
-    pass
 
 
 def _win_headline(win: WinFact, replay: HandReplay) -> Message:
@@ -800,17 +803,17 @@ class _Settler:
         if forfeit is Forfeit.KONG:
             if kong is not None and kong.event_index not in self.no_kong_at:
                 self.no_kong_at.add(kong.event_index)
-                self.book.say(Message("{k:kongname} does not score ({why:whykong})",
-                                      _kong_name(seat, kong.kind, TILE_TEXT[kong.tile]), why))
+                self.book.say("{k:kongname} does not score ({why:whykong})",
+                              _kong_name(seat, kong.kind, TILE_TEXT[kong.tile]), why)
             return
         self.no_kongs.add(seat)
         if forfeit is Forfeit.ALL_KONGS:
-            self.book.say(Message("none of seat {seat}'s kongs score ({why:whykong}: 烧豆)", seat,
-                                  why))
+            self.book.say("none of seat {seat}'s kongs score ({why:whykong}: 烧豆)", seat,
+                          why)
         else:
             self.no_chickens.add(seat)
-            self.book.say(Message("none of seat {seat}'s kongs or chickens score "
-                                  "({why:whykong}: 全烧)", seat, why))
+            self.book.say("none of seat {seat}'s kongs or chickens score "
+                          "({why:whykong}: 全烧)", seat, why)
 
     # ----------------------------------------------------------------- wins
     def settle_win(self, win: WinFact) -> None:
@@ -826,10 +829,10 @@ class _Settler:
             for payee in payees:
                 book.pay(seat, payee, hand_value, _R_HAND,
                          Message("包牌: {t:part* + }, paid by the winner", _terms(hand_text)))
-            book.say(Message("{h:headline}, but it had let a win pass since its last discard "
-                             "(包牌): it pays its hand {t:part* + } to {p:payers} ({n} in all)",
-                             headline, _terms(hand_text), _each_of(payees),
-                             hand_value * self.pts * len(payees)))
+            book.say("{h:headline}, but it had let a win pass since its last discard "
+                     "(包牌): it pays its hand {t:part* + } to {p:payers} ({n} in all)",
+                     headline, _terms(hand_text), _each_of(payees),
+                     hand_value * self.pts * len(payees))
             self.wins.append(WinValue(seat, scored, hand_value * self.pts, payees,
                                       penalty=True))
             return
@@ -867,12 +870,12 @@ class _Settler:
             else:
                 paid = Message("paid by seat {seat}", payers[0])
             if self.pts != 1:
-                book.say(Message("{h:headline}: {f:part* + } = {v:n} x stake {s:n}, {p:paid}",
-                                 _win_headline(win, replay), formula, per_payer, self.pts,
-                                 paid))
+                book.say("{h:headline}: {f:part* + } = {v:n} x stake {s:n}, {p:paid}",
+                         _win_headline(win, replay), formula, per_payer, self.pts,
+                         paid)
             else:
-                book.say(Message("{h:headline}: {f:part* + } = {v:n}, {p:paid}",
-                                 _win_headline(win, replay), formula, per_payer, paid))
+                book.say("{h:headline}: {f:part* + } = {v:n}, {p:paid}",
+                         _win_headline(win, replay), formula, per_payer, paid)
         key = (seat, scored, total, payers)
         win_value = _WIN_VALUES.data.get(key)
         if win_value is None:
@@ -886,18 +889,18 @@ class _Settler:
             if book.pay(win.from_seat, seat, dv, Reason.KILL_READY,
                         Message("kill_ready 杀报 {n}: seat {seat} had declared ready "
                                 "({kind:readykind})", dv, win.from_seat, kind)):
-                book.say(Message("seat {seat} had declared ready ({kind:readykind}) and dealt "
-                                 "the win (杀报): it also pays seat {w:seat} {n}", win.from_seat,
-                                 kind, seat, dv * self.pts))
+                book.say("seat {seat} had declared ready ({kind:readykind}) and dealt "
+                         "the win (杀报): it also pays seat {w:seat} {n}", win.from_seat,
+                         kind, seat, dv * self.pts)
         if win.hot_discard:
             assert win.from_seat is not None
             self._forfeit(win.from_seat, self.rs.hot_discard.forfeit, _hot_kong(replay, win),
-                          Message("热炮: the discard after it dealt the win"))
+                          _HOT_FORFEIT)
         if win.robbed_kong:
             assert win.from_seat is not None
             if plan.robbed_forfeit is not Forfeit.KONG:
                 self._forfeit(win.from_seat, plan.robbed_forfeit, None,
-                              Message("its kong was robbed"))
+                              _ROBBED_FORFEIT)
 
     # ----------------------------------------------------------------- kongs
     def settle_kongs(self) -> None:
@@ -912,20 +915,20 @@ class _Settler:
                 tile = TILE_TEXT[kong.tile]
                 name = _kong_name(s, kind, tile)
                 if kong.robbed:
-                    book.say(Message("{k:kongname} was robbed (抢杠) and does not stand", name))
+                    book.say("{k:kongname} was robbed (抢杠) and does not stand", name)
                     continue
                 if s in self.no_kongs or kong.event_index in self.no_kong_at:
                     continue  # said when forfeited
                 if kong.delayed and not plan.kongs_delayed_score:
-                    book.say(Message("{k:kongname} was made late (憨包豆): a pass only, it scores "
-                                     "nothing", name))
+                    book.say("{k:kongname} was made late (憨包豆): a pass only, it scores "
+                             "nothing", name)
                     continue
                 if plan.kongs_need_ready and not (seat.won or seat.ready):
                     if plan.kongs_pay_back:
                         self.pay_back(seat, kong, name)
                     else:
-                        book.say(Message("{k:kongname} does not score: seat {seat} neither won "
-                                         "nor is ready (双杀)", name, s))
+                        book.say("{k:kongname} does not score: seat {seat} neither won "
+                                 "nor is ready (双杀)", name, s)
                     continue
                 value = plan.kong_values[kind]
                 if kind is _EXPOSED and plan.exposed_by_discarder:
@@ -935,8 +938,8 @@ class _Settler:
                     payers = _others(s, n)
                 book.pay_each(payers, s, value, _KONG_REASON[kind], _kong_detail(kind, tile))
                 if value:
-                    book.say(Message("{k:kongname}: {n} from {p:payers}", name,
-                                     value * self.pts, _each_of(payers)))
+                    book.say("{k:kongname}: {n} from {p:payers}", name,
+                             value * self.pts, _each_of(payers))
 
     def pay_back(self, seat: SeatFacts, kong: KongFact, name: Message) -> None:
         """倒赔: the kong of a seat that neither won nor is ready is paid back, by its owner
@@ -945,18 +948,18 @@ class _Settler:
         payees = [p for p in _others(seat.seat, self.n)
                   if self.collects(self.replay.seats[p])]
         if not value or not payees:
-            self.book.say(Message("{k:kongname} does not score: seat {seat} neither won nor is "
-                                  "ready (双杀), and nobody who won or is ready is paid back",
-                                  name, seat.seat))
+            self.book.say("{k:kongname} does not score: seat {seat} neither won nor is "
+                          "ready (双杀), and nobody who won or is ready is paid back",
+                          name, seat.seat)
             return
         for payee in payees:
             self.book.pay(seat.seat, payee, value, _KONG_REASON[kong.kind],
                           Message("倒赔: {k:kongkind} kong {c:cjk} {tile} paid back",
                                   kong.kind.value, _KONG_CHINESE[kong.kind],
                                   TILE_TEXT[kong.tile]))
-        self.book.say(Message("{k:kongname} does not score: seat {seat} neither won nor is "
-                              "ready, and pays it back (倒赔): {n} to {p:payers}", name,
-                              seat.seat, value * self.pts, _each_of(payees)))
+        self.book.say("{k:kongname} does not score: seat {seat} neither won nor is "
+                      "ready, and pays it back (倒赔): {n} to {p:payers}", name,
+                      seat.seat, value * self.pts, _each_of(payees))
 
     # ----------------------------------------------------------------- chickens
     def _chicken_tiles(self, flipped: Tile | None) -> tuple[Tile, ...]:
@@ -1036,7 +1039,7 @@ class _Settler:
                     wild += 3 if meld.kind is _PONG else 4
             if wild:
                 groups.append((_STANDING, _WILD, wild, wild * wildcard_value,
-                               Message("{n} x W wildcard 万能鸡 ({v:n})", wild, wildcard_value)))
+                               cached("{n} x W wildcard 万能鸡 ({v:n})", wild, wildcard_value)))
         if charging:
             by_tile = plan.standing_by_tile
             for _index, tile in sorted(charging):
@@ -1044,9 +1047,9 @@ class _Settler:
                 assert standing is not None
                 value = standing.charging * (plan.gold_multiplier if tile == gold else 1)
                 groups.append((_CHARGING, tile, 1, value,
-                               Message("charging gold {tile} 冲锋鸡 ({v:n})" if tile == gold
-                                       else "charging {tile} 冲锋鸡 ({v:n})", TILE_TEXT[tile],
-                                       value)))
+                               cached("charging gold {tile} 冲锋鸡 ({v:n})" if tile == gold
+                                      else "charging {tile} 冲锋鸡 ({v:n})", TILE_TEXT[tile],
+                                      value)))
         return groups
 
     def charging_of(self, seat: int) -> AbstractSet[tuple[int, Tile]]:
@@ -1091,25 +1094,25 @@ class _Settler:
         flip = self.replay.flip
         if flip is None:
             if self.plan.flip_chicken:
-                self.book.say(Message("no tile was flipped (the wall is empty): standing chickens "
-                                      "only"))
+                self.book.say("no tile was flipped (the wall is empty): standing chickens "
+                              "only")
             return None, None
         if flip == _WILD:
-            self.book.say(Message("the flip is a wildcard W: no flipped chicken"))
+            self.book.say("the flip is a wildcard W: no flipped chicken")
             return None, None
         tile = _NEXT_IN_SUIT[flip]
         explain = self.book.explain
         if self.plan.standing_by_tile[tile] is not None:
             mult = self.plan.gold_multiplier
             if explain:
-                self.book.say(Message("flip {f:tile}: {tile} is the chicken, a standing one: "
-                                      "gold 金鸡, its amounts x {n}", TILE_TEXT[flip],
-                                      TILE_TEXT[tile], mult))
+                self.book.say("flip {f:tile}: {tile} is the chicken, a standing one: "
+                              "gold 金鸡, its amounts x {n}", TILE_TEXT[flip],
+                              TILE_TEXT[tile], mult)
             return tile, tile
         if explain:
-            self.book.say(Message("flip {f:tile}: {tile} is the flipped chicken 翻鸡 ({n} each)",
-                                  TILE_TEXT[flip], TILE_TEXT[tile],
-                                  self.plan.flip_value * self.pts))
+            self.book.say("flip {f:tile}: {tile} is the flipped chicken 翻鸡 ({n} each)",
+                          TILE_TEXT[flip], TILE_TEXT[tile],
+                          self.plan.flip_value * self.pts)
         return tile, None
 
     def settle_chickens(self) -> None:
@@ -1140,17 +1143,19 @@ class _Settler:
             if not groups:
                 continue
             if plan.need_ready and not (seat.won or seat.ready):
-                book.say(Message("seat {seat}'s chickens ({c:chickens}) do not score: it "
-                                 "neither won nor is ready (双杀)", s, _chickens(groups)))
+                if book.explain:
+                    book.say("seat {seat}'s chickens ({c:chickens}) do not score: it neither "
+                             "won nor is ready (双杀)", s, _chickens(groups))
                 continue
             payers = _others(s, n)
             if plan.chickens_from_unready:
                 seats_ = self.replay.seats
                 payers = tuple([p for p in payers if not self.collects(seats_[p])])
                 if not payers:
-                    book.say(Message("seat {seat}'s chickens ({c:chickens}): nobody pays, every "
-                                     "other player won or is ready (chickens are paid by "
-                                     "players not ready)", s, _chickens(groups)))
+                    if book.explain:
+                        book.say("seat {seat}'s chickens ({c:chickens}): nobody pays, every "
+                                 "other player won or is ready (chickens are paid by players "
+                                 "not ready)", s, _chickens(groups))
                     continue
             self._pay_groups(s, groups, payers)
         seats = self.replay.seats
@@ -1182,8 +1187,8 @@ class _Settler:
             count_chickens(counted)
             each += value
         if book.explain:
-            book.say(Message("seat {seat}'s chickens: {c:chickens} = {n} from {p:payers}", seat,
-                             _chickens(groups), each * self.pts, _each_of(payers)))
+            book.say("seat {seat}'s chickens: {c:chickens} = {n} from {p:payers}", seat,
+                     _chickens(groups), each * self.pts, _each_of(payers))
 
     def settle_responsibility(self, gold: Tile | None, pays: _Pays) -> None:
         plan = self.plan
@@ -1193,13 +1198,13 @@ class _Settler:
                 continue
             if cd.claim is not _CLAIM_PONG and cd.claim is not _CLAIM_EXPOSED_KONG:
                 continue
-            claimed = Message("ponged" if cd.claim is _CLAIM_PONG else "konged")
+            claimed = _PONGED if cd.claim is _CLAIM_PONG else _KONGED
             if cd.claim is _CLAIM_EXPOSED_KONG and not plan.responsibility_on_kong:
-                self.book.say(Message("the first {tile} was discarded by seat {seat} (event "
-                                      "{e:n}) and konged by seat {by:seat}: no responsibility "
-                                      "chicken 责任鸡 (only a pong makes one)",
-                                      TILE_TEXT[cd.tile], cd.seat, cd.event_index,
-                                      cd.claimed_by))
+                self.book.say("the first {tile} was discarded by seat {seat} (event "
+                              "{e:n}) and konged by seat {by:seat}: no responsibility "
+                              "chicken 责任鸡 (only a pong makes one)",
+                              TILE_TEXT[cd.tile], cd.seat, cd.event_index,
+                              cd.claimed_by)
                 continue
             value = standing.responsibility * (plan.gold_multiplier if cd.tile == gold else 1)
             tile = TILE_TEXT[cd.tile]
@@ -1209,17 +1214,17 @@ class _Settler:
                                       "({v:n})", tile, claimed, cd.event_index, value))
                 self.book.chickens.append(
                     ChickenCount(cd.claimed_by, _RESPONSIBILITY, cd.tile, 1))
-                self.book.say(Message("the first {tile} was discarded by seat {seat} (event "
-                                      "{e:n}) and {how:claimed} by seat {by:seat}: "
-                                      "responsibility chicken 责任鸡, seat {p:seat} pays seat "
-                                      "{q:seat} {n}", tile, cd.seat, cd.event_index, claimed,
-                                      cd.claimed_by, cd.seat, cd.claimed_by, value * self.pts))
+                self.book.say("the first {tile} was discarded by seat {seat} (event "
+                              "{e:n}) and {how:claimed} by seat {by:seat}: "
+                              "responsibility chicken 责任鸡, seat {p:seat} pays seat "
+                              "{q:seat} {n}", tile, cd.seat, cd.event_index, claimed,
+                              cd.claimed_by, cd.seat, cd.claimed_by, value * self.pts)
             else:
-                self.book.say(Message("the first {tile} was discarded by seat {seat} (event "
-                                      "{e:n}) and {how:claimed} by seat {by:seat}: no "
-                                      "responsibility chicken 责任鸡 is paid (seat {c:seat} does "
-                                      "not collect chickens)", tile, cd.seat, cd.event_index,
-                                      claimed, cd.claimed_by, cd.claimed_by))
+                self.book.say("the first {tile} was discarded by seat {seat} (event "
+                              "{e:n}) and {how:claimed} by seat {by:seat}: no "
+                              "responsibility chicken 责任鸡 is paid (seat {c:seat} does "
+                              "not collect chickens)", tile, cd.seat, cd.event_index,
+                              claimed, cd.claimed_by, cd.claimed_by)
 
     def explain_charging(self) -> None:
         """Say why a standing tile has no charging chicken (the ones paid are said above)."""
@@ -1232,10 +1237,10 @@ class _Settler:
             tile = TILE_TEXT[cd.tile]
             if cd not in candidates:
                 first = candidates[0]
-                self.book.say(Message("no charging chicken 冲锋鸡 for {tile}: one per hand, and "
-                                      "the first standing chicken discarded was {f:tile} (seat "
-                                      "{seat}, event {e:n})", tile, TILE_TEXT[first.tile],
-                                      first.seat, first.event_index))
+                self.book.say("no charging chicken 冲锋鸡 for {tile}: one per hand, and "
+                              "the first standing chicken discarded was {f:tile} (seat "
+                              "{seat}, event {e:n})", tile, TILE_TEXT[first.tile],
+                              first.seat, first.event_index)
             elif cd.claimed_by is not None and self.plan.charging_passes:
                 how = _CLAIMED_HOW[cd.claim or _CLAIM_PONG]
                 owner = next(seat for seat, got in self._charging_by_seat().items()
@@ -1248,18 +1253,18 @@ class _Settler:
                          "{how:claimed} by seat {by:seat}: the claimer neither won nor is "
                          "ready, so it stays with its discarder, seat {o:seat}'s charging "
                          "chicken 冲锋鸡")
-                self.book.say(Message(whose, tile, cd.seat, cd.event_index, how, cd.claimed_by,
-                                      owner))
+                self.book.say(whose, tile, cd.seat, cd.event_index, how, cd.claimed_by,
+                                      owner)
             elif cd.claimed_by is not None:
                 how = _CLAIMED_HOW[cd.claim or _CLAIM_PONG]
-                self.book.say(Message("no charging chicken 冲锋鸡 for {tile}: the first one (seat "
-                                      "{seat}, event {e:n}) was {how:claimed} by seat "
-                                      "{by:seat}", tile, cd.seat, cd.event_index, how,
-                                      cd.claimed_by))
+                self.book.say("no charging chicken 冲锋鸡 for {tile}: the first one (seat "
+                              "{seat}, event {e:n}) was {how:claimed} by seat "
+                              "{by:seat}", tile, cd.seat, cd.event_index, how,
+                              cd.claimed_by)
             else:
-                self.book.say(Message("the first {tile} discarded (seat {seat}, event {e:n}) was "
-                                      "left unclaimed: seat {o:seat}'s charging chicken 冲锋鸡",
-                                      tile, cd.seat, cd.event_index, cd.seat))
+                self.book.say("the first {tile} discarded (seat {seat}, event {e:n}) was "
+                              "left unclaimed: seat {o:seat}'s charging chicken 冲锋鸡",
+                              tile, cd.seat, cd.event_index, cd.seat)
 
     def settle_penalty(self, gold: Tile | None) -> None:
         """包鸡: a player not ready pays each collecting player for its exposed standing
@@ -1300,9 +1305,9 @@ class _Settler:
                     self.book.pay(seat.seat, payee, value, Reason.CHICKEN_PENALTY,
                                   Message("包鸡: exposed {c:chickens}", text))
                 if targets:
-                    self.book.say(Message("seat {seat} is not ready and exposed {c:chickens} "
-                                          "(包鸡): it pays {n} to {p:payers}", seat.seat, text,
-                                          value * self.pts, _each_of(targets)))
+                    self.book.say("seat {seat} is not ready and exposed {c:chickens} "
+                                  "(包鸡): it pays {n} to {p:payers}", seat.seat, text,
+                                  value * self.pts, _each_of(targets))
                 continue
             for payer in unready:
                 for payee in targets:
@@ -1310,11 +1315,11 @@ class _Settler:
                                   Message("包鸡: seat {seat} exposed {c:chickens}", seat.seat,
                                           text))
             if targets:
-                self.book.say(Message("seat {seat} is not ready and exposed {c:chickens} "
-                                      "(包鸡): {u:payers} pays {n} to {p2:payers}", seat.seat,
-                                      text, Message("{s:seats} (every player not ready)",
+                self.book.say("seat {seat} is not ready and exposed {c:chickens} "
+                              "(包鸡): {u:payers} pays {n} to {p2:payers}", seat.seat,
+                              text, Message("{s:seats} (every player not ready)",
                                                     _each_of(unready)),
-                                      value * self.pts, _each_of(targets)))
+                              value * self.pts, _each_of(targets))
 
     # ----------------------------------------------------------------- 相公
     def settle_false_hands(self) -> None:
@@ -1341,9 +1346,9 @@ class _Settler:
                                      TILE_TEXT[tile], _PATTERN_LABEL[pattern], value)
                 if book.pay(seat, other, value, Reason.FALSE_HAND, detail):
                     parts.append(f"seat {other} {value * self.pts}")
-            if parts:  # (a sentence the glossary has no Chinese for)
-                book.say(f"seat {seat} has a false hand (相公, 多牌少牌): it pays "
-                         + ", ".join(parts) + " (a ready player its waiting value)")
+            if parts and book.explain:  # (a sentence the glossary has no Chinese for)
+                book.lines.append(f"seat {seat} has a false hand (相公, 多牌少牌): it pays "
+                                  + ", ".join(parts) + " (a ready player its waiting value)")
 
     # ----------------------------------------------------------------- 开局跟
     def settle_follow_dealer(self) -> None:
@@ -1369,9 +1374,9 @@ class _Settler:
             self.book.pay(dealer, payee, value, Reason.FOLLOW_DEALER,
                           Message("开局跟: followed the dealer's first discard {tile}",
                                   TILE_TEXT[tile]))
-        self.book.say(Message("the first discards of every seat from the dealer on were {tile} "
-                              "(开局跟): the dealer, seat {seat}, pays {n} to {p:payers}",
-                              TILE_TEXT[tile], dealer, value * self.pts, _each_of(payees)))
+        self.book.say("the first discards of every seat from the dealer on were {tile} "
+                      "(开局跟): the dealer, seat {seat}, pays {n} to {p:payers}",
+                      TILE_TEXT[tile], dealer, value * self.pts, _each_of(payees))
 
     # ----------------------------------------------------------------- exhaustive draw
     def settle_draw(self) -> None:
@@ -1379,13 +1384,13 @@ class _Settler:
         seats = self.replay.seats
         ready = [s.seat for s in seats if s.ready]
         unready = [s.seat for s in seats if not s.ready]
-        book.say(Message(
+        book.say(
             "exhaustive draw 黄庄: {r:ready_list}{u:unready_list}",
             Message("ready {s:seats}", _seats_text(ready)) if ready
             else Message("nobody is ready"),
             Message("; not ready {s:seats}", _seats_text(unready)) if unready
-            else Message("; everybody is ready")))
-        book.say(Message("no kong is paid at an exhaustive draw"))
+            else Message("; everybody is ready"))
+        book.say("no kong is paid at an exhaustive draw")
         if rs.draw.ready_check and ready and unready:
             for r in ready:
                 best = best_waiting_value(seats[r], rs)
@@ -1397,10 +1402,10 @@ class _Settler:
                              Message("查叫: best wait {tile} {p:patlabel} {v:n}", tile,
                                      _PATTERN_LABEL[pattern], value))
                 waits = format_tiles(seats[r].waits)
-                book.say(Message("查叫: seat {seat} waits on {t:tiles}, best {tile} {p:patlabel} "
-                                 "{v:n}: {n} from {q:payers}", r, waits, tile,
-                                 _PATTERN_LABEL[pattern], value, value * self.pts,
-                                 _each_of(unready)))
+                book.say("查叫: seat {seat} waits on {t:tiles}, best {tile} {p:patlabel} "
+                         "{v:n}: {n} from {q:payers}", r, waits, tile,
+                         _PATTERN_LABEL[pattern], value, value * self.pts,
+                         _each_of(unready))
         if rs.chickens.at_exhaustive_draw is DrawChickens.UNREADY_PAY_READY and ready and unready:
             for r in ready:
                 groups = self._chicken_groups(seats[r], self.plan.standing_tiles, None)
@@ -1415,19 +1420,19 @@ class _Settler:
         if self.plan.rotate_dealer:
             nxt = (replay.dealer + 1) % self.n
             if self.book.explain:
-                self.book.say(Message("next dealer: seat {seat} (the deal passes every hand: "
-                                      "轮流坐庄)", nxt))
+                self.book.say("next dealer: seat {seat} (the deal passes every hand: "
+                              "轮流坐庄)", nxt)
             return nxt
         if replay.outcome is _WIN and len(replay.winners) == 1:
             nxt = replay.winners[0].seat  # a single winner deals next
             if self.book.explain:
-                self.book.say(Message("next dealer: seat {seat} ({why:dealer_why})", nxt,
-                                      Message("the winner")))
+                self.book.say("next dealer: seat {seat} ({why:dealer_why})", nxt,
+                              Message("the winner"))
             return nxt
         nxt = next_dealer_of(replay, self.rs)
         if self.book.explain:
-            self.book.say(Message("next dealer: seat {seat} ({why:dealer_why})", nxt,
-                                  self._dealer_why(nxt)))
+            self.book.say("next dealer: seat {seat} ({why:dealer_why})", nxt,
+                          self._dealer_why(nxt))
         return nxt
 
     def _dealer_why(self, nxt: int) -> Message:
@@ -1491,7 +1496,7 @@ def settle(
         return None
     s = _Settler(replay, ruleset, base_stake, dealer_streak, explain)
     if base_stake != 1:
-        s.book.say(Message("amounts are points: values x base stake {n}", base_stake))
+        s.book.say("amounts are points: values x base stake {n}", base_stake)
     if replay.outcome is _WIN:
         for win in replay.winners:
             s.settle_win(win)
@@ -1507,9 +1512,9 @@ def settle(
     book = s.book
     deltas = book.deltas()
     if explain:
-        book.say(Message("deltas: {d:deltapart*, }", [
+        book.say("deltas: {d:deltapart*, }", [
             Message("seat {seat} {d:n}", seat, f"{d:+d}" if d else "0")
-            for seat, d in enumerate(deltas)]))
+            for seat, d in enumerate(deltas)])
     return Settlement(  # items, deltas, next_dealer, chickens, explanation, wins
         tuple(book.items), deltas, nxt, tuple(book.chickens), tuple(book.lines), tuple(s.wins)
     )
