@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
-from tests.rules.builders import make_hand
+from tests.support.builders import make_hand
 from zhuoji.flows.audit.bridge import game_from_records
 from zhuoji.flows.cli.app import app
 from zhuoji.parsers.models import Player

@@ -25,6 +25,7 @@ import zhuoji.flows.cli.commands  # noqa: F401  (every command on the app)
 from tests.flows.conftest import ingest_plain, report_rows
 from zhuoji.flows.cli.app import app
 from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.schema import latest_schema_version
 from zhuoji.rules.families import family_of
 from zhuoji.rules.presets import resolve_ruleset
 
@@ -215,7 +216,7 @@ def test_a_report_on_an_older_warehouse_brings_it_up_to_date_first(
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0].startswith("family,rank,player_id,")
     assert _rows(old, "SELECT max(version) FROM schema_version") == [
-        (warehouse.latest_schema_version(),)]
+        (latest_schema_version(),)]
     assert _rows(old, "SELECT count(*) FROM games WHERE family IS NULL") == [(0,)]
 
 
