@@ -8,6 +8,8 @@ was wrong, and ``str()`` of it is one readable sentence such as
 
 from __future__ import annotations
 
+from zhuoji.rules.messages import Message
+
 EXCERPT_CHARS = 60
 """Characters of a value from the input that an error message quotes (then ``…``)."""
 
@@ -25,7 +27,8 @@ class TileNotationError(ValueError):
     """A text that is no accepted spelling of a tile."""
 
     def __init__(self, text: str, note: str = "") -> None:
-        super().__init__(f"unknown tile {excerpt(text)}" + (f" ({note})" if note else ""))
+        super().__init__(Message("unknown tile {q:quoted} ({note:any})", excerpt(text), note)
+                         if note else Message("unknown tile {q:quoted}", excerpt(text)))
         self.text = text
 
 

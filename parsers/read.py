@@ -44,6 +44,7 @@ from zhuoji.parsers.errors import MalformedLogError, excerpt
 from zhuoji.parsers.limits import Limits, current_limits, format_size
 from zhuoji.parsers.models import EVENT_TYPES, Game, validate_game_json
 from zhuoji.parsers.tiles import TileSetOf
+from zhuoji.rules.messages import Message
 
 G = TypeVar("G", Game, fast.Game)
 Validate = Callable[[bytes | str], G]
@@ -143,27 +144,56 @@ def _reason(err: Any) -> str:
     value = err.get("input")
     last = loc[-1] if loc else None
     if kind == "missing" or kind == "missing_keyword_only_argument":
-        return "required field is missing"
+        return Message("required field is missing")
     if kind in ("extra_forbidden", "unexpected_keyword_argument"):
-        return f"unknown field {excerpt(last)}"
+        return Message("unknown field {q:quoted}", excerpt(last))
     if kind == "union_tag_invalid":
-        return f"unknown event type {excerpt(ctx.get('tag'))}"
+        return Message("unknown event type {q:quoted}", excerpt(ctx.get("tag")))
     if kind == "union_tag_not_found":
-        return "event has no 'type'"
+        return Message("event has no 'type'")
     if kind == "unknown_tile":
-        return f"unknown tile {excerpt(value)}" if isinstance(value, str) else "a tile must be text"
+        if isinstance(value, str):
+            return Message("unknown tile {q:quoted}", excerpt(value))
+        return Message("a tile must be text")
     if kind == "seat_layout":
         return str(ctx["reason"])
     if kind in ("less_than_equal", "greater_than_equal") and last in _SEAT_FIELDS:
-        return f"seat {excerpt(value)} out of range"
+        return Message("seat {q:any} out of range", excerpt(value))
     if kind == "literal_error" and loc == ("schema",):
-        return f"unsupported schema {excerpt(value)} (expected 'zhuoji-log/1')"
+        return Message("unsupported schema {q:quoted} (expected 'zhuoji-log/1')", excerpt(value))
     msg = str(err["msg"])
     msg = msg[:1].lower() + msg[1:]
     shown = _short(value)
+    if kind == "value_error" and msg.startswith("value error, "):
+        # a validator's own reason, as pydantic words it (the glossary has no Chinese
+        # for the reason: it is shown as it is)
+        why = msg[len("value error, "):] + ("" if shown is None else f" (got {shown})")
+        return Message("value error, {why:any}", why)
     if shown is not None and kind != "json_invalid":
         msg += f" (got {shown})"
+        known = _PYDANTIC.get(kind)
+        if known is not None:  # pydantic's sentence, when it is the one the glossary has
+            template, names = known
+            message = Message(template, *(ctx.get(n) for n in names), shown)
+            if message == msg:
+                return message
     return msg
+
+
+_PYDANTIC: dict[str, tuple[str, tuple[str, ...]]] = {
+    "int_type": ("input should be a valid integer (got {v:any})", ()),
+    "int_parsing": ("input should be a valid integer (got {v:any})", ()),
+    "string_type": ("input should be a valid string (got {v:any})", ()),
+    "list_type": ("input should be a valid list (got {v:any})", ()),
+    "model_type": ("input should be a valid dictionary or instance of {m:any} (got {v:any})",
+                   ("class_name",)),
+    "greater_than_equal": ("input should be greater than or equal to {n} (got {v:any})",
+                           ("ge",)),
+    "less_than_equal": ("input should be less than or equal to {n} (got {v:any})", ("le",)),
+}
+"""pydantic's errors the glossary has the Chinese of: the template and the ``ctx`` values
+its placeholders take before the input shown. pydantic writes the sentence (its words may
+change between releases): a message is made only when its English is pydantic's."""
 
 
 def _error_loc(err: Any) -> tuple[int | str, ...]:
@@ -223,22 +253,22 @@ def _json_reason(exc: orjson.JSONDecodeError) -> str:
 def _diagnose_json(data: bytes) -> tuple[str, int | None, int | None]:
     """Why ``data`` is not one JSON value: (reason, line, column)."""
     if not data.strip():
-        return "the file is empty", None, None
+        return Message("the file is empty"), None, None
     if _is_binary(data):
-        return "binary data, not a JSON text log", None, None
+        return Message("binary data, not a JSON text log"), None, None
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        return f"invalid UTF-8 (byte 0x{data[exc.start]:02x})", line, column
+        return Message("invalid UTF-8 (byte {b:any})", f"0x{data[exc.start]:02x}"), line, column
     try:
         orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         if exc.pos >= len(data.rstrip()) or "end of data" in exc.msg:
-            return "the JSON ends early: the file is truncated", exc.lineno, exc.colno
-        return f"invalid JSON ({_json_reason(exc)})", exc.lineno, exc.colno
-    return "invalid JSON", None, None
+            return Message("the JSON ends early: the file is truncated"), exc.lineno, exc.colno
+        return Message("invalid JSON ({why:any})", _json_reason(exc)), exc.lineno, exc.colno
+    return Message("invalid JSON"), None, None
 
 
 def _peek_game_id(data: bytes) -> str | None:
@@ -347,15 +377,19 @@ def _read_document_bytes(
         gunzip.finish()
     except OSError as exc:
         raise MalformedLogError(
-            f"cannot read the file ({exc.strerror or exc})", path=path
+            Message("cannot read the file ({why:any})", exc.strerror or exc), path=path
         ) from None
     except _GzipFault as exc:
-        raise MalformedLogError(str(exc), path=path) from None
+        raise MalformedLogError(exc.reason, path=path) from None
     return b"".join(parts)
 
 
 class _GzipFault(Exception):
     """Why bytes are not (whole, sound) gzip data: the message is the reason."""
+
+    def __init__(self, reason: Message) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class _BoundedGunzip:
@@ -375,7 +409,8 @@ class _BoundedGunzip:
         if not self._started:
             self._started = True
             if not data.startswith(b"\x1f\x8b"):
-                raise _GzipFault(f"not gzip data (Not a gzipped file ({data[:2]!r}))")
+                raise _GzipFault(Message("not gzip data ({why:any})",
+                                         f"Not a gzipped file ({data[:2]!r})"))
         while data:
             if not self._fed and not data.strip(b"\x00"):
                 return True  # zero padding after the last member, as gzip allows
@@ -383,7 +418,7 @@ class _BoundedGunzip:
             try:
                 chunk = self._inflate.decompress(data, self._left + 1)
             except zlib.error as exc:
-                raise _GzipFault(f"corrupt gzip data ({exc})") from None
+                raise _GzipFault(Message("corrupt gzip data ({why:any})", exc)) from None
             self._left -= len(chunk)
             if self._left < 0:
                 return False
@@ -397,7 +432,7 @@ class _BoundedGunzip:
 
     def finish(self) -> None:
         if self._fed:
-            raise _GzipFault("the compressed data ends early: the file is truncated")
+            raise _GzipFault(Message("the compressed data ends early: the file is truncated"))
 
 
 # --- stream encoding -------------------------------------------------------------------------
@@ -718,15 +753,22 @@ def _line_fault(raw: bytes) -> str | None:
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as uexc:
-            return f"invalid UTF-8 (byte 0x{raw[uexc.start]:02x} at column {uexc.start + 1})"
+            return Message("invalid UTF-8 (byte {b:any})",
+                           f"0x{raw[uexc.start]:02x} at column {uexc.start + 1}")
         if "end of data" in exc.msg:
             return "the line ends in the middle of a JSON value (truncated)"
-        return f"invalid JSON ({_json_reason(exc)} at column {exc.colno})"
+        return Message("invalid JSON ({why:any})", f"{_json_reason(exc)} at column {exc.colno}")
     return None
 
 
+def _reason_of(exc: ValueError) -> str:
+    """An error's reason: the :class:`Message` it was raised with, else its text."""
+    reason = exc.args[0] if len(exc.args) == 1 else None
+    return reason if isinstance(reason, Message) else str(exc)
+
+
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"invalid JSON ({name} is not a JSON value)")
+    raise ValueError(Message("invalid JSON ({why:any})", f"{name} is not a JSON value"))
 
 
 def _finite_float(text: str) -> float:
@@ -973,7 +1015,7 @@ def _generate_stream_games(
                     if kind == "start_game":
                         games_seen += 1
                     if not skipping:
-                        yield fault(str(exc), line)
+                        yield fault(_reason_of(exc), line)
                         game = hand = None
                         skipping = True
                     continue
@@ -1073,7 +1115,8 @@ def _generate_stream_games(
             _next_line(text, line) - 1,
         )
     elif not games_seen and not faults:
-        yield MalformedLogError("the file holds no game (a log holds at least one)", path=path)
+        yield MalformedLogError(Message("the file holds no game (a log holds at least one)"),
+                                path=path)
 
 
 def generate_stream_games_from_bytes(
@@ -1224,7 +1267,8 @@ def _generate_games(
         yield MalformedLogError(exc.reason, path=name)
         return
     except OSError as exc:
-        yield MalformedLogError(f"cannot read the file ({exc.strerror})", path=name)
+        yield MalformedLogError(Message("cannot read the file ({why:any})", exc.strerror),
+                                path=name)
         return
     with handle:
         raw: io.BufferedReader | _TeeReader = handle if sink is None else _TeeReader(handle, sink)

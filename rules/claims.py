@@ -35,6 +35,7 @@ from zhuoji.rules import table as tb
 from zhuoji.rules.events import Chow, Draw, Event, ExhaustiveDraw, Flower
 from zhuoji.rules.facts import ClaimKind
 from zhuoji.rules.melds import MeldKind
+from zhuoji.rules.messages import Message
 from zhuoji.rules.tiles import FLOWER_TILES, NUM_SUITED, NUM_TILE_KINDS, Tile, format_tiles
 from zhuoji.rules.violations import Violation, ViolationCode
 
@@ -61,10 +62,16 @@ _CLAIM_CHOW: Final = ClaimKind.CHOW
 
 def _describe(ev: Event) -> str:
     if isinstance(ev, Flower):
-        return f"seat {ev.seat} shows {ev.tile}"
+        return Message("seat {seat} shows {tile}", ev.seat, ev.tile)
     if isinstance(ev, Chow):
-        return f"seat {ev.seat} chows {format_tiles(ev.tiles)} from seat {ev.from_seat}"
+        return Message("seat {seat} chows {t:tiles} from seat {from}", ev.seat,
+                       format_tiles(ev.tiles), ev.from_seat)
     raise TypeError(f"not a claims event: {ev!r}")
+
+
+def _after(ev: Event, clause: str, *values: object) -> Message:
+    """A chow's or a flower's illegal-move message (see ``table._after``)."""
+    return Message("{e:event}{r:after_event}", _describe(ev), Message(clause, *values))
 
 
 # ---------------------------------------------------------------------- chow
@@ -72,38 +79,37 @@ def check_chow(t: Table, ev: Chow) -> Violation | None:
     """The violation a chow would be now, or None."""
     seat = ev.seat
     if t._phase is not tb.Phase.CLAIM:
-        return t._v(_C.ILLEGAL_CHOW, seat, f"{_describe(ev)} but there is no discard to "
-                                           f"claim ({t._describe_phase()})")
+        return t._v(_C.ILLEGAL_CHOW, seat, _after(ev, " but there is no discard to claim ({phase})",
+                                                      t._describe_phase()))
     d, tile = t._disc.seat, t._disc.tile
     tiles = ev.tiles
     if ev.from_seat != d or tile not in tiles:
         return t._v(_C.ILLEGAL_CHOW, seat,
-                    f"{_describe(ev)} but the last discard is {tile} by seat {d}")
+                    _after(ev, " but the last discard is {tile} by seat {seat}", tile, d))
     nxt = t._next[d]
     if seat != nxt:
         return t._v(_C.ILLEGAL_CHOW, seat,
-                    f"{_describe(ev)} but only the discarder's next player (seat {nxt}) "
-                    f"may chow")
+                    _after(ev, " but only the discarder's next player (seat {seat}) may chow", nxt))
     wall = t._wend
     if wall is not None and t._mech.kong_dice_locks_claims and wall.locked[seat]:
-        return t._v(_C.LOCKED_HAND, seat, f"{_describe(ev)} but threw the dice after a kong: "
-                                          f"it claims no discard until it wins "
-                                          f"(mechanics.kong_dice_locks_claims)")
+        return t._v(_C.LOCKED_HAND, seat, _after(ev, " but threw the dice after a kong: it claims "
+                                                     "no discard until it wins "
+                                                     "(mechanics.kong_dice_locks_claims)"))
     if not _is_run(tiles):
         return t._v(_C.ILLEGAL_CHOW, seat,
-                    f"{_describe(ev)}: a chow is three tiles in rank order of one suit "
-                    f"(万 筒 条; honours never chow)")
+                    _after(ev, ": a chow is three tiles in rank order of one suit "
+                               "(万 筒 条; honours never chow)"))
     hand = t._hands[seat]
     rest = list(tiles)
     rest.remove(tile)
     for x in rest:
         if not hand[x]:
             return t._v(_C.ILLEGAL_CHOW, seat,
-                        f"{_describe(ev)} without {Tile(x)}: {t.summary(seat)}")
+                        _after(ev, " without {tile}: {held}", Tile(x), t.summary(seat)))
     if t._frozen[seat]:
         return t._v(_C.FROZEN_HAND, seat,
-                    f"{_describe(ev)} but declared ready (a chow changes the hand); "
-                    f"{t.summary(seat)}")
+                    _after(ev, " but declared ready (a chow changes the hand); {held}",
+                               t.summary(seat)))
     return None
 
 
@@ -167,15 +173,14 @@ def check_flower(t: Table, ev: Flower) -> Violation | None:
     """The violation showing a flower would be now, or None."""
     seat, tile = ev.seat, int(ev.tile)
     if tile < _FIRST_FLOWER:
-        return t._v(_C.BAD_FLOWER, seat, f"{_describe(ev)} but {ev.tile} is not a flower")
+        return t._v(_C.BAD_FLOWER, seat, _after(ev, " but {tile} is not a flower", ev.tile))
     hand = t._hands[seat]
     if tile >= len(hand) or not hand[tile]:
-        return t._v(_C.BAD_FLOWER, seat, f"{_describe(ev)} but {t.summary(seat)}")
+        return t._v(_C.BAD_FLOWER, seat, _after(ev, " but {held}", t.summary(seat)))
     if t._phase is not tb.Phase.DISCARD or (t._turn != seat and not _opening(t)):
         return t._v(_C.BAD_FLOWER, seat,
-                    f"{_describe(ev)} but a flower is shown by the player to act, or on "
-                    f"the dealt hand before the dealer's first discard "
-                    f"({t._describe_phase()})")
+                    _after(ev, " but a flower is shown by the player to act, or on the dealt hand "
+                               "before the dealer's first discard ({phase})", t._describe_phase()))
     return None
 
 

@@ -10,7 +10,10 @@ it) holds
 * **text**: the English of a page or a command's sentence and its Chinese, keyed by the
   English (``format`` fields in braces);
 * **message templates**, in groups (``[message.<group>]``): the English form of a
-  message the engine, the parsers or the audit produce, and its Chinese. A placeholder
+  message the engine, the parsers or the audit produce, and its Chinese. The English form
+  (its ``<section.key>`` terms written out) is the template a
+  :class:`~zhuoji.rules.messages.Message` names, its placeholders taking the message's
+  values in order. A placeholder
   ``{name}`` or ``{name:kind}`` stands for a seat, a tile, a count, a ruleset's name ...
   or for a clause of another group (an event, a seat's tiles, the table's phase), which
   is translated in turn; ``{name:kind*SEP}`` is one or more of them joined by ``SEP``.
@@ -33,10 +36,15 @@ Every function that gives a term's Chinese (:func:`zh`, :func:`term`, :func:`exp
 a hand of a known family is shown, its caller passes it; the pages and reports that mix
 families use the base words.
 
-:func:`translate` turns an English message into Chinese through the templates (the
-engine's messages stay English in ``rules/``; the command line, the audit's JSON and the
-dashboard translate at the edge); a message no template matches comes back unchanged
-(:func:`translate_or_none` says None). Not compiled: the engine does not import it.
+:func:`render` gives a message in a language at the edge (the command line, the audit's
+JSON, the pages): a :class:`~zhuoji.rules.messages.Message` by its template's Chinese, each
+value rendered by its placeholder's kind (a clause by its own template), never by reading
+its English back; a message whose template (or a clause's) the glossary lacks stays
+English. :func:`translate` reads an English text that carries no template (what the
+warehouse stores, a reason the pipeline writes as text) by matching it against the
+templates, the first that fits; a text no template matches comes back unchanged
+(:func:`translate_or_none` says None). Not compiled: the engine imports only
+:func:`zh`.
 """
 
 from __future__ import annotations
@@ -44,11 +52,13 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib.resources import files
 from typing import Literal, cast
+
+from zhuoji.rules.messages import Message
 
 __all__ = [
     "LANGS",
@@ -58,6 +68,7 @@ __all__ = [
     "default_lang",
     "expand",
     "glossary",
+    "render",
     "term",
     "text",
     "translate",
@@ -159,6 +170,19 @@ class Glossary:
     written_texts: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     """The texts as the file writes them (``<section.key>`` unexpanded)."""
     compiled: dict[str, re.Pattern[str]] = field(default_factory=dict, compare=False)
+    indexed: dict[str, dict[str, _Template]] = field(default_factory=dict, compare=False)
+
+    def index(self, group: str) -> Mapping[str, _Template]:
+        """The templates of a group by their English (a message's ``template``); ``""``:
+        of every group (the first group, in the file's order, that has the English)."""
+        found = self.indexed.get(group)
+        if found is None:
+            found = self.indexed[group] = {}
+            for entries in (self.templates.values() if group == "" else
+                            (self.templates.get(group, ()),)):
+                for t in entries:
+                    found.setdefault(t.english, t)
+        return found
 
     def for_family(self, family: str | None) -> Glossary:
         """This (base) glossary in the words of ``family``: itself when the family has no
@@ -624,6 +648,58 @@ def translate(message: str, lang: Lang = "zh", group: str = "message",
     else:
         done = translate_or_none(message, group, family)
     return message if done is None else done
+
+
+# --- rendering ------------------------------------------------------------------------------
+
+
+@cache
+def _kind_regex(kind: str) -> re.Pattern[str]:
+    return re.compile(_BASIC[kind], re.DOTALL)
+
+
+def _value_zh(kind: str, value: object, g: Glossary) -> str | None:
+    if kind in _BASIC:
+        text = format(value, "")
+        if _kind_regex(kind).fullmatch(text) is None:
+            return None  # not a value of its kind (a tile that is ``nothing``)
+        return _basic_zh(kind, text, g.terms)
+    if isinstance(value, Message):
+        return _message_zh(value, kind, g)
+    template = g.index(kind).get(format(value, ""))  # a clause with no values, as text
+    return template.chinese if template is not None and not template.slots else None
+
+
+def _message_zh(message: Message, group: str, g: Glossary) -> str | None:
+    template = g.index(group).get(message.template) or g.index("").get(message.template)
+    if template is None:
+        return None
+    values: dict[str, str] = {}
+    for slot, value in zip(template.slots, message.values, strict=True):
+        if slot.sep is None:
+            done = _value_zh(slot.kind, value, g)
+        else:
+            parts = [_value_zh(slot.kind, v, g) for v in cast(Sequence[object], value)]
+            done = None if None in parts else _SEPARATORS.get(slot.sep, slot.sep).join(
+                cast(list[str], parts))
+        if done is None:
+            return None
+        values[slot.name] = done
+    return _fill(template.chinese, values)
+
+
+def render(message: str, lang: Lang = "zh", family: str | None = None,
+           group: str = "message") -> str:
+    """A message in ``lang``: in English the text itself; in Chinese, a :class:`Message`
+    by its template's Chinese in the family's words, each value rendered by its kind (a
+    clause by its own template). A message the glossary has no Chinese for (its template,
+    or a clause's, is not in the group) stays English."""
+    if lang == "en" or not message:
+        return message
+    if isinstance(message, Message):
+        done = _message_zh(message, group, glossary(family))
+        return message if done is None else done
+    return translate(message, lang, group, family)
 
 
 _SEAT_ZH = re.compile(r"座位(\d+)")

@@ -21,6 +21,7 @@ from typing import NamedTuple, Protocol
 from zhuoji.rules.events import RecordedItem, RecordedResult
 from zhuoji.rules.frozen import quick_init
 from zhuoji.rules.glossary import zh
+from zhuoji.rules.messages import Message
 from zhuoji.rules.violations import Violation, ViolationCode
 
 __all__ = [
@@ -170,16 +171,25 @@ def generate_item_differences(
 
 
 def _difference_text(key: ItemKey, ours: int | None, theirs: int | None,
-                     known: Mapping[str, int]) -> str:
+                     known: Mapping[str, int]) -> Message:
     payer, payee, reason = key
     chinese = zh("reason", reason) if reason in known else None
-    name = f"{reason} {chinese}" if chinese else reason
-    head = f"seat {payer} -> seat {payee} {name}"
+    head = ("seat {payer:seat} -> seat {payee:seat} {r:reason} {c:cjk}" if chinese
+            else "seat {payer:seat} -> seat {payee:seat} {r:reason}")
+    named: tuple[object, ...] = (payer, payee, reason, chinese) if chinese else (
+        payer, payee, reason)
     if theirs is None:
-        return f"{head}: recomputed {ours}, missing from the record"
+        return Message(head + _MISSING, *named, ours)
     if ours is None:
-        return f"{head}: recorded {theirs}, not due (extra in the record)"
-    return f"{head}: recorded {theirs}, recomputed {ours}"
+        return Message(head + _EXTRA, *named, theirs)
+    return Message(head + _DIFFERS, *named, theirs, ours)
+
+
+_MISSING = ": recomputed {a:n}, missing from the record"
+_EXTRA = ": recorded {a:n}, not due (extra in the record)"
+_DIFFERS = ": recorded {a:n}, recomputed {b:n}"
+"""How a recorded item differs from the recomputed ledger, after the item (its payer,
+payee and reason: ``[message.itemdiff]``)."""
 
 
 def audit_ledger(
@@ -208,7 +218,8 @@ def audit_ledger(
     if total:
         out.append(Violation(
             ViolationCode.NOT_ZERO_SUM, hand_no, None, None,
-            f"the recorded deltas {list(recorded.deltas)} sum to {total}, not 0", fatal=False,
+            Message("the recorded deltas {l:list} sum to {n}, not 0", list(recorded.deltas),
+                    total), fatal=False,
         ))
     if ledger is not None:
         score = _score_mismatch(ledger, recorded, hand_no)
@@ -220,8 +231,10 @@ def audit_ledger(
             n = len(items)
             out.append(Violation(
                 ViolationCode.ITEM_MISMATCH, hand_no, None, None,
-                f"{n} recorded item{'s' if n != 1 else ''} differ{'s' if n == 1 else ''} "
-                "from the recomputed ledger: " + "; ".join(items), fatal=False,
+                Message("1 recorded item differs from the recomputed ledger: {d:itemdiff*; }",
+                        items) if n == 1 else
+                Message("{n} recorded items differ from the recomputed ledger: "
+                        "{d:itemdiff*; }", n, items), fatal=False,
             ))
     unbalanced = _item_sum_mismatch(recorded, hand_no)
     if unbalanced is not None:
@@ -230,8 +243,8 @@ def audit_ledger(
             and recorded.next_dealer != ledger.next_dealer):
         out.append(Violation(
             ViolationCode.DEALER_MISMATCH, hand_no, None, None,
-            f"the record says seat {recorded.next_dealer} deals next; by the rules it is "
-            f"seat {ledger.next_dealer}", fatal=False,
+            Message("the record says seat {seat} deals next; by the rules it is seat "
+                    "{other:seat}", recorded.next_dealer, ledger.next_dealer), fatal=False,
         ))
     return tuple(out)
 
@@ -241,15 +254,16 @@ def _score_mismatch(ledger: Ledger, recorded: RecordedResult, hand_no: int) -> V
     if tuple(theirs) == ours:
         return None
     if len(theirs) != len(ours):
-        text = (f"the record has {len(theirs)} deltas {list(theirs)} for "
-                f"{len(ours)} seats; recomputed {list(ours)}")
+        text = Message("the record has {n} deltas {l:list} for {m:n} seats; recomputed "
+                       "{l2:list}", len(theirs), list(theirs), len(ours), list(ours))
     else:
         diffs = [
-            f"seat {s}: recorded {format_amount(theirs[s])}, recomputed "
-            f"{format_amount(ours[s])} (off by {format_amount(theirs[s] - ours[s])})"
+            Message("seat {seat}: recorded {a:n}, recomputed {b:n} (off by {d:n})", s,
+                    format_amount(theirs[s]), format_amount(ours[s]),
+                    format_amount(theirs[s] - ours[s]))
             for s in range(len(ours)) if theirs[s] != ours[s]
         ]
-        text = "recorded deltas differ: " + "; ".join(diffs)
+        text = Message("recorded deltas differ: {d:seatdiff*; }", diffs)
     seats = [s for s in range(min(len(ours), len(theirs))) if ours[s] != theirs[s]]
     seat = seats[0] if len(seats) == 1 else None
     return Violation(ViolationCode.SCORE_MISMATCH, hand_no, None, seat, text, fatal=False)
@@ -262,10 +276,10 @@ def item_nets(items: Iterable[RecordedItem], n_seats: int) -> list[int]:
     for item in items:
         for seat in (item.payer, item.payee):
             if not 0 <= seat < n_seats:
-                raise ValueError(
-                    f"the recorded item {item.payer} -> {item.payee} {item.reason} "
-                    f"{item.amount} names seat {seat}, the record has {n_seats} deltas"
-                )
+                raise ValueError(Message(
+                    "the recorded item {payer:seat} -> {payee:seat} {r:reason} {a:n} names "
+                    "seat {seat}, the record has {m:n} deltas", item.payer, item.payee,
+                    item.reason, item.amount, seat, n_seats))
         nets[item.payer] -= item.amount
         nets[item.payee] += item.amount
     return nets
@@ -278,17 +292,20 @@ def _item_sum_mismatch(recorded: RecordedResult, hand_no: int) -> Violation | No
     try:
         nets = item_nets(recorded.items, len(deltas))
     except ValueError as exc:
-        return Violation(ViolationCode.ITEM_SUM_MISMATCH, hand_no, None, None, str(exc),
-                         fatal=False)
+        reason = exc.args[0] if len(exc.args) == 1 else None  # a Message
+        return Violation(ViolationCode.ITEM_SUM_MISMATCH, hand_no, None, None,
+                         reason if isinstance(reason, Message) else str(exc), fatal=False)
     seats = [s for s in range(len(deltas)) if nets[s] != deltas[s]]
     if not seats:
         return None
     diffs = [
-        f"seat {s}: items {format_amount(nets[s])}, delta {format_amount(deltas[s])}"
+        Message("seat {seat}: items {a:n}, delta {b:n}", s, format_amount(nets[s]),
+                format_amount(deltas[s]))
         for s in seats
     ]
     return Violation(
         ViolationCode.ITEM_SUM_MISMATCH, hand_no, None, seats[0] if len(seats) == 1 else None,
-        "the recorded items do not add up to the recorded deltas: " + "; ".join(diffs),
+        Message("the recorded items do not add up to the recorded deltas: {d:sumdiff*; }",
+                diffs),
         fatal=False,
     )

@@ -62,6 +62,7 @@ from zhuoji.rules.hand import _waiting_tiles_of_valid, is_complete
 from zhuoji.rules.mechanics import NO_MECHANICS, Mechanics
 from zhuoji.rules.melds import Meld, MeldKind
 from zhuoji.rules.memo import Memo, on_clear_all
+from zhuoji.rules.messages import Message
 from zhuoji.rules.settings import RulesetBase, RulesetError
 from zhuoji.rules.tiles import (
     ALL_TILES,
@@ -233,6 +234,40 @@ def _as_ints(tiles: Sequence[Tile]) -> Sequence[int]:
 
 def _fmt(counts: Sequence[int]) -> str:
     return format_tiles(tiles_of(counts)) or "nothing"
+
+
+def _meld_text(m: Meld) -> Message:
+    if m.kind is MeldKind.CHOW:
+        return Message("chow {tile}", m.tile)
+    return Message("{k:meldkind} {tile}", m.kind, m.tile)
+
+
+def _held(seat: int, tiles: str, melds: Sequence[Meld]) -> Message:
+    """``seat 0 holds 123m [pong 5p]``: a seat's concealed tiles and melds."""
+    if tiles == "nothing":
+        if melds:
+            return Message("seat {seat} holds nothing [{m:meld*, }]", seat,
+                           [_meld_text(m) for m in melds])
+        return Message("seat {seat} holds nothing", seat)
+    if melds:
+        return Message("seat {seat} holds {t:tiles} [{m:meld*, }]", seat, tiles,
+                       [_meld_text(m) for m in melds])
+    return Message("seat {seat} holds {t:tiles}", seat, tiles)
+
+
+def _shown(tiles: str, melds: Sequence[Meld]) -> Message:
+    """``123m [pong 5p]``: tiles and melds."""
+    if tiles == "nothing" and not melds:
+        return Message("nothing")
+    if melds:
+        return Message("{t:tiles} [{m:meld*, }]", tiles, [_meld_text(m) for m in melds])
+    return Message("{t:tiles}", tiles)
+
+
+def _after(ev: Event, clause: str, *values: object) -> Message:
+    """An illegal event's message: the event, then what is wrong with it (a template of
+    the glossary's ``[message.after_event]``)."""
+    return Message("{e:event}{r:after_event}", _describe(ev), Message(clause, *values))
 
 
 @cache
@@ -626,10 +661,7 @@ class Table:
 
     def summary(self, seat: int) -> str:
         """A short state summary of one seat: concealed tiles and melds."""
-        text = f"seat {seat} holds {_fmt(self._hands[seat])}"
-        if self._melds[seat]:
-            text += " [" + ", ".join(f"{m.kind} {m.tile}" for m in self._melds[seat]) + "]"
-        return text
+        return _held(seat, _fmt(self._hands[seat]), self._melds[seat])
 
     # ------------------------------------------------------------------ the verbs
     def check(self, event: Event) -> Violation | None:
@@ -709,8 +741,9 @@ class Table:
                 rules = self._rules
                 return self._v(_C.EVENT_NOT_IN_FAMILY,
                                _seat_of(ev) if _has_seat(ev) else None,
-                               f"{_describe(ev)}: {tile} is not one of the {rules.family} "
-                               f"family's tiles (ruleset {rules.name!r})")
+                               _after(ev, ": {tile} is not one of the {f:word} family's tiles "
+                                      "(ruleset {r:ruleset})", tile, rules.family,
+                                      repr(rules.name)))
         return None
 
     def finish(self) -> Violation | None:
@@ -732,8 +765,8 @@ class Table:
         if ph is _SETUP:
             return continuing.setup_unfinished(self, None, None)
         return self._v(_C.PREMATURE_END, None,
-                       f"the log ends before the hand ended ({self._describe_phase()}, "
-                       f"{self.wall_left} tiles left)", at_event=False)
+                       Message("the log ends before the hand ended ({phase}, {n} tiles left)",
+                               self._describe_phase(), self.wall_left), at_event=False)
 
     def legal_actions(self) -> list[Event]:
         """Every legal event now, in a fixed order: wins, kongs, ready, discards (own turn);
@@ -751,24 +784,24 @@ class Table:
     def _describe_phase(self) -> str:
         ph = self._phase
         if ph is _DISCARD or ph is _AFTER_CLAIM:
-            return f"seat {self._turn} must discard"
+            return Message("seat {seat} must discard", self._turn)
         if ph is _CLAIM:
             d = self._disc.seat
-            return (f"seat {d} just discarded {self._disc.tile}, "
-                    f"seat {self._next[d]} draws next")
+            return Message("seat {seat} just discarded {tile}, seat {next:seat} draws next",
+                           d, self._disc.tile, self._next[d])
         if ph is _KONG_DRAW:
-            return f"seat {self._turn} must draw its kong replacement"
+            return Message("seat {seat} must draw its kong replacement", self._turn)
         if ph is _FLOWER_DRAW:
-            return f"seat {self._flower_seat} must draw its flower replacement"
+            return Message("seat {seat} must draw its flower replacement", self._flower_seat)
         if ph is _WON:
-            return "the hand was won"
+            return Message("the hand was won")
         if ph is _SEABED and self._wend is not None:
             return self._wend.describe(self)
         if ph is _SETUP:
             return continuing.describe_setup(self)
         if ph is _PLAY_ON:
             return continuing.describe_play_on(self)
-        return "the hand has ended"
+        return Message("the hand has ended")
 
     def _closing_due(self) -> bool:
         """An event the family plays after a win is still due (Guizhou: the flip)."""
@@ -869,13 +902,14 @@ class Table:
         if (ph is _ENDED and not kind.after_end) or (ph is _WON and not kind.after_win):
             seat: int | None = _seat_of(ev) if kind.seated else None
             return self._v(_C.EVENT_AFTER_END, seat,
-                           f"{_describe(ev)} after the hand ended ({self._describe_phase()})")
+                           _after(ev, " after the hand ended ({phase})",
+                                  self._describe_phase()))
         if kind.seated:
             seat = _seat_of(ev)
             if not 0 <= seat < self._n:
                 return self._v(_C.OUT_OF_TURN, seat,
-                               f"{_describe(ev)}: there is no seat {seat} at a "
-                               f"{self._n}-player table")
+                               _after(ev, ": there is no seat {seat} at a {n}-player table",
+                                      seat, self._n))
             if self._cont is not None:
                 v = continuing.check_active(self, seat, _describe(ev))
                 if v is not None:
@@ -889,8 +923,9 @@ class Table:
         """An event of a kind the ruleset's family does not play (``event_not_in_family``)."""
         rules = self._rules
         return self._v(_C.EVENT_NOT_IN_FAMILY, _seat_of(ev) if _has_seat(ev) else None,
-                       f"{_describe(ev)}: the {rules.family} family (ruleset {rules.name!r}) "
-                       f"has no {_kind_name(ev)} event")
+                       _after(ev, ": the {f:word} family (ruleset {r:ruleset}) has no "
+                              "{k:word} event", rules.family, repr(rules.name),
+                              _kind_name(ev)))
 
     def _candidates(self) -> list[Event]:
         """A superset of the legal events, pruned by cheap necessary conditions (a tile
@@ -1007,20 +1042,23 @@ def _copies_in_play(record: HandRecord, rules: TableRules) -> list[int]:
         return IllegalMoveError(Violation(code, record.hand_no, None, None, message))
 
     if not want:
-        raise fail(_C.BAD_DEAL, f"the hand sets aside {format_tiles(aside)} but ruleset "
-                                f"{name!r} sets no tile aside (set_aside = 0)")
+        raise fail(_C.BAD_DEAL, Message("the hand sets aside {t:tiles} but ruleset "
+                                        "{r:ruleset} sets no tile aside (set_aside = 0)",
+                                        format_tiles(aside), repr(name)))
     if len(aside) != want:
-        raise fail(_C.BAD_DEAL, f"the hand sets aside {len(aside)} tiles "
-                                f"({format_tiles(aside)}); ruleset {name!r} sets "
-                                f"aside {want}")
+        raise fail(_C.BAD_DEAL, Message("the hand sets aside {n} tiles ({t:tiles}); ruleset "
+                                        "{r:ruleset} sets aside {m:n}", len(aside),
+                                        format_tiles(aside), repr(name), want))
     for tile in _as_ints(aside):
         if tile >= NUM_SUITED:
-            raise fail(_C.BAD_DEAL, f"the set-aside tiles {format_tiles(aside)} hold a "
-                                    f"wildcard; only ordinary tiles are set aside")
+            raise fail(_C.BAD_DEAL, Message("the set-aside tiles {t:tiles} hold a wildcard; "
+                                            "only ordinary tiles are set aside",
+                                            format_tiles(aside)))
         copies[tile] -= 1
         if copies[tile] < 0:
-            raise fail(_C.TILE_OVERFLOW, f"the set-aside tiles {format_tiles(aside)} hold "
-                                         f"more than 4 copies of {TILE_TEXT[tile]}")
+            raise fail(_C.TILE_OVERFLOW, Message("the set-aside tiles {t:tiles} hold more "
+                                                 "than 4 copies of {tile}",
+                                                 format_tiles(aside), TILE_TEXT[tile]))
     return copies
 
 
@@ -1046,13 +1084,15 @@ def _check_deal(
         return IllegalMoveError(Violation(code, hand_no, None, seat, message))
 
     if n != rules.players:
-        raise fail(_C.BAD_DEAL, None, f"the hand has {n} players but ruleset "
-                                      f"{rules.name!r} plays with {rules.players}")
+        raise fail(_C.BAD_DEAL, None, Message("the hand has {n} players but ruleset "
+                                              "{r:ruleset} plays with {m:n}", n,
+                                              repr(rules.name), rules.players))
     if len(record.deal) != n:
-        raise fail(_C.BAD_DEAL, None, f"the deal has {len(record.deal)} hands for {n} players")
+        raise fail(_C.BAD_DEAL, None, Message("the deal has {n} hands for {m:n} players",
+                                              len(record.deal), n))
     if not 0 <= record.dealer < n:
-        raise fail(_C.BAD_DEAL, None,
-                   f"dealer seat {record.dealer} is not at a {n}-player table")
+        raise fail(_C.BAD_DEAL, None, Message("dealer seat {seat} is not at a {n}-player table",
+                                              record.dealer, n))
     hands = []
     kinds = len(copies)
     seen = [0] * kinds
@@ -1060,10 +1100,10 @@ def _check_deal(
     for seat, tiles in enumerate(record.deal):
         want = 14 if seat == record.dealer else 13
         if len(tiles) != want and not 0 < abs(len(tiles) - want) <= slack:
-            role = "the dealer" if seat == record.dealer else "a non-dealer"
+            role = Message("the dealer" if seat == record.dealer else "a non-dealer")
             raise fail(_C.BAD_DEAL, seat,
-                       f"seat {seat} ({role}) is dealt {len(tiles)} tiles, {want} expected: "
-                       f"{format_tiles(tiles)}")
+                       Message("seat {seat} ({role:role}) is dealt {n} tiles, {m:n} expected: "
+                               "{t:tiles}", seat, role, len(tiles), want, format_tiles(tiles)))
         counts = [0] * kinds
         try:
             for tile in _as_ints(tiles):
@@ -1084,9 +1124,9 @@ def _check_deal(
                     raise fail(_C.TILE_OVERFLOW, seat,
                                # the text by the table: compiled, ``{tile}`` here gave
                                # the tile's number, not its notation
-                               f"the deal holds {running[tile]} copies of {TILE_TEXT[tile]} "
-                               f"(at most {copies[tile]}); seat {seat} is dealt "
-                               f"{format_tiles(tiles)}")
+                               Message("the deal holds {n} copies of {tile} (at most {m:n}); seat "
+                                       "{seat} is dealt {t:tiles}", running[tile], TILE_TEXT[tile],
+                                       copies[tile], seat, format_tiles(tiles)))
     taken = seen[:]
     if record.wall is not None:
         try:
@@ -1099,57 +1139,73 @@ def _check_deal(
             for t in range(kinds):
                 if seen[t] > copies[t]:
                     raise fail(_C.TILE_OVERFLOW, None,
-                               f"deal and wall hold {seen[t]} copies of {TILE_TEXT[t]} "
-                               f"(at most {copies[t]})")
+                               Message("deal and wall hold {n} copies of {tile} (at most {m:n})",
+                                       seen[t], TILE_TEXT[t], copies[t]))
         total = sum(copies)
         if sum(seen) != total:
             missing = [t for t in range(kinds) for _ in range(copies[t] - seen[t])]
-            aside = ("" if record.set_aside is None
-                     else f" beside the set-aside {format_tiles(record.set_aside)}")
-            raise fail(_C.BAD_DEAL, None,
-                       f"deal and wall hold {sum(seen)} tiles, {total} expected{aside} "
-                       f"(missing {format_tiles(missing)})")
+            if record.set_aside is None:
+                wrong = Message("deal and wall hold {n} tiles, {m:n} expected (missing "
+                                "{t:tiles})", sum(seen), total, format_tiles(missing))
+            else:
+                wrong = Message("deal and wall hold {n} tiles, {m:n} expected beside the "
+                                "set-aside {a:tiles} (missing {t:tiles})", sum(seen), total,
+                                format_tiles(record.set_aside), format_tiles(missing))
+            raise fail(_C.BAD_DEAL, None, wrong)
     return hands, taken
 
 
 def _describe(ev: Event) -> str:
     if isinstance(ev, Draw):
-        return f"seat {ev.seat} draws {ev.tile}"
+        return Message("seat {seat} draws {tile}", ev.seat, ev.tile)
     if isinstance(ev, Discard):
-        return f"seat {ev.seat} discards {ev.tile}"
+        return Message("seat {seat} discards {tile}", ev.seat, ev.tile)
     if isinstance(ev, Pong):
-        return f"seat {ev.seat} pongs {ev.tile} from seat {ev.from_seat}"
+        return Message("seat {seat} pongs {tile} from seat {from}", ev.seat, ev.tile,
+                       ev.from_seat)
     if isinstance(ev, Kong):
-        src = f" from seat {ev.from_seat}" if ev.from_seat is not None else ""
-        return f"seat {ev.seat} makes a {ev.kind} kong of {ev.tile}{src}"
+        if ev.from_seat is not None:
+            return Message("seat {seat} makes a {k:kongkind} kong of {tile} from seat {from}",
+                           ev.seat, ev.kind, ev.tile, ev.from_seat)
+        return Message("seat {seat} makes a {k:kongkind} kong of {tile}", ev.seat, ev.kind,
+                       ev.tile)
     if isinstance(ev, Ready):
-        return f"seat {ev.seat} declares ready"
+        return Message("seat {seat} declares ready", ev.seat)
     if isinstance(ev, Win):
-        src = "by self-draw" if ev.from_seat is None else f"from seat {ev.from_seat}"
-        return f"seat {ev.seat} wins on {ev.tile} {src}"
+        if ev.from_seat is None:
+            return Message("seat {seat} wins on {tile} by self-draw", ev.seat, ev.tile)
+        return Message("seat {seat} wins on {tile} from seat {from}", ev.seat, ev.tile,
+                       ev.from_seat)
     if isinstance(ev, Flip):
-        return f"flip {ev.tile}"
+        return Message("flip {tile}", ev.tile)
     if isinstance(ev, ExhaustiveDraw):
-        return "exhaustive draw"
+        return Message("exhaustive draw")
     if isinstance(ev, Roll):
-        return f"seat {ev.seat} throws the dice {list(ev.dice)}"
+        return Message("seat {seat} throws the dice {d:list}", ev.seat, list(ev.dice))
     if isinstance(ev, Seabed):
-        return f"seat {ev.seat} {'takes' if ev.take else 'declines'} the last tile (海底)"
+        if ev.take:
+            return Message("seat {seat} takes the last tile (海底)", ev.seat)
+        return Message("seat {seat} declines the last tile (海底)", ev.seat)
     if isinstance(ev, Bird):
-        return f"birds {format_tiles(ev.tiles) or 'none'}"
+        if not ev.tiles:
+            return Message("birds none")
+        return Message("birds {t:tiles}", format_tiles(ev.tiles))
     if isinstance(ev, Flower):
-        return f"seat {ev.seat} shows {ev.tile}"
+        return Message("seat {seat} shows {tile}", ev.seat, ev.tile)
     if isinstance(ev, Chow):
-        return f"seat {ev.seat} chows {format_tiles(ev.tiles)} from seat {ev.from_seat}"
+        return Message("seat {seat} chows {t:tiles} from seat {from}", ev.seat,
+                       format_tiles(ev.tiles), ev.from_seat)
     if isinstance(ev, (Exchange, DeclareSuit)):
         return continuing.describe(ev)
     kind = _kind_name(ev)  # an event of a kind the core does not describe
+    if kind == "small_win" and _has_seat(ev):
+        return Message("seat {seat}: small_win", _seat_of(ev))
     return f"seat {_seat_of(ev)}: {kind}" if _has_seat(ev) else kind
 
 
 # ---------------------------------------------------------------------- checks
 def _not_your_turn(t: Table, ev: Draw | Discard | Kong | Win) -> Violation:
-    return t._v(_C.OUT_OF_TURN, ev.seat, f"{_describe(ev)} but {t._describe_phase()}")
+    return t._v(_C.OUT_OF_TURN, ev.seat, _after(ev, " but {phase}", t._describe_phase()))
 
 
 def _plain_draw(t: Table, ev: Draw) -> bool:
@@ -1208,9 +1264,10 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
         return _not_your_turn(t, ev)
     if ev.seat != due:
         return t._v(_C.OUT_OF_TURN, ev.seat,
-                    f"{_describe(ev)} but seat {due} is due to draw ({t._describe_phase()})")
+                    _after(ev, " but seat {seat} is due to draw ({phase})", due,
+                           t._describe_phase()))
     if t._back <= t._front:
-        return t._v(_C.WALL_EXHAUSTED, ev.seat, f"{_describe(ev)} but the wall is empty")
+        return t._v(_C.WALL_EXHAUSTED, ev.seat, _after(ev, " but the wall is empty"))
     tile = ev.tile
     if t._wall is not None:
         want = t._wall[t._back - 1] if back else t._wall[t._front]
@@ -1218,11 +1275,12 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
             end = ("front" if not back else "back (kong replacement)" if ph is _KONG_DRAW
                    else "back (flower replacement)")
             return t._v(_C.WALL_MISMATCH, ev.seat,
-                        f"{_describe(ev)} but the next tile at the wall's {end} is {want}")
+                        _after(ev, " but the next tile at the wall's {end:wallend} is {tile}",
+                               Message(end), want))
     elif t._taken[tile] >= t._copies[tile]:
         return t._v(_C.TILE_OVERFLOW, ev.seat,
-                    f"{_describe(ev)} but all {t._copies[tile]} copies of {tile} are "
-                    f"already out; {t.summary(ev.seat)}")
+                    _after(ev, " but all {n} copies of {tile} are already out; {held}",
+                           t._copies[tile], tile, t.summary(ev.seat)))
     if ph is _FLOWER_DRAW:
         return None  # the flower replacement (never the plain case)
     raise AssertionError(f"{_describe(ev)}: a draw neither plain nor illegal")
@@ -1250,21 +1308,22 @@ def _check_discard(t: Table, ev: Discard) -> Violation | None:
     tile = ev.tile
     if tile == _WILD:
         return t._v(_C.WILDCARD_DISCARD, seat,
-                    f"{_describe(ev)}: a wildcard may never be discarded; {t.summary(seat)}")
+                    _after(ev, ": a wildcard may never be discarded; {held}", t.summary(seat)))
     if tile >= len(t._hands[seat]) or not t._hands[seat][tile]:
-        return t._v(_C.NOT_IN_HAND, seat, f"{_describe(ev)} but {t.summary(seat)}")
+        return t._v(_C.NOT_IN_HAND, seat, _after(ev, " but {held}", t.summary(seat)))
     if t._flowers and _claims.holds_flower(t._hands[seat]):
         return t._v(_C.FLOWER_NOT_SHOWN, seat,
-                    f"{_describe(ev)} while holding a flower, which is shown and replaced "
-                    f"before the discard; {t.summary(seat)}")
+                    _after(ev, " while holding a flower, which is shown and replaced before the "
+                               "discard; {held}", t.summary(seat)))
     if t._frozen[seat] and tile != t._last_draw:
         drawn = EVERY_TILE[t._last_draw] if t._last_draw >= 0 else "nothing"
         return t._v(_C.FROZEN_HAND, seat,
-                    f"{_describe(ev)} but declared ready and drew {drawn}; {t.summary(seat)}")
+                    _after(ev, " but declared ready and drew {tile}; {held}", drawn,
+                               t.summary(seat)))
     if t._ready_pending == seat and not t._ready_after_discard(seat, tile):
         return t._v(_C.FALSE_READY, seat,
-                    f"{_describe(ev)} after declaring ready, leaving a hand that is not "
-                    f"ready; {t.summary(seat)}")
+                    _after(ev, " after declaring ready, leaving a hand that is not ready; {held}",
+                               t.summary(seat)))
     if t._cont is not None:
         return continuing.check_discard(t, seat, tile)
     return None
@@ -1272,14 +1331,14 @@ def _check_discard(t: Table, ev: Discard) -> Violation | None:
 
 def _claim_target(t: Table, ev: Pong | Kong, code: ViolationCode) -> Violation | None:
     if t._phase is not _CLAIM:
-        return t._v(code, ev.seat, f"{_describe(ev)} but there is no discard to claim "
-                                   f"({t._describe_phase()})")
+        return t._v(code, ev.seat, _after(ev, " but there is no discard to claim ({phase})",
+                                              t._describe_phase()))
     d, tile = t._disc.seat, t._disc.tile
     if ev.from_seat != d or ev.tile != tile:
-        return t._v(code, ev.seat, f"{_describe(ev)} but the last discard is {tile} by "
-                                   f"seat {d}")
+        return t._v(code, ev.seat, _after(ev, " but the last discard is {tile} by seat {seat}",
+                                              tile, d))
     if ev.seat == d:
-        return t._v(code, ev.seat, f"{_describe(ev)}: a player cannot claim its own discard")
+        return t._v(code, ev.seat, _after(ev, ": a player cannot claim its own discard"))
     return None
 
 
@@ -1303,11 +1362,11 @@ def _check_pong(t: Table, ev: Pong) -> Violation | None:
         return v
     if t._hands[ev.seat][ev.tile] < 2:
         return t._v(_C.ILLEGAL_PONG, ev.seat,
-                    f"{_describe(ev)} without two {ev.tile}: {t.summary(ev.seat)}")
+                    _after(ev, " without two {tile}: {held}", ev.tile, t.summary(ev.seat)))
     if t._frozen[ev.seat]:
         return t._v(_C.FROZEN_HAND, ev.seat,
-                    f"{_describe(ev)} but declared ready (a pong changes the hand); "
-                    f"{t.summary(ev.seat)}")
+                    _after(ev, " but declared ready (a pong changes the hand); {held}",
+                               t.summary(ev.seat)))
     if t._cont is not None:
         return continuing.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_PONG, _describe(ev))
     raise AssertionError(f"{_describe(ev)}: a pong neither plain nor illegal")
@@ -1315,8 +1374,8 @@ def _check_pong(t: Table, ev: Pong) -> Violation | None:
 
 def _no_kong_after_ready(t: Table, ev: Kong) -> Violation:
     return t._v(_C.FROZEN_HAND, ev.seat,
-                f"{_describe(ev)} but declared ready, and {t._rules.no_frozen_kong}; "
-                f"{t.summary(ev.seat)}")
+                _after(ev, " but declared ready, and {why:frozenkong}; {held}",
+                       t._rules.no_frozen_kong, t.summary(ev.seat)))
 
 
 def _frozen_kong_keeps_waits(t: Table, seat: int, tile: int, kind: KongKind) -> bool:
@@ -1343,59 +1402,59 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
             return v
         if t._hands[seat][tile] < 3:
             return t._v(_C.ILLEGAL_KONG, seat,
-                        f"{_describe(ev)} without three {tile}: {t.summary(seat)}")
+                        _after(ev, " without three {tile}: {held}", tile, t.summary(seat)))
         if t._back <= t._front:
             return t._v(_C.ILLEGAL_KONG, seat,
-                        f"{_describe(ev)} but the wall is empty (no replacement draw)")
+                        _after(ev, " but the wall is empty (no replacement draw)"))
         if t._frozen[seat] and not t._rules.kong_when_frozen:
             return _no_kong_after_ready(t, ev)
         if t._frozen[seat] and not _frozen_kong_keeps_waits(t, seat, tile, kind):
             return t._v(_C.FROZEN_HAND, seat,
-                        f"{_describe(ev)} but declared ready and the kong changes the "
-                        f"waits; {t.summary(seat)}")
+                        _after(ev, " but declared ready and the kong changes the waits; {held}",
+                                   t.summary(seat)))
         return _kong_of_declared_suit(t, ev)
     ph = t._phase
     if t._turn != seat or (ph is not _DISCARD and ph is not _AFTER_CLAIM):
         return _not_your_turn(t, ev)
     if ev.from_seat is not None:
         return t._v(_C.ILLEGAL_KONG, seat,
-                    f"{_describe(ev)}: only an exposed kong names a discarder")
+                    _after(ev, ": only an exposed kong names a discarder"))
     if ph is _AFTER_CLAIM:
         return t._v(_C.ILLEGAL_KONG, seat,
-                    f"{_describe(ev)} but after a pong the player must discard; "
-                    f"{t.summary(seat)}")
+                    _after(ev, " but after a pong the player must discard; {held}",
+                               t.summary(seat)))
     hand = t._hands[seat]
     if tile == _WILD:
-        return t._v(_C.ILLEGAL_KONG, seat, f"{_describe(ev)}: wildcards form no melds")
+        return t._v(_C.ILLEGAL_KONG, seat, _after(ev, ": wildcards form no melds"))
     if kind is _ADDED:
         if not any(m.kind is _PONG and m.tile == tile for m in t._melds[seat]):
             return t._v(_C.ILLEGAL_KONG, seat,
-                        f"{_describe(ev)} without a pong of {tile}: {t.summary(seat)}")
+                        _after(ev, " without a pong of {tile}: {held}", tile, t.summary(seat)))
         if not hand[tile]:
             return t._v(_C.ILLEGAL_KONG, seat,
-                        f"{_describe(ev)} without the fourth {tile}: {t.summary(seat)}")
+                        _after(ev, " without the fourth {tile}: {held}", tile, t.summary(seat)))
     elif hand[tile] < 4:
         return t._v(_C.ILLEGAL_KONG, seat,
-                    f"{_describe(ev)} without four {tile}: {t.summary(seat)}")
+                    _after(ev, " without four {tile}: {held}", tile, t.summary(seat)))
     if t._back <= t._front:
         return t._v(_C.ILLEGAL_KONG, seat,
-                    f"{_describe(ev)} but the wall is empty (no replacement draw)")
+                    _after(ev, " but the wall is empty (no replacement draw)"))
     if t._ready_pending == seat:
         return t._v(_C.FROZEN_HAND, seat,
-                    f"{_describe(ev)} right after declaring ready (the declaration is "
-                    f"followed by a discard); {t.summary(seat)}")
+                    _after(ev, " right after declaring ready (the declaration is followed by a "
+                               "discard); {held}", t.summary(seat)))
     if t._frozen[seat]:
         if not t._rules.kong_when_frozen:
             return _no_kong_after_ready(t, ev)
         if tile != t._last_draw:
             drawn = EVERY_TILE[t._last_draw] if t._last_draw >= 0 else "nothing"
             return t._v(_C.FROZEN_HAND, seat,
-                        f"{_describe(ev)} but declared ready: only the drawn tile "
-                        f"({drawn}) may be used; {t.summary(seat)}")
+                        _after(ev, " but declared ready: only the drawn tile ({tile}) may be "
+                                   "used; {held}", drawn, t.summary(seat)))
         if kind is _CONCEALED and not _frozen_kong_keeps_waits(t, seat, tile, kind):
             return t._v(_C.FROZEN_HAND, seat,
-                        f"{_describe(ev)} but declared ready and the kong changes the "
-                        f"waits; {t.summary(seat)}")
+                        _after(ev, " but declared ready and the kong changes the waits; {held}",
+                                   t.summary(seat)))
     return _kong_of_declared_suit(t, ev)
 
 
@@ -1420,35 +1479,35 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
                             f"{_describe(ev)} but {t._describe_phase()}, after a self-drawn "
                             f"win")
             return t._v(_C.EVENT_AFTER_END, seat,
-                        f"{_describe(ev)} after a self-drawn win ended the hand")
+                        _after(ev, " after a self-drawn win ended the hand"))
         if t._won[seat]:
-            return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)} but seat {seat} already won")
+            return t._v(_C.INVALID_WIN, seat, _after(ev, " but seat {seat} already won", seat))
         if frm != c_from or tile != c_tile:
             return t._v(_C.INVALID_WIN, seat,
-                        f"{_describe(ev)} but only further wins on {c_tile} from seat "
-                        f"{c_from} may follow the win")
+                        _after(ev, " but only further wins on {tile} from seat {seat} may follow "
+                                   "the win", c_tile, c_from))
         if not t._rules.multiple_winners:
             return t._v(_C.INVALID_WIN, seat,
-                        f"{_describe(ev)} but ruleset {t._rules.name!r} allows one winner "
-                        f"per tile (一炮多响 off)")
+                        _after(ev, " but ruleset {r:ruleset} allows one winner per tile "
+                                   "(一炮多响 off)", repr(t._rules.name)))
         if seat == frm:
-            return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)}: its own tile")
+            return t._v(_C.INVALID_WIN, seat, _after(ev, ": its own tile"))
         plan = WinPlan(ev, won.source, hand[:], won.hot, won.kill, won.offer_index)
         plan.counts[tile] += 1
     elif frm is None:
         if t._turn != seat or ph is not _DISCARD:
             if t._turn == seat and ph is _AFTER_CLAIM:
                 return t._v(_C.INVALID_WIN, seat,
-                            f"{_describe(ev)} but has drawn nothing since its pong; "
-                            f"{t.summary(seat)}")
+                            _after(ev, " but has drawn nothing since its pong; {held}",
+                                       t.summary(seat)))
             return _not_your_turn(t, ev)
         if t._last_draw >= 0:
             if tile != t._last_draw:
                 return t._v(_C.INVALID_WIN, seat,
-                            f"{_describe(ev)} but drew {EVERY_TILE[t._last_draw]}; "
-                            f"{t.summary(seat)}")
+                            _after(ev, " but drew {tile}; {held}", EVERY_TILE[t._last_draw],
+                                       t.summary(seat)))
         elif not hand[tile]:
-            return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)} but {t.summary(seat)}")
+            return t._v(_C.INVALID_WIN, seat, _after(ev, " but {held}", t.summary(seat)))
         plan = WinPlan(ev, _WIN_SELF, hand, False, False, -1)
     else:
         kong = t._pending_kong
@@ -1460,31 +1519,31 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
               and kong.kind is _ADDED):
             if not t._rules.robbing_kong:
                 return t._v(_C.INVALID_WIN, seat,
-                            f"{_describe(ev)} but ruleset {t._rules.name!r} does not allow "
-                            f"robbing a kong (抢杠)")
+                            _after(ev, " but ruleset {r:ruleset} does not allow robbing a kong "
+                                       "(抢杠)", repr(t._rules.name)))
             plan = WinPlan(ev, _WIN_ROB, hand[:], False, ready_at[frm] is not None,
                             kong.event_index)
         else:
             if ph is _CLAIM:
-                what = f"the last discard is {t._disc.tile} by seat {t._disc.seat}"
+                what = _after(ev, " but the last discard is {tile} by seat {seat}",
+                              t._disc.tile, t._disc.seat)
             elif ph is _KONG_DRAW:
-                what = "only an added kong can be robbed, on its own tile"
+                what = _after(ev, " but only an added kong can be robbed, on its own tile")
             else:
-                what = f"there is no discard to win on ({t._describe_phase()})"
-            return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)} but {what}")
+                what = _after(ev, " but there is no discard to win on ({phase})",
+                              t._describe_phase())
+            return t._v(_C.INVALID_WIN, seat, what)
         if seat == frm:
-            return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)}: its own tile")
+            return t._v(_C.INVALID_WIN, seat, _after(ev, ": its own tile"))
         plan.counts[tile] += 1
     melds = t._melds[seat]
     if not t._complete_at(seat, plan.counts):
-        shown = _fmt(plan.counts)
-        if melds:
-            shown += " [" + ", ".join(f"{m.kind} {m.tile}" for m in melds) + "]"
-        return t._v(_C.INVALID_WIN, seat, f"{_describe(ev)} but {shown} is not complete")
+        return t._v(_C.INVALID_WIN, seat, _after(ev, " but {s:shown} is not complete",
+                                                 _shown(_fmt(plan.counts), melds)))
     if t._rules.win_needs_missing_suit and t._suits(seat, plan.counts) == 3:
         return t._v(_C.MISSING_SUIT, seat,
-                    f"{_describe(ev)} with all three suits (缺一门 required): "
-                    f"{_fmt(plan.counts)}")
+                    _after(ev, " with all three suits (缺一门 required): {s:shown}",
+                           _shown(_fmt(plan.counts), ())))
     if t._cont is not None:
         v = continuing.check_win(t, seat, plan.counts, _describe(ev))
         if v is not None:
@@ -1501,10 +1560,10 @@ def _check_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
     if (ph is not _CLAIM and ph is not _KONG_DRAW and ph is not _FLOWER_DRAW
             and ph is not _PLAY_ON):
         return t._v(_C.PREMATURE_END, None,
-                    f"exhaustive draw while no draw is due ({t._describe_phase()})")
+                    Message("exhaustive draw while no draw is due ({phase})", t._describe_phase()))
     if t._back > t._front:
         return t._v(_C.PREMATURE_END, None,
-                    f"exhaustive draw with {t._back - t._front} tiles left in the wall")
+                    Message("exhaustive draw with {n} tiles left in the wall", t._back - t._front))
     return None
 
 

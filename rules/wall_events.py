@@ -44,11 +44,13 @@ from zhuoji.rules.events import (
     Win,
 )
 from zhuoji.rules.facts import RollFact, SeabedOffer, WallFacts
+from zhuoji.rules.messages import Message
 from zhuoji.rules.table import (
     _KINDS,
     Kind,
     Phase,
     Table,
+    _after,
     _apply_discard,
     _apply_draw,
     _apply_exhaustive,
@@ -61,7 +63,6 @@ from zhuoji.rules.table import (
     _check_kong,
     _check_pong,
     _check_win,
-    _describe,
     _not_plain,
     register_mechanic_kind,
 )
@@ -148,10 +149,10 @@ class WallState:
 
     def describe(self, t: Table) -> str:
         if self.taker >= 0:
-            return f"seat {self.taker} took the last tile and draws it next"
+            return Message("seat {seat} took the last tile and draws it next", self.taker)
         if self.declined:
             return "every seat declined the last tile: the hand ends drawn (exhaustive draw)"
-        return f"the last tile is offered to seat {self.next_offer(t)} next"
+        return Message("the last tile is offered to seat {seat} next", self.next_offer(t))
 
     def next_offer(self, t: Table) -> int:
         if self.offers:
@@ -165,11 +166,12 @@ class WallState:
     def finish(self, t: Table) -> Violation | None:
         if t._phase is Phase.SEABED and self.taker >= 0:
             return t._v(_C.BAD_SEABED, self.taker,
-                        f"the log ends after seat {self.taker} took the last tile, without "
-                        f"its draw", at_event=False)
+                        Message("the log ends after seat {seat} took the last tile, without its "
+                                "draw", self.taker), at_event=False)
         if t._phase is Phase.WON and self.bird_due(t):
-            return t._v(_C.BAD_BIRD, None, f"the log ends without the birds after the win "
-                                           f"({_expected_text(self.expected_birds(t))})",
+            return t._v(_C.BAD_BIRD, None, Message("the log ends without the birds after the win "
+                                                   "({b:birdsdue})",
+                                                   _expected_text(self.expected_birds(t))),
                         at_event=False)
         return None
 
@@ -197,10 +199,12 @@ class WallState:
         return out
 
 
-def _expected_text(want: tuple[Tile, ...] | int) -> str:
+def _expected_text(want: tuple[Tile, ...] | int) -> Message:
     if isinstance(want, int):
-        return f"{want} tile{'s' if want != 1 else ''} due"
-    return f"{format_tiles(want) or 'none'} due"
+        return Message("{n} tile due" if want == 1 else "{n} tiles due", want)
+    if not want:
+        return Message("none due")
+    return Message("{t:tiles} due", format_tiles(want))
 
 
 def _state(t: Table) -> WallState:
@@ -220,19 +224,19 @@ def _seabed_gate(t: Table, ev: Event) -> Violation | None:
         if isinstance(ev, Draw):
             return None
         return t._v(_C.BAD_SEABED, seat,
-                    f"{_describe(ev)} but seat {w.taker} took the last tile and must draw "
-                    f"it first")
+                    _after(ev, " but seat {seat} took the last tile and must draw it first",
+                               w.taker))
     if w.declined:
         if isinstance(ev, ExhaustiveDraw):
             return None
         return t._v(_C.BAD_SEABED, seat,
-                    f"{_describe(ev)} but every seat declined the last tile: the hand ends "
-                    f"drawn (exhaustive draw)")
+                    _after(ev, " but every seat declined the last tile: the hand ends drawn "
+                               "(exhaustive draw)"))
     if isinstance(ev, Seabed):
         return None
     return t._v(_C.BAD_SEABED, seat,
-                f"{_describe(ev)} but the last tile is being offered: seat "
-                f"{w.next_offer(t)} takes or declines it next")
+                _after(ev, " but the last tile is being offered: seat {seat} takes or declines it "
+                           "next", w.next_offer(t)))
 
 
 # ---------------------------------------------------------------------- roll
@@ -243,22 +247,22 @@ def _check_roll(t: Table, ev: Roll) -> Violation | None:
     if v is not None:
         return v
     if t._phase is not Phase.KONG_DRAW:
-        return t._v(_C.BAD_ROLL, seat, f"{_describe(ev)} but no kong replacement is due "
-                                       f"({t._describe_phase()})")
+        return t._v(_C.BAD_ROLL, seat, _after(ev, " but no kong replacement is due ({phase})",
+                                                  t._describe_phase()))
     if seat != t._turn:
-        return t._v(_C.OUT_OF_TURN, seat, f"{_describe(ev)} but seat {t._turn} made the kong "
-                                          f"and throws for its replacement")
+        return t._v(_C.OUT_OF_TURN, seat, _after(ev, " but seat {seat} made the kong and throws "
+                                                     "for its replacement", t._turn))
     w = _state(t)
     if w.roll_pending:
-        return t._v(_C.BAD_ROLL, seat, f"{_describe(ev)} but the dice were already thrown for "
-                                       f"this kong")
+        return t._v(_C.BAD_ROLL, seat,
+                    _after(ev, " but the dice were already thrown for this kong"))
     dice = ev.dice
     if len(dice) != 2 or any(d not in DICE_FACES for d in dice):
-        return t._v(_C.BAD_ROLL, seat, f"{_describe(ev)}: two dice are thrown, each 1-6")
+        return t._v(_C.BAD_ROLL, seat, _after(ev, ": two dice are thrown, each 1-6"))
     if mech.kong_dice_needs_ready and not t.is_ready(seat):
         return t._v(_C.BAD_ROLL, seat,
-                    f"{_describe(ev)} but only a ready hand may throw the dice after a kong "
-                    f"(mechanics.kong_dice_needs_ready); {t.summary(seat)}")
+                    _after(ev, " but only a ready hand may throw the dice after a kong "
+                               "(mechanics.kong_dice_needs_ready); {held}", t.summary(seat)))
     return None
 
 
@@ -302,17 +306,19 @@ def _check_seabed(t: Table, ev: Seabed) -> Violation | None:
     if ph is not Phase.SEABED and not w.seabed_due(t):
         left = t._back - t._front
         if ph is Phase.KONG_DRAW and left == 1:
-            why = "the kong's replacement takes the last tile (no offer this hand)"
+            why = _after(ev, " but the last tile is not offered now: the kong's replacement "
+                             "takes the last tile (no offer this hand)")
         elif ph is Phase.CLAIM:
-            why = f"{left} tiles are left in the wall"
+            why = _after(ev, " but the last tile is not offered now: {n} tiles are left in the "
+                             "wall", left)
         else:
-            why = f"no draw is due ({t._describe_phase()})"
-        return t._v(_C.BAD_SEABED, seat, f"{_describe(ev)} but the last tile is not offered "
-                                         f"now: {why}")
+            why = _after(ev, " but the last tile is not offered now: no draw is due ({phase})",
+                         t._describe_phase())
+        return t._v(_C.BAD_SEABED, seat, why)
     due = w.next_offer(t)
     if seat != due:
         return t._v(_C.BAD_SEABED, seat,
-                    f"{_describe(ev)} but the last tile is offered in turn: seat {due} next")
+                    _after(ev, " but the last tile is offered in turn: seat {seat} next", due))
     return None
 
 
@@ -335,32 +341,37 @@ def _check_bird(t: Table, ev: Bird) -> Violation | None:
         return v
     w = _state(t)
     if w.birds is not None:
-        return t._v(_C.BAD_BIRD, None, f"{_describe(ev)} but the birds were already shown "
-                                       f"({format_tiles(w.birds)})")
+        return t._v(_C.BAD_BIRD, None, _after(ev, " but the birds were already shown ({t:tiles})",
+                                                  format_tiles(w.birds)))
     if t._phase is not Phase.WON:
-        return t._v(_C.BAD_BIRD, None, f"{_describe(ev)} but there was no win "
-                                       f"({t._describe_phase()})")
+        return t._v(_C.BAD_BIRD, None, _after(ev, " but there was no win ({phase})",
+                                                  t._describe_phase()))
     want = w.expected_birds(t)
     if isinstance(want, tuple):
         if not want:
-            return t._v(_C.BAD_BIRD, None, f"{_describe(ev)} but no tile is left in the wall")
+            return t._v(_C.BAD_BIRD, None, _after(ev, " but no tile is left in the wall"))
         if ev.tiles != want:
-            where = ("the last tile, won on, is the bird" if mech.seabed_tile_is_bird
-                     and w.seabed_win else f"the next {len(want)} at the wall's front")
-            return t._v(_C.BAD_BIRD, None,
-                        f"{_describe(ev)} but the birds are {format_tiles(want)} ({where})")
+            if mech.seabed_tile_is_bird and w.seabed_win:
+                wrong = _after(ev, " but the birds are {t:tiles} (the last tile, won on, is the "
+                                   "bird)", format_tiles(want))
+            else:
+                wrong = _after(ev, " but the birds are {t:tiles} (the next {n} at the wall's "
+                                   "front)", format_tiles(want), len(want))
+            return t._v(_C.BAD_BIRD, None, wrong)
         return None
     if len(ev.tiles) != want:
         return t._v(_C.BAD_BIRD, None,
-                    f"{_describe(ev)} but {want} bird{'s are' if want != 1 else ' is'} due "
-                    f"(mechanics.birds = {mech.birds}, {t._back - t._front} tiles left)")
+                    _after(ev, " but {n} birds are due (mechanics.birds = {m:n}, {k:n} tiles "
+                               "left)" if want != 1 else " but {n} bird is due (mechanics.birds "
+                               "= {m:n}, {k:n} tiles left)", want, mech.birds,
+                           t._back - t._front))
     shown = [0] * len(t._taken)
     for tile in ev.tiles:
         shown[tile] += 1
         if t._taken[tile] + shown[tile] > t._copies[tile]:
             return t._v(_C.BAD_BIRD, None,
-                        f"{_describe(ev)} but all {t._copies[tile]} copies of "
-                        f"{ALL_TILES[tile]} are out")
+                        _after(ev, " but all {n} copies of {tile} are out", t._copies[tile],
+                                   ALL_TILES[tile]))
     return None
 
 
@@ -396,8 +407,8 @@ def _offered_first(t: Table, ev: Draw) -> Violation | None:
     w = _state(t)
     if w.seabed_due(t) and ev.seat == t._next[t._disc.seat]:
         return t._v(_C.BAD_SEABED, ev.seat,
-                    f"{_describe(ev)} but the wall holds only its last tile: it is offered "
-                    f"first (a `seabed` event by seat {w.next_offer(t)})")
+                    _after(ev, " but the wall holds only its last tile: it is offered first (a "
+                               "`seabed` event by seat {seat})", w.next_offer(t)))
     return None
 
 
@@ -434,9 +445,9 @@ def _locked(t: Table, ev: Discard | Kong) -> Violation | None:
             and _keeps_drawn_tile(t, ev)
             and not (isinstance(ev, Kong) and ev.kind is KongKind.EXPOSED)):
         return t._v(_C.LOCKED_HAND, ev.seat,
-                    f"{_describe(ev)} but threw the dice after a kong: every tile it draws is "
-                    f"discarded until it wins (mechanics.kong_dice_locks_hand); it drew "
-                    f"{ALL_TILES[t._last_draw]}")
+                    _after(ev, " but threw the dice after a kong: every tile it draws is "
+                               "discarded until it wins (mechanics.kong_dice_locks_hand); it drew "
+                               "{tile}", ALL_TILES[t._last_draw]))
     return None
 
 
@@ -450,7 +461,7 @@ def _locked_claim(t: Table, ev: Pong | Kong) -> Violation | None:
     pong, an exposed kong) until it wins: its hand stays as it was when it threw."""
     if ((isinstance(ev, Pong) or ev.kind is KongKind.EXPOSED)
             and t._mech.kong_dice_locks_claims and _state(t).locked[ev.seat]):
-        return t._v(_C.LOCKED_HAND, ev.seat, f"{_describe(ev)} but {LOCKED_CLAIM}")
+        return t._v(_C.LOCKED_HAND, ev.seat, _after(ev, " but " + LOCKED_CLAIM))
     return None
 
 
@@ -458,8 +469,8 @@ def _shows_last_tile(t: Table, ev: Discard) -> Violation | None:
     w = _state(t)
     if w.taker == ev.seat and w.taker_drew and w.shown_at < 0 and _keeps_drawn_tile(t, ev):
         return t._v(_C.BAD_SEABED, ev.seat,
-                    f"{_describe(ev)} but took the last tile ({ALL_TILES[t._last_draw]}): "
-                    f"unless it wins, it shows that tile")
+                    _after(ev, " but took the last tile ({tile}): unless it wins, it shows that "
+                               "tile", ALL_TILES[t._last_draw]))
     return None
 
 
@@ -475,21 +486,21 @@ def _shown_claim(t: Table, ev: Pong | Kong) -> Violation | None:
     w = _state(t)
     if w.shown_at >= 0 and t._phase is Phase.CLAIM and t._disc.event_index == w.shown_at:
         return t._v(_C.BAD_SEABED, ev.seat,
-                    f"{_describe(ev)} but the shown last tile may only be won on")
+                    _after(ev, " but the shown last tile may only be won on"))
     return None
 
 
 def _after_birds(t: Table, ev: Win) -> Violation | None:
     if _state(t).birds is not None:
-        return t._v(_C.EVENT_AFTER_END, ev.seat, f"{_describe(ev)} after the birds were shown")
+        return t._v(_C.EVENT_AFTER_END, ev.seat, _after(ev, " after the birds were shown"))
     return None
 
 
 def _robbed_after_dice(t: Table, ev: Win) -> Violation | None:
     if t._phase is Phase.KONG_DRAW and _state(t).roll_pending and ev.from_seat is not None:
         return t._v(_C.INVALID_WIN, ev.seat,
-                    f"{_describe(ev)} but the kong's player threw the dice for its "
-                    f"replacement: the kong stands (a robbing win comes before the dice)")
+                    _after(ev, " but the kong's player threw the dice for its replacement: the "
+                               "kong stands (a robbing win comes before the dice)"))
     return None
 
 

@@ -26,7 +26,7 @@ from zhuoji.rules.audit import HandAudit
 from zhuoji.rules.events import SmallWin
 from zhuoji.rules.facts import WallFacts
 from zhuoji.rules.families import family_of
-from zhuoji.rules.glossary import Lang, translate
+from zhuoji.rules.glossary import Lang, render
 from zhuoji.rules.mechanics import mechanics_of
 from zhuoji.rules.replay import HandReplay
 from zhuoji.rules.settings import RulesetBase
@@ -150,11 +150,11 @@ def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str,
         words = family_of(audit.ruleset).name
         rows: list[dict[str, Any]] = out["violations"]
         for v, row in zip(hand.findings, rows, strict=True):
-            row["message_zh"] = translate(v.message, family=words)
+            row["message_zh"] = render(v.message, family=words)
         if settlement is not None:
             items: list[dict[str, Any]] = out["ledger"]
             for i, row in zip(settlement.items, items, strict=True):
-                row["detail_zh"] = translate(i.detail, family=words)
+                row["detail_zh"] = render(i.detail, family=words)
     return out
 
 

@@ -100,7 +100,7 @@ def audit_command(
     from zhuoji.flows.cli.audit_text import format_hand
     from zhuoji.flows.cli.parse import check_limits, expand_paths
     from zhuoji.flows.text.messages import malformed_text
-    from zhuoji.rules.glossary import text, translate
+    from zhuoji.rules.glossary import render, text
 
     check_limits()
     expanded = expand_paths(paths)
@@ -145,7 +145,7 @@ def audit_command(
                         emit_json(game_error_json(item))
                     else:
                         emit(safe(f"error: {item.path}, game {item.game.game_id!r}: "
-                                  f"{translate(item.error, language)}"))
+                                  f"{render(item.error, language)}"))
                     continue
                 for hand in item.hands:
                     hands_seen += 1
@@ -169,7 +169,7 @@ def audit_command(
                 emit_json({"file": str(path), "error": {"message": message}})
             else:
                 emit(text("error: {path}: {message}", language, path=safe(path),
-                          message=safe(translate(message, language))))
+                          message=safe(render(message, language))))
     if hand_no is not None and not hands_seen and not malformed:
         if json_lines:
             emit_json({"error": {"message": f"no hand {hand_no} found"}})

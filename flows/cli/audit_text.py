@@ -13,7 +13,7 @@ from zhuoji.rules.audit import HandAudit
 from zhuoji.rules.events import SmallWin
 from zhuoji.rules.facts import DiscardFact, Outcome, SeatFacts
 from zhuoji.rules.families import family_of
-from zhuoji.rules.glossary import Lang, expand, text, translate, with_names_zh, zh
+from zhuoji.rules.glossary import Lang, expand, render, text, tiles_zh, with_names_zh, zh
 from zhuoji.rules.ledger import Ledger, format_amount, generate_item_differences, with_names
 from zhuoji.rules.melds import Meld, MeldKind
 from zhuoji.rules.replay import HandReplay
@@ -48,7 +48,7 @@ def _term(section: str, key: str, lang: Lang, family: str | None = None) -> str:
 
 
 def _tiles(tiles: str, lang: Lang, family: str | None = None) -> str:
-    return translate(tiles, lang, "shown", family) if lang == "zh" and tiles else tiles
+    return tiles_zh(tiles, family) if lang == "zh" and tiles else tiles
 
 
 def _tile(tile: object, lang: Lang) -> str:
@@ -122,7 +122,7 @@ def format_ledger(settlement: Ledger, lang: Lang = "en", *,
         for i in items:
             out.append(_t("    seat {payer} -> seat {payee}  {amount}  {detail}", lang,
                           family, payer=i.payer, payee=i.payee, amount=f"{i.amount:>4}",
-                          detail=translate(i.detail, lang, family=family)))
+                          detail=render(i.detail, lang, family)))
     if not out:
         out.append(_t("  (no transfers)", lang, family))
     return out
@@ -218,7 +218,7 @@ def _named(lines: Sequence[str], names: Sequence[str], lang: Lang,
     """Explanation lines in ``lang``, each seat followed by its player's name."""
     if lang == "en":
         return list(with_names(lines, names))
-    return [with_names_zh(translate(line, lang, family=family), list(names)) for line in lines]
+    return [with_names_zh(render(line, lang, family), list(names)) for line in lines]
 
 
 def format_verdict(hand: HandAudit, names: Sequence[str], lang: Lang = "en", *,
@@ -273,7 +273,7 @@ def format_findings(hand: HandAudit, lang: Lang = "en", *,
                 else f"{v.code.value} {zh('code', v.code.value, family)}")
         out.append(_t("  {code} (event {where}, seat {seat}): {message}", lang, family,
                       code=code, where=where, seat=seat,
-                      message=translate(v.message, lang, family=family)))
+                      message=render(v.message, lang, family)))
     return out
 
 

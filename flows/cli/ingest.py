@@ -327,7 +327,7 @@ def ingest_command(
         return
     from rich.text import Text
 
-    from zhuoji.rules.glossary import text, translate
+    from zhuoji.rules.glossary import render, text
 
     def t(english: str, **fields: object) -> str:
         return text(english, language, **fields)
@@ -343,7 +343,7 @@ def ingest_command(
         files = t("{n} file" if count == 1 else "{n} files", n=f"{count:,}")
         console.print(
             Text.assemble((t("re-audited"), "cyan"),
-                          f" {files}: {safe(translate(reason, language))}"),
+                          f" {files}: {safe(render(reason, language))}"),
             soft_wrap=True,
         )
     for path in summary.pruned:
@@ -355,13 +355,13 @@ def ingest_command(
     for path, reason in summary.quarantined:
         console.print(
             Text.assemble((t("quarantined"), "yellow"),
-                          f" {safe(path)}: {safe(translate(reason, language))}"),
+                          f" {safe(path)}: {safe(render(reason, language))}"),
             soft_wrap=True,
         )
     for skip in found.skipped:
         console.print(
             Text.assemble((t("skipped"), "yellow"),
-                          f" {safe(skip.path)}: {safe(translate(skip.reason, language))}"),
+                          f" {safe(skip.path)}: {safe(render(skip.reason, language))}"),
             soft_wrap=True,
         )
 

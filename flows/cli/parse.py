@@ -168,7 +168,7 @@ def validate_command(
     from rich.text import Text
 
     from zhuoji.flows.text.messages import malformed_text
-    from zhuoji.rules.glossary import text, translate
+    from zhuoji.rules.glossary import render, text
 
     def t(english: str) -> str:
         return text(english, language)
@@ -189,7 +189,7 @@ def validate_command(
             emit_json({"file": missing, "status": "missing", "errors": [
                 {"message": expanded.why(missing)}]})
         else:
-            why = translate(expanded.why(missing), language)
+            why = render(expanded.why(missing), language)
             err_console.print(Text.assemble((t("error "), "bold red"),
                                             f"{safe(missing)}: {safe(why)}"))
     for skip in expanded.skipped:
@@ -197,7 +197,7 @@ def validate_command(
             emit_json({"file": str(skip.path), "status": "skipped", "reason": skip.reason})
         else:
             console.print(Text.assemble((t("skip  "), "yellow"), f"{safe(skip.path)}: "
-                                        f"{safe(translate(skip.reason, language))}"))
+                                        f"{safe(render(skip.reason, language))}"))
     for path in expanded.files:
         report = validate_file(path)
         games += report.games
@@ -212,7 +212,7 @@ def validate_command(
                                         safe(malformed_text(error, language))))
         if report.failure is not None:
             console.print(Text.assemble((t("error "), "bold red"), f"{safe(path)}: "
-                                        f"{safe(translate(report.failure, language))}"))
+                                        f"{safe(render(report.failure, language))}"))
         if report.is_valid and not quiet:
             console.print(Text.assemble(
                 (t("ok    "), "green"),

@@ -17,7 +17,7 @@ from zhuoji.flows.dashboard.replay_page import ReplayData, finding_step, hand_re
 from zhuoji.flows.dashboard.tiles import melds_html, tile_html, tiles_html
 from zhuoji.flows.dashboard.words import code_chinese, esc, label_text, page_text
 from zhuoji.flows.warehouse.rows_tiles import parse_discards
-from zhuoji.rules.glossary import Lang, glossary, tile_zh, translate
+from zhuoji.rules.glossary import Lang, glossary, render, tile_zh
 from zhuoji.rules.tiles import Tile, parse_tiles
 
 if TYPE_CHECKING:
@@ -250,7 +250,7 @@ def replay_context(
     snapshots = data.snapshots
     if snapshots is None:
         return {"replay": None,
-                "replay_missing": translate(data.missing or "", lang, family=family),
+                "replay_missing": render(data.missing or "", lang, family),
                 "finding_steps": {}}
     if not snapshots.steps:
         return {"replay": None,
@@ -273,7 +273,7 @@ def replay_context(
         "replay": Markup(
             replay_json(
                 snapshots,
-                findings=[{**f, "message": translate(str(f["message"]), lang, family=family)}
+                findings=[{**f, "message": render(str(f["message"]), lang, family)}
                           if f.get("message") else f for f in findings],
                 tiles={t: _tile_face(t, chicken=False) for t in texts},
                 chicken_tiles={

@@ -38,7 +38,7 @@ from zhuoji.flows.dashboard.words import (
     user_list_html,
 )
 from zhuoji.flows.text.terminal import safe
-from zhuoji.rules.glossary import Lang, expand, glossary, translate
+from zhuoji.rules.glossary import Lang, expand, glossary, render
 
 if TYPE_CHECKING:
     import duckdb
@@ -135,7 +135,7 @@ def _ctx_text(ctx: Any, english: str, **fields: Any) -> Markup:
 @jinja2.pass_context
 def _ctx_translate(ctx: Any, message: str) -> str:
     """An engine message (a finding, a ledger item's detail) in the page's language."""
-    return translate(message, ctx.get("lang", "en"), family=ctx.get("family"))
+    return render(message, ctx.get("lang", "en"), ctx.get("family"))
 
 
 # --- queries ---------------------------------------------------------------------------------

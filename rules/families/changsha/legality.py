@@ -33,6 +33,7 @@ from zhuoji.rules.families.changsha.settings import Ruleset
 from zhuoji.rules.hand import is_seven_pairs
 from zhuoji.rules.mechanics import mechanics_of
 from zhuoji.rules.melds import Meld, MeldKind
+from zhuoji.rules.messages import Message
 from zhuoji.rules.settings import RulesetBase
 from zhuoji.rules.table import Kind, Phase, Table, TableRules, WinPlan, WinSource, _not_plain
 from zhuoji.rules.tiles import Tile, format_tiles
@@ -97,8 +98,22 @@ def _big_shape(counts: Sequence[int], melds: Sequence[Meld]) -> bool:
     return suits in (1, 2, 4) or (only_258 and suits != 0)
 
 
-def _describe_small(ev: SmallWin) -> str:
-    return f"seat {ev.seat} declares {ev.kind} (起手小胡) showing {format_tiles(ev.tiles)}"
+_WORD_START = frozenset("abcdefghijklmnopqrstuvwxyz")
+_WORD = _WORD_START | frozenset("0123456789_")
+
+
+def _describe_small(ev: SmallWin) -> Message:
+    kind = ev.kind
+    if kind[:1] in _WORD_START and all(c in _WORD for c in kind):  # a name, as patterns are
+        return Message("seat {seat} declares {k:pattern} (起手小胡) showing {t:tiles}", ev.seat,
+                       kind, format_tiles(ev.tiles))
+    return Message("seat {seat} declares {k:any} (起手小胡) showing {t:tiles}", ev.seat, kind,
+                   format_tiles(ev.tiles))
+
+
+def _after(what: Message, clause: str, *values: object) -> Message:
+    """A ``small_win``'s illegal-move message: the event, then what is wrong with it."""
+    return Message("{e:event}{r:after_event}", what, Message(clause, *values))
 
 
 class ChangshaTable:
@@ -121,16 +136,17 @@ class ChangshaTable:
         what = _describe_small(ev)
         if not self.small_wins:
             return t._v(_C.BAD_SMALL_WIN, seat,
-                        f"{what} but ruleset {self.name!r} has no 起手小胡 (small_wins off)")
+                        _after(what, " but ruleset {r:ruleset} has no 起手小胡 (small_wins off)",
+                               repr(self.name)))
         if ev.kind not in _KINDS:
             return t._v(_C.BAD_SMALL_WIN, seat,
-                        f"{what}: unknown kind {ev.kind!r}; the kinds are: "
-                        f"{', '.join(sorted(_KINDS))}")
+                        _after(what, ": unknown kind {q:quoted}; the kinds are: {k:pattern*, }",
+                               repr(ev.kind), sorted(_KINDS)))
         if (t._rivers[t._dealer] or t._claimed_any or any(t._melds)
                 or t._phase is not Phase.DISCARD):
             return t._v(_C.BAD_SMALL_WIN, seat,
-                        f"{what} too late: 起手小胡 are declared on the dealt hand, before the "
-                        f"dealer's first discard")
+                        _after(what, " too late: 起手小胡 are declared on the dealt hand, before "
+                               "the dealer's first discard"))
         kind = SmallWinKind(ev.kind)
         for prev in t._noted:  # the same kind again: a whole-hand kind once, the others
             # on other tiles only (a second 四喜 of another quad adds up, 「小胡…组合累计」)
@@ -138,34 +154,38 @@ class ChangshaTable:
                     and (kind is SmallWinKind.NO_258 or kind is SmallWinKind.MISSING_SUIT
                          or set(prev.tiles) & set(ev.tiles))):
                 return t._v(_C.BAD_SMALL_WIN, seat,
-                            f"{what} but declared {ev.kind} on those tiles already")
+                            _after(what, " but declared {k:pattern} on those tiles already",
+                                   ev.kind))
         hand = t._hands[seat]
         shown = [0] * _SUITED
         for x in ev.tiles:
             if x >= _SUITED:
-                return t._v(_C.BAD_SMALL_WIN, seat, f"{what}: {x} is not a suited tile")
+                return t._v(_C.BAD_SMALL_WIN, seat,
+                            _after(what, ": {tile} is not a suited tile", x))
             shown[x] += 1
         if any(shown[i] > hand[i] for i in range(_SUITED)):
             return t._v(_C.BAD_SMALL_WIN, seat,
-                        f"{what} but the tiles are not in its hand; {t.summary(seat)}")
+                        _after(what, " but the tiles are not in its hand; {held}",
+                               t.summary(seat)))
         held = [i for i in range(_SUITED) if shown[i]]
         if kind is SmallWinKind.FOUR_OF_A_KIND:
             ok = len(held) == 1 and shown[held[0]] == 4
-            want = "four of one tile (四喜)"
+            want = Message("four of one tile (四喜)")
         elif kind is SmallWinKind.TWO_TRIPLETS:
             ok = len(held) == 2 and all(shown[i] == 3 for i in held)
-            want = "two triplets (六六顺), six tiles"
+            want = Message("two triplets (六六顺), six tiles")
         else:
             whole = shown == list(hand[:_SUITED])
             if kind is SmallWinKind.NO_258:
                 ok = whole and not any(is_258(i) for i in held)
-                want = "the whole hand, holding no 2, 5 or 8 (板板胡)"
+                want = Message("the whole hand, holding no 2, 5 or 8 (板板胡)")
             else:
                 ok = whole and len({i // 9 for i in held}) < 3
-                want = "the whole hand, missing a suit (缺一色)"
+                want = Message("the whole hand, missing a suit (缺一色)")
         if not ok:
             return t._v(_C.BAD_SMALL_WIN, seat,
-                        f"{what} but it shows {want} only; {t.summary(seat)}")
+                        _after(what, " but it shows {w:smallwant} only; {held}", want,
+                               t.summary(seat)))
         return None
 
     def apply_small_win(self, t: Table, ev: SmallWin) -> None:
@@ -185,9 +205,10 @@ class ChangshaTable:
         plan.shape = frozenset(p.value for p in shape)
         if not shape:
             return t._v(_C.NO_258_PAIR, seat,
-                        f"seat {seat} wins on {ev.tile} but a 小胡 needs a pair of 2, 5 or "
-                        f"8 (二五八做将) and the hand is none of 碰碰胡, 将将胡, 清一色, 七小对; "
-                        f"{t.summary(seat)}")
+                        Message("seat {seat} wins on {tile} but a 小胡 needs a pair of 2, 5 "
+                                "or 8 (二五八做将) and the hand is none of 碰碰胡, 将将胡, "
+                                "清一色, 七小对; {h:held}",
+                                seat, ev.tile, t.summary(seat)))
         if plan.source is _WIN_SELF or not self.missed_win:
             return None
         return self._missed_win(t, seat, ev.tile, plan.offer_index)
@@ -215,9 +236,9 @@ class ChangshaTable:
             return None
         idx, frm = min(passed)
         return t._v(_C.MISSED_WIN, seat,
-                    f"seat {seat} wins on {tile} from another player but let a win on {tile} "
-                    f"pass (seat {frm}, event {idx}) and has drawn no tile since (漏胡); "
-                    f"{t.summary(seat)}")
+                    Message("seat {seat} wins on {tile} from another player but let a win on "
+                            "{t2:tile} pass (seat {s2:seat}, event {n}) and has drawn no tile "
+                            "since (漏胡); {h:held}", seat, tile, tile, frm, idx, t.summary(seat)))
 
     def win_patterns(self, t: Table, plan: WinPlan, heavenly: bool, earthly: bool,
                      kong_bloom: bool, declared: bool

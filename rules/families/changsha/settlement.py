@@ -26,6 +26,7 @@ from zhuoji.rules.facts import Outcome, WallFacts, WinFact
 from zhuoji.rules.families.changsha.patterns import BIG_PATTERNS, Pattern
 from zhuoji.rules.families.changsha.settings import Points, Ruleset
 from zhuoji.rules.ledger import LedgerItem, WinValue, audit_ledger
+from zhuoji.rules.messages import Message, cached
 from zhuoji.rules.replay import HandReplay
 from zhuoji.rules.tiles import TILE_TEXT
 from zhuoji.rules.violations import Violation
@@ -78,9 +79,11 @@ class _Book:
         self.items: list[LedgerItem] = []
         self.lines: list[str] = []
 
-    def say(self, line: str) -> None:
+    def say(self, template: str, *values: object) -> None:
+        """Add a line to the explanation: the message of a glossary template and its
+        values (made only when the explanation is written)."""
         if self.explain:
-            self.lines.append(line)
+            self.lines.append(Message(template, *values))
 
     def pay(self, payer: int, payee: int, value: int, reason: Reason, detail: str) -> int:
         """Write ``value`` x stake from ``payer`` to ``payee`` (nothing for 0); the amount."""
@@ -88,8 +91,9 @@ class _Book:
         if amount:
             self.items.append(LedgerItem(payer, payee, amount, reason, detail))
             if self.explain:
-                self.lines.append(
-                    f"seat {payer} pays seat {payee} {amount}: {reason.value} ({detail})")
+                self.lines.append(Message("seat {seat} pays seat {p:seat} {n}: {r:reason} "
+                                          "({d:csdetail})", payer, payee, amount, reason.value,
+                                          detail))
         return amount
 
     def deltas(self) -> tuple[int, ...]:
@@ -141,16 +145,18 @@ def _openings(replay: HandReplay, points: Points) -> list[SmallWin]:
     return out
 
 
-def _bird_detail(hits: int, factor: int) -> str:
-    return f"{hits} bird hit{'s' if hits != 1 else ''}: x {factor}"
+def _bird_detail(hits: int, factor: int) -> Message:
+    if hits == 1:
+        return cached("1 bird hit: x {m:n}", factor)
+    return cached("{h:n} bird hits: x {m:n}", hits, factor)
 
 
-def _how(win: WinFact) -> str:
+def _how(win: WinFact) -> Message:
     if win.from_seat is None:
-        return "by self-draw"
+        return cached("by self-draw")
     if win.robbed_kong:
-        return f"robbing seat {win.from_seat}'s kong"
-    return f"on seat {win.from_seat}'s discard"
+        return cached("robbing seat {seat}'s kong", win.from_seat)
+    return cached("on seat {seat}'s discard", win.from_seat)
 
 
 def _settle_win(book: _Book, win: WinFact, points: Points, dealer: int,
@@ -158,12 +164,16 @@ def _settle_win(book: _Book, win: WinFact, points: Points, dealer: int,
     n = book.n
     scored, bigs = _scored(win, points)
     reason = Reason.BIG_WIN if bigs else Reason.SMALL_WIN
-    names = " + ".join(scored)
+    names = list(scored)
     seat = win.seat
     discarder = win.from_seat
-    detail = f"{names} {_how(win)}"
-    book.say(f"seat {seat} wins {_how(win)}: {names}"
-             + (f" ({bigs} big wins)" if bigs > 1 else ""))
+    how = _how(win)
+    detail = Message("{p:pattern* + } {h:cshow}", names, how)  # (a list: not cached)
+    if bigs > 1:
+        book.say("seat {seat} wins {h:cshow}: {p:pattern* + } ({n} big wins)", seat, how,
+                 names, bigs)
+    else:
+        book.say("seat {seat} wins {h:cshow}: {p:pattern* + }", seat, how, names)
     payers = _others(seat, n) if discarder is None else (discarder,)
     total = 0
     for payer in payers:
@@ -174,7 +184,8 @@ def _settle_win(book: _Book, win: WinFact, points: Points, dealer: int,
             value = points.big_discard * bigs if bigs else points.small_discard
             extra = points.dealer_extra if dealer in (seat, payer) else 0
         paid = book.pay(payer, seat, value, reason, detail)
-        paid += book.pay(payer, seat, extra, Reason.DEALER_EXTRA, f"seat {dealer} deals")
+        paid += book.pay(payer, seat, extra, Reason.DEALER_EXTRA,
+                         cached("seat {seat} deals", dealer))
         total += paid
         # a discard win: a bird on the winner or the discarder; a self-draw: a bird on the
         # winner (every payer) or on this payer (this one alone)
@@ -187,14 +198,16 @@ def _settle_win(book: _Book, win: WinFact, points: Points, dealer: int,
 
 
 def _pay_opening(book: _Book, ev: SmallWin, points: Points, dealer: int) -> None:
-    book.say(f"seat {ev.seat} declares {ev.kind} on its dealt hand, paid as a small "
-             "self-draw")
+    book.say("seat {seat} declares {k:pattern} on its dealt hand, paid as a small "
+             "self-draw", ev.seat, ev.kind)
     for payer in _others(ev.seat, book.n):
         value = _self_draw_value(points, False, ev.seat, payer, dealer)
-        book.pay(payer, ev.seat, value, Reason.OPENING_WIN, f"{ev.kind} on the dealt hand")
+        book.pay(payer, ev.seat, value, Reason.OPENING_WIN,
+                 cached("{k:pattern} on the dealt hand", ev.kind))
 
 
-def next_dealer_of(replay: HandReplay, openings: Sequence[SmallWin] = ()) -> tuple[int, str]:
+def next_dealer_of(replay: HandReplay,
+                   openings: Sequence[SmallWin] = ()) -> tuple[int, Message]:
     """Who deals next, and why (seed 003's 庄家 rules, in this order): two or more players
     won at the start (起手小胡 declared, 天胡) -> the seat the (first) bird counts to;
     通炮 -> the discarder; a win -> the winner; no win: the 海底 drawn as a kong
@@ -204,19 +217,21 @@ def next_dealer_of(replay: HandReplay, openings: Sequence[SmallWin] = ()) -> tup
     winners = replay.winners
     started = {ev.seat for ev in openings} | {w.seat for w in winners if _HEAVENLY in w.patterns}
     if len(started) >= 2 and wall is not None and wall.bird_seats:
-        return wall.bird_seats[0], "two or more players won on the dealt hands: the bird's seat"
+        return wall.bird_seats[0], Message("two or more players won on the dealt hands: the "
+                                           "bird's seat")
     if len(winners) > 1 and winners[0].from_seat is not None:
-        return winners[0].from_seat, "several players won on one tile: the discarder"
+        return (winners[0].from_seat,
+                Message("several players won on one tile: the discarder"))
     if winners:
-        return winners[0].seat, "the winner"
+        return winners[0].seat, cached("the winner")
     if wall is not None:
         if wall.seabed_replaced_by is not None:
-            return wall.seabed_replaced_by, "the last tile was drawn as a kong replacement"
+            return wall.seabed_replaced_by, Message("the last tile was drawn as a kong replacement")
         if wall.seabed_taker is not None:
-            return wall.seabed_taker, "nobody won: the player who took the last tile"
+            return wall.seabed_taker, Message("nobody won: the player who took the last tile")
         if wall.offers:
-            return wall.offers[0].seat, "nobody took the last tile: the first offered it"
-    return replay.dealer, "nobody won: the dealer stays"
+            return wall.offers[0].seat, Message("nobody took the last tile: the first offered it")
+    return replay.dealer, Message("nobody won: the dealer stays")
 
 
 def settle(
@@ -239,21 +254,24 @@ def settle(
     dealer = replay.dealer
     book = _Book(replay.n_players, base_stake, explain)
     if base_stake != 1:
-        book.say(f"amounts are points: values x base stake {base_stake}")
+        book.say("amounts are points: values x base stake {n}", base_stake)
     openings = _openings(replay, points) if ruleset.small_wins else []
     for ev in openings:
         _pay_opening(book, ev, points, dealer)
     wall = replay.wall_facts
     birds = () if wall is None else wall.bird_seats
-    if wall is not None and wall.birds:
-        book.say("birds: " + ", ".join(f"{TILE_TEXT[tile]} to seat {seat}" for tile, seat
-                                       in zip(wall.birds, wall.bird_seats, strict=True)))
+    if wall is not None and wall.birds and book.explain:
+        book.say("birds: {b:csbird*, }", [
+            Message("{t:tile} to seat {seat}", TILE_TEXT[tile], seat)
+            for tile, seat in zip(wall.birds, wall.bird_seats, strict=True)])
     wins = tuple(_settle_win(book, win, points, dealer, birds) for win in replay.winners)
     nxt, why = next_dealer_of(replay, openings)
-    book.say(f"next dealer: seat {nxt} ({why})")
+    book.say("next dealer: seat {seat} ({w:cswhy})", nxt, why)
     deltas = book.deltas()
-    book.say("deltas: " + ", ".join(
-        f"seat {seat} {d:+d}" if d else f"seat {seat} 0" for seat, d in enumerate(deltas)))
+    if explain:
+        book.say("deltas: {d:deltapart*, }", [
+            Message("seat {seat} {d:n}", seat, f"{d:+d}" if d else "0")
+            for seat, d in enumerate(deltas)])
     return Settlement(tuple(book.items), deltas, nxt, tuple(book.lines), wins)
 
 

@@ -34,6 +34,7 @@ from zhuoji.rules.families.guizhou.patterns import (
 from zhuoji.rules.families.guizhou.settings import MissedWinRule, Ruleset
 from zhuoji.rules.mechanics import mechanics_of
 from zhuoji.rules.melds import MeldKind
+from zhuoji.rules.messages import Message
 from zhuoji.rules.settings import RulesetBase
 from zhuoji.rules.table import (
     Kind,
@@ -42,6 +43,7 @@ from zhuoji.rules.table import (
     TableRules,
     WinPlan,
     WinSource,
+    _after,
     _describe,
     _not_plain,
 )
@@ -100,13 +102,14 @@ class GuizhouTable:
         for seat, tiles in enumerate(record.deal):
             want = 14 if seat == record.dealer else 13
             if len(tiles) != want:
-                role = "the dealer" if seat == record.dealer else "a non-dealer"
-                how = "too many" if len(tiles) > want else "too few"
+                role = Message("the dealer" if seat == record.dealer else "a non-dealer")
+                how = ("seat {seat} ({role:role}) is dealt {n} tiles, {m:n} expected: "
+                       + ("too many" if len(tiles) > want else "too few")
+                       + " (相公, 多牌少牌): it can neither be ready nor win, and pays under "
+                       "penalties.false_hand")
                 out.append(Violation(
                     _C.FALSE_HAND, record.hand_no, None, seat,
-                    f"seat {seat} ({role}) is dealt {len(tiles)} tiles, {want} expected: "
-                    f"{how} (相公, 多牌少牌): it can neither be ready nor win, and pays under "
-                    f"penalties.false_hand", fatal=False))
+                    Message(how, seat, role, len(tiles), want), fatal=False))
         return out
 
     # ------------------------------------------------------------------ 报听
@@ -114,10 +117,10 @@ class GuizhouTable:
         seat = ev.seat
         if not self.declared_ready:
             return t._v(_C.FALSE_READY, seat,
-                        f"{_describe(ev)} but ruleset {self.name!r} has no 报听")
+                        _after(ev, " but ruleset {r:ruleset} has no 报听", repr(self.name)))
         if t._ready_at[seat] is not None:
             return t._v(_C.FALSE_READY, seat,
-                        f"{_describe(ev)} again (already at event {t._ready_at[seat]})")
+                        _after(ev, " again (already at event {n})", t._ready_at[seat]))
         ph = t._phase
         # untouched: no discard and no meld yet, so the seat is in or before its first turn
         untouched = not t._rivers[seat] and not t._melds[seat]
@@ -125,30 +128,29 @@ class GuizhouTable:
         if seat == t._dealer:
             timely = untouched and in_turn and t._last_draw < 0
             hard = True
-            when = "the dealer declares on its dealt hand, before its first discard"
+            when = Message("the dealer declares on its dealt hand, before its first discard")
         elif not in_turn:
             timely = untouched and not t._rivers[t._dealer] and not t._claimed_any
             hard = True
-            when = ("a non-dealer declares on its dealt hand before the dealer's first "
-                    "discard (硬报), or right after its first draw (软听)")
+            when = Message("a non-dealer declares on its dealt hand before the dealer's first "
+                           "discard (硬报), or right after its first draw (软听)")
         else:
             timely = untouched
             hard = False
-            when = "a non-dealer declares right after its first draw (软听)"
+            when = Message("a non-dealer declares right after its first draw (软听)")
         if not timely:
-            return t._v(_C.FALSE_READY, seat, f"{_describe(ev)} too late: {when}; "
-                                              f"{t.summary(seat)}")
+            return t._v(_C.FALSE_READY, seat, _after(ev, " too late: {when}; {held}", when,
+                                                         t.summary(seat)))
         if hard and seat != t._dealer:
             if not t._ready_now(seat):
                 return t._v(_C.FALSE_READY, seat,
-                            f"{_describe(ev)} but the hand is not ready; {t.summary(seat)}")
+                            _after(ev, " but the hand is not ready; {held}", t.summary(seat)))
             return None
         hand = t._hands[seat]
         if not any(hand[x] and x != Tile.W and t._ready_after_discard(seat, x)
                    for x in range(NUM_KINDS)):
             return t._v(_C.FALSE_READY, seat,
-                        f"{_describe(ev)} but no discard leaves a ready hand; "
-                        f"{t.summary(seat)}")
+                        _after(ev, " but no discard leaves a ready hand; {held}", t.summary(seat)))
         return None
 
     def apply_ready(self, t: Table, ev: Ready) -> None:
@@ -175,8 +177,8 @@ class GuizhouTable:
         plan.passes = passes
         if self.pass_rule and not passes:
             return t._v(_C.NO_PASS, seat,
-                        f"{_describe(ev)}: a plain hand with no kong and no 报听 needs a pass "
-                        f"(通行证) to win on a discard; {t.summary(seat)}")
+                        _after(ev, ": a plain hand with no kong and no 报听 needs a pass "
+                                   "(通行证) to win on a discard; {held}", t.summary(seat)))
         if not self.missed_win:
             return None  # the table has no 过水 rule
         return self._missed_win(t, seat, waits, plan.offer_index, ev)
@@ -229,10 +231,11 @@ class GuizhouTable:
             if self.pass_rule and not self._passes(
                     t, seat, shape_patterns(counts, melds, tile, waits), rob, hot, kill):
                 continue
-            how = "robbing the kong" if rob else "the discard"
-            return t._v(_C.MISSED_WIN, seat,
-                        f"{_describe(ev)} but let a win on {tile} pass ({how} by seat {frm}, "
-                        f"event {idx}) and has not drawn since (过水不胡); {t.summary(seat)}",
+            how = (" but let a win on {tile} pass (robbing the kong by seat {seat}, event {n}) "
+                   "and has not drawn since (过水不胡); {held}" if rob else
+                   " but let a win on {tile} pass (the discard by seat {seat}, event {n}) and "
+                   "has not drawn since (过水不胡); {held}")
+            return t._v(_C.MISSED_WIN, seat, _after(ev, how, tile, frm, idx, t.summary(seat)),
                         fatal=False)
         return None
 
@@ -268,42 +271,42 @@ class GuizhouTable:
 
     def closing_missing(self, t: Table) -> Violation:
         return t._v(_C.BAD_FLIP, None,
-                    f"the log ends without the flip after the win "
-                    f"({t.wall_left} tiles left in the wall)", at_event=False)
+                    Message("the log ends without the flip after the win ({n} tiles left in the "
+                            "wall)", t.wall_left), at_event=False)
 
     def check_flip(self, t: Table, ev: Flip) -> Violation | None:
         ph = t._phase
         if ph is not _WON:
             if t._flip is not None:
-                why = f"the flip was already shown ({t._flip})"
-            elif ph is _ENDED:
-                why = "the hand ended without a win"
+                why: str = _after(ev, " but the flip was already shown ({tile})", t._flip)
+            elif ph is _ENDED:  # (a clause the glossary has no Chinese for)
+                why = f"{_describe(ev)} but the hand ended without a win"
             else:
-                why = f"there was no win ({t._describe_phase()})"
-            return t._v(_C.BAD_FLIP, None, f"{_describe(ev)} but {why}")
+                why = _after(ev, " but there was no win ({phase})", t._describe_phase())
+            return t._v(_C.BAD_FLIP, None, why)
         if not self.flip_chicken:
             return t._v(_C.BAD_FLIP, None,
-                        f"{_describe(ev)} but ruleset {self.name!r} has no 翻鸡")
+                        _after(ev, " but ruleset {r:ruleset} has no 翻鸡", repr(self.name)))
         aside = t._set_aside
         if aside:
             # 暗麻将: the winner chooses the flip among the set-aside tiles, wherever the
             # wall stands
             if ev.tile not in aside:
                 return t._v(_C.BAD_FLIP, None,
-                            f"{_describe(ev)} but the flip is chosen among the set-aside "
-                            f"tiles {format_tiles(aside)}")
+                            _after(ev, " but the flip is chosen among the set-aside tiles "
+                                       "{t:tiles}", format_tiles(aside)))
             return None
         if t._back <= t._front:
-            return t._v(_C.BAD_FLIP, None, f"{_describe(ev)} but the wall is empty")
+            return t._v(_C.BAD_FLIP, None, _after(ev, " but the wall is empty"))
         tile = ev.tile
         if t._wall is not None:
             want = t._wall[t._front]
             if tile != want:
                 return t._v(_C.BAD_FLIP, None,
-                            f"{_describe(ev)} but the next tile at the wall's front is {want}")
+                            _after(ev, " but the next tile at the wall's front is {tile}", want))
         elif t._taken[tile] >= t._copies[tile]:
             return t._v(_C.BAD_FLIP, None,
-                        f"{_describe(ev)} but all {t._copies[tile]} copies of {tile} are out")
+                        _after(ev, " but all {n} copies of {tile} are out", t._copies[tile], tile))
         return None
 
     def apply_flip(self, t: Table, ev: Flip) -> None:
@@ -313,7 +316,7 @@ class GuizhouTable:
     # ------------------------------------------------------------------ 不可吃牌
     def check_chow(self, t: Table, ev: Chow) -> Violation | None:
         return t._v(_C.CHOW_NOT_ALLOWED, ev.seat,
-                    f"{_describe(ev)}: chow (吃) is never allowed")
+                    _after(ev, ": chow (吃) is never allowed"))
 
     def apply_chow(self, t: Table, ev: Chow) -> None:
         raise AssertionError(f"{_describe(ev)} is never legal")  # its check always rejects it
@@ -357,8 +360,8 @@ def table_rules(ruleset: RulesetBase) -> TableRules:
         robbing_kong=ruleset.robbing_kong,
         pong_then_kong_delayed=ruleset.kongs.pong_then_kong_delayed,
         kong_when_frozen=ruleset.ready.kong_after_ready,
-        no_frozen_kong=(f"ruleset {ruleset.name!r} allows no kong after 报听 "
-                        f"(ready.kong_after_ready)"),
+        no_frozen_kong=Message("ruleset {r:ruleset} allows no kong after 报听 "
+                               "(ready.kong_after_ready)", repr(ruleset.name)),
         win_needs_missing_suit=ruleset.missing_suit_required,
         deal_slack=FALSE_HAND_SLACK if g.false_hand else 0,
         tracked=STANDING_CHICKENS,

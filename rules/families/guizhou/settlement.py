@@ -61,6 +61,7 @@ from zhuoji.rules.ledger import (
 )
 from zhuoji.rules.melds import MeldKind
 from zhuoji.rules.memo import Memo
+from zhuoji.rules.messages import Message, cached
 from zhuoji.rules.replay import HandReplay
 from zhuoji.rules.tiles import TILE_TEXT, Tile, counts_of, format_tiles
 from zhuoji.rules.violations import Violation, ViolationCode
@@ -201,26 +202,27 @@ class Settlement:
 quick_init(Settlement)
 
 
-def _seats_text(seats: Sequence[int]) -> str:
+def _seats_text(seats: Sequence[int]) -> Message:
     if len(seats) == 1:
-        return f"seat {seats[0]}"
-    return "seats " + ", ".join(str(s) for s in seats)
+        return Message("seat {seat}", seats[0])
+    return Message("seats {s:seat*, }", list(seats))
 
 
 _KEPT_LIMIT = 4096
 """Entries each of the settler's memo tables keeps (zhuoji.rules.memo: emptied when full)."""
 
-_EACH_OF: Memo[tuple[int, ...], str] = Memo("settlement.each_of", 1024)
+_EACH_OF: Memo[tuple[int, ...], Message] = Memo("settlement.each_of", 1024)
 """Texts of :func:`_each_of` already made (a few seat tuples recur in every hand)."""
 
 
-def _each_of(seats: Sequence[int]) -> str:
+def _each_of(seats: Sequence[int]) -> Message:
     """``seat 2`` or ``each of seats 1, 2, 3``."""
     key = tuple(seats)
     text = _EACH_OF.data.get(key)
     if text is None:
         text = _EACH_OF.put(
-            key, _seats_text(key) if len(key) == 1 else "each of " + _seats_text(key)
+            key, _seats_text(key) if len(key) == 1
+            else Message("each of seats {s:seat*, }", list(key))
         )
     return text
 
@@ -246,17 +248,63 @@ _Pays = Callable[[int, int], bool]
 # --------------------------------------------------------------------------------------
 
 _PATTERN_NAME: Mapping[Pattern, str] = MappingProxyType({p: p.value for p in Pattern})
-_PATTERN_LABEL: Mapping[Pattern, str] = MappingProxyType(
-    {p: f"{p.value} {p.chinese}" for p in Pattern}
+_PATTERN_LABEL: Mapping[Pattern, Message] = MappingProxyType(
+    {p: Message("{p:pattern} {c:cjk}", p.value, p.chinese) for p in Pattern}
 )
 """``"flush_all_pungs 清大对"``: a pattern as the ledger names it."""
-_KONG_LABEL: Mapping[KongKind, str] = MappingProxyType(
-    {k: f"{k.value} kong {_KONG_CHINESE[k]}" for k in KongKind}
-)
-"""``"exposed kong 点豆"``."""
+_PONGED = Message("ponged")
+_KONGED = Message("konged")
+_HOT_FORFEIT = Message("热炮: the discard after it dealt the win")
+_ROBBED_FORFEIT = Message("its kong was robbed")
 _CLAIMED_HOW: Mapping[ClaimKind, str] = MappingProxyType({
-    ClaimKind.PONG: "ponged", ClaimKind.EXPOSED_KONG: "konged", ClaimKind.WIN: "won on",
+    ClaimKind.PONG: _PONGED, ClaimKind.EXPOSED_KONG: _KONGED,
+    ClaimKind.WIN: "won on",  # (a clause the glossary has no Chinese for)
 })
+_CHICKEN_GROUP: Mapping[ChickenKind, str] = MappingProxyType({
+    ChickenKind.STANDING: "{n} x {tile} ({v:n})",
+    ChickenKind.FLIPPED: "{n} x {tile} flipped 翻鸡 ({v:n})",
+    ChickenKind.GOLD: "{n} x {tile} gold 金鸡 ({v:n})",
+})
+"""A group of chickens of one tile, by kind (``2 x 1s gold 金鸡 (2)``)."""
+_CHICKEN_KONG: Mapping[ChickenKind, str] = MappingProxyType({
+    ChickenKind.STANDING: "concealed kong of {tile} (闷鸡) {v:n}",
+    ChickenKind.FLIPPED: "concealed kong of {tile} flipped 翻鸡 (闷鸡) {v:n}",
+    ChickenKind.GOLD: "concealed kong of {tile} gold 金鸡 (闷鸡) {v:n}",
+})
+"""A concealed kong of a chicken tile (闷鸡), by kind."""
+
+
+def _kong_name(seat: int, kind: KongKind, tile: str) -> Message:
+    """``seat 1's exposed kong 点豆 of 5m``."""
+    return cached("seat {seat}'s {k:kongkind} kong {c:cjk} of {tile}", seat, kind.value,
+                  _KONG_CHINESE[kind], tile)
+
+
+def _kong_detail(kind: KongKind, tile: str) -> Message:
+    """``exposed kong 点豆 5m``: a kong's ledger item."""
+    return cached("{k:kongkind} kong {c:cjk} {tile}", kind.value, _KONG_CHINESE[kind], tile)
+
+
+_SUM = "{f:part* + }"
+"""A hand's part that adds up several (the shape and 天胡 / 地胡): it has no Chinese of its
+own (an item's detail stays English); a formula shows each of its parts."""
+
+
+def _plus(text: str, more: Message) -> Message:
+    return Message(_SUM, [*_terms(text), more])
+
+
+def _chickens(groups: Sequence[_Group]) -> Message:
+    """``2 x 1s (1), charging 8p 冲锋鸡 (2)``: the texts of a seat's chicken groups."""
+    return Message("{c:chickenpart*, }", [g[4] for g in groups])
+
+
+def _terms(text: str) -> list[str]:
+    """The parts a part's text adds up (itself, or each of a :data:`_SUM`)."""
+    if isinstance(text, Message) and text.template == _SUM:
+        terms: list[str] = text.values[0]  # type: ignore[assignment]  # (see _plus)
+        return terms
+    return [text]
 _NEXT_IN_SUIT: tuple[Tile, ...] = tuple(t.next_in_suit() for t in Tile if t.is_suited)
 """The 翻鸡 successor of each suited tile, by tile."""
 
@@ -360,7 +408,6 @@ class _Plan:
         self.standing_by_tile: tuple[StandingChicken | None, ...] = tuple(
             ch.standing_of(t) for t in Tile
         )
-        self.gold_labels: dict[Tile, str] = {t: f"{TILE_TEXT[t]} gold 金鸡" for t in Tile}
         self.flip_value = ch.flip_value
         self.gold_multiplier = ch.gold_multiplier
         self.scope_discards = ch.scope is ChickenScope.HAND_AND_DISCARDS
@@ -379,20 +426,21 @@ class _Plan:
         self.win_parts: Memo[tuple[object, ...], _WinParts] = Memo(
             "settlement.win_parts", _KEPT_LIMIT, register=False)
 
-    def chicken_kind(self, tile: Tile, is_gold: bool) -> tuple[ChickenKind, int, str]:
-        """How a chicken tile counts: its kind, its value each and its label."""
+    def chicken_kind(self, tile: Tile, is_gold: bool) -> tuple[ChickenKind, int]:
+        """How a chicken tile counts: its kind and its value each."""
         standing = self.standing_by_tile[tile]
         if standing is None:
-            return _FLIPPED, self.flip_value, f"{TILE_TEXT[tile]} flipped 翻鸡"
+            return _FLIPPED, self.flip_value
         if is_gold:
-            return _GOLD, standing.value * self.gold_multiplier, self.gold_labels[tile]
-        return _STANDING, standing.value, TILE_TEXT[tile]
+            return _GOLD, standing.value * self.gold_multiplier
+        return _STANDING, standing.value
 
     def chicken_group(self, tile: Tile, is_gold: bool, count: int) -> _Group:
         """``count`` chickens of ``tile`` as a group, ``"2 x 1s (1)"`` (kept in
         :attr:`chicken_groups`: the same few recur hand after hand)."""
-        kind, unit, label = self.chicken_kind(tile, is_gold)
-        group = (kind, tile, count, unit * count, f"{count} x {label} ({unit})")
+        kind, unit = self.chicken_kind(tile, is_gold)
+        text = Message(_CHICKEN_GROUP[kind], count, TILE_TEXT[tile], unit)
+        group = (kind, tile, count, unit * count, text)
         return self.chicken_groups.put((tile, is_gold, count), group)
 
     def best_shape(self, shape: tuple[str, ...]) -> tuple[Pattern, int]:
@@ -427,8 +475,8 @@ def _plan_of(ruleset: Ruleset) -> _Plan:
 # --------------------------------------------------------------------------------------
 
 
-def _pattern_text(pattern: Pattern, value: int) -> str:
-    return f"{_PATTERN_LABEL[pattern]} {value}"
+def _pattern_text(pattern: Pattern, value: int) -> Message:
+    return cached("{p:patlabel} {v:n}", _PATTERN_LABEL[pattern], value)
 
 
 def best_waiting_value(seat: SeatFacts, ruleset: Ruleset) -> tuple[Tile, Pattern, int] | None:
@@ -456,9 +504,10 @@ def _hot_kong(replay: HandReplay, win: WinFact) -> KongFact | None:
     return max(kongs, key=lambda k: k.event_index) if kongs else None
 
 
-_WinParts = tuple[tuple[_Part, ...], tuple[str, ...], int, str]
+_WinParts = tuple[tuple[_Part, ...], tuple[str, ...], int, tuple[str, ...]]
 """A win's value: its parts, the names that scored, the value each payer pays (the sum
-of the parts) and the formula (the texts of the parts worth something, joined by +)."""
+of the parts) and the formula (the texts of the parts worth something, to be joined by
++)."""
 
 
 def _win_parts(replay: HandReplay, win: WinFact, plan: _Plan, streak: int) -> _WinParts:
@@ -482,7 +531,7 @@ def _sum_parts(parts: list[_Part], scored: tuple[str, ...]) -> _WinParts:
     per_payer = 0
     for part in parts:
         per_payer += part[1]
-    formula = " + ".join([part[2] for part in parts if part[1]])
+    formula = tuple([term for part in parts if part[1] for term in _terms(part[2])])
     return tuple(parts), scored, per_payer, formula
 
 
@@ -493,10 +542,10 @@ def _hand_parts(
     names of the patterns that scored."""
     if win.robbed_kong:
         valued_as = plan.robbed_valued_as
-        why = "抢杠"
+        why = "抢杠 valued as {p:pattern}"
     elif win.hot_discard:
         valued_as = plan.hot_valued_as
-        why = "热炮"
+        why = "热炮 valued as {p:pattern}"
     else:
         valued_as = _HAND_VALUED
         why = ""
@@ -506,9 +555,10 @@ def _hand_parts(
         pattern, value = Pattern.FULL_FLUSH, plan.shape_values[Pattern.FULL_FLUSH]
     else:
         pattern, value = plan.best_shape(win.shape)
-    text = f"{_PATTERN_LABEL[pattern]} {value}"
+    text: str = _pattern_text(pattern, value)
     if valued_as is not _HAND_VALUED:
-        text += f" ({why} valued as {valued_as.value})"
+        text = Message("{p:patlabel} {v:n} ({why:valued})", _PATTERN_LABEL[pattern], value,
+                       Message(why, valued_as.value))
     scored = [_PATTERN_NAME[pattern]]
     extra: list[_Part] = []
     if win.kong_bloom or win.heavenly or win.earthly or win.hot_discard:
@@ -539,7 +589,7 @@ def _hand_parts(
                     continue
                 if sit is Pattern.HEAVENLY or sit is Pattern.EARTHLY:
                     value += sit_value
-                    text += " + " + _pattern_text(sit, sit_value)
+                    text = _plus(text, _pattern_text(sit, sit_value))
                     scored.append(_PATTERN_NAME[sit])
                 elif sit is Pattern.KONG_BLOOM:
                     extra.append((Reason.KONG_BLOOM, sit_value, _pattern_text(sit, sit_value),
@@ -547,33 +597,42 @@ def _hand_parts(
                 else:
                     assert hot is not None
                     extra.append((Reason.HOT_DISCARD, sit_value,
-                                  f"{_pattern_text(sit, sit_value)} after a {hot.kind} kong "
-                                  f"{_KONG_CHINESE[hot.kind]} of {TILE_TEXT[hot.tile]}",
+                                  Message("{p:patlabel} {v:n} after a {k:kongkind} kong {c:cjk} "
+                                          "of {tile}", _PATTERN_LABEL[sit], sit_value,
+                                          hot.kind, _KONG_CHINESE[hot.kind],
+                                          TILE_TEXT[hot.tile]),
                                   _PATTERN_NAME[sit]))
     declared: _Part | None = None
     if win.declared_ready:
         seat = replay.seats[win.seat]
         dv = _declared_value(seat, plan)
-        kind = "硬报" if seat.hard_ready else "软听"
+        kind = Message("硬报" if seat.hard_ready else "软听")
         if plan.ready_at_least:
             if dv > value:
-                text += f", raised to declared_ready 报听 {dv} ({kind}: at least {dv})"
+                if isinstance(text, Message) and text.template == "{p:patlabel} {v:n}":
+                    text = Message("{p:patlabel} {v:n}, raised to declared_ready 报听 {d:n} "
+                                   "({kind:readykind}: at least {m:n})", *text.values, dv, kind,
+                                   dv)
+                else:  # (a sentence the glossary has no Chinese for)
+                    text = f"{text}, raised to declared_ready 报听 {dv} ({kind}: at least {dv})"
                 value = dv
                 scored.append(_PATTERN_NAME[Pattern.DECLARED_READY])
         elif dv:
-            declared = (Reason.DECLARED_READY, dv, f"declared_ready 报听 {dv} ({kind})",
+            declared = (Reason.DECLARED_READY, dv,
+                        Message("declared_ready 报听 {v:n} ({kind:readykind})", dv, kind),
                         _PATTERN_NAME[Pattern.DECLARED_READY])
     parts: list[_Part] = [(_R_HAND, value, text, None)]
     as_self_draw = win.robbed_kong and plan.robbed_self_draw
     self_draw = plan.self_draw
     if (win.self_drawn or as_self_draw) and self_draw:
-        how = "self_draw 自摸" + (" (抢杠 counts as self-draw)" if as_self_draw else "")
-        parts.append((_R_SELF_DRAW, self_draw, f"{how} {self_draw}", "self_draw"))
+        how = ("self_draw 自摸 (抢杠 counts as self-draw) {v:n}" if as_self_draw
+               else "self_draw 自摸 {v:n}")
+        parts.append((_R_SELF_DRAW, self_draw, Message(how, self_draw), "self_draw"))
     if extra:
         parts.extend(extra)
     if win.robbed_kong and plan.robbed_bonus:
         bonus = plan.robbed_bonus
-        parts.append((Reason.ROBBED_KONG, bonus, f"robbing_kong 抢杠 {bonus}",
+        parts.append((Reason.ROBBED_KONG, bonus, Message("robbing_kong 抢杠 {v:n}", bonus),
                       _PATTERN_NAME[Pattern.ROBBING_KONG]))
     if declared is not None:
         parts.append(declared)
@@ -587,24 +646,31 @@ def _hand_parts(
             so_far += part[1]
         if win.hot_discard:
             hot_kong = _hot_kong(replay, win)
-            after = (f" after a {hot_kong.kind} kong {_KONG_CHINESE[hot_kong.kind]} of "
-                     f"{TILE_TEXT[hot_kong.tile]}" if hot_kong is not None else "")
-            parts.append((Reason.HOT_DISCARD, so_far * (times - 1),
-                          f"hot_discard 热炮 x {times}{after}: {so_far} x {times - 1} more",
+            if hot_kong is not None:
+                times_text = Message("hot_discard 热炮 x {t:n} after a {k:kongkind} kong {c:cjk} "
+                                     "of {tile}: {s:n} x {m:n} more", times, hot_kong.kind,
+                                     _KONG_CHINESE[hot_kong.kind], TILE_TEXT[hot_kong.tile],
+                                     so_far, times - 1)
+            else:
+                times_text = Message("hot_discard 热炮 x {t:n}: {s:n} x {m:n} more", times,
+                                     so_far, times - 1)
+            parts.append((Reason.HOT_DISCARD, so_far * (times - 1), times_text,
                           _PATTERN_NAME[Pattern.HOT_DISCARD]))
         else:
             parts.append((Reason.ROBBED_KONG, so_far * (times - 1),
-                          f"robbing_kong 抢杠 x {times}: {so_far} x {times - 1} more",
+                          Message("robbing_kong 抢杠 x {t:n}: {s:n} x {m:n} more", times, so_far,
+                                  times - 1),
                           _PATTERN_NAME[Pattern.ROBBING_KONG]))
     if win.seat == replay.dealer:
         bonus = plan.dealer_bonus
         if bonus:
-            parts.append((Reason.DEALER, bonus, f"dealer 坐庄 {bonus}", None))
+            parts.append((Reason.DEALER, bonus, Message("dealer 坐庄 {v:n}", bonus), None))
         streak_bonus = plan.dealer_streak_bonus
         if streak and streak_bonus:
             sv = streak * streak_bonus
             parts.append((Reason.DEALER_STREAK, sv,
-                          f"dealer_streak 连庄 {streak} x {streak_bonus} = {sv}", None))
+                          Message("dealer_streak 连庄 {s:n} x {b:n} = {v:n}", streak,
+                                  streak_bonus, sv), None))
     # The pattern names that scored, situational ones included, for the WinValue.
     for part in parts[1:]:
         name = part[3]
@@ -628,10 +694,13 @@ class _Ledger:
         self.lines: list[str] = []
         self.chickens: list[ChickenCount] = []
         self.explain = explain
-        """Whether the explanation is written (the common lines are not even built
-        otherwise)."""
-        self.say: Callable[[str], None] = self.lines.append if explain else _say_nothing
-        """Add a line to the explanation."""
+        """Whether the explanation is written (its lines are not even built otherwise)."""
+
+    def say(self, template: str, *values: object) -> None:
+        """Add a line to the explanation: the message of a glossary template and its
+        values (made only when the explanation is written)."""
+        if self.explain:
+            self.lines.append(Message(template, *values))
 
     def pay(self, payer: int, payee: int, value: int, reason: Reason, detail: str) -> int:
         """Add a transfer of ``value`` (before the stake); returns the points paid."""
@@ -660,19 +729,21 @@ class _Ledger:
         return tuple(out)
 
 
-def _say_nothing(line: str) -> None:
-    pass
-
-
-def _win_headline(win: WinFact, replay: HandReplay) -> str:
+def _win_headline(win: WinFact, replay: HandReplay) -> Message:
     tile = TILE_TEXT[win.tile]
     if win.self_drawn:
-        how = " (杠上开花 on a kong replacement)" if win.kong_bloom else ""
-        return f"seat {win.seat} won by self-draw on {tile}{how}"
+        if win.kong_bloom:
+            return Message("seat {seat} won by self-draw on {tile}{h:hot}", win.seat, tile,
+                           Message(" (杠上开花 on a kong replacement)"))
+        return Message("seat {seat} won by self-draw on {tile}", win.seat, tile)
     if win.robbed_kong:
-        return f"seat {win.seat} robbed seat {win.from_seat}'s added kong of {tile} (抢杠)"
-    hot = " (热炮: right after that player's kong)" if win.hot_discard else ""
-    return f"seat {win.seat} won on seat {win.from_seat}'s discard {tile}{hot}"
+        return Message("seat {seat} robbed seat {from:seat}'s added kong of {tile} (抢杠)",
+                       win.seat, win.from_seat, tile)
+    if win.hot_discard:
+        return Message("seat {seat} won on seat {from:seat}'s discard {tile}{h:hot}", win.seat,
+                       win.from_seat, tile, Message(" (热炮: right after that player's kong)"))
+    return Message("seat {seat} won on seat {from:seat}'s discard {tile}", win.seat,
+                   win.from_seat, tile)
 
 
 def _is_missed_win(replay: HandReplay, win: WinFact) -> bool:
@@ -724,22 +795,25 @@ class _Settler:
         """Kongs' and chickens' 双杀 test: the seat won or is ready at the end."""
         return seat.won or seat.ready
 
-    def _forfeit(self, seat: int, forfeit: Forfeit, kong: KongFact | None, why: str) -> None:
+    def _forfeit(self, seat: int, forfeit: Forfeit, kong: KongFact | None,
+                 why: Message) -> None:
         if seat in self.no_chickens or (seat in self.no_kongs
                                         and forfeit is not Forfeit.KONGS_AND_CHICKENS):
             return  # already forfeited (another winner on the same tile)
         if forfeit is Forfeit.KONG:
             if kong is not None and kong.event_index not in self.no_kong_at:
                 self.no_kong_at.add(kong.event_index)
-                self.book.say(f"seat {seat}'s {_KONG_LABEL[kong.kind]} of "
-                              f"{TILE_TEXT[kong.tile]} does not score ({why})")
+                self.book.say("{k:kongname} does not score ({why:whykong})",
+                              _kong_name(seat, kong.kind, TILE_TEXT[kong.tile]), why)
             return
         self.no_kongs.add(seat)
         if forfeit is Forfeit.ALL_KONGS:
-            self.book.say(f"none of seat {seat}'s kongs score ({why}: 烧豆)")
+            self.book.say("none of seat {seat}'s kongs score ({why:whykong}: 烧豆)", seat,
+                          why)
         else:
             self.no_chickens.add(seat)
-            self.book.say(f"none of seat {seat}'s kongs or chickens score ({why}: 全烧)")
+            self.book.say("none of seat {seat}'s kongs or chickens score "
+                          "({why:whykong}: 全烧)", seat, why)
 
     # ----------------------------------------------------------------- wins
     def settle_win(self, win: WinFact) -> None:
@@ -754,10 +828,11 @@ class _Settler:
             payees = _others(seat, self.n)
             for payee in payees:
                 book.pay(seat, payee, hand_value, _R_HAND,
-                         f"包牌: {hand_text}, paid by the winner")
-            book.say(f"{headline}, but it had let a win pass since its last discard (包牌): "
-                     f"it pays its hand {hand_text} to {_each_of(payees)} "
-                     f"({hand_value * self.pts * len(payees)} in all)")
+                         Message("包牌: {t:part* + }, paid by the winner", _terms(hand_text)))
+            book.say("{h:headline}, but it had let a win pass since its last discard "
+                     "(包牌): it pays its hand {t:part* + } to {p:payers} ({n} in all)",
+                     headline, _terms(hand_text), _each_of(payees),
+                     hand_value * self.pts * len(payees))
             self.wins.append(WinValue(seat, scored, hand_value * self.pts, payees,
                                       penalty=True))
             return
@@ -775,7 +850,8 @@ class _Settler:
             for payer in payers:
                 for reason, value, text, _name in parts:
                     book.pay(payer, seat, value * shares, reason,
-                             f"{text} x {shares} (包三家: for every other player)")
+                             Message("{p:part} x {n} (包三家: for every other player)", text,
+                                     shares))
         else:
             for payer in payers:
                 if payer == seat:
@@ -786,15 +862,20 @@ class _Settler:
         total = per_payer * self.pts
         if book.explain:
             if win.self_drawn:
-                paid = f"paid by {_each_of(payers)} ({total * len(payers)} in all)"
+                paid = Message("paid by {p:payers} ({n} in all)", _each_of(payers),
+                               total * len(payers))
             elif shares > 1:
-                paid = (f"paid by seat {payers[0]} for all {shares} other players (包三家): "
-                        f"{total * shares}")
+                paid = Message("paid by seat {seat} for all {n} other players (包三家): {t:n}",
+                               payers[0], shares, total * shares)
             else:
-                paid = f"paid by seat {payers[0]}"
-            stake_text = f" x stake {self.pts}" if self.pts != 1 else ""
-            book.say(f"{_win_headline(win, replay)}: {formula} = {per_payer}{stake_text}, "
-                     f"{paid}")
+                paid = Message("paid by seat {seat}", payers[0])
+            if self.pts != 1:
+                book.say("{h:headline}: {f:part* + } = {v:n} x stake {s:n}, {p:paid}",
+                         _win_headline(win, replay), formula, per_payer, self.pts,
+                         paid)
+            else:
+                book.say("{h:headline}: {f:part* + } = {v:n}, {p:paid}",
+                         _win_headline(win, replay), formula, per_payer, paid)
         key = (seat, scored, total, payers)
         win_value = _WIN_VALUES.data.get(key)
         if win_value is None:
@@ -804,19 +885,22 @@ class _Settler:
             assert win.from_seat is not None
             declarer = replay.seats[win.from_seat]
             dv = _declared_value(declarer, plan)
-            kind = "硬报" if declarer.hard_ready else "软听"
+            kind = Message("硬报" if declarer.hard_ready else "软听")
             if book.pay(win.from_seat, seat, dv, Reason.KILL_READY,
-                        f"kill_ready 杀报 {dv}: seat {win.from_seat} had declared ready ({kind})"):
-                book.say(f"seat {win.from_seat} had declared ready ({kind}) and dealt the win "
-                         f"(杀报): it also pays seat {seat} {dv * self.pts}")
+                        Message("kill_ready 杀报 {n}: seat {seat} had declared ready "
+                                "({kind:readykind})", dv, win.from_seat, kind)):
+                book.say("seat {seat} had declared ready ({kind:readykind}) and dealt "
+                         "the win (杀报): it also pays seat {w:seat} {n}", win.from_seat,
+                         kind, seat, dv * self.pts)
         if win.hot_discard:
             assert win.from_seat is not None
             self._forfeit(win.from_seat, self.rs.hot_discard.forfeit, _hot_kong(replay, win),
-                          "热炮: the discard after it dealt the win")
+                          _HOT_FORFEIT)
         if win.robbed_kong:
             assert win.from_seat is not None
             if plan.robbed_forfeit is not Forfeit.KONG:
-                self._forfeit(win.from_seat, plan.robbed_forfeit, None, "its kong was robbed")
+                self._forfeit(win.from_seat, plan.robbed_forfeit, None,
+                              _ROBBED_FORFEIT)
 
     # ----------------------------------------------------------------- kongs
     def settle_kongs(self) -> None:
@@ -828,23 +912,23 @@ class _Settler:
             s = seat.seat
             for kong in seat.kongs:
                 kind = kong.kind
-                label = _KONG_LABEL[kind]
                 tile = TILE_TEXT[kong.tile]
-                name = f"seat {s}'s {label} of {tile}"
+                name = _kong_name(s, kind, tile)
                 if kong.robbed:
-                    book.say(f"{name} was robbed (抢杠) and does not stand")
+                    book.say("{k:kongname} was robbed (抢杠) and does not stand", name)
                     continue
                 if s in self.no_kongs or kong.event_index in self.no_kong_at:
                     continue  # said when forfeited
                 if kong.delayed and not plan.kongs_delayed_score:
-                    book.say(f"{name} was made late (憨包豆): a pass only, it scores nothing")
+                    book.say("{k:kongname} was made late (憨包豆): a pass only, it scores "
+                             "nothing", name)
                     continue
                 if plan.kongs_need_ready and not (seat.won or seat.ready):
                     if plan.kongs_pay_back:
                         self.pay_back(seat, kong, name)
                     else:
-                        book.say(f"{name} does not score: seat {s} neither won nor is "
-                                 f"ready (双杀)")
+                        book.say("{k:kongname} does not score: seat {seat} neither won "
+                                 "nor is ready (双杀)", name, s)
                     continue
                 value = plan.kong_values[kind]
                 if kind is _EXPOSED and plan.exposed_by_discarder:
@@ -852,25 +936,30 @@ class _Settler:
                     payers: tuple[int, ...] = (kong.from_seat,)
                 else:
                     payers = _others(s, n)
-                book.pay_each(payers, s, value, _KONG_REASON[kind], f"{label} {tile}")
+                book.pay_each(payers, s, value, _KONG_REASON[kind], _kong_detail(kind, tile))
                 if value:
-                    book.say(f"{name}: {value * self.pts} from {_each_of(payers)}")
+                    book.say("{k:kongname}: {n} from {p:payers}", name,
+                             value * self.pts, _each_of(payers))
 
-    def pay_back(self, seat: SeatFacts, kong: KongFact, name: str) -> None:
+    def pay_back(self, seat: SeatFacts, kong: KongFact, name: Message) -> None:
         """倒赔: the kong of a seat that neither won nor is ready is paid back, by its owner
         to each player who won or is ready."""
         value = self.plan.kong_values[kong.kind]
         payees = [p for p in _others(seat.seat, self.n)
                   if self.collects(self.replay.seats[p])]
         if not value or not payees:
-            self.book.say(f"{name} does not score: seat {seat.seat} neither won nor is ready "
-                          f"(双杀), and nobody who won or is ready is paid back")
+            self.book.say("{k:kongname} does not score: seat {seat} neither won nor is "
+                          "ready (双杀), and nobody who won or is ready is paid back",
+                          name, seat.seat)
             return
         for payee in payees:
             self.book.pay(seat.seat, payee, value, _KONG_REASON[kong.kind],
-                          f"倒赔: {_KONG_LABEL[kong.kind]} {TILE_TEXT[kong.tile]} paid back")
-        self.book.say(f"{name} does not score: seat {seat.seat} neither won nor is ready, "
-                      f"and pays it back (倒赔): {value * self.pts} to {_each_of(payees)}")
+                          Message("倒赔: {k:kongkind} kong {c:cjk} {tile} paid back",
+                                  kong.kind.value, _KONG_CHINESE[kong.kind],
+                                  TILE_TEXT[kong.tile]))
+        self.book.say("{k:kongname} does not score: seat {seat} neither won nor is "
+                      "ready, and pays it back (倒赔): {n} to {p:payers}", name,
+                      seat.seat, value * self.pts, _each_of(payees))
 
     # ----------------------------------------------------------------- chickens
     def _chicken_tiles(self, flipped: Tile | None) -> tuple[Tile, ...]:
@@ -932,9 +1021,10 @@ class _Settler:
                 continue
             is_gold = tile == gold
             if plan.ckv and any(m.tile == tile and m.kind is _CONCEALED_KONG for m in melds):
-                kind, _unit, label = plan.chicken_kind(tile, is_gold)
+                kind, _unit = plan.chicken_kind(tile, is_gold)
                 value = plan.ckv * (plan.gold_multiplier if is_gold else 1)
-                groups.append((kind, tile, 4, value, f"concealed kong of {label} (闷鸡) {value}"))
+                groups.append((kind, tile, 4, value,
+                               Message(_CHICKEN_KONG[kind], TILE_TEXT[tile], value)))
                 count -= 4
             if count:
                 group = plan.chicken_groups.data.get((tile, is_gold, count))
@@ -949,16 +1039,17 @@ class _Settler:
                     wild += 3 if meld.kind is _PONG else 4
             if wild:
                 groups.append((_STANDING, _WILD, wild, wild * wildcard_value,
-                               f"{wild} x W wildcard 万能鸡 ({wildcard_value})"))
+                               cached("{n} x W wildcard 万能鸡 ({v:n})", wild, wildcard_value)))
         if charging:
             by_tile = plan.standing_by_tile
             for _index, tile in sorted(charging):
                 standing = by_tile[tile]
                 assert standing is not None
                 value = standing.charging * (plan.gold_multiplier if tile == gold else 1)
-                gold_text = " gold" if tile == gold else ""
                 groups.append((_CHARGING, tile, 1, value,
-                               f"charging{gold_text} {TILE_TEXT[tile]} 冲锋鸡 ({value})"))
+                               cached("charging gold {tile} 冲锋鸡 ({v:n})" if tile == gold
+                                      else "charging {tile} 冲锋鸡 ({v:n})", TILE_TEXT[tile],
+                                      value)))
         return groups
 
     def charging_of(self, seat: int) -> AbstractSet[tuple[int, Tile]]:
@@ -1003,7 +1094,8 @@ class _Settler:
         flip = self.replay.flip
         if flip is None:
             if self.plan.flip_chicken:
-                self.book.say("no tile was flipped (the wall is empty): standing chickens only")
+                self.book.say("no tile was flipped (the wall is empty): standing chickens "
+                              "only")
             return None, None
         if flip == _WILD:
             self.book.say("the flip is a wildcard W: no flipped chicken")
@@ -1013,12 +1105,14 @@ class _Settler:
         if self.plan.standing_by_tile[tile] is not None:
             mult = self.plan.gold_multiplier
             if explain:
-                self.book.say(f"flip {TILE_TEXT[flip]}: {TILE_TEXT[tile]} is the chicken, a "
-                              f"standing one: gold 金鸡, its amounts x {mult}")
+                self.book.say("flip {f:tile}: {tile} is the chicken, a standing one: "
+                              "gold 金鸡, its amounts x {n}", TILE_TEXT[flip],
+                              TILE_TEXT[tile], mult)
             return tile, tile
         if explain:
-            self.book.say(f"flip {TILE_TEXT[flip]}: {TILE_TEXT[tile]} is the flipped chicken "
-                          f"翻鸡 ({self.plan.flip_value * self.pts} each)")
+            self.book.say("flip {f:tile}: {tile} is the flipped chicken 翻鸡 ({n} each)",
+                          TILE_TEXT[flip], TILE_TEXT[tile],
+                          self.plan.flip_value * self.pts)
         return tile, None
 
     def settle_chickens(self) -> None:
@@ -1049,18 +1143,19 @@ class _Settler:
             if not groups:
                 continue
             if plan.need_ready and not (seat.won or seat.ready):
-                text = ", ".join([g[4] for g in groups])
-                book.say(f"seat {s}'s chickens ({text}) do not score: it neither won "
-                         f"nor is ready (双杀)")
+                if book.explain:
+                    book.say("seat {seat}'s chickens ({c:chickens}) do not score: it neither "
+                             "won nor is ready (双杀)", s, _chickens(groups))
                 continue
             payers = _others(s, n)
             if plan.chickens_from_unready:
                 seats_ = self.replay.seats
                 payers = tuple([p for p in payers if not self.collects(seats_[p])])
                 if not payers:
-                    text = ", ".join([g[4] for g in groups])
-                    book.say(f"seat {s}'s chickens ({text}): nobody pays, every other player "
-                             f"won or is ready (chickens are paid by players not ready)")
+                    if book.explain:
+                        book.say("seat {seat}'s chickens ({c:chickens}): nobody pays, every "
+                                 "other player won or is ready (chickens are paid by players "
+                                 "not ready)", s, _chickens(groups))
                     continue
             self._pay_groups(s, groups, payers)
         seats = self.replay.seats
@@ -1092,9 +1187,8 @@ class _Settler:
             count_chickens(counted)
             each += value
         if book.explain:
-            text = ", ".join([g[4] for g in groups])
-            book.say(f"seat {seat}'s chickens: {text} = {each * self.pts} from "
-                     f"{_each_of(payers)}")
+            book.say("seat {seat}'s chickens: {c:chickens} = {n} from {p:payers}", seat,
+                     _chickens(groups), each * self.pts, _each_of(payers))
 
     def settle_responsibility(self, gold: Tile | None, pays: _Pays) -> None:
         plan = self.plan
@@ -1104,27 +1198,33 @@ class _Settler:
                 continue
             if cd.claim is not _CLAIM_PONG and cd.claim is not _CLAIM_EXPOSED_KONG:
                 continue
-            claimed = "ponged" if cd.claim is _CLAIM_PONG else "konged"
+            claimed = _PONGED if cd.claim is _CLAIM_PONG else _KONGED
             if cd.claim is _CLAIM_EXPOSED_KONG and not plan.responsibility_on_kong:
-                self.book.say(f"the first {TILE_TEXT[cd.tile]} was discarded by seat {cd.seat} "
-                              f"(event {cd.event_index}) and konged by seat {cd.claimed_by}: "
-                              f"no responsibility chicken 责任鸡 (only a pong makes one)")
+                self.book.say("the first {tile} was discarded by seat {seat} (event "
+                              "{e:n}) and konged by seat {by:seat}: no responsibility "
+                              "chicken 责任鸡 (only a pong makes one)",
+                              TILE_TEXT[cd.tile], cd.seat, cd.event_index,
+                              cd.claimed_by)
                 continue
             value = standing.responsibility * (plan.gold_multiplier if cd.tile == gold else 1)
             tile = TILE_TEXT[cd.tile]
-            head = (f"the first {tile} was discarded by seat {cd.seat} (event "
-                    f"{cd.event_index}) and {claimed} by seat {cd.claimed_by}")
             if pays(cd.claimed_by, cd.seat):
                 self.book.pay(cd.seat, cd.claimed_by, value, Reason.RESPONSIBILITY_CHICKEN,
-                              f"responsibility 责任鸡 {tile} {claimed} at event "
-                              f"{cd.event_index} ({value})")
+                              Message("responsibility 责任鸡 {tile} {how:claimed} at event {e:n} "
+                                      "({v:n})", tile, claimed, cd.event_index, value))
                 self.book.chickens.append(
                     ChickenCount(cd.claimed_by, _RESPONSIBILITY, cd.tile, 1))
-                self.book.say(f"{head}: responsibility chicken 责任鸡, seat {cd.seat} pays "
-                              f"seat {cd.claimed_by} {value * self.pts}")
+                self.book.say("the first {tile} was discarded by seat {seat} (event "
+                              "{e:n}) and {how:claimed} by seat {by:seat}: "
+                              "responsibility chicken 责任鸡, seat {p:seat} pays seat "
+                              "{q:seat} {n}", tile, cd.seat, cd.event_index, claimed,
+                              cd.claimed_by, cd.seat, cd.claimed_by, value * self.pts)
             else:
-                self.book.say(f"{head}: no responsibility chicken 责任鸡 is paid (seat "
-                              f"{cd.claimed_by} does not collect chickens)")
+                self.book.say("the first {tile} was discarded by seat {seat} (event "
+                              "{e:n}) and {how:claimed} by seat {by:seat}: no "
+                              "responsibility chicken 责任鸡 is paid (seat {c:seat} does "
+                              "not collect chickens)", tile, cd.seat, cd.event_index,
+                              claimed, cd.claimed_by, cd.claimed_by)
 
     def explain_charging(self) -> None:
         """Say why a standing tile has no charging chicken (the ones paid are said above)."""
@@ -1137,29 +1237,34 @@ class _Settler:
             tile = TILE_TEXT[cd.tile]
             if cd not in candidates:
                 first = candidates[0]
-                self.book.say(f"no charging chicken 冲锋鸡 for {tile}: one per hand, and the "
-                              f"first standing chicken discarded was {TILE_TEXT[first.tile]} "
-                              f"(seat {first.seat}, event {first.event_index})")
+                self.book.say("no charging chicken 冲锋鸡 for {tile}: one per hand, and "
+                              "the first standing chicken discarded was {f:tile} (seat "
+                              "{seat}, event {e:n})", tile, TILE_TEXT[first.tile],
+                              first.seat, first.event_index)
             elif cd.claimed_by is not None and self.plan.charging_passes:
                 how = _CLAIMED_HOW[cd.claim or _CLAIM_PONG]
                 owner = next(seat for seat, got in self._charging_by_seat().items()
                              if (cd.event_index, cd.tile) in got)
-                whose = ("it passes to the claimer, who won or is ready"
+                whose = ("the first {tile} discarded (seat {seat}, event {e:n}) was "
+                         "{how:claimed} by seat {by:seat}: it passes to the claimer, who won "
+                         "or is ready, seat {o:seat}'s charging chicken 冲锋鸡"
                          if owner == cd.claimed_by else
-                         "the claimer neither won nor is ready, so it stays with its "
-                         "discarder")
-                self.book.say(f"the first {tile} discarded (seat {cd.seat}, event "
-                              f"{cd.event_index}) was {how} by seat {cd.claimed_by}: {whose}, "
-                              f"seat {owner}'s charging chicken 冲锋鸡")
+                         "the first {tile} discarded (seat {seat}, event {e:n}) was "
+                         "{how:claimed} by seat {by:seat}: the claimer neither won nor is "
+                         "ready, so it stays with its discarder, seat {o:seat}'s charging "
+                         "chicken 冲锋鸡")
+                self.book.say(whose, tile, cd.seat, cd.event_index, how, cd.claimed_by,
+                                      owner)
             elif cd.claimed_by is not None:
                 how = _CLAIMED_HOW[cd.claim or _CLAIM_PONG]
-                self.book.say(f"no charging chicken 冲锋鸡 for {tile}: the first one (seat "
-                              f"{cd.seat}, event {cd.event_index}) was {how} by seat "
-                              f"{cd.claimed_by}")
+                self.book.say("no charging chicken 冲锋鸡 for {tile}: the first one (seat "
+                              "{seat}, event {e:n}) was {how:claimed} by seat "
+                              "{by:seat}", tile, cd.seat, cd.event_index, how,
+                              cd.claimed_by)
             else:
-                self.book.say(f"the first {tile} discarded (seat {cd.seat}, event "
-                              f"{cd.event_index}) was left unclaimed: seat {cd.seat}'s "
-                              f"charging chicken 冲锋鸡")
+                self.book.say("the first {tile} discarded (seat {seat}, event {e:n}) was "
+                              "left unclaimed: seat {o:seat}'s charging chicken 冲锋鸡",
+                              tile, cd.seat, cd.event_index, cd.seat)
 
     def settle_penalty(self, gold: Tile | None) -> None:
         """包鸡: a player not ready pays each collecting player for its exposed standing
@@ -1175,7 +1280,7 @@ class _Settler:
             charging = self.charging_of(seat.seat)
             unclaimed = [d.tile for d in seat.discards
                          if d.claimed_by is None and (d.event_index, d.tile) not in charging]
-            parts: list[str] = []
+            parts: list[Message] = []
             value = 0
             for standing in ch.standing:
                 tile = standing.tile
@@ -1185,30 +1290,36 @@ class _Settler:
                     count += sum(m.size for m in seat.melds if m.tile is tile)
                 if count:
                     value += count * standing.value * mult
-                    parts.append(f"{count} x {tile} ({standing.value * mult})")
+                    parts.append(Message("{n} x {tile} ({v:n})", count, tile,
+                                         standing.value * mult))
                 if any(t is tile for _i, t in charging):
                     value += standing.charging * mult
-                    parts.append(f"charging {tile} ({standing.charging * mult})")
+                    parts.append(Message("charging {tile} ({v:n})", tile,
+                                         standing.charging * mult))
             if not value:
                 continue
             targets = [p for p in payees if p != seat.seat]
-            text = ", ".join(parts)
+            text = Message("{c:chickenpart*, }", parts)
             if not self.plan.penalty_every_unready:
                 for payee in targets:
                     self.book.pay(seat.seat, payee, value, Reason.CHICKEN_PENALTY,
-                                  f"包鸡: exposed {text}")
+                                  Message("包鸡: exposed {c:chickens}", text))
                 if targets:
-                    self.book.say(f"seat {seat.seat} is not ready and exposed {text} (包鸡): "
-                                  f"it pays {value * self.pts} to {_each_of(targets)}")
+                    self.book.say("seat {seat} is not ready and exposed {c:chickens} "
+                                  "(包鸡): it pays {n} to {p:payers}", seat.seat, text,
+                                  value * self.pts, _each_of(targets))
                 continue
             for payer in unready:
                 for payee in targets:
                     self.book.pay(payer, payee, value, Reason.CHICKEN_PENALTY,
-                                  f"包鸡: seat {seat.seat} exposed {text}")
+                                  Message("包鸡: seat {seat} exposed {c:chickens}", seat.seat,
+                                          text))
             if targets:
-                self.book.say(f"seat {seat.seat} is not ready and exposed {text} (包鸡): "
-                              f"{_each_of(unready)} (every player not ready) pays "
-                              f"{value * self.pts} to {_each_of(targets)}")
+                self.book.say("seat {seat} is not ready and exposed {c:chickens} "
+                              "(包鸡): {u:payers} pays {n} to {p2:payers}", seat.seat,
+                              text, Message("{s:seats} (every player not ready)",
+                                                    _each_of(unready)),
+                              value * self.pts, _each_of(targets))
 
     # ----------------------------------------------------------------- 相公
     def settle_false_hands(self) -> None:
@@ -1224,17 +1335,20 @@ class _Settler:
                 best = best_waiting_value(facts, self.rs)
                 if best is None:
                     value = self.plan.false_hand
-                    why = "won" if facts.won else "not ready"
-                    detail = f"相公: seat {seat} has a false hand, seat {other} {why}"
+                    detail = Message("相公: seat {seat} has a false hand, seat {o:seat} won"
+                                     if facts.won else
+                                     "相公: seat {seat} has a false hand, seat {o:seat} not ready",
+                                     seat, other)
                 else:
                     tile, pattern, value = best
-                    detail = (f"相公: seat {seat} has a false hand, seat {other} ready, best "
-                              f"wait {TILE_TEXT[tile]} {_pattern_text(pattern, value)}")
+                    detail = Message("相公: seat {seat} has a false hand, seat {o:seat} ready, "
+                                     "best wait {tile} {p:patlabel} {v:n}", seat, other,
+                                     TILE_TEXT[tile], _PATTERN_LABEL[pattern], value)
                 if book.pay(seat, other, value, Reason.FALSE_HAND, detail):
                     parts.append(f"seat {other} {value * self.pts}")
-            if parts:
-                book.say(f"seat {seat} has a false hand (相公, 多牌少牌): it pays "
-                         + ", ".join(parts) + " (a ready player its waiting value)")
+            if parts and book.explain:  # (a sentence the glossary has no Chinese for)
+                book.lines.append(f"seat {seat} has a false hand (相公, 多牌少牌): it pays "
+                                  + ", ".join(parts) + " (a ready player its waiting value)")
 
     # ----------------------------------------------------------------- 开局跟
     def settle_follow_dealer(self) -> None:
@@ -1258,10 +1372,11 @@ class _Settler:
         payees = _others(dealer, n)
         for payee in payees:
             self.book.pay(dealer, payee, value, Reason.FOLLOW_DEALER,
-                          f"开局跟: followed the dealer's first discard {TILE_TEXT[tile]}")
-        self.book.say(f"the first discards of every seat from the dealer on were "
-                      f"{TILE_TEXT[tile]} (开局跟): the dealer, seat {dealer}, pays "
-                      f"{value * self.pts} to {_each_of(payees)}")
+                          Message("开局跟: followed the dealer's first discard {tile}",
+                                  TILE_TEXT[tile]))
+        self.book.say("the first discards of every seat from the dealer on were {tile} "
+                      "(开局跟): the dealer, seat {seat}, pays {n} to {p:payers}",
+                      TILE_TEXT[tile], dealer, value * self.pts, _each_of(payees))
 
     # ----------------------------------------------------------------- exhaustive draw
     def settle_draw(self) -> None:
@@ -1269,9 +1384,12 @@ class _Settler:
         seats = self.replay.seats
         ready = [s.seat for s in seats if s.ready]
         unready = [s.seat for s in seats if not s.ready]
-        book.say("exhaustive draw 黄庄: " + (
-            f"ready {_seats_text(ready)}" if ready else "nobody is ready") + (
-            f"; not ready {_seats_text(unready)}" if unready else "; everybody is ready"))
+        book.say(
+            "exhaustive draw 黄庄: {r:ready_list}{u:unready_list}",
+            Message("ready {s:seats}", _seats_text(ready)) if ready
+            else Message("nobody is ready"),
+            Message("; not ready {s:seats}", _seats_text(unready)) if unready
+            else Message("; everybody is ready"))
         book.say("no kong is paid at an exhaustive draw")
         if rs.draw.ready_check and ready and unready:
             for r in ready:
@@ -1281,11 +1399,13 @@ class _Settler:
                 tile, pattern, value = best
                 for u in unready:
                     book.pay(u, r, value, Reason.READY_CHECK,
-                             f"查叫: best wait {tile} {_pattern_text(pattern, value)}")
+                             Message("查叫: best wait {tile} {p:patlabel} {v:n}", tile,
+                                     _PATTERN_LABEL[pattern], value))
                 waits = format_tiles(seats[r].waits)
-                book.say(f"查叫: seat {r} waits on {waits}, best {tile} "
-                         f"{_pattern_text(pattern, value)}: {value * self.pts} from "
-                         f"{_each_of(unready)}")
+                book.say("查叫: seat {seat} waits on {t:tiles}, best {tile} {p:patlabel} "
+                         "{v:n}: {n} from {q:payers}", r, waits, tile,
+                         _PATTERN_LABEL[pattern], value, value * self.pts,
+                         _each_of(unready))
         if rs.chickens.at_exhaustive_draw is DrawChickens.UNREADY_PAY_READY and ready and unready:
             for r in ready:
                 groups = self._chicken_groups(seats[r], self.plan.standing_tiles, None)
@@ -1300,28 +1420,31 @@ class _Settler:
         if self.plan.rotate_dealer:
             nxt = (replay.dealer + 1) % self.n
             if self.book.explain:
-                self.book.say(f"next dealer: seat {nxt} (the deal passes every hand: 轮流坐庄)")
+                self.book.say("next dealer: seat {seat} (the deal passes every hand: "
+                              "轮流坐庄)", nxt)
             return nxt
         if replay.outcome is _WIN and len(replay.winners) == 1:
             nxt = replay.winners[0].seat  # a single winner deals next
             if self.book.explain:
-                self.book.say(f"next dealer: seat {nxt} (the winner)")
+                self.book.say("next dealer: seat {seat} ({why:dealer_why})", nxt,
+                              Message("the winner"))
             return nxt
         nxt = next_dealer_of(replay, self.rs)
         if self.book.explain:
-            self.book.say(f"next dealer: seat {nxt} ({self._dealer_why(nxt)})")
+            self.book.say("next dealer: seat {seat} ({why:dealer_why})", nxt,
+                          self._dealer_why(nxt))
         return nxt
 
-    def _dealer_why(self, nxt: int) -> str:
+    def _dealer_why(self, nxt: int) -> Message:
         replay = self.replay
         seats = {w.seat for w in replay.winners}
         if replay.outcome is _WIN:
             if len(seats) == 1:
-                return "the winner"
+                return Message("the winner")
             rule = self.rs.dealer.two_winners if len(seats) == 2 else self.rs.dealer.three_winners
-            return f"{len(seats)} winners on one tile: {rule.value}"
+            return Message("{n} winners on one tile: {rule:word}", len(seats), rule.value)
         rule_d = self.rs.dealer.exhaustive_draw
-        return f"exhaustive draw: {rule_d.value}"
+        return Message("exhaustive draw: {rule:word}", rule_d.value)
 
 
 def next_dealer_of(replay: HandReplay, ruleset: Ruleset) -> int:
@@ -1373,7 +1496,7 @@ def settle(
         return None
     s = _Settler(replay, ruleset, base_stake, dealer_streak, explain)
     if base_stake != 1:
-        s.book.say(f"amounts are points: values x base stake {base_stake}")
+        s.book.say("amounts are points: values x base stake {n}", base_stake)
     if replay.outcome is _WIN:
         for win in replay.winners:
             s.settle_win(win)
@@ -1389,8 +1512,9 @@ def settle(
     book = s.book
     deltas = book.deltas()
     if explain:
-        book.say("deltas: " + ", ".join([
-            f"seat {seat} {d:+d}" if d else f"seat {seat} 0" for seat, d in enumerate(deltas)]))
+        book.say("deltas: {d:deltapart*, }", [
+            Message("seat {seat} {d:n}", seat, f"{d:+d}" if d else "0")
+            for seat, d in enumerate(deltas)])
     return Settlement(  # items, deltas, next_dealer, chickens, explanation, wins
         tuple(book.items), deltas, nxt, tuple(book.chickens), tuple(book.lines), tuple(s.wins)
     )
