@@ -1,6 +1,6 @@
 """``zhuoji ingest``: load log files into the DuckDB warehouse (a Prefect flow, or plain
 calls for a small run with no server configured:
-:func:`zhuoji.flows.ingest.planning.run_ingest`)."""
+:func:`zhuoji.flows.ingest.run.run_ingest`)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from zhuoji.flows.ingest.discover import SkippedPath
-    from zhuoji.flows.ingest.planning import RunSummary
+    from zhuoji.flows.ingest.steps import RunSummary
     from zhuoji.rules.glossary import Lang
 
 # Prefect reads these when it is first imported: quiet its console logging, no telemetry,
@@ -133,7 +133,7 @@ def explain_run_error(exc: BaseException, dask_address: str | None) -> str:
 
 def server_lost_line(db: Path, what: str, runs: Sequence[tuple[int, str]]) -> str:
     """The one line of an ingest whose local Prefect server went away (``what``), given
-    what became of its runs (:func:`zhuoji.flows.ingest.planning.interrupt_active_runs`)."""
+    what became of its runs (:func:`zhuoji.flows.ingest.steps.interrupt_active_runs`)."""
     rerun = "run the same command again: it starts a new local server"
     if not runs:
         return (
@@ -169,7 +169,7 @@ def exit_when_server_lost(db: Path) -> Callable[[str], None]:
     client instead would take minutes, or for ever."""
 
     def lost(what: str) -> None:
-        from zhuoji.flows.ingest.planning import interrupt_active_runs
+        from zhuoji.flows.ingest.steps import interrupt_active_runs
 
         runs = interrupt_active_runs()
         fail(server_lost_line(db, what, runs))
@@ -282,7 +282,8 @@ def ingest_command(
         start_fork_server()
     from zhuoji.flows.cli.parse import check_limits
     from zhuoji.flows.ingest.discover import InputPathError, find_log_paths
-    from zhuoji.flows.ingest.planning import command_started, run_ingest
+    from zhuoji.flows.ingest.run import run_ingest
+    from zhuoji.flows.ingest.steps import command_started
     from zhuoji.flows.runtime.dask_cluster import DaskClusterError
     from zhuoji.flows.warehouse.store import WarehouseError
 

@@ -22,7 +22,7 @@ from zhuoji.flows.dashboard.site import (
     query,
     render_standalone,
 )
-from zhuoji.flows.ingest.prefect_run import load_outcomes
+from zhuoji.flows.ingest.load import load_outcomes
 from zhuoji.flows.ingest.worker import process_file
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.parsers.errors import MalformedLogError

@@ -17,8 +17,9 @@ import pytest
 
 from tests.flows.conftest import Corpus, flow_runs_of, snapshot, task_runs_of
 from zhuoji.flows.ingest.discover import FileDigest, hash_file
-from zhuoji.flows.ingest.prefect_run import run_ingest
-from zhuoji.flows.runtime.dask_cluster import DaskClusterError, DaskWatch, check_workers_reach_api
+from zhuoji.flows.ingest.recovery import DaskChunkWatch
+from zhuoji.flows.ingest.run import run_ingest
+from zhuoji.flows.runtime.dask_cluster import DaskClusterError, check_workers_reach_api
 from zhuoji.flows.warehouse.rows import FileStatus
 
 
@@ -201,7 +202,7 @@ def test_a_task_that_kills_its_workers_quarantines_its_files(tmp_path: Path) -> 
         Client(cluster, set_as_default=False) as client,  # type: ignore[no-untyped-call]
     ):
         future = client.submit(os._exit, 1, pure=False)  # a real death, twice
-        watch = DaskWatch(cluster.scheduler_address, poll_seconds=0.5)
+        watch = DaskChunkWatch(cluster.scheduler_address, poll_seconds=0.5)
         try:
             outcomes = watch.result(future, chunk)
         finally:
@@ -229,7 +230,7 @@ def test_a_cluster_left_without_workers_fails_the_wait(tmp_path: Path) -> None:
     ):
         future = client.submit(time.sleep, 600, pure=False)
         client.retire_workers(close_workers=True)
-        watch = DaskWatch(cluster.scheduler_address, no_worker_seconds=2, poll_seconds=0.5)
+        watch = DaskChunkWatch(cluster.scheduler_address, no_worker_seconds=2, poll_seconds=0.5)
         start = time.monotonic()
         try:
             with pytest.raises(DaskClusterError, match="no worker left for 2 s"):

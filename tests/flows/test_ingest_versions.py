@@ -16,7 +16,7 @@ from typer.testing import CliRunner, Result
 
 from tests.flows.conftest import Corpus, build_corpus, copy_db, snapshot
 from zhuoji.flows.cli.app import app
-from zhuoji.flows.ingest.prefect_run import stale_files
+from zhuoji.flows.ingest.planning import stale_files
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.parsers.models import Game
 from zhuoji.parsers.read import generate_games

@@ -29,7 +29,7 @@ import pytest
 
 import zhuoji.flows.runtime.prefect_server as ps
 from tests.flows.conftest import HEALTH_ONLY_SERVER, Corpus, snapshot
-from zhuoji.flows.ingest.planning import staging_dir_for
+from zhuoji.flows.ingest.steps import staging_dir_for
 from zhuoji.flows.runtime.prefect_server import (
     LOCK_NAME,
     RECORD_NAME,
