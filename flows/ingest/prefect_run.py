@@ -68,7 +68,7 @@ from zhuoji.flows.runtime.dask_cluster import (
     check_workers_reach_api,
     drain_workers,
 )
-from zhuoji.flows.runtime.pool import ForkServerTaskRunner, start_fork_server
+from zhuoji.flows.runtime.pool import ForkServerTaskRunner, current_pool_repair, start_fork_server
 from zhuoji.flows.runtime.prefect_api import prefect_api
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.rows import FileOutcome
@@ -103,20 +103,6 @@ def load_batch_task(
 
 
 # --- the flow --------------------------------------------------------------------------------
-
-
-def _pool_repair() -> Callable[[], object]:
-    """What repairs the flow's task runner after a task failed: a local pool broken by a
-    dead worker is replaced (:meth:`ForkServerTaskRunner.repair`); Dask replaces lost
-    workers itself."""
-    from prefect.context import FlowRunContext
-
-    context = FlowRunContext.get()
-    runner = None if context is None else context.task_runner
-    if isinstance(runner, ForkServerTaskRunner):
-        return runner.repair
-    return lambda: None
-
 
 
 def _runner_label(dask_address: str | None) -> str:
@@ -165,7 +151,7 @@ class _FlowSteps:
             chunks = plan_chunks(batch, workers)
             return chunks, [submit_chunk(chunk) for chunk in chunks]
 
-        repair = _pool_repair()
+        repair = current_pool_repair()
         pending: Submitted = submit(batches[0]) if batches else ([], [])
         for index in range(len(batches)):
             current = pending

@@ -52,6 +52,7 @@ import multiprocessing
 import sys
 import threading
 import types
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import suppress
 from typing import Any
@@ -72,6 +73,7 @@ from zhuoji.flows.runtime.fork_server import (
 __all__ = [
     "WORKER_PRELOAD",
     "ForkServerTaskRunner",
+    "current_pool_repair",
     "fork_server_available",
     "release_semaphores",
     "start_fork_server",
@@ -181,6 +183,19 @@ class ForkServerTaskRunner(ProcessPoolTaskRunner):
             initargs=(self._subprocess_message_queue, self._initializer, self._initargs),
         )
         return True
+
+
+def current_pool_repair() -> Callable[[], object]:
+    """What repairs the current flow run's task runner after a task failed: a local pool
+    broken by a dead worker is replaced (:meth:`ForkServerTaskRunner.repair`); any other
+    runner (Dask replaces lost workers itself) needs nothing."""
+    from prefect.context import FlowRunContext
+
+    context = FlowRunContext.get()
+    runner = None if context is None else context.task_runner
+    if isinstance(runner, ForkServerTaskRunner):
+        return runner.repair
+    return lambda: None
 
 
 def release_semaphores() -> None:

@@ -33,7 +33,6 @@ from prefect.settings import (
 from prefect.utilities.asyncutils import run_coro_as_sync
 
 from zhuoji.flows.runtime.prefect_server import (
-    LocalPrefectServer,
     ReusedPrefectServer,
     ServerWatch,
     idle_seconds,
@@ -41,6 +40,7 @@ from zhuoji.flows.runtime.prefect_server import (
     reuse_available,
     reused_alive,
 )
+from zhuoji.flows.runtime.temporary_server import LocalPrefectServer
 
 __all__ = ["mark_flow_run_crashed", "prefect_api"]
 
@@ -53,7 +53,7 @@ def prefect_api(on_lost: Callable[[str], None] | None = None) -> Iterator[str]:
     local server (:class:`~zhuoji.flows.runtime.prefect_server.ReusedPrefectServer`: started by the
     first run, kept until idle for ``ZHUOJI_SERVER_IDLE_SECONDS``), or with that set to
     0 a temporary local server started here for this run (Prefect's ephemeral mode,
-    :mod:`zhuoji.flows.runtime.prefect_server`); its address is set as ``PREFECT_API_URL`` for the
+    :mod:`zhuoji.flows.runtime.temporary_server`); its address is set as ``PREFECT_API_URL`` for the
     whole process meanwhile: in the environment and Prefect's process-wide settings,
     which Prefect's own threads read, and in the current settings context. The pool's
     worker processes inherit it and talk to this server; nothing starts a server of its

@@ -166,7 +166,7 @@ def test_a_worker_with_another_version_stops_the_ingest(corpus: Corpus, tmp_path
 def test_an_unreachable_scheduler_is_one_line_within_seconds(
     corpus: Corpus, tmp_path: Path
 ) -> None:
-    from zhuoji.flows.runtime.prefect_server import free_port
+    from zhuoji.flows.runtime.temporary_server import free_port
 
     address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens there
     done, seconds = _zhuoji(
@@ -243,7 +243,7 @@ def test_a_cluster_left_without_workers_fails_the_wait(tmp_path: Path) -> None:
 def test_workers_that_cannot_reach_the_prefect_api_are_named() -> None:
     from distributed import LocalCluster
 
-    from zhuoji.flows.runtime.prefect_server import free_port
+    from zhuoji.flows.runtime.temporary_server import free_port
 
     url = f"http://127.0.0.1:{free_port()}/api"  # nothing listens there
     with LocalCluster(
