@@ -7,16 +7,16 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zhuoji.flows.cli.app import app
 from zhuoji.flows.cli.errors import EXIT_ERROR, describe_error, fail, is_debug, set_json_errors
 from zhuoji.flows.cli.lang import LangOption, use_lang
+from zhuoji.flows.cli.prefect_env import quiet_prefect
 from zhuoji.flows.text.terminal import make_console, safe
 
 if TYPE_CHECKING:
@@ -27,63 +27,6 @@ if TYPE_CHECKING:
     from zhuoji.flows.ingest.discover import SkippedPath
     from zhuoji.flows.ingest.steps import RunSummary
     from zhuoji.rules.glossary import Lang
-
-# Prefect reads these when it is first imported: quiet its console logging, no telemetry,
-# and room for a slow first start of the temporary server. A user's own values win.
-_PREFECT_DEFAULTS = {
-    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
-}
-_PREFECT_QUIET_CONSOLE = {
-    "PREFECT_LOGGING_LEVEL": "WARNING",
-    # the flow's own log lines (INFO) still reach the Prefect API, not the console
-    "PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL": "INFO",
-    "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "WARNING",
-}
-
-
-# Without --debug, a failed task or flow run is one error line of ours on the console, not
-# Prefect's log records with their tracebacks (they still reach the Prefect API); unless
-# Prefect's own logs were asked for (PREFECT_LOGGING_LEVEL=INFO or DEBUG).
-_PREFECT_QUIET_RUNS = {
-    "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "CRITICAL",
-}
-
-
-@contextmanager
-def quiet_prefect() -> Iterator[None]:
-    """Prefect's settings for one command (the defaults above), for as long as it runs.
-
-    Prefect reads its settings from the environment, when it is first imported and in
-    every process it starts (the local pool's workers, the temporary server), so they are
-    set in ``os.environ``; a user's own values win. On exit the variables set here are
-    removed again (unless the command changed them meanwhile), so a command run in-process
-    (``CliRunner``, a notebook) leaves the environment as it found it. Prefect's logging,
-    configured once at its import, stays as configured. A context manager, and a
-    decorator of a command: ``@quiet_prefect()``.
-    """
-    added: dict[str, str] = {}
-
-    def default(key: str, value: str) -> None:
-        if key not in os.environ:
-            os.environ[key] = added[key] = value
-
-    for key, value in _PREFECT_DEFAULTS.items():
-        default(key, value)
-    asked = os.environ.get("PREFECT_LOGGING_LEVEL", "").upper() in ("DEBUG", "INFO")
-    if not is_debug() and not asked:
-        for key, value in _PREFECT_QUIET_RUNS.items():
-            default(key, value)
-    if "PREFECT_LOGGING_LEVEL" not in os.environ:
-        for key, value in _PREFECT_QUIET_CONSOLE.items():
-            default(key, value)
-    try:
-        yield
-    finally:
-        for key, value in added.items():
-            if os.environ.get(key) == value:
-                del os.environ[key]
-
 
 def log_plain_run() -> None:
     """A run without Prefect (:mod:`zhuoji.flows.ingest.local_run`) prints its log lines on standard
@@ -185,7 +128,6 @@ def exit_when_server_lost(db: Path) -> Callable[[str], None]:
     return lost
 
 
-@app.command("ingest")
 @quiet_prefect()
 def ingest_command(
     paths: Annotated[
@@ -266,7 +208,7 @@ def ingest_command(
     read-only disk, an unreachable scheduler or Prefect API).
     """
     language = use_lang(lang)
-    from zhuoji.flows.cli.main import skip_teardown
+    from zhuoji.flows.runtime.teardown import skip_teardown
 
     skip_teardown()  # once the output is written: no interpreter teardown (1-3 s)
     set_json_errors(json_output)
@@ -440,7 +382,6 @@ def render_summary(summary: RunSummary, lang: Lang = "en") -> Table:
     return table
 
 
-@app.command("forget")
 def forget_command(
     paths: Annotated[
         list[str],

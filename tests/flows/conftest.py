@@ -22,8 +22,8 @@ from typing import Any
 import duckdb
 import pytest
 
-import zhuoji.flows.cli.commands  # noqa: F401  (every command on the app, as the console script has them)
 from zhuoji.flows.audit.bridge import game_from_records
+from zhuoji.flows.cli.main import app  # noqa: F401  (every command on the app, as the console script has them)
 from zhuoji.flows.ingest.load import load_outcomes
 from zhuoji.flows.ingest.planning import plan_files
 from zhuoji.flows.ingest.worker import process_file, process_files

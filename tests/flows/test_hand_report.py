@@ -17,10 +17,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
 from tests.flows.test_cli_audit import DISPUTES, PLAYERS, _clean_hand
 from zhuoji.flows.audit.bridge import game_from_records, hand_records
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.flows.dashboard.hand_report import write_hand_report
 from zhuoji.parsers.fast import Game
 from zhuoji.parsers.models import Player

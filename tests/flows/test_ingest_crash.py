@@ -59,7 +59,7 @@ def test_sigkill_mid_run_then_rerun_gives_the_clean_database(
         [
             sys.executable,
             "-c",
-            "from zhuoji.flows.cli.commands import main; main()",
+            "from zhuoji.flows.cli.main import run_cli; run_cli()",
             "ingest",
             str(corpus.root),
             "--db",

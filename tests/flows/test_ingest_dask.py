@@ -86,7 +86,7 @@ def _zhuoji(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], fl
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     start = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-c", "from zhuoji.flows.cli.commands import main; main()", *args],
+        [sys.executable, "-c", "from zhuoji.flows.cli.main import run_cli; run_cli()", *args],
         cwd=cwd,
         env=env,
         capture_output=True,

@@ -118,7 +118,7 @@ def _without_dac_override() -> None:
 
 def _ingest_command(root: Path, db: Path, *extra: str) -> list[str]:
     return [
-        sys.executable, "-c", "from zhuoji.flows.cli.commands import main; main()",
+        sys.executable, "-c", "from zhuoji.flows.cli.main import run_cli; run_cli()",
         "ingest", str(root), "--db", str(db), "--quiet", *extra,
     ]  # fmt: skip
 

@@ -36,7 +36,7 @@ def _env(api: str, **extra: str) -> dict[str, str]:
 
 
 def _zhuoji(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from zhuoji.flows.cli.commands import main; main()", *args]
+    return [sys.executable, "-c", "from zhuoji.flows.cli.main import run_cli; run_cli()", *args]
 
 
 def _poll(what: str, check: Any, seconds: float = 60) -> Any:

@@ -56,7 +56,7 @@ def _env_without_server(home: Path, **extra: str) -> dict[str, str]:
 _NO_PREFECT = textwrap.dedent(
     """
     import atexit, sys
-    import zhuoji.flows.cli.commands
+    import zhuoji.flows.cli.main
     def report():
         heavy = [
             m
@@ -66,12 +66,12 @@ _NO_PREFECT = textwrap.dedent(
             if m in sys.modules
         ]
         print("LOADED", heavy, file=sys.stderr)
-    run = zhuoji.flows.cli.commands.main
+    run = zhuoji.flows.cli.main.run_cli
     def run_and_report():
         # an exit handler registered by the command runs, before the exit without teardown
         atexit.register(report)
         run()
-    zhuoji.flows.cli.commands.main = run_and_report
+    zhuoji.flows.cli.main.run_cli = run_and_report
     from zhuoji.flows.cli.main import main
     sys.argv[0] = "zhuoji"
     main()
@@ -250,8 +250,7 @@ def test_the_paths_are_walked_once(
 ) -> None:  # fmt: skip
     from typer.testing import CliRunner
 
-    import zhuoji.flows.cli.commands
-    from zhuoji.flows.cli.app import app
+    from zhuoji.flows.cli.main import app
 
     walks: list[str] = []
     folder_walk = zhuoji.flows.ingest.discover._generate_folder

@@ -169,10 +169,9 @@ def test_the_ingest_command_starts_the_fork_server_early_with_a_server_configure
 ) -> None:
     from typer.testing import CliRunner
 
-    import zhuoji.flows.cli.commands  # registers the commands
     import zhuoji.flows.ingest.run
     import zhuoji.flows.runtime.fork_server
-    from zhuoji.flows.cli.app import app
+    from zhuoji.flows.cli.main import app
 
     calls: list[str] = []
     monkeypatch.setattr(
