@@ -75,8 +75,9 @@ def plan_files(
 ) -> FilePlan:
     """Discover the files; keep those new, changed or to be audited again.
 
-    ``found``: the log files ``paths`` name, already walked (:func:`prepare_run`: absolute
-    paths, sorted, each once); without it, ``paths`` are walked here.
+    ``found``: the log files ``paths`` name, already walked
+    (:func:`zhuoji.flows.ingest.steps.prepare_run`: absolute paths, sorted, each once);
+    without it, ``paths`` are walked here.
 
     Only files seen before are hashed (to tell an unchanged file from a changed one),
     and new files of the size of a file the database holds that is gone: one with that

@@ -438,12 +438,11 @@ def run_flow(
 
     The Dask cluster is checked before the flow starts, so that a cluster that cannot run
     the tasks is one clear error (:class:`~zhuoji.flows.runtime.dask_cluster.DaskClusterError`),
-    not a
-    failed flow run. A small run (:data:`SMALL_RUN_BYTES`, no ``workers``) runs its task
-    in this process (the runner ``in-process``). The flow run is named and tagged after
-    the database (:func:`run_name`, :func:`run_tags`); its paths and files go in a
-    manifest in the system's temporary folder, removed at the end. ``on_server_lost``:
-    called should the local Prefect server go away during the run (see
+    not a failed flow run. A small run (:data:`~zhuoji.flows.ingest.steps.SMALL_RUN_BYTES`,
+    no ``workers``) runs its task in this process (the runner ``in-process``). The flow run
+    is named and tagged after the database (:func:`run_name`, :func:`run_tags`); its paths
+    and files go in a manifest in the system's temporary folder, removed at the end.
+    ``on_server_lost``: called should the local Prefect server go away during the run (see
     :func:`prefect_api`); the command line ends the process there."""
     dask_address = request.dask_address
     if dask_address:

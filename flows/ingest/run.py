@@ -73,14 +73,14 @@ def run_ingest(
     should its local Prefect server go away (:func:`zhuoji.flows.runtime.prefect_api.prefect_api`).
 
     The summary's ``seconds`` is the wall time from ``started`` (a
-    :func:`time.perf_counter` reading: the command's start, :func:`command_started`)
-    or from this call, to the end of the run: what the user waited for, the imports and
-    a Prefect server's start included.
+    :func:`time.perf_counter` reading: the command's start,
+    :func:`~zhuoji.flows.ingest.steps.command_started`) or from this call, to the end of
+    the run: what the user waited for, the imports and a Prefect server's start included.
 
-    With no ``workers`` given and at most :data:`SMALL_RUN_BYTES` of logs, the work runs
-    in this process (the runner ``in-process``): a worker pool's start costs more than
-    their work. The arguments and the database are checked before anything runs
-    (:func:`prepare_run`)."""
+    With no ``workers`` given and at most
+    :data:`~zhuoji.flows.ingest.steps.SMALL_RUN_BYTES` of logs, the work runs in this process
+    (the runner ``in-process``): a worker pool's start costs more than their work. The
+    arguments and the database are checked before anything runs (:func:`prepare_run`)."""
     origin = time.perf_counter() if started is None else started
     request = prepare_run(
         paths,

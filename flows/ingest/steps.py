@@ -173,7 +173,7 @@ class _Totals:
     quarantined: list[tuple[str, str]] = field(default_factory=list)
 
     def counts(self, plan: FilePlan) -> dict[str, int]:
-        """The run's counts so far (:data:`RUN_COUNTS`)."""
+        """The run's counts so far (:data:`zhuoji.flows.ingest.load.RUN_COUNTS`)."""
         return {
             "files_seen": plan.seen,
             "files_loaded": self.loaded,
@@ -412,7 +412,7 @@ class RunSteps(Protocol):
         full_refresh: bool,
         prune: bool,
     ) -> FilePlan:
-        """:func:`plan_files` of the files found."""
+        """:func:`zhuoji.flows.ingest.planning.plan_files` of the files found."""
 
     def marker(self) -> dict[str, object]:
         """What the run writes in its staging folder's :data:`RUN_MARKER`."""
@@ -430,7 +430,7 @@ class RunSteps(Protocol):
         run_id: int,
         counts: dict[str, int],
     ) -> list[FileOutcome]:
-        """:func:`load_outcomes` of one batch."""
+        """:func:`zhuoji.flows.ingest.load.load_outcomes` of one batch."""
 
     def publish(self, summary: RunSummary) -> None:
         """Make the summary known where the run is watched."""
