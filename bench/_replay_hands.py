@@ -4,7 +4,7 @@
 hand-check figures, and ``python bench/_replay_hands.py`` prints them alone.
 
 The hands are random legal playouts (seeded; the players choose only among
-``Table.legal_actions()``; tests/rules/builders.py), about 100 events each, with their
+``Table.legal_actions()``; tests/support/builders.py), about 100 events each, with their
 walls. Replay means :func:`zhuoji.rules.replay.replay_hand` on each: the deal check, every event
 checked and applied, the end-of-hand checks and every fact of :class:`HandReplay`
 (winners with patterns and passes, seats with hands, melds, discards, waits, kongs).
@@ -15,14 +15,12 @@ machine than the wall-clock one.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.rules.builders
+import _checkout  # noqa: F401  (first: the checkout's root on sys.path, for tests.support)
 
-from tests.rules.builders import random_hands
+from tests.support.builders import random_hands
 from zhuoji.rules.events import HandRecord
 from zhuoji.rules.families.guizhou.settings import Ruleset
 from zhuoji.rules.hand import clear_tables

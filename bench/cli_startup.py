@@ -18,14 +18,12 @@ import os
 import resource
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _checkout import ROOT  # first: the checkout's root on sys.path, for bench.ingest
 
-from bench.ingest import cpu_ticks, machine_text  # noqa: E402
+from bench.ingest import cpu_ticks, machine_text
 
 DISPUTE = ROOT / "tests" / "data" / "disputes" / "kong_owner_not_ready.json"
 COMMANDS: dict[str, list[str]] = {

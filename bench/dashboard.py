@@ -24,12 +24,10 @@ import argparse
 import dataclasses
 import os
 import shutil
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from _checkout import ROOT  # first: the checkout's root on sys.path
 
 SEED = 20261107
 BASE_GAMES = 500
@@ -198,7 +196,7 @@ def main() -> int:
         parser.error("--players must be a multiple of 4")
 
     from zhuoji.flows.dashboard.site import build_dashboard
-    from zhuoji.flows.warehouse import store as warehouse
+    from zhuoji.flows.warehouse.reader import open_reader
 
     folder = args.out / f"dashboard-{args.hands}-{args.players}"
     db = folder / "large.duckdb"
@@ -212,7 +210,7 @@ def main() -> int:
             f"warehouse built in {time.perf_counter() - started:.1f} s "
             f"(base of {args.base_games * HANDS_PER_GAME:,} audited hands {base_seconds:.1f} s)"
         )
-    con = warehouse.open_reader(db)
+    con = open_reader(db)
     try:
         counts = {
             t: con.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0]

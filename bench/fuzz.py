@@ -7,16 +7,16 @@
 
 ``--target audit`` (the default) runs each input through the parsers and the engine in
 memory, then as a file through ``zhuoji audit --json`` and ``zhuoji audit`` (text), the
-command's own code in this process with its output captured (``bench/_mutate.py``'s
+command's own code in this process with its output captured (``tests/support/mutate.py``'s
 ``run_input`` and ``run_cli_audit``: exit status 0, 1 or 2, no "unexpected error", JSON
 lines only). ``--target worker`` runs the whole worker
-path of ``zhuoji ingest`` instead (``bench/_worker_target.py``): the input as a file
+path of ``zhuoji ingest`` instead (``tests/support/worker_target.py``): the input as a file
 through ``zhuoji.flows.ingest.worker.process_file`` (parse, bridge, audit, Parquet shards), then a
 hundred at a time through the loader into a DuckDB warehouse; every input must end
 ``loaded`` or ``quarantined`` (a ``crash``: an exception escaped the worker; ``lost``: the
 batch holding it failed to load, or the warehouse's ``files`` row disagrees).
 
-Input ``i`` of a run is drawn by ``bench/_mutate.py`` from
+Input ``i`` of a run is drawn by ``tests/support/mutate.py`` from
 ``random.Random(f"zhuoji-fuzz/{seed}/{i}")``: a seed game (sample and dispute logs, and
 games simulated under every preset) mutated at the semantic, JSON tree, stream line or
 byte level, in either encoding, sometimes gzipped. Any input can be regenerated alone
@@ -51,8 +51,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
+import _checkout  # noqa: F401  (first: the checkout's root on sys.path, for tests.support)
 import orjson
-from _mutate import (  # bench/ is the script's folder, first on sys.path
+
+from tests.support.mutate import (
     Context,
     Failure,
     FuzzInput,
@@ -63,7 +65,6 @@ from _mutate import (  # bench/ is the script's folder, first on sys.path
     generate_seed_games,
     run_input,
 )
-
 from zhuoji.parsers.read import Encoding
 from zhuoji.rules.violations import ViolationCode
 
@@ -172,7 +173,7 @@ def _record(kind: str, index: int, inp: FuzzInput, failure: Failure) -> FailureR
 
 def run_worker_chunk(seed: int, start: int, stop: int) -> Tally:
     """The inputs ``start .. stop`` through the whole worker path (``--target worker``)."""
-    from _worker_target import WorkerTarget, WorkerVerdict
+    from tests.support.worker_target import WorkerTarget, WorkerVerdict
 
     assert _WORKER_ROOT is not None
     tally = Tally()

@@ -29,10 +29,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import _checkout  # noqa: F401  (first: the checkout's root on sys.path, for tests.support)
 import orjson
 import pydantic_core
-from _corpus import Corpus, build_corpus  # bench/ is the script's folder, first on sys.path
 
+from tests.support.corpus import Corpus, build_corpus
 from zhuoji.parsers import fast
 from zhuoji.parsers.models import Game
 from zhuoji.parsers.read import generate_fast_games, generate_games

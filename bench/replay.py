@@ -15,9 +15,10 @@ Prints rows ``label  value  unit`` measured on one core:
 
 The hand checks run on the engine this process has (the header says which).
 
-Two kinds of hands: *uniform* draws from the wall (most are far from complete, which lets
-both sides stop early) and *built* hands (four sets and a pair, half of them with one tile
-moved), the hands a win or ready check meets in play. Each timing is the CPU time of the
+Two kinds of hands (``tests/support/hands.py``, the tests' generator): *uniform* draws from
+the wall (most are far from complete, which lets both sides stop early) and *built* hands
+(four sets and a pair, half of them with one tile moved), the hands a win or ready check
+meets in play. Each timing is the CPU time of the
 best of several rounds, ours and theirs alternating, so that a busy machine hurts both
 alike.
 
@@ -38,15 +39,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import _checkout  # noqa: F401  (first: the checkout's root on sys.path, for tests.support)
 from mahjong.agari import Agari
 from mahjong.shanten import Shanten
 
+from tests.support.hands import built_hand, drop_tile, move_tile, uniform_hand
 from zhuoji.rules.hand import clear_tables, is_complete, is_ready, waiting_tiles
 
 Row = tuple[str, float, str]
 Counts = list[int]
-
-_WALL = [t for t in range(27) for _ in range(4)]
 
 
 def pin_one_core() -> str:
@@ -61,13 +62,7 @@ def pin_one_core() -> str:
 def uniform_hands(seed: int, n: int, size: int) -> list[Counts]:
     """``n`` hands of ``size`` tiles drawn uniformly from the 108-tile wall."""
     rng = random.Random(seed)
-    out = []
-    for _ in range(n):
-        h = [0] * 28
-        for t in rng.sample(_WALL, size):
-            h[t] += 1
-        out.append(h)
-    return out
+    return [uniform_hand(rng, size) for _ in range(n)]
 
 
 def built_hands(seed: int, n: int, size: int) -> list[Counts]:
@@ -76,24 +71,12 @@ def built_hands(seed: int, n: int, size: int) -> list[Counts]:
     rng = random.Random(seed)
     out: list[Counts] = []
     while len(out) < n:
-        h = [0] * 28
         suits = rng.sample(range(3), rng.choice([1, 2, 3]))
-        for _ in range(4):
-            s = rng.choice(suits)
-            if rng.random() < 0.4:
-                h[9 * s + rng.randrange(9)] += 3
-            else:
-                r = rng.randrange(7)
-                for k in range(3):
-                    h[9 * s + r + k] += 1
-        h[9 * rng.choice(suits) + rng.randrange(9)] += 2
+        h = built_hand(rng, suits, pung=0.4)
         if len(out) % 2:
-            tiles = [t for t in range(27) for _ in range(h[t])]
-            h[rng.choice(tiles)] -= 1
-            h[rng.randrange(27)] += 1
+            move_tile(rng, h, lambda _: rng.randrange(27))
         if size == 13:
-            tiles = [t for t in range(27) for _ in range(h[t])]
-            h[rng.choice(tiles)] -= 1
+            drop_tile(rng, h)
         if max(h) <= 4:
             out.append(h)
     return out

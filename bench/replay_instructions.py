@@ -6,7 +6,7 @@ another checkout beside this one, compared with a figure the machine's load does
 For each checkout (this one first, then each ``--checkout``, which must have its own
 ``.venv``) and each engine (compiled, then pure with ``ZHUOJI_PURE=1``), one process runs
 under ``valgrind --tool=callgrind`` with counting off: it generates the seeded legal hands
-of ``bench/_replay_hands.py`` (``tests.rules.builders.random_hands``, the guiyang preset),
+of ``bench/_replay_hands.py`` (``tests.support.builders.random_hands``, the guiyang preset),
 replays them once to warm the engine's tables, turns counting on with
 ``callgrind_control``, replays them again (:func:`zhuoji.rules.replay.replay_hand`: the deal check,
 every event checked and applied, every fact of the replay), and turns counting off. Prints
@@ -38,8 +38,11 @@ SEED = 20261101
 
 
 def _child(hands: int) -> None:
-    sys.path.insert(0, os.getcwd())  # the checkout under test (for tests.rules.builders)
-    from tests.rules.builders import random_hands
+    sys.path.insert(0, os.getcwd())  # the checkout under test (for its tests.support.builders)
+    try:
+        from tests.support.builders import random_hands
+    except ImportError:  # a checkout from before tests/support/
+        from tests.rules.builders import random_hands  # type: ignore[no-redef]
     from zhuoji.rules.engine import engine_kind
     from zhuoji.rules.presets import load_preset
     from zhuoji.rules.replay import replay_hand

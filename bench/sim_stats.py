@@ -20,23 +20,19 @@ Run: ``.venv/bin/python bench/sim_stats.py [--hands N] [--preset NAME ...] [--wo
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import _checkout  # noqa: F401  (first: the checkout's root on sys.path)
 
-from zhuoji.rules.bots import bots_of  # noqa: E402
-from zhuoji.rules.events import Bird, Chow, Kong, Pong, Ready, Roll, Seabed, SmallWin  # noqa: E402
-from zhuoji.rules.facts import Outcome  # noqa: E402
-from zhuoji.rules.families import family_of  # noqa: E402
-from zhuoji.rules.presets import load_preset, preset_names  # noqa: E402
-from zhuoji.rules.table import table_rules_of  # noqa: E402
+from zhuoji.rules.bots import bots_of
+from zhuoji.rules.events import Bird, Chow, Kong, Pong, Ready, Roll, Seabed, SmallWin
+from zhuoji.rules.facts import Outcome
+from zhuoji.rules.families import family_of
+from zhuoji.rules.presets import load_preset, preset_names
+from zhuoji.rules.table import table_rules_of
 
 HANDS_PER_GAME = 8
 SEED = 20260105

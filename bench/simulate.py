@@ -24,20 +24,16 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import _checkout  # noqa: F401  (first: the checkout's root on sys.path)
 
-from zhuoji.flows.simulation.writer import SimulationRequest, run_simulation  # noqa: E402
-from zhuoji.parsers.read import Encoding  # noqa: E402
-from zhuoji.rules.families.guizhou.simulate import simulate_game  # noqa: E402
-from zhuoji.rules.presets import load_preset  # noqa: E402
+from zhuoji.flows.simulation.writer import SimulationRequest, run_simulation
+from zhuoji.parsers.read import Encoding
+from zhuoji.rules.families.guizhou.simulate import simulate_game
+from zhuoji.rules.presets import load_preset
 
 Row = tuple[str, float, str]
 HANDS_PER_GAME = 8

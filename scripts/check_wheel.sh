@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # The installed package, as a user gets it: build the sdist and, from it, the wheel; install
 # the wheel (not editable) into a fresh virtualenv; from an empty folder elsewhere, ingest
-# data/sample, run a report and build the dashboard. Fails on the first step that fails.
+# data/sample, run a report and build the dashboard. Then the same beside PyPI's `rules`
+# (django-rules) and `flows`, whose top-level packages bear the names of the repository's
+# folders: installed into the same virtualenv, then uninstalled, zhuoji must keep working
+# with its engine version and every file of its distribution unchanged. Fails on the first
+# step that fails.
 #
 #   scripts/check_wheel.sh [PYTHON]      (PYTHON: the venv's python with `build`; CI: .venv/bin/python)
 #
@@ -46,7 +50,7 @@ stray = [t for t in tops if t != "zhuoji" and not t.endswith(".so")]
 if stray:
     sys.exit(f"the wheel installs more than the zhuoji package at the top: {stray}")
 need_sdist = [p.relative_to(root).as_posix() for p in (root / "sql").rglob("*.sql")] + [
-    "LICENSE", "setup.py", "pyproject.toml", "rules/engine.py", "zhuoji/__init__.py"
+    "LICENSE", "setup.py", "pyproject.toml", "zhuoji/rules/engine.py", "zhuoji/__init__.py"
 ]
 missing = [f"wheel: {n}" for n in need_wheel if n not in in_wheel]
 missing += [f"sdist: {n}" for n in need_sdist if n not in in_sdist]
@@ -73,16 +77,81 @@ if [ "${ZHUOJI_PURE:-}" != 1 ] && [ "$kind" != compiled ]; then
   exit 1
 fi
 
-echo "== zhuoji ingest, report, dashboard from $PWD"
-"$Z" ingest "$ROOT/data/sample" --db sample.duckdb --quiet
-"$Z" report --list | tee reports.txt
-grep -q "^leaderboard" reports.txt || { echo "error: report --list lacks leaderboard" >&2; exit 1; }
-"$Z" report leaderboard --db sample.duckdb
-"$Z" dashboard --db sample.duckdb --out dashboard
-test -s dashboard/index.html || { echo "error: no dashboard/index.html" >&2; exit 1; }
-test -s dashboard/zh/index.html || { echo "error: no dashboard/zh/index.html" >&2; exit 1; }
-"$Z" audit "$ROOT/data/sample/t7-20261101-0001.json" --hand 1 --lang zh | tee audit-zh.txt
-grep -q "说明：" audit-zh.txt || { echo "error: the Chinese audit lacks its explanation" >&2; exit 1; }
+# The commands a user runs, from an empty folder of their own: $1 names the run.
+use_zhuoji() {
+  mkdir "$WORK/run-$1"
+  cd "$WORK/run-$1"
+  echo "== zhuoji --version, ingest, report, dashboard, audit from $PWD ($1)"
+  "$Z" --version
+  "$Z" ingest "$ROOT/data/sample" --db sample.duckdb --quiet
+  "$Z" report --list | tee reports.txt
+  grep -q "^leaderboard" reports.txt || { echo "error: report --list lacks leaderboard" >&2; exit 1; }
+  "$Z" report leaderboard --db sample.duckdb
+  "$Z" dashboard --db sample.duckdb --out dashboard
+  test -s dashboard/index.html || { echo "error: no dashboard/index.html" >&2; exit 1; }
+  test -s dashboard/zh/index.html || { echo "error: no dashboard/zh/index.html" >&2; exit 1; }
+  "$Z" audit "$ROOT/data/sample/t7-20261101-0001.json" --hand 1 --lang zh | tee audit-zh.txt
+  grep -q "说明：" audit-zh.txt || { echo "error: the Chinese audit lacks its explanation" >&2; exit 1; }
+  cd "$WORK/elsewhere"
+}
+
+# The engine version (a change re-audits every file at the next ingest) and every file of
+# the zhuoji distribution as `pip show -f` lists them, each with its SHA-256 (a file missing
+# is a line "MISSING path"); compared before and after PyPI's rules and flows come and go.
+engine_version() {
+  "$WORK/venv/bin/python" -c "import zhuoji.rules.version as v; print(v.ENGINE_VERSION)"
+}
+zhuoji_files() {
+  "$WORK/venv/bin/pip" show -f zhuoji | "$WORK/venv/bin/python" -c '
+import hashlib, sys
+from pathlib import Path
+lines = sys.stdin.read().splitlines()
+location = Path(next(l for l in lines if l.startswith("Location:")).split(":", 1)[1].strip())
+files = lines[lines.index("Files:") + 1:]
+if not files:
+    sys.exit("pip show -f zhuoji lists no files")
+for name in sorted(f.strip() for f in files if f.strip()):
+    path = location / name
+    print(hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "MISSING", name)
+'
+}
+same_as_before() {
+  local now_version
+  now_version="$(engine_version)"
+  if [ "$now_version" != "$version_before" ]; then
+    echo "error: $1: the engine version is $now_version, was $version_before" >&2
+    exit 1
+  fi
+  zhuoji_files >"$WORK/files-$2.txt"
+  if ! diff "$WORK/files-before.txt" "$WORK/files-$2.txt" >&2; then
+    echo "error: $1: zhuoji's installed files changed (above: < before, > $2)" >&2
+    exit 1
+  fi
+  echo "$1: engine version $now_version, $(wc -l <"$WORK/files-$2.txt") files of zhuoji unchanged"
+}
+
+version_before="$(engine_version)"
+zhuoji_files >"$WORK/files-before.txt"
+if grep -q "^MISSING" "$WORK/files-before.txt"; then
+  grep "^MISSING" "$WORK/files-before.txt" >&2
+  echo "error: files pip lists for zhuoji are missing right after the install" >&2
+  exit 1
+fi
+echo "engine version $version_before; zhuoji: $(wc -l <"$WORK/files-before.txt") files"
+use_zhuoji alone
+
+# PyPI's rules (django-rules) and flows install top-level packages named rules and flows.
+# --no-deps: their files are the point (flows needs adodbapi, which builds on Windows only).
+echo "== beside PyPI's rules and flows"
+"$WORK/venv/bin/pip" install --quiet --no-deps rules flows
+"$WORK/venv/bin/pip" show -f rules flows | grep -E "^(Name|Version|Location): |^  (rules|flows)/__init__.py$"
+same_as_before "with rules and flows installed" beside
+use_zhuoji beside-rules-and-flows
+
+echo "== after uninstalling PyPI's rules and flows"
+"$WORK/venv/bin/pip" uninstall --quiet --yes rules flows
+same_as_before "after uninstalling rules and flows" after
+use_zhuoji after-rules-and-flows
 
 echo "== without the dask extra, --dask-address says what to install"
 set +e

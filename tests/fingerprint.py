@@ -130,7 +130,7 @@ def _csv(con: duckdb.DuckDBPyConnection, sql: str, root: str,
 def export(db: Path, sample: Path = SAMPLE) -> dict[str, bytes]:
     """Every table (``table:NAME``, rows by key, then by every column) and report
     (``report:NAME``) as CSV bytes, the excluded columns left out."""
-    from zhuoji.flows.warehouse import store as warehouse
+    from zhuoji.flows.warehouse.reports import read_report, report_names, report_parameters
 
     root = sample.resolve().as_posix()
     exports: dict[str, bytes] = {}
@@ -150,8 +150,8 @@ def export(db: Path, sample: Path = SAMPLE) -> dict[str, bytes]:
                 con, f'SELECT {select} FROM "{table}" ORDER BY {order}', root)
         players = [str(r[0]) for r in con.execute(
             "SELECT player_id FROM players ORDER BY player_id").fetchall()]
-        for name in warehouse.report_names():
-            wanted = warehouse.report_parameters(name)
+        for name in report_names():
+            wanted = report_parameters(name)
             if wanted == ("player",):
                 bindings = [{"player": p} for p in players]
             elif not wanted:
@@ -159,7 +159,7 @@ def export(db: Path, sample: Path = SAMPLE) -> dict[str, bytes]:
             else:
                 continue  # the dashboard's paged reports: views over the tables above
             for params in bindings:
-                sql = warehouse.read_report(name).rstrip().rstrip(";")
+                sql = read_report(name).rstrip().rstrip(";")
                 probe = con.execute(f"SELECT * FROM ({sql}) LIMIT 0", params or None)
                 kept = [str(d[0]) for d in probe.description or []
                         if str(d[0]) not in VERSION_COLUMNS | REPORT_CLOCK_COLUMNS]

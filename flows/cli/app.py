@@ -20,7 +20,8 @@ from zhuoji.flows.cli.lang import LangOption, use_lang
 app = typer.Typer(
     name="zhuoji",
     cls=ZhuojiGroup,
-    help="Audit Guizhou 捉鸡 mahjong game logs: parse, replay, settle, load into DuckDB.",
+    help="Audit Guizhou 捉鸡 and Changsha 长沙麻将 mahjong game logs: parse, replay, settle, "
+    "load into DuckDB.",
     epilog="Exit status: 0 done; 1 audit findings; 2 an error (usage, input, database, "
     "disk, service); 130 interrupted. NO_COLOR=1 turns colour off.",
     no_args_is_help=True,
@@ -77,6 +78,7 @@ def root(
     ] = False,
     lang: LangOption = None,
 ) -> None:
-    """Audit Guizhou 捉鸡 mahjong game logs: parse, replay, settle, load into DuckDB."""
+    """Audit Guizhou 捉鸡 and Changsha 长沙麻将 mahjong game logs: parse, replay, settle, load
+    into DuckDB."""
     set_debug(debug)
     use_lang(lang, reset=True)

@@ -203,7 +203,7 @@ def _hand_report(
         raise typer.BadParameter("--html needs --hand N: the hand whose page to write")
     if len(paths) != 1:
         raise typer.BadParameter(f"--html takes one log file, not {len(paths)} paths")
-    from zhuoji.flows.dashboard.site import DashboardError
+    from zhuoji.flows.dashboard.render import DashboardError
 
     check_limits()
     try:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
-    from zhuoji.flows.dashboard.site import LiveDashboard
+    from zhuoji.flows.dashboard.live import LiveDashboard
 
 DbOption = Annotated[Path, typer.Option("--db", help="the DuckDB file")]
 HandPagesOption = Annotated[
@@ -50,8 +50,8 @@ DEFAULT_LIST_ROWS = 200
 def _errors() -> tuple[type[Exception], ...]:
     import duckdb
 
-    from zhuoji.flows.dashboard.site import DashboardError
-    from zhuoji.flows.warehouse.store import WarehouseError
+    from zhuoji.flows.dashboard.render import DashboardError
+    from zhuoji.flows.warehouse.sqlfiles import WarehouseError
 
     return (WarehouseError, DashboardError, duckdb.Error)
 
@@ -78,7 +78,8 @@ def dashboard_command(
     While it builds, one line per group of pages on standard error (when it is a
     terminal; --quiet turns them off)."""
     language = use_lang(lang)
-    from zhuoji.flows.dashboard.site import DashboardLimits, build_dashboard
+    from zhuoji.flows.dashboard.pages import DashboardLimits
+    from zhuoji.flows.dashboard.site import build_dashboard
     from zhuoji.rules.glossary import text
 
     started = time.perf_counter()
@@ -241,7 +242,8 @@ def serve_command(
     """Serve the dashboard on a local web server; pages are rebuilt when the warehouse
     changes (the static `zhuoji dashboard` export remains the way to share it)."""
     language = use_lang(lang)
-    from zhuoji.flows.dashboard.site import DashboardLimits, LiveDashboard
+    from zhuoji.flows.dashboard.live import LiveDashboard
+    from zhuoji.flows.dashboard.pages import DashboardLimits
     from zhuoji.rules.glossary import text
 
     folder = Path(tempfile.mkdtemp(prefix="zhuoji-serve-"))

@@ -227,7 +227,7 @@ def ingest_command(
     from zhuoji.flows.ingest.run import run_ingest
     from zhuoji.flows.ingest.steps import command_started
     from zhuoji.flows.runtime.dask_cluster import DaskClusterError
-    from zhuoji.flows.warehouse.store import WarehouseError
+    from zhuoji.flows.warehouse.sqlfiles import WarehouseError
 
     if dask_address is not None:
         from zhuoji.flows.ingest.prefect_run import MissingExtraError, require_dask_extra
@@ -402,7 +402,7 @@ def forget_command(
     from rich.text import Text
 
     from zhuoji.flows.ingest.prefect_run import run_forget
-    from zhuoji.flows.warehouse.store import WarehouseError
+    from zhuoji.flows.warehouse.sqlfiles import WarehouseError
 
     try:
         summary = run_forget(paths, db)

@@ -1,6 +1,6 @@
 """``zhuoji report``, ``zhuoji sql`` and ``zhuoji export``: read-only queries of the warehouse.
 
-Each runs on a sealed read-only connection (:func:`zhuoji.flows.warehouse.store.open_reader`): a
+Each runs on a sealed read-only connection (:func:`zhuoji.flows.warehouse.reader.open_reader`): a
 query
 reads the database and nothing else, and writes nothing. ``zhuoji export`` writes a
 result to a file itself, never through the query. DuckDB and Rich are imported when a
@@ -79,7 +79,7 @@ ARROW_BATCH_ROWS = 65_536
 
 def parse_params(items: Sequence[str]) -> dict[str, str]:
     """``k=v`` texts to a mapping; raises ``WarehouseError`` for a malformed one."""
-    from zhuoji.flows.warehouse.store import WarehouseError
+    from zhuoji.flows.warehouse.sqlfiles import WarehouseError
 
     params: dict[str, str] = {}
     for item in items:
@@ -153,7 +153,7 @@ def _clear_errors() -> Iterator[None]:
     """A warehouse or DuckDB error inside ends the command as one line."""
     import duckdb
 
-    from zhuoji.flows.warehouse.store import WarehouseError
+    from zhuoji.flows.warehouse.sqlfiles import WarehouseError
 
     try:
         yield
@@ -199,12 +199,8 @@ def open_query(
 ) -> Iterator[Query]:
     """The connection and statement of ``zhuoji sql`` (``sql``) or ``zhuoji report``
     (``report``, ``param``); the connection is closed on leaving."""
-    from zhuoji.flows.warehouse.store import (
-        bind_report_parameters,
-        check_query,
-        open_reader,
-        read_report,
-    )
+    from zhuoji.flows.warehouse.reader import check_query, open_reader
+    from zhuoji.flows.warehouse.reports import bind_report_parameters, read_report
 
     with _clear_errors():
         params = parse_params(param) if report is not None else {}
@@ -316,7 +312,7 @@ def _write_table(
 
 
 def _list_reports() -> None:
-    from zhuoji.flows.warehouse.store import report_description, report_names, report_parameters
+    from zhuoji.flows.warehouse.reports import report_description, report_names, report_parameters
 
     for report in report_names():
         wanted = " ".join(f"--param {p}=..." for p in report_parameters(report))

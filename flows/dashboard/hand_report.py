@@ -15,13 +15,8 @@ from datetime import datetime
 from pathlib import Path
 
 from zhuoji.flows.audit.bridge import ruleset_tiles
-from zhuoji.flows.dashboard.site import (
-    DashboardError,
-    Links,
-    hand_context,
-    query,
-    render_standalone,
-)
+from zhuoji.flows.dashboard.hand_page import hand_context
+from zhuoji.flows.dashboard.render import DashboardError, Links, query, render_standalone
 from zhuoji.flows.ingest.load import load_outcomes
 from zhuoji.flows.ingest.worker import process_file
 from zhuoji.flows.warehouse import store as warehouse

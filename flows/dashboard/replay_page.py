@@ -7,7 +7,7 @@ recorded: a page never shows a replay of other bytes than the ones audited. When
 file is gone or changed the page says so and shows the hand without its replay.
 
 The page's script (``replay.js``) draws each step from this data; the tile faces are the
-same HTML as the rest of the page (:func:`zhuoji.flows.dashboard.site.tile_html`), made here.
+same HTML as the rest of the page (:func:`zhuoji.flows.dashboard.tiles.tile_html`), made here.
 """
 
 from __future__ import annotations

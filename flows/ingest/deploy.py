@@ -93,7 +93,8 @@ def serve_inbox(
     from prefect.settings import PREFECT_API_URL
     from prefect.types.entrypoint import EntrypointType
 
-    from zhuoji.flows.warehouse.store import WarehouseError, check_database_file
+    from zhuoji.flows.warehouse.sqlfiles import WarehouseError
+    from zhuoji.flows.warehouse.store import check_database_file
 
     try:  # a --db that is no DuckDB file (a FIFO, a folder ...) fails now, not every run
         check_database_file(db, missing_ok=True)

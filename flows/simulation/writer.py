@@ -37,13 +37,12 @@ from zhuoji.flows.simulation.faults import (
     MALFORMED,
     Fault,
     FaultKind,
-    damage_document,
-    damage_stream_lines,
     fault_kinds,
     fault_rng,
-    inject_hand_fault,
     is_file_fault,
 )
+from zhuoji.flows.simulation.file_damage import damage_document, damage_stream_lines
+from zhuoji.flows.simulation.hand_faults import inject_hand_fault
 from zhuoji.parsers.models import Game, Player
 from zhuoji.parsers.read import Encoding
 from zhuoji.parsers.write import format_document, generate_stream_lines

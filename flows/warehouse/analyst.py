@@ -32,16 +32,15 @@ import duckdb
 import polars as pl
 
 from zhuoji.flows.warehouse import catalog
-from zhuoji.flows.warehouse.store import (
-    WarehouseError,
+from zhuoji.flows.warehouse.reader import open_reader
+from zhuoji.flows.warehouse.reports import (
     bind_report_parameters,
-    open_reader,
     read_report,
-    read_sql,
     report_description,
     report_names,
     report_parameters,
 )
+from zhuoji.flows.warehouse.sqlfiles import WarehouseError, read_sql
 
 __all__ = ["ReportInfo", "UnknownTableError", "Warehouse", "open_warehouse"]
 
@@ -148,7 +147,7 @@ class Warehouse:
 
     def report(self, name: str, **params: Any) -> pl.DataFrame:
         """Run a report with its parameters (``player="p1001"``) bound; a missing or
-        unknown parameter is a :class:`~zhuoji.flows.warehouse.store.ReportParameterError`."""
+        unknown parameter is a :class:`~zhuoji.flows.warehouse.reports.ReportParameterError`."""
         text = read_report(name)  # UnknownReportError for a name that is no report
         return self._frame(text, bind_report_parameters(name, params, "{}=..."))
 

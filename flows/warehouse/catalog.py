@@ -17,10 +17,9 @@ Both come from one source each, so neither can drift:
   longer exist are dropped.
 
 :func:`comment_statements` and :func:`view_statements` give the statements;
-:func:`zhuoji.flows.warehouse.store.apply_catalog` runs them after the schema files on every
-writable
-open (:func:`zhuoji.flows.warehouse.store.apply_schema`), so every warehouse has them, and a changed
-report file changes its view at the next ingest.
+:func:`zhuoji.flows.warehouse.schema.apply_catalog` runs them after the schema files on every
+writable open (:func:`zhuoji.flows.warehouse.schema.apply_schema`), so every warehouse has
+them, and a changed report file changes its view at the next ingest.
 """
 
 from __future__ import annotations

@@ -1,22 +1,22 @@
-"""The DuckDB warehouse: opening it, applying the schema, loading batches, running reports.
+"""The DuckDB warehouse's writer: checking the database file before DuckDB opens it,
+opening it for writing (waiting for another process's lock, the schema brought up to date),
+and what an ingest writes: its runs, its batches of rows, the files' bookkeeping (known,
+forgotten, renamed).
 
-One process writes the database (the ingest's main process); workers never open it. The
-SQL lives in ``sql/`` (``schema/`` numbered DDL files, ``load/`` the loader's statements,
-``reports/`` one query per report), one statement per file (a schema file may hold a few
-that belong together, applied in one transaction), parameters bound.
+One process writes the database (the ingest's main process); workers never open it.
+Reading it is :mod:`zhuoji.flows.warehouse.reader`, its schema
+:mod:`zhuoji.flows.warehouse.schema`, its reports :mod:`zhuoji.flows.warehouse.reports`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import re
 import stat
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,6 @@ import duckdb
 import pyarrow as pa
 
 from zhuoji.flows.text.oserrors import STORAGE_ERRNOS, errno_in_text, os_error_text
-from zhuoji.flows.warehouse import catalog
 from zhuoji.flows.warehouse.rows import (
     DATA_TABLES,
     FileOutcome,
@@ -33,21 +32,13 @@ from zhuoji.flows.warehouse.rows import (
     quarantine_table,
     rulesets_table,
 )
-from zhuoji.rules.families import family_named
+from zhuoji.flows.warehouse.schema import apply_schema
+from zhuoji.flows.warehouse.sqlfiles import WarehouseError, _unregister, read_sql, rollback
 
-SQL_ROOT = Path(__file__).resolve().parent.parent / "sql"
-"""``sql/``: ``flows/sql`` is a link to it in the source tree and a folder of the package
-when installed, so an installed zhuoji finds its SQL from any folder."""
-_SCHEMA_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
-_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _LOCK_TEXT = "Could not set lock on file"
 _LOCK_PID = re.compile(r"\(PID (\d+)\)")
 LOCK_POLL_SECONDS = 0.2
 """How often a waiting writer tries the database's lock again."""
-
-
-class WarehouseError(ValueError):
-    """A database that cannot be used as asked; the message says why and what to do."""
 
 
 class DatabaseBusyError(WarehouseError):
@@ -109,46 +100,6 @@ class DatabaseStorageError(WarehouseError):
         self.errno = code
 
 
-class SchemaVersionError(WarehouseError):
-    """A read-only open of a database whose schema is not this zhuoji's: written by a
-    newer one, or by an older one that could not be brought up to date here."""
-
-    def __init__(self, path: str, version: int, latest: int, why: str = "") -> None:
-        if version > latest:
-            what = (f"its schema is version {version}, newer than this zhuoji's ({latest}): "
-                    f"read it with the zhuoji that wrote it, or upgrade zhuoji")
-        else:
-            what = (f"its schema is version {version}, older than this zhuoji's ({latest}), "
-                    f"and it could not be brought up to date ({why}); run `zhuoji ingest` "
-                    f"on it once, which does")
-        super().__init__(f"database {path}: {what}")
-        self.path = path
-        self.version = version
-        self.latest = latest
-
-
-class QueryNotAllowedError(WarehouseError):
-    """A query ``zhuoji sql`` does not run: not one statement, or not one that reads."""
-
-
-class UnknownReportError(WarehouseError):
-    def __init__(self, name: str) -> None:
-        known = ", ".join(report_names())
-        super().__init__(f"unknown report {name!r} (reports: {known})")
-        self.name = name
-
-
-class ReportParameterError(WarehouseError):
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class SchemaFile:
-    version: int
-    name: str
-    path: Path
-
-
 @dataclass(frozen=True, slots=True)
 class KnownFile:
     """A file the database holds: how it was when loaded or quarantined, and by which
@@ -171,30 +122,6 @@ class StoredRuleset:
     fingerprint: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class QueryResult:
-    columns: tuple[str, ...]
-    rows: list[tuple[Any, ...]]
-
-
-# --- SQL files -------------------------------------------------------------------------------
-
-
-@cache
-def read_sql(name: str) -> str:
-    """The text of ``sql/<name>.sql`` (``name`` like ``"load/insert_games"``)."""
-    return (SQL_ROOT / f"{name}.sql").read_text(encoding="utf-8")
-
-
-def generate_schema_files() -> Iterator[SchemaFile]:
-    """The numbered DDL files of ``sql/schema/`` in version order."""
-    for path in sorted((SQL_ROOT / "schema").glob("*.sql")):
-        match = _SCHEMA_NAME.match(path.name)
-        if match is None:
-            raise WarehouseError(f"{path}: schema files are named NNN_name.sql")
-        yield SchemaFile(version=int(match.group(1)), name=match.group(2), path=path)
-
-
 def is_lock_error(exc: BaseException) -> bool:
     return isinstance(exc, duckdb.IOException) and _LOCK_TEXT in str(exc)
 
@@ -215,25 +142,6 @@ def storage_error(path: str | Path, exc: BaseException) -> DatabaseStorageError 
     if code is None:
         return None
     return DatabaseStorageError(str(path), code, str(exc).split("\n", 1)[0])
-
-
-def rollback(con: duckdb.DuckDBPyConnection) -> None:
-    """Roll back the open transaction, if there still is one.
-
-    When a commit fails (a full disk, a read-only file system), DuckDB has already ended
-    the transaction: a rollback then raises "cannot rollback - no transaction is active",
-    which would hide the error that matters. That one is swallowed here, so the caller's
-    ``raise`` re-raises the original.
-    """
-    try:
-        con.rollback()
-    except duckdb.TransactionException as exc:
-        if "no transaction is active" not in str(exc):
-            raise
-    except duckdb.Error:
-        # A connection invalidated by the failure cannot roll back; the write-ahead log
-        # lets the next open recover the last committed state.
-        pass
 
 
 # --- opening ---------------------------------------------------------------------------------
@@ -435,138 +343,6 @@ def open_error(path: str | Path, exc: BaseException) -> WarehouseError | None:
     return None
 
 
-def apply_schema(con: duckdb.DuckDBPyConnection) -> int:
-    """Apply every schema file newer than the database's version; returns the version.
-
-    Version 0 creates the ``schema_version`` table itself and is run on every open.
-    Each newer file runs in its own transaction together with its ``schema_version`` row.
-    Then the rows loaded before a column was recorded that Python can compute are filled
-    (:func:`fill_families`), and the comments and report views are brought up to date
-    (:func:`apply_catalog`).
-    """
-    files = list(generate_schema_files())
-    if not files or files[0].version != 0:
-        raise WarehouseError("sql/schema/000_*.sql (the schema_version table) is missing")
-    con.execute(files[0].path.read_text(encoding="utf-8"))
-    row = con.execute(read_sql("load/schema_version")).fetchone()
-    current = int(row[0]) if row is not None else -1
-    if current > files[-1].version:  # a newer zhuoji's: its tables are not ours to write
-        name = con.execute("SELECT file FROM pragma_database_list WHERE name = "
-                           "current_database()").fetchone()
-        raise SchemaVersionError(str(name[0]) if name else "?", current, files[-1].version)
-    for schema_file in files:
-        if schema_file.version <= current:
-            continue
-        con.begin()
-        try:
-            con.execute(schema_file.path.read_text(encoding="utf-8"))
-            con.execute(
-                read_sql("load/record_schema_version"),
-                {"version": schema_file.version, "name": schema_file.name},
-            )
-            con.commit()
-        except BaseException:
-            rollback(con)
-            raise
-        current = schema_file.version
-    fill_families(con)
-    apply_catalog(con, files)
-    return current
-
-
-FILLED_FAMILIES_SCHEMA = pa.schema(
-    [("ruleset", pa.string()), ("rule_overrides", pa.string()), ("family", pa.string()),
-     ("chickens", pa.bool_())]
-)
-"""The table :func:`fill_families` registers as ``filled_families`` for its statements."""
-
-
-def fill_families(con: duckdb.DuckDBPyConnection) -> None:
-    """Fill ``games.family`` of the games loaded before it was recorded (schema 020),
-    in one transaction: each of their rulesets is resolved through its preset and
-    overrides as the loader does (:func:`zhuoji.flows.ingest.worker.ruleset_use_of`), and the hands
-    of
-    the games whose family scores no chickens get NULL chicken columns, as the loader
-    writes them now (schema 021). A ruleset that no longer resolves is left NULL: the next
-    ingest re-audits its files (:func:`zhuoji.flows.ingest.planning.stale_files`). Nothing is
-    written
-    when every game has its family (the usual open: one scan of ``games``).
-    """
-    unfilled = con.execute(read_sql("load/unfilled_rulesets")).fetchall()
-    if not unfilled:
-        return
-    from zhuoji.flows.ingest.worker import ruleset_use_of  # the engine's presets, only when needed
-
-    rows: list[tuple[str, str | None, str, bool]] = []
-    for name, overrides in unfilled:
-        stored = None if overrides is None else str(overrides)
-        try:
-            use = ruleset_use_of(str(name), stored)
-        except ValueError:
-            continue
-        rows.append((str(name), stored, use.family, family_named(use.family).chickens))
-    if not rows:
-        return
-    table = pa.table(
-        {n: [row[i] for row in rows] for i, n in enumerate(FILLED_FAMILIES_SCHEMA.names)},
-        schema=FILLED_FAMILIES_SCHEMA,
-    )
-    con.begin()
-    try:
-        con.register("filled_families", table)
-        try:
-            con.execute(read_sql("load/null_chickens"))
-            con.execute(read_sql("load/fill_families"))
-        finally:
-            _unregister(con, "filled_families")
-        con.commit()
-    except BaseException:
-        rollback(con)
-        raise
-
-
-def apply_catalog(con: duckdb.DuckDBPyConnection, files: Sequence[SchemaFile]) -> None:
-    """Comment every table and column from the DDL files' comments and make the report
-    views (``reports.<name>`` for each parameter-free report), in one transaction; only
-    what changed is written (see :mod:`zhuoji.flows.warehouse.catalog`)."""
-    tables = catalog.schema_comments(f.path for f in files)
-    stored = [
-        (str(t), None if c is None else str(c), None if m is None else str(m))
-        for t, c, m in con.execute(read_sql("load/catalog_comments")).fetchall()
-    ]
-    existing = {
-        str(v): None if c is None else str(c)
-        for v, c in con.execute(
-            read_sql("load/catalog_views"), {"schema": catalog.REPORT_SCHEMA}
-        ).fetchall()
-    }
-    names = report_names()
-    statements = catalog.view_statements(
-        existing,
-        {n: read_report(n) for n in names},
-        {n: report_description(n) for n in names},
-        {n: report_parameters(n) for n in names},
-    )
-    comments = catalog.comment_statements(stored, tables)
-    if not comments and not statements:
-        return
-    con.begin()
-    try:
-        for statement in comments:
-            con.execute(statement)
-        for view in statements:
-            try:
-                con.execute(view.sql)
-            except duckdb.Error as exc:
-                raise WarehouseError(
-                    f"sql/reports/{view.report}.sql: cannot be made a view: {exc}"
-                ) from exc
-        con.commit()
-    except BaseException:
-        rollback(con)
-        raise
-
-
 def open_writer(
     path: str | Path, *, threads: int | None = None, wait: float = 0
 ) -> duckdb.DuckDBPyConnection:
@@ -650,118 +426,12 @@ def _is_read_only_mount(folder: Path) -> bool:
         return False
 
 
-def open_reader(
-    path: str | Path, *, sealed: bool = False
-) -> duckdb.DuckDBPyConnection:
-    """Open an existing database read-only; a clear error when it is missing, busy, no
-    DuckDB file or cut short (:func:`check_database_file`, :func:`check_blocks`).
-
-    A database an older zhuoji wrote is first brought up to date (opened for writing
-    once, as the next ingest would: its new columns filled); one a newer zhuoji wrote,
-    or an older one that cannot be written now (busy, a read-only disk), is a
-    :class:`SchemaVersionError`.
-
-    ``sealed``: the connection reaches nothing but this database (no file is read or
-    written, no extension loaded, no setting changed): what ``zhuoji sql`` runs a
-    user's query on.
-    """
-    check_database_file(path)
-    config: dict[str, Any] = dict(_SEALED) if sealed else {}
-    con = _connect_reader(path, config)
-    try:
-        _check_opened(con, path)
-    except BaseException:
-        con.close()
-        raise
-    version = schema_version_of(con)
-    latest = latest_schema_version()
-    if version < 0 or version == latest:  # no schema_version table: not ours to upgrade
-        return con
-    con.close()
-    if version > latest:
-        raise SchemaVersionError(str(path), version, latest)
-    # written by an older zhuoji: brought up to date once, as the next ingest would
-    try:
-        open_writer(path).close()
-    except WarehouseError as exc:
-        raise SchemaVersionError(str(path), version, latest, str(exc)) from None
-    return _connect_reader(path, config)
-
-
-def schema_version_of(con: duckdb.DuckDBPyConnection) -> int:
-    """The database's schema version; -1 when it has no ``schema_version`` table (a new
-    database, or one zhuoji did not make)."""
-    try:
-        rows = con.execute(read_sql("load/schema_version")).fetchall()  # no result left open
-    except duckdb.CatalogException:
-        return -1
-    return int(rows[0][0]) if rows else -1
-
-
-def latest_schema_version() -> int:
-    """The version of the newest schema file (what :func:`open_writer` brings a database
-    to)."""
-    return max(f.version for f in generate_schema_files())
-
-
-def _connect_reader(path: str | Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
-    # The session's settings cannot be given to connect: they are set, then the
-    # configuration locked (DuckDB draws a progress bar on standard output for a query
-    # running over 2 s, in the middle of the CSV or JSON of a long ``zhuoji sql``).
-    lock = bool(config.get("lock_configuration"))
-    opened = {k: v for k, v in config.items() if k != "lock_configuration"}
-    try:
-        con = duckdb.connect(str(path), read_only=True, config=opened)
-        if lock:
-            con.execute("SET enable_progress_bar = false")
-            con.execute("SET lock_configuration = true")
-    except (duckdb.Error, OSError) as exc:
-        if is_lock_error(exc):
-            match = _LOCK_PID.search(str(exc))
-            pid = int(match.group(1)) if match else None
-            raise DatabaseBusyError(str(path), "writer", pid, can_wait=False) from None
-        clear = open_error(path, exc)
-        if clear is not None:
-            raise clear from exc
-        raise
-    return _configured(con)
-
-
 def _configured(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     try:
         return refuse_extensions(con)
     except BaseException:
         con.close()
         raise
-
-
-_SEALED = {
-    **NO_EXTENSIONS,
-    "enable_external_access": False,
-    "lock_configuration": True,
-}
-
-# What a query of ``zhuoji sql`` may be (DESCRIBE, SHOW, SUMMARIZE, FROM and VALUES are
-# SELECT statements to DuckDB).
-_READING = frozenset({"SELECT", "EXPLAIN", "PRAGMA", "CALL"})
-
-
-def check_query(con: duckdb.DuckDBPyConnection, sql: str) -> None:
-    """Raise :class:`QueryNotAllowedError` unless ``sql`` is exactly one statement that
-    reads (SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA, CALL)."""
-    statements = con.extract_statements(sql)
-    if not statements:
-        raise QueryNotAllowedError("the query is empty: give one SQL statement")
-    if len(statements) > 1:
-        raise QueryNotAllowedError(
-            f"the query holds {len(statements)} statements; zhuoji sql runs exactly one"
-        )
-    kind = statements[0].type.name
-    if kind not in _READING:
-        raise QueryNotAllowedError(
-            f"zhuoji sql only reads (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, "
-            f"PRAGMA, CALL); this is a {kind} statement"
-        )
 
 
 # --- ingest bookkeeping ----------------------------------------------------------------------
@@ -1006,81 +676,3 @@ def _insert_arrow(
         con.execute(read_sql(statement))
     finally:
         _unregister(con, view)
-
-
-def _unregister(con: duckdb.DuckDBPyConnection, view: str) -> None:
-    """Drop a registered view; in a transaction a failed statement aborted, DuckDB refuses
-    even that, and the error that matters is the one on its way up (the rollback that
-    follows drops the view with the transaction)."""
-    with contextlib.suppress(duckdb.TransactionException):
-        con.unregister(view)
-
-
-# --- reports ---------------------------------------------------------------------------------
-
-
-def report_names() -> list[str]:
-    return sorted(p.stem for p in (SQL_ROOT / "reports").glob("*.sql"))
-
-
-def report_description(name: str) -> str:
-    """The report's first comment lines (``-- ...``), joined."""
-    lines: list[str] = []
-    for line in read_report(name).splitlines():
-        if not line.startswith("--"):
-            break
-        lines.append(line[2:].strip())
-    return " ".join(lines)
-
-
-def read_report(name: str) -> str:
-    if name not in report_names():
-        raise UnknownReportError(name)
-    return read_sql(f"reports/{name}")
-
-
-def report_parameters(name: str) -> tuple[str, ...]:
-    """The ``$name`` parameters the report's query binds, in order of first use."""
-    text = "\n".join(
-        line for line in read_report(name).splitlines() if not line.lstrip().startswith("--")
-    )
-    seen: dict[str, None] = {}
-    for match in _PARAM.finditer(text):
-        seen.setdefault(match.group(1), None)
-    return tuple(seen)
-
-
-def run_report(con: duckdb.DuckDBPyConnection, name: str, params: Mapping[str, str]) -> QueryResult:
-    """Run a report with its parameters bound (values as text; the SQL casts them)."""
-    bound = bind_report_parameters(name, params, "--param {}=VALUE")
-    return run_query(con, read_report(name), bound)
-
-
-def bind_report_parameters(
-    name: str, params: Mapping[str, Any], spelling: str
-) -> dict[str, Any]:
-    """The parameters ``params`` gives report ``name``, in its order; a
-    :class:`ReportParameterError` for one missing (named as ``spelling`` shows a
-    parameter to the caller's user) or one the report does not take."""
-    wanted = report_parameters(name)
-    missing = [p for p in wanted if p not in params]
-    extra = sorted(p for p in params if p not in wanted)
-    if missing:
-        raise ReportParameterError(
-            f"report {name} needs " + ", ".join(spelling.format(p) for p in missing)
-        )
-    if extra:
-        taken = ", ".join(wanted) if wanted else "none"
-        raise ReportParameterError(
-            f"report {name} takes no parameter {', '.join(extra)} (parameters: {taken})"
-        )
-    return {p: params[p] for p in wanted}
-
-
-def run_query(
-    con: duckdb.DuckDBPyConnection, sql: str, params: Mapping[str, Any] | None = None
-) -> QueryResult:
-    relation = con.execute(sql, dict(params) if params else None)
-    description = relation.description or []
-    columns = tuple(str(d[0]) for d in description)
-    return QueryResult(columns=columns, rows=relation.fetchall() if columns else [])

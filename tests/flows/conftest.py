@@ -28,6 +28,8 @@ from zhuoji.flows.ingest.load import load_outcomes
 from zhuoji.flows.ingest.planning import plan_files
 from zhuoji.flows.ingest.worker import process_file, process_files
 from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.reader import open_reader
+from zhuoji.flows.warehouse.reports import run_report
 from zhuoji.parsers.models import Game, Player
 from zhuoji.parsers.write import generate_stream_lines, write_games
 from zhuoji.rules.events import Chow, Discard, HandRecord, RecordedResult
@@ -217,9 +219,9 @@ def clean_db(
 def report_rows(db: Path, name: str, **params: str) -> list[dict[str, Any]]:
     """The rows of report ``name`` of the warehouse ``db`` (opened read-only), each a
     column -> value dict."""
-    con = warehouse.open_reader(db)
+    con = open_reader(db)
     try:
-        result = warehouse.run_report(con, name, params)
+        result = run_report(con, name, params)
     finally:
         con.close()
     return [dict(zip(result.columns, row, strict=True)) for row in result.rows]

@@ -17,6 +17,15 @@ import pytest
 from tests.flows.conftest import Corpus, ingest_plain
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.analyst import ReportInfo, UnknownTableError, open_warehouse
+from zhuoji.flows.warehouse.reader import open_reader
+from zhuoji.flows.warehouse.reports import (
+    ReportParameterError,
+    UnknownReportError,
+    report_description,
+    report_names,
+    run_report,
+)
+from zhuoji.flows.warehouse.sqlfiles import WarehouseError
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "data" / "sample"
@@ -57,7 +66,7 @@ def test_tables_come_whole_in_key_order(db: Path) -> None:
         assert wh.table("hands").equals(hands)  # the same frame every time
         assert wh.table("ledger", limit=3).equals(wh.table("ledger").head(3))
         assert wh.table("hands", limit=0).height == 0
-        with pytest.raises(warehouse.WarehouseError, match="limit must be 0 or more"):
+        with pytest.raises(WarehouseError, match="limit must be 0 or more"):
             wh.table("hands", limit=-1)
         with pytest.raises(UnknownTableError, match=r"unknown table 'hands; DROP' \(tables: "):
             wh.table("hands; DROP")
@@ -80,10 +89,10 @@ def test_describe_gives_the_comments(db: Path) -> None:
 
 
 def test_reports_as_frames_match_the_report_command(db: Path) -> None:
-    con = warehouse.open_reader(db)
+    con = open_reader(db)
     try:
-        leaderboard = warehouse.run_report(con, "leaderboard", {})
-        history = warehouse.run_report(con, "player_history", {"player": "ana"})
+        leaderboard = run_report(con, "leaderboard", {})
+        history = run_report(con, "player_history", {"player": "ana"})
     finally:
         con.close()
     with open_warehouse(db) as wh:
@@ -93,18 +102,18 @@ def test_reports_as_frames_match_the_report_command(db: Path) -> None:
         ana = wh.report("player_history", player="ana")
         assert ana.rows() == history.rows and ana.height > 0
         infos = {r.name: r for r in wh.reports()}
-        assert sorted(infos) == warehouse.report_names()
+        assert sorted(infos) == report_names()
         assert infos["player_history"] == ReportInfo(
-            "player_history", warehouse.report_description("player_history"), ("player",))
+            "player_history", report_description("player_history"), ("player",))
         assert infos["player_history"].view is None
         assert infos["leaderboard"].view == "reports.leaderboard"
         # the view gives the same frame
         assert wh.sql("SELECT * FROM reports.leaderboard").rows() == board.rows()
-        with pytest.raises(warehouse.ReportParameterError, match=r"needs player=\.\.\."):
+        with pytest.raises(ReportParameterError, match=r"needs player=\.\.\."):
             wh.report("player_history")
-        with pytest.raises(warehouse.ReportParameterError, match="takes no parameter x"):
+        with pytest.raises(ReportParameterError, match="takes no parameter x"):
             wh.report("leaderboard", x=1)
-        with pytest.raises(warehouse.UnknownReportError, match="unknown report 'nope'"):
+        with pytest.raises(UnknownReportError, match="unknown report 'nope'"):
             wh.report("nope")
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.parsers.factories import game_dict
+from tests.support.factories import game_dict
 from zhuoji.flows.audit import bridge
 from zhuoji.flows.audit.bridge import game_from_records, hand_from_record, hand_records
 from zhuoji.parsers import fast

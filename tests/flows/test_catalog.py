@@ -13,6 +13,15 @@ import pytest
 from tests.flows.conftest import Corpus, ingest_plain
 from zhuoji.flows.warehouse import catalog
 from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.reader import open_reader
+from zhuoji.flows.warehouse.reports import (
+    read_report,
+    report_description,
+    report_names,
+    report_parameters,
+    run_report,
+)
+from zhuoji.flows.warehouse.sqlfiles import generate_schema_files, read_sql
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -25,7 +34,7 @@ def db(corpus: Corpus, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _documented() -> dict[str, catalog.TableDoc]:
-    return catalog.schema_comments(f.path for f in warehouse.generate_schema_files())
+    return catalog.schema_comments(f.path for f in generate_schema_files())
 
 
 def _rows(db: Path, sql: str, params: list[object] | None = None) -> list[tuple[object, ...]]:
@@ -69,7 +78,7 @@ def test_comments_follow_the_ddl_and_an_up_to_date_warehouse_is_left_alone(
     try:
         con.execute("COMMENT ON COLUMN hands.disputed IS 'stale'")
         con.execute("COMMENT ON TABLE games IS NULL")
-        stored = con.execute(warehouse.read_sql("load/catalog_comments")).fetchall()
+        stored = con.execute(read_sql("load/catalog_comments")).fetchall()
         statements = catalog.comment_statements(stored, _documented())
         assert statements == [
             "COMMENT ON TABLE \"games\" IS 'One row per game loaded.'",
@@ -84,7 +93,7 @@ def test_comments_follow_the_ddl_and_an_up_to_date_warehouse_is_left_alone(
         ("mismatches > 0: the record differs from the recomputation",)]
     con = duckdb.connect(str(db))
     try:
-        stored = con.execute(warehouse.read_sql("load/catalog_comments")).fetchall()
+        stored = con.execute(read_sql("load/catalog_comments")).fetchall()
         assert catalog.comment_statements(stored, _documented()) == []
     finally:
         con.close()
@@ -140,20 +149,20 @@ def test_quoting() -> None:
 
 
 def test_every_parameter_free_report_is_a_view_with_the_same_rows(db: Path) -> None:
-    names = warehouse.report_names()
-    free = [n for n in names if not warehouse.report_parameters(n)]
+    names = report_names()
+    free = [n for n in names if not report_parameters(n)]
     assert "leaderboard" in free and "disputed_hands" in free and "player_history" not in free
     views = _rows(db, "SELECT view_name, comment FROM duckdb_views() WHERE schema_name = ? "
                       "ORDER BY 1", [catalog.REPORT_SCHEMA])
     assert [str(v) for v, _ in views] == sorted(free)
-    con = warehouse.open_reader(db)  # what a BI tool does: a read-only connection
+    con = open_reader(db)  # what a BI tool does: a read-only connection
     try:
         for name, comment in views:
             assert comment == catalog.view_comment(
-                str(name), warehouse.read_report(str(name)), warehouse.report_description(str(name))
+                str(name), read_report(str(name)), report_description(str(name))
             )
-            assert warehouse.report_description(str(name)) in str(comment)
-            report = warehouse.run_report(con, str(name), {})
+            assert report_description(str(name)) in str(comment)
+            report = run_report(con, str(name), {})
             view = con.execute(f"SELECT * FROM {catalog.REPORT_SCHEMA}.{name}")
             assert tuple(d[0] for d in view.description or []) == report.columns
             assert view.fetchall() == report.rows
@@ -166,13 +175,13 @@ def test_views_follow_the_report_files(tmp_path: Path) -> None:
     """A changed report replaces its view, a removed one is dropped, the others stay."""
     db = tmp_path / "w.duckdb"
     warehouse.open_writer(db).close()
-    names = warehouse.report_names()
-    reports = {n: warehouse.read_report(n) for n in names}
-    descriptions = {n: warehouse.report_description(n) for n in names}
-    parameters = {n: warehouse.report_parameters(n) for n in names}
+    names = report_names()
+    reports = {n: read_report(n) for n in names}
+    descriptions = {n: report_description(n) for n in names}
+    parameters = {n: report_parameters(n) for n in names}
     con = duckdb.connect(str(db))
     try:
-        existing = dict(con.execute(warehouse.read_sql("load/catalog_views"),
+        existing = dict(con.execute(read_sql("load/catalog_views"),
                                     {"schema": catalog.REPORT_SCHEMA}).fetchall())
         assert catalog.view_statements(existing, reports, descriptions, parameters) == []
         # the leaderboard's file changed, a report 'gone' was removed, 'new' is added
@@ -199,7 +208,7 @@ def test_views_follow_the_report_files(tmp_path: Path) -> None:
         con.close()
     # the next writable open puts the report files' views back and drops 'new'
     warehouse.open_writer(db).close()
-    con = warehouse.open_reader(db)
+    con = open_reader(db)
     try:
         assert con.execute("SELECT * FROM reports.leaderboard").description[0][0] == "family"
         assert not con.execute("SELECT * FROM duckdb_views() WHERE view_name = 'new'").fetchall()
@@ -251,5 +260,5 @@ def test_docs_pipeline_lists_every_report() -> None:
     text = (REPO / "docs" / "pipeline.md").read_text(encoding="utf-8")
     section = text.split("\n## Reports\n", 1)[1].split("\n## ", 1)[0]
     listed = re.findall(r"^\| `([a-z_]+)` \|", section, flags=re.MULTILINE)
-    assert sorted(listed) == [n for n in warehouse.report_names()
+    assert sorted(listed) == [n for n in report_names()
                               if not n.startswith("dashboard_")]

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from tests.rules.builders import draw_and_discard, make_hand, parse_events
+from tests.support.builders import draw_and_discard, make_hand, parse_events
 from zhuoji.flows.audit.bridge import game_from_records
 from zhuoji.flows.cli.main import app
 from zhuoji.parsers.write import write_games

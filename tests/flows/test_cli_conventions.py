@@ -288,7 +288,7 @@ def test_audit_imports_no_warehouse_or_flow() -> None:
 def test_the_light_defaults_match_the_modules_they_stand_for() -> None:
     from zhuoji.flows.cli.dashboard import DEFAULT_HAND_PAGES, DEFAULT_LIST_ROWS
     from zhuoji.flows.cli.simulate import EncodingChoice
-    from zhuoji.flows.dashboard.site import DashboardLimits
+    from zhuoji.flows.dashboard.pages import DashboardLimits
     from zhuoji.parsers.read import Encoding
 
     limits = DashboardLimits()

@@ -20,6 +20,7 @@ import pytest
 
 from tests.flows.test_cli_conventions import zhuoji
 from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.sqlfiles import rollback
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"
@@ -76,7 +77,7 @@ def test_a_failed_commit_is_not_hidden_by_its_rollback(tiny_disk: TinyDisk) -> N
                         "FROM range(200000)")
             con.commit()
         except BaseException:
-            warehouse.rollback(con)
+            rollback(con)
             raise
     assert warehouse.storage_errno(caught.value) == errno.ENOSPC, caught.value
     assert "no transaction is active" not in str(caught.value)

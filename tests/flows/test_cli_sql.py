@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from zhuoji.flows.cli.main import app
 from zhuoji.flows.cli.report import TABLE_ROWS_LIMIT
-from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.reader import QueryNotAllowedError, check_query, open_reader
 
 runner = CliRunner()
 
@@ -93,11 +93,11 @@ def test_exactly_one_statement_that_reads(db: Path) -> None:
 
 
 def test_check_query_names_the_statement_kind(db: Path) -> None:
-    con = warehouse.open_reader(db, sealed=True)
+    con = open_reader(db, sealed=True)
     try:
-        with pytest.raises(warehouse.QueryNotAllowedError, match="INSERT statement"):
-            warehouse.check_query(con, "INSERT INTO games VALUES (1, 'x')")
-        warehouse.check_query(con, "SELECT 1")
+        with pytest.raises(QueryNotAllowedError, match="INSERT statement"):
+            check_query(con, "INSERT INTO games VALUES (1, 'x')")
+        check_query(con, "SELECT 1")
     finally:
         con.close()
 

@@ -20,20 +20,19 @@ import duckdb
 import pytest
 
 from tests.flows.conftest import Corpus, ingest_plain
-from zhuoji.flows.dashboard import site as dashboard
-from zhuoji.flows.dashboard.site import (
-    Bar,
-    DashboardError,
-    DashboardLimits,
-    build_dashboard,
-    ledger_groups,
-    nice_ticks,
-    page_slug,
-    svg_bar_chart,
-    tile_html,
-)
+from zhuoji.flows.dashboard import charts, hand_page, live, pages, render, tiles, words
+from zhuoji.flows.dashboard import site as dashboard_site
+from zhuoji.flows.dashboard.charts import Bar, nice_ticks, svg_bar_chart
+from zhuoji.flows.dashboard.hand_page import ledger_groups
+from zhuoji.flows.dashboard.pages import DashboardLimits
+from zhuoji.flows.dashboard.render import DashboardError
+from zhuoji.flows.dashboard.site import build_dashboard
+from zhuoji.flows.dashboard.tiles import tile_html
+from zhuoji.flows.dashboard.words import page_slug
 from zhuoji.flows.ingest.discover import generate_log_paths
 from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.reader import open_reader
+from zhuoji.flows.warehouse.reports import report_names, run_report
 from zhuoji.parsers.models import Game
 from zhuoji.parsers.read import generate_games
 from zhuoji.rules.tiles import Tile, parse_tiles
@@ -512,7 +511,7 @@ def failing_hand_context(*args: object, lang: str = "en") -> dict[str, object]:
 def test_a_failing_page_fails_the_build(
     db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
 ) -> None:
-    monkeypatch.setattr(dashboard, "hand_context", failing_hand_context)
+    monkeypatch.setattr(hand_page, "hand_context", failing_hand_context)
     with pytest.raises(RuntimeError, match="hand page failed"):
         build_dashboard(db, tmp_path / "site", workers=workers)
 
@@ -525,9 +524,9 @@ def test_missing_warehouse(tmp_path: Path) -> None:
 def test_queries_come_from_sql_reports(
     db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every dashboard_* report is run, nothing else is, and the module holds no SQL."""
+    """Every dashboard_* report is run, nothing else is, and the modules hold no SQL."""
     ran: list[str] = []
-    real = dashboard.query
+    real = render.query
 
     def recording(
         con: duckdb.DuckDBPyConnection, name: str, **params: object
@@ -535,24 +534,28 @@ def test_queries_come_from_sql_reports(
         ran.append(name)
         return real(con, name, **params)
 
-    monkeypatch.setattr(dashboard, "query", recording)
+    for module in (dashboard_site, pages, hand_page):
+        monkeypatch.setattr(module, "query", recording)
     build_dashboard(db, tmp_path / "site")
-    names = set(warehouse.report_names())
+    names = set(report_names())
     assert set(ran) <= names
     assert {n for n in names if n.startswith("dashboard_")} <= set(ran)
-    source = Path(dashboard.__file__).read_text(encoding="utf-8")
+    source = "".join(
+        Path(module.__file__).read_text(encoding="utf-8")
+        for module in (words, tiles, charts, render, pages, hand_page, dashboard_site, live)
+    )
     assert not re.search(r"\b(SELECT|INSERT|CREATE)\b", source)
 
 
 def test_player_series_matches_player_history(db: Path) -> None:
-    con = warehouse.open_reader(db)
+    con = open_reader(db)
     try:
-        series = dashboard.group_rows(
-            dashboard.query(con, "dashboard_player_series", points="3"), "player_id", "family"
+        series = render.group_rows(
+            render.query(con, "dashboard_player_series", points="3"), "player_id", "family"
         )
         assert {family for _, family in series} == {"changsha", "guizhou"}
         for (player, family), points in series.items():
-            history = warehouse.run_report(con, "player_history", {"player": str(player)})
+            history = run_report(con, "player_history", {"player": str(player)})
             family_at = history.columns.index("family")
             running = [
                 r[history.columns.index("running_score")] for r in history.rows
@@ -637,7 +640,7 @@ def test_limits_must_be_positive() -> None:
 def test_every_code_has_its_rule_from_the_docs(db: Path, site: Path) -> None:
     """The code pages and rules.html show each code's row of docs/rules/legality.md,
     which ships with the dashboard's assets (the page names no file it does not link)."""
-    from zhuoji.flows.dashboard.site import code_rules
+    from zhuoji.flows.dashboard.words import code_rules
     from zhuoji.rules.violations import ViolationCode
 
     rules = code_rules()

@@ -26,7 +26,8 @@ from scripts.screenshot import (
 )
 from tests.flows.conftest import Corpus
 from tests.flows.test_dashboard import make_warehouse
-from zhuoji.flows.dashboard.site import build_dashboard, page_slug
+from zhuoji.flows.dashboard.site import build_dashboard
+from zhuoji.flows.dashboard.words import page_slug
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,8 @@ from tests.flows.conftest import Corpus
 from tests.flows.test_dashboard import make_warehouse
 from zhuoji.flows.cli.dashboard import make_server
 from zhuoji.flows.cli.main import app
-from zhuoji.flows.dashboard.site import LiveDashboard, page_slug
+from zhuoji.flows.dashboard.live import LiveDashboard
+from zhuoji.flows.dashboard.words import page_slug
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ from tests.flows.test_dashboard_browser import browser, chromium  # noqa: F401  
 from zhuoji.flows.audit.bridge import game_from_records, ruleset_tiles
 from zhuoji.flows.cli.main import app
 from zhuoji.flows.dashboard.replay_page import script_json
-from zhuoji.flows.dashboard.site import page_slug
+from zhuoji.flows.dashboard.words import page_slug
 from zhuoji.flows.text.terminal import safe
 from zhuoji.parsers.fast import Game
 from zhuoji.parsers.models import Player

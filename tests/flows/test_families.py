@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 from tests.flows.conftest import ingest_plain, report_rows
 from zhuoji.flows.cli.main import app
 from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.schema import latest_schema_version
 from zhuoji.rules.families import family_of
 from zhuoji.rules.presets import resolve_ruleset
 
@@ -214,7 +215,7 @@ def test_a_report_on_an_older_warehouse_brings_it_up_to_date_first(
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0].startswith("family,rank,player_id,")
     assert _rows(old, "SELECT max(version) FROM schema_version") == [
-        (warehouse.latest_schema_version(),)]
+        (latest_schema_version(),)]
     assert _rows(old, "SELECT count(*) FROM games WHERE family IS NULL") == [(0,)]
 
 

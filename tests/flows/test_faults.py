@@ -24,13 +24,12 @@ from zhuoji.flows.simulation.faults import (
     MALFORMED,
     Fault,
     FaultKind,
-    damage_document,
-    damage_stream_lines,
     expected_codes,
     fault_kinds,
-    inject_hand_fault,
     is_file_fault,
 )
+from zhuoji.flows.simulation.file_damage import damage_document, damage_stream_lines
+from zhuoji.flows.simulation.hand_faults import inject_hand_fault
 from zhuoji.flows.simulation.writer import (
     FAULTS_MANIFEST,
     SimulationRequest,

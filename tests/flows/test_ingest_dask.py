@@ -136,7 +136,7 @@ def test_a_worker_without_the_code_stops_the_ingest_before_it_starts(
             worker.kill()
             worker.wait(timeout=30)
     _assert_one_line_error(
-        done, "cannot import zhuoji (No module named 'flows')", "install the same zhuoji wheel"
+        done, "cannot import zhuoji (No module named 'zhuoji')", "install the same zhuoji wheel"
     )
     assert seconds < 60
     assert not (tmp_path / "x.duckdb").exists()

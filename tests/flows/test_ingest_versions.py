@@ -18,6 +18,7 @@ from tests.flows.conftest import Corpus, build_corpus, copy_db, snapshot
 from zhuoji.flows.cli.main import app
 from zhuoji.flows.ingest.planning import stale_files
 from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.sqlfiles import generate_schema_files
 from zhuoji.parsers.models import Game
 from zhuoji.parsers.read import generate_games
 from zhuoji.parsers.write import write_games
@@ -217,7 +218,7 @@ def test_a_warehouse_of_the_previous_schema_is_migrated_and_reaudited(
     assert f"re-audited {n} files: engine changed: an engine that recorded no version" in (
         result.output
     )
-    latest = max(f.version for f in warehouse.generate_schema_files())
+    latest = max(f.version for f in generate_schema_files())
     assert _rows(db, "SELECT max(version) FROM schema_version") == [(latest,)]
     assert snapshot(db) == before
     assert _rows(db, "SELECT command, files_reaudited FROM ingest_runs ORDER BY run_id") == [

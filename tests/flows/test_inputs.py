@@ -21,7 +21,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from tests.parsers.factories import doc_bytes, game_dict, stream_bytes
+from tests.support.factories import doc_bytes, game_dict, stream_bytes
 from zhuoji.flows.cli.main import app
 from zhuoji.flows.ingest.discover import find_log_paths
 

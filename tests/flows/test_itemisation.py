@@ -14,8 +14,10 @@ import pytest
 from tests.flows.conftest import ingest_plain
 from tests.flows.test_dashboard import read, table_rows
 from zhuoji.flows.audit.bridge import game_from_records
-from zhuoji.flows.dashboard.site import build_dashboard, page_slug
-from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.dashboard.site import build_dashboard
+from zhuoji.flows.dashboard.words import page_slug
+from zhuoji.flows.warehouse.reader import open_reader
+from zhuoji.flows.warehouse.reports import run_report
 from zhuoji.parsers.models import Player
 from zhuoji.parsers.write import write_games
 from zhuoji.rules.events import HandRecord, RecordedItem, RecordedResult
@@ -82,9 +84,9 @@ def _rows(db: Path, sql: str) -> list[tuple[object, ...]]:
 
 
 def _report(db: Path, name: str) -> list[dict[str, object]]:
-    con = warehouse.open_reader(db)
+    con = open_reader(db)
     try:
-        result = warehouse.run_report(con, name, {})
+        result = run_report(con, name, {})
     finally:
         con.close()
     return [dict(zip(result.columns, row, strict=True)) for row in result.rows]

@@ -331,7 +331,7 @@ def test_report_headers_in_chinese(db: Path) -> None:
 def test_every_report_column_has_chinese(db: Path) -> None:
     import duckdb
 
-    from zhuoji.flows.warehouse.store import report_names, report_parameters, run_report
+    from zhuoji.flows.warehouse.reports import report_names, report_parameters, run_report
 
     columns = glossary().terms["column"]
     con = duckdb.connect(str(db), read_only=True)

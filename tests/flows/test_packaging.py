@@ -15,7 +15,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 import zhuoji.flows as flows
-from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.sqlfiles import SQL_ROOT
 
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -29,9 +29,9 @@ def _package_data(package: str) -> list[str]:
 def test_flows_sql_is_the_checkouts_sql_folder() -> None:
     link = Path(flows.__file__).parent / "sql"
     assert link.is_symlink() and link.resolve() == (ROOT / "sql").resolve()
-    assert warehouse.SQL_ROOT.resolve() == (ROOT / "sql").resolve()
+    assert SQL_ROOT.resolve() == (ROOT / "sql").resolve()
     for folder in ("schema", "load", "reports"):
-        assert any((warehouse.SQL_ROOT / folder).glob("*.sql")), folder
+        assert any((SQL_ROOT / folder).glob("*.sql")), folder
 
 
 def test_every_sql_file_is_package_data() -> None:

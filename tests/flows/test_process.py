@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.parsers.factories import doc_bytes, game_dict, stream_bytes
+from tests.support.factories import doc_bytes, game_dict, stream_bytes
 from zhuoji.flows.ingest.worker import process_file
 from zhuoji.flows.warehouse.rows import FileStatus
 from zhuoji.parsers.read import generate_fast_games

@@ -19,7 +19,7 @@ import zhuoji.flows.cli.report  # noqa: F401  (registers report and sql on the a
 from tests.flows.conftest import Corpus, ingest_plain, report_rows
 from zhuoji.flows.audit.bridge import hand_records
 from zhuoji.flows.cli.main import app
-from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.reports import report_names
 from zhuoji.parsers.models import Game
 from zhuoji.rules.audit import HandAudit, audit_game
 from zhuoji.rules.presets import resolve_ruleset
@@ -324,7 +324,7 @@ def test_report_command_formats(db: Path) -> None:
     assert listing.exit_code == 0
     assert [
         line.split()[0] for line in listing.output.strip().splitlines()
-    ] == warehouse.report_names()
+    ] == report_names()
     sql = runner.invoke(
         app, ["sql", "SELECT count(*) AS n FROM games", "--db", str(db), "-f", "csv"]
     )

@@ -14,7 +14,16 @@ from typer.testing import CliRunner
 
 from zhuoji.flows.cli.main import app
 from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.reader import open_reader
+from zhuoji.flows.warehouse.reports import (
+    ReportParameterError,
+    UnknownReportError,
+    report_parameters,
+    run_report,
+)
 from zhuoji.flows.warehouse.rows import CHICKEN_COLUMNS, FILES_SCHEMA, QUARANTINE_SCHEMA, SCHEMAS
+from zhuoji.flows.warehouse.schema import apply_schema
+from zhuoji.flows.warehouse.sqlfiles import generate_schema_files
 from zhuoji.rules.families.guizhou.settlement import ChickenKind
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,14 +51,14 @@ def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]
 
 def test_schema_files_are_applied_once_in_order(tmp_path: Path) -> None:
     db = tmp_path / "w.duckdb"
-    files = list(warehouse.generate_schema_files())
+    files = list(generate_schema_files())
     assert [f.version for f in files] == sorted({f.version for f in files})
     con = warehouse.open_writer(db)
     versions = con.execute("SELECT version, name FROM schema_version ORDER BY version").fetchall()
     assert versions == [(f.version, f.name) for f in files]
     con.close()
     con = warehouse.open_writer(db)  # opening again applies nothing new and fails on nothing
-    assert warehouse.apply_schema(con) == files[-1].version
+    assert apply_schema(con) == files[-1].version
     assert con.execute("SELECT count(*) FROM schema_version").fetchall() == [(len(files),)]
     con.close()
 
@@ -97,14 +106,14 @@ def test_keys_refuse_duplicates(tmp_path: Path) -> None:
 
 def test_a_missing_database_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(warehouse.DatabaseMissingError, match="does not exist"):
-        warehouse.open_reader(tmp_path / "nope.duckdb")
+        open_reader(tmp_path / "nope.duckdb")
     assert not (tmp_path / "nope.duckdb").exists()
 
 
 def test_reports_open_read_only(tmp_path: Path) -> None:
     db = tmp_path / "w.duckdb"
     warehouse.open_writer(db).close()
-    con = warehouse.open_reader(db)
+    con = open_reader(db)
     with pytest.raises(duckdb.Error, match="read-only"):
         con.execute("DELETE FROM files")
     con.close()
@@ -113,16 +122,16 @@ def test_reports_open_read_only(tmp_path: Path) -> None:
 def test_report_parameters_are_checked_and_bound(tmp_path: Path) -> None:
     db = tmp_path / "w.duckdb"
     warehouse.open_writer(db).close()
-    con = warehouse.open_reader(db)
-    assert warehouse.report_parameters("player_history") == ("player",)
-    with pytest.raises(warehouse.ReportParameterError, match="--param player=VALUE"):
-        warehouse.run_report(con, "player_history", {})
-    with pytest.raises(warehouse.ReportParameterError, match="takes no parameter x"):
-        warehouse.run_report(con, "leaderboard", {"x": "1"})
-    with pytest.raises(warehouse.UnknownReportError, match="leaderboard"):
-        warehouse.run_report(con, "nope", {})
+    con = open_reader(db)
+    assert report_parameters("player_history") == ("player",)
+    with pytest.raises(ReportParameterError, match="--param player=VALUE"):
+        run_report(con, "player_history", {})
+    with pytest.raises(ReportParameterError, match="takes no parameter x"):
+        run_report(con, "leaderboard", {"x": "1"})
+    with pytest.raises(UnknownReportError, match="leaderboard"):
+        run_report(con, "nope", {})
     # A quote in a bound value is data, not SQL.
-    result = warehouse.run_report(con, "player_history", {"player": "x' OR '1'='1"})
+    result = run_report(con, "player_history", {"player": "x' OR '1'='1"})
     assert result.rows == [] and "hand_no" in result.columns
     con.close()
 
@@ -170,5 +179,5 @@ def test_while_an_ingest_writes_a_report_says_the_database_is_busy(tmp_path: Pat
         assert holder.stdin is not None
         holder.stdin.close()
         holder.wait(timeout=30)
-    con = warehouse.open_reader(db)  # free again once the writer is gone
+    con = open_reader(db)  # free again once the writer is gone
     con.close()

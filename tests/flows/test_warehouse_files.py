@@ -22,6 +22,7 @@ import pytest
 
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.analyst import open_warehouse
+from zhuoji.flows.warehouse.reader import open_reader
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG = ROOT / "data" / "sample" / "t7-20261101-0001.json"
@@ -233,7 +234,7 @@ def test_free_blocks_cut_off_the_end_are_no_damage(tmp_path: Path) -> None:
     con.close()
     assert db.stat().st_size < grown
     assert db.stat().st_size < 3 * 4096 + blocks * size  # the header counts the cut blocks
-    warehouse.open_reader(db).close()
+    open_reader(db).close()
     with open_warehouse(db) as wh:
         assert wh.tables() == []
     warehouse.open_writer(db).close()
@@ -253,7 +254,7 @@ def test_a_file_with_free_blocks_cut_by_one_block_is_refused(tmp_path: Path) -> 
     con = duckdb.connect(str(db))
     con.execute("DROP TABLE a")
     con.close()
-    warehouse.open_reader(db).close()
+    open_reader(db).close()
     con = duckdb.connect(str(db), read_only=True)
     counted = con.execute(
         "SELECT block_size, total_blocks, used_blocks FROM pragma_database_size()"
@@ -264,7 +265,7 @@ def test_a_file_with_free_blocks_cut_by_one_block_is_refused(tmp_path: Path) -> 
     held = (db.stat().st_size - 3 * 4096) // block_size
     assert used <= held < blocks
     with pytest.raises(warehouse.DatabaseFileError, match=r"is damaged: .*cut short"):
-        warehouse.open_reader(db)
+        open_reader(db)
     done = zhuoji(*COMMANDS["report"](db, tmp_path), cwd=tmp_path)
     one_line_refusal(done, str(db), "is damaged", "cut short")
 
@@ -282,8 +283,8 @@ def test_no_connection_installs_or_loads_an_extension(ingested: Path, tmp_path: 
     for opener in (
         lambda: warehouse.open_writer(db),
         lambda: warehouse.open_writer(db, threads=1),
-        lambda: warehouse.open_reader(db),
-        lambda: warehouse.open_reader(db, sealed=True),
+        lambda: open_reader(db),
+        lambda: open_reader(db, sealed=True),
     ):
         con = opener()
         try:

@@ -1,10 +1,10 @@
 """The whole worker path under mutated logs: every input ends loaded or quarantined.
 
 The short form of ``bench/fuzz.py --target worker`` (which runs 100,000 inputs): seeded
-mutated logs (``bench/_mutate.py``) written as files, through
+mutated logs (``tests/support/mutate.py``) written as files, through
 :func:`zhuoji.flows.ingest.worker.process_file` and, a batch at a time, the loader into a real
 DuckDB
-warehouse (``bench/_worker_target.py``). No exception may escape the worker and no batch
+warehouse (``tests/support/worker_target.py``). No exception may escape the worker and no batch
 may fail to load; and the inputs must reach both ends (a fuzzer whose inputs all fail to
 parse, or all load, would prove little).
 """
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-import bench._worker_target as target_module
-from bench._mutate import Context, FuzzInput, Level, generate_input, generate_seed_games
-from bench._worker_target import CRASH, LOST, WorkerTarget, WorkerVerdict
+import tests.support.worker_target as target_module
+from tests.support.mutate import Context, FuzzInput, Level, generate_input, generate_seed_games
+from tests.support.worker_target import CRASH, LOST, WorkerTarget, WorkerVerdict
 
 INPUTS = 400
 

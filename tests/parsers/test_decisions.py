@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.parsers.factories import doc_bytes, game_dict, stream_bytes
+from tests.support.factories import doc_bytes, game_dict, stream_bytes
 from zhuoji.parsers.errors import MalformedLogError
 from zhuoji.parsers.read import Encoding, generate_fast_games_from_bytes, generate_games_from_bytes
 

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from tests.parsers.factories import changed, game_dict, stream_bytes
+from tests.support.factories import changed, game_dict, stream_bytes
 from zhuoji.parsers import fast, models
 from zhuoji.parsers.errors import MalformedLogError
 from zhuoji.parsers.read import (

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.parsers.factories import doc_bytes, game_dict, stream_bytes
+from tests.support.factories import doc_bytes, game_dict, stream_bytes
 from zhuoji.parsers import read
 from zhuoji.parsers.errors import MalformedLogError
 from zhuoji.parsers.limits import Limits, current_limits, format_size, parse_size

@@ -6,7 +6,7 @@ import orjson
 import pytest
 from pydantic import ValidationError
 
-from tests.parsers.factories import changed, game_dict
+from tests.support.factories import changed, game_dict
 from zhuoji.parsers import fast
 from zhuoji.parsers.models import (
     ChowEvent,

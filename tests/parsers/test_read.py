@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 import zhuoji.parsers.read as read
-from tests.parsers.factories import changed, doc_bytes, game_dict, stream_bytes
+from tests.support.factories import changed, doc_bytes, game_dict, stream_bytes
 from zhuoji.parsers.errors import MalformedLogError
 from zhuoji.parsers.models import Game
 from zhuoji.parsers.read import (

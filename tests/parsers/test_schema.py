@@ -7,7 +7,7 @@ import jsonschema  # type: ignore[import-untyped]
 import orjson
 import pytest
 
-from tests.parsers.factories import changed, game_dict
+from tests.support.factories import changed, game_dict
 from zhuoji.parsers.read import generate_games, is_log_path
 from zhuoji.parsers.schema import format_json_schema, game_json_schema
 from zhuoji.parsers.write import format_document

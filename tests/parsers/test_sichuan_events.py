@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.parsers.factories import changed, doc_bytes, game_dict, stream_bytes
+from tests.support.factories import changed, doc_bytes, game_dict, stream_bytes
 from zhuoji.flows.audit.bridge import game_from_records, hand_records
 from zhuoji.parsers import fast, models
 from zhuoji.parsers.errors import MalformedLogError

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.parsers.factories import changed, game_dict, stream_bytes
+from tests.support.factories import changed, game_dict, stream_bytes
 from zhuoji.parsers.errors import MalformedLogError, TileNotationError
 from zhuoji.parsers.read import generate_stream_games_from_bytes
 from zhuoji.parsers.tiles import (

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tests.parsers.factories import changed, doc_bytes, game_dict, stream_bytes
+from tests.support.factories import changed, doc_bytes, game_dict, stream_bytes
 from zhuoji.parsers import fast, models
 from zhuoji.parsers.errors import MalformedLogError
 from zhuoji.parsers.read import (

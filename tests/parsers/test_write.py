@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.parsers.factories import game_dict
+from tests.support.factories import game_dict
 from zhuoji.parsers.models import Game
 from zhuoji.parsers.read import (
     generate_games,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tests.rules.builders import make_hand
 from tests.rules.test_settlement import DEALER_HAND, PLAIN
+from tests.support.builders import make_hand
 from zhuoji.rules.audit import audit_game, audit_hand
 from zhuoji.rules.events import RecordedItem, RecordedResult
 from zhuoji.rules.families.guizhou.settlement import Settlement

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tests.rules.builders import make_hand
+from tests.support.builders import make_hand
 from zhuoji.rules.audit import audit_hand
 from zhuoji.rules.families.changsha.patterns import ALL_258, has_258_pair
 from zhuoji.rules.melds import Meld, MeldKind

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.rules.builders import Players, random_playout, test_ruleset
+from tests.support.builders import Players, random_playout, test_ruleset
 from zhuoji.flows.audit.bridge import hand_records
 from zhuoji.parsers.models import Game
 from zhuoji.parsers.read import generate_games, is_log_path

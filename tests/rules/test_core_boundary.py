@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.rules.builders import make_hand
 from tests.rules.toy_family import ToyRuleset
+from tests.support.builders import make_hand
 from zhuoji.rules.events import Flip, HandRecord, Ready, Win
 from zhuoji.rules.facts import Outcome
 from zhuoji.rules.families import family_named
@@ -64,7 +64,7 @@ def _family_imports(path: Path) -> list[tuple[int, str]]:
     bad = []
     for line, module in _imported_modules(path):
         parts = module.split(".")
-        if parts[:2] == ["rules", "families"] and len(parts) > 2 and parts[2] in names:
+        if parts[:3] == ["zhuoji", "rules", "families"] and len(parts) > 3 and parts[3] in names:
             bad.append((line, module))
     return bad
 

@@ -23,6 +23,7 @@ import pytest
 from mahjong.agari import Agari
 from mahjong.shanten import Shanten
 
+from tests.support.hands import built_hand, drop_tile, move_tile, uniform_hand
 from zhuoji.rules.hand import is_complete, is_ready, is_standard_complete, waiting_tiles
 from zhuoji.rules.tiles import Tile
 
@@ -45,34 +46,17 @@ def _build(rng: random.Random, melds: list[Meld], size: int) -> list[int] | None
         used[t] += n
     if max(used) > 4:
         return None
-    h = [0] * 28
     style = rng.random()
     suits = rng.sample(range(3), rng.choice([1, 2, 2, 3]))
     if style < 0.25:  # uniform draw from what is left of the wall
-        wall = [t for t in range(27) for _ in range(4 - used[t])]
-        for t in rng.sample(wall, size):
-            h[t] += 1
-        return h
-    if style < 0.45 and not melds:  # pairs, fours allowed
-        for _ in range(7):
-            h[9 * rng.choice(suits) + rng.randrange(9)] += 2
-    else:
-        for _ in range(4 - len(melds)):
-            s = rng.choice(suits)
-            if rng.random() < 0.4:
-                h[9 * s + rng.randrange(9)] += 3
-            else:
-                r = rng.randrange(7)
-                for k in range(3):
-                    h[9 * s + r + k] += 1
-        h[9 * rng.choice(suits) + rng.randrange(9)] += 2
+        return uniform_hand(rng, size, used=used)
+    # pairs (fours allowed), or sets and a pair
+    pairs = style < 0.45 and not melds
+    h = built_hand(rng, suits, sets=4 - len(melds), pung=0.4, seven_pairs=pairs)
     if size % 3 == 1:  # a waiting hand: one tile less
-        tiles = [t for t in range(27) for _ in range(h[t])]
-        h[rng.choice(tiles)] -= 1
+        drop_tile(rng, h)
     if rng.random() < 0.4:  # move one tile
-        tiles = [t for t in range(27) for _ in range(h[t])]
-        h[rng.choice(tiles)] -= 1
-        h[9 * rng.choice(suits) + rng.randrange(9)] += 1
+        move_tile(rng, h, lambda _: 9 * rng.choice(suits) + rng.randrange(9))
     if any(h[t] + used[t] > 4 for t in range(27)):
         return None
     return h

@@ -141,8 +141,8 @@ def test_no_family_imports_another() -> None:
         for source in folder.rglob("*.py"):
             for module in _imported_modules(source):
                 parts = module.split(".")
-                if parts[:2] == ["rules", "families"] and len(parts) > 2:
-                    assert parts[2] == folder.name, f"{source} imports {module}"
+                if parts[:3] == ["zhuoji", "rules", "families"] and len(parts) > 3:
+                    assert parts[3] == folder.name, f"{source} imports {module}"
 
 
 def test_the_registry_and_its_users_name_no_family() -> None:

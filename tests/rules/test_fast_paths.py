@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 import zhuoji.rules.hand as hand
-from tests.rules.builders import make_hand, random_hands, test_ruleset, with_events
+from tests.support.builders import make_hand, random_hands, test_ruleset, with_events
+from tests.support.hands import uniform_hand
 from zhuoji.rules.events import Discard, Draw, Event, HandRecord, KongKind, Pong
 from zhuoji.rules.families.guizhou.settings import Ruleset
 from zhuoji.rules.hand import (
@@ -104,11 +105,7 @@ def test_counts_past_the_28th_are_ignored_as_before() -> None:
 
 
 def _random_hand(rng: random.Random, melds: int) -> list[int]:
-    wall = [t for t in range(27) for _ in range(4)]
-    h = [0] * 28
-    for t in rng.sample(wall, 13 - 3 * melds):
-        h[t] += 1
-    return h
+    return uniform_hand(rng, 13 - 3 * melds)
 
 
 def test_waits_of_valid_hands_agree_with_the_keyed_tables() -> None:

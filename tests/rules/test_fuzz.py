@@ -1,6 +1,6 @@
 """Robustness: mutated logs through parse -> bridge -> ruleset -> audit never crash.
 
-The mutations and the fuzz target live in ``bench/_mutate.py`` (shared with
+The mutations and the fuzz target live in ``tests/support/mutate.py`` (shared with
 ``bench/fuzz.py``, which runs the same over a million seeded inputs). Here hypothesis
 draws the seed game and every random choice of the mutations (``st.randoms()``, so a
 failure shrinks to few, small choices), once per mutation level, derandomized so the
@@ -23,8 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import bench._mutate as mutate
-from bench._mutate import (
+import tests.support.mutate as mutate
+from tests.support.mutate import (
     FAILURES,
     SEMANTIC,
     TREE,

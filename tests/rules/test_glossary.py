@@ -118,7 +118,7 @@ def _literal_calls(path: Path, names: set[str]) -> list[tuple[int, str]]:
 def test_every_text_the_commands_use_is_in_the_glossary() -> None:
     texts = glossary().texts
     used = 0
-    for path in sorted((ROOT / "flows").glob("*.py")):
+    for path in sorted((ROOT / "flows").rglob("*.py")):
         for line, english in _literal_calls(path, {"text", "_t", "t", "T"}):
             used += 1
             assert english in texts, f"{path.name}:{line}: {english!r} has no Chinese"

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import zhuoji.rules.hand as hand
+from tests.support.hands import built_hand, move_tile, to_wildcards
 from zhuoji.rules.families.guizhou.patterns import Pattern, generate_wins
 from zhuoji.rules.hand import (
     is_complete,
@@ -20,7 +21,7 @@ from zhuoji.rules.hand import (
     waiting_tiles,
 )
 from zhuoji.rules.melds import Meld, MeldKind
-from zhuoji.rules.tiles import NUM_KINDS, Tile, counts_of, format_tiles, parse_tiles
+from zhuoji.rules.tiles import Tile, counts_of, format_tiles, parse_tiles
 
 
 def c(text: str) -> list[int]:
@@ -195,33 +196,16 @@ def test_wildcard_never_makes_a_fifth_copy() -> None:
 def _random_near_complete(rng: random.Random, melds: int, wild: int) -> list[int]:
     """A complete hand (sets + pair or seven pairs), then wildcards replace tiles."""
     while True:
-        h = [0] * NUM_KINDS
         if melds == 0 and rng.random() < 0.3:
-            for _ in range(7):
-                h[rng.randrange(27)] += 2
+            h = built_hand(rng, None, seven_pairs=True)
         else:
             suits = rng.sample(range(3), rng.randint(1, 3))
-            for _ in range(4 - melds):
-                s = rng.choice(suits)
-                if rng.random() < 0.5:
-                    h[9 * s + rng.randrange(9)] += 3
-                else:
-                    r = rng.randrange(7)
-                    for k in range(3):
-                        h[9 * s + r + k] += 1
-            h[9 * rng.choice(suits) + rng.randrange(9)] += 2
+            h = built_hand(rng, suits, sets=4 - melds, pung=0.5)
         if max(h) > 4:
             continue
-        tiles = [t for t in range(27) for _ in range(h[t])]
-        for t in rng.sample(tiles, min(wild, len(tiles))):
-            h[t] -= 1
-            h[27] += 1
+        to_wildcards(rng, h, wild)
         if rng.random() < 0.4:  # move one real tile elsewhere
-            tiles = [t for t in range(27) for _ in range(h[t])]
-            if tiles:
-                h[rng.choice(tiles)] -= 1
-                free = [t for t in range(27) if h[t] < 4]
-                h[rng.choice(free)] += 1
+            move_tile(rng, h, lambda left: rng.choice([t for t in range(27) if left[t] < 4]))
         return h
 
 

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from tests.support.hands import built_hand, to_wildcards
 from zhuoji.rules.families.guizhou.patterns import (
     PATTERN_UNITS,
     SHAPE_PATTERNS,
@@ -246,26 +247,11 @@ def _random_winning_hand(rng: random.Random) -> tuple[list[int], list[Meld]]:
             Meld(MeldKind.PONG, Tile(9 * rng.choice(suits) + rng.randrange(9)))
             for _ in range(rng.choice([0, 0, 1, 2, 3, 4]))
         ]
-        h = [0] * 28
-        if not melds and rng.random() < 0.35:
-            for _ in range(7):
-                h[9 * rng.choice(suits) + rng.randrange(9)] += 2
-        else:
-            for _ in range(4 - len(melds)):
-                s = rng.choice(suits)
-                if rng.random() < 0.6:
-                    h[9 * s + rng.randrange(9)] += 3
-                else:
-                    r = rng.randrange(7)
-                    for k in range(3):
-                        h[9 * s + r + k] += 1
-            h[9 * rng.choice(suits) + rng.randrange(9)] += 2
+        pairs = not melds and rng.random() < 0.35
+        h = built_hand(rng, suits, sets=4 - len(melds), pung=0.6, seven_pairs=pairs)
         if max(h) > 4:
             continue
-        tiles = [t for t in range(27) for _ in range(h[t])]
-        for t in rng.sample(tiles, rng.choice([1, 1, 2])):
-            h[t] -= 1
-            h[27] += 1
+        to_wildcards(rng, h, rng.choice([1, 1, 2]))
         return h, melds
 
 

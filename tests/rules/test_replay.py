@@ -1,6 +1,6 @@
 """The replay driver, and the exactness of ``Table.legal_actions()`` on random playouts.
 
-The playouts (tests/rules/builders.py) choose only among the legal actions, so every hand
+The playouts (tests/support/builders.py) choose only among the legal actions, so every hand
 they make must replay without a violation; at sampled states every possible event is
 checked: those the table lists apply cleanly, the others are rejected.
 """
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.rules.builders import (
+from tests.support.builders import (
     Players,
     format_event,
     make_hand,

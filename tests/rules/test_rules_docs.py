@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.rules.builders import make_hand
 from tests.rules.test_settlement import _exhaustive, ledger_of, settle_record
+from tests.support.builders import make_hand
 from zhuoji.rules.families.guizhou.settings import Ruleset
 from zhuoji.rules.families.guizhou.settlement import Reason, Settlement
 from zhuoji.rules.presets import load_preset

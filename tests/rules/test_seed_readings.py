@@ -10,7 +10,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from tests.rules.builders import make_hand
+from tests.support.builders import make_hand
 from zhuoji.flows.audit.bridge import game_from_records
 from zhuoji.flows.cli.main import app
 from zhuoji.parsers.write import write_games

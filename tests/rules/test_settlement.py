@@ -1,7 +1,7 @@
 """Settlement: the ledger's mechanics under the family defaults and single overrides,
 its properties on simulated and random hands, and the checks against a recorded result.
 
-Hands are written with :mod:`tests.rules.builders` (compact tiles and event tokens);
+Hands are written with :mod:`tests.support.builders` (compact tiles and event tokens);
 expected ledgers in a compact notation (:func:`parse_ledger`):
 ``"*>1 hand 1; 0>1 exposed_kong 1; -chicken"`` reads "every other seat pays seat 1 a hand
 of 1, seat 0 pays seat 1 an exposed kong of 1, and there is no chicken item".
@@ -14,8 +14,8 @@ from dataclasses import replace
 
 import pytest
 
-from tests.rules.builders import Players, make_hand, parse_events, random_hands
-from tests.rules.builders import test_ruleset as family_ruleset
+from tests.support.builders import Players, make_hand, parse_events, random_hands
+from tests.support.builders import test_ruleset as family_ruleset
 from zhuoji.rules.events import HandRecord, RecordedItem, RecordedResult
 from zhuoji.rules.facts import Outcome, SeatFacts
 from zhuoji.rules.families.guizhou.patterns import Pattern

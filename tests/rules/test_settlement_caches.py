@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from tests.rules.builders import Players, random_hands
+from tests.support.builders import Players, random_hands
 from zhuoji.rules.facts import Outcome
 from zhuoji.rules.families.guizhou.settings import Ruleset
 from zhuoji.rules.families.guizhou.settlement import Settlement, settle

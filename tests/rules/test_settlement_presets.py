@@ -1,6 +1,6 @@
 """Settlement under each shipped preset: one table per mechanic, one column per preset.
 
-Every scenario is a hand written in compact notation (see :mod:`tests.rules.builders`);
+Every scenario is a hand written in compact notation (see :mod:`tests.support.builders`);
 the expected ledgers (notation of :func:`tests.rules.test_settlement.parse_ledger`) are the
 values RULES.md and ``docs/rules/presets.md`` give each preset, written out by hand:
 pattern values, kongs per kind, 双杀, 憨包豆, 热炮, 抢杠, standing / flipped / gold chickens,
@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.rules.builders import make_hand
 from tests.rules.test_settlement import (
     DEALER_HAND,
     PLAIN,
@@ -22,6 +21,7 @@ from tests.rules.test_settlement import (
     check_ledger,
     settle_record,
 )
+from tests.support.builders import make_hand
 from zhuoji.rules.events import HandRecord
 from zhuoji.rules.facts import Outcome
 from zhuoji.rules.presets import load_preset

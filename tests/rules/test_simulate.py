@@ -16,6 +16,7 @@ from dataclasses import replace
 import pytest
 from mahjong.shanten import Shanten
 
+from tests.support.hands import uniform_hand
 from zhuoji.rules.audit import audit_hand
 from zhuoji.rules.events import Discard, Draw, ExhaustiveDraw, Flip, Kong, KongKind, Ready, Win
 from zhuoji.rules.facts import Outcome
@@ -243,12 +244,11 @@ def test_declared_ready_players_discard_what_they_draw() -> None:
 
 def _random_hands(count: int, seed: int, wild: int = 0) -> list[tuple[list[int], int]]:
     rng = random.Random(seed)
-    tiles = [t for t in range(NUM_SUITED) for _ in range(4)] + [27] * wild
     out = []
     for _ in range(count):
         melds = rng.choice((0, 0, 1, 2, 3))
         size = rng.choice((13, 14)) - 3 * melds
-        out.append((counts_of(rng.sample(tiles, size)), melds))
+        out.append((uniform_hand(rng, size, wildcards=wild), melds))
     return out
 
 

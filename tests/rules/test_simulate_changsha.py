@@ -13,7 +13,7 @@ from itertools import pairwise
 
 import pytest
 
-from tests.rules.builders import make_hand, parse_events
+from tests.support.builders import make_hand, parse_events
 from zhuoji.rules.audit import audit_hand
 from zhuoji.rules.bots import SimulatedGame, bots_of
 from zhuoji.rules.events import (

@@ -12,7 +12,7 @@ import json
 import random
 from typing import Any
 
-from tests.rules.builders import make_hand, random_playout
+from tests.support.builders import make_hand, random_playout
 from zhuoji.rules.events import Discard, Event, Kong, Pong
 from zhuoji.rules.presets import load_preset
 from zhuoji.rules.snapshot import event_data, replay_snapshots

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.rules.builders import make_hand, parse_events, test_ruleset
+from tests.support.builders import make_hand, parse_events, test_ruleset
 from zhuoji.rules.events import (
     Discard,
     Draw,

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from tests.rules.builders import draw_and_discard, make_hand, test_ruleset
 from tests.rules.toy_family import ToyRuleset
+from tests.support.builders import draw_and_discard, make_hand, test_ruleset
 from zhuoji.rules.events import Discard, HandRecord, Ready
 from zhuoji.rules.facts import Outcome
 from zhuoji.rules.families.guizhou.settings import Ruleset

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from tests.rules.builders import parse_event
 from tests.rules.wall_family import WallRuleset, wall_ruleset
+from tests.support.builders import parse_event
 from zhuoji.rules.events import Bird, Event, HandRecord, Roll, Seabed
 from zhuoji.rules.facts import Outcome
 from zhuoji.rules.presets import load_preset
@@ -399,7 +399,7 @@ def test_legal_actions_are_exactly_the_wall_events_that_pass(
     """Random hands played through ``legal_actions()`` with more kongs, dice and offers
     than a player would make; every few states the legal actions are compared with the
     checks of every possible event. Each hand replays cleanly."""
-    from tests.rules.builders import Players, choose, deal_tiles
+    from tests.support.builders import Players, choose, deal_tiles
 
     rs = wall_ruleset(mechanics=mechanics)
     rng = random.Random(f"wall {mechanics}")

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from tests.rules.builders import make_hand, test_ruleset
 from tests.rules.wide_family import FAMILY, WideRuleset, settle, wide_hand, wide_ruleset
+from tests.support.builders import make_hand, test_ruleset
 from zhuoji.rules.events import Chow, Discard, Draw, Flower, HandRecord, Kong, Pong, Win
 from zhuoji.rules.facts import ClaimKind, Outcome
 from zhuoji.rules.families import family_of

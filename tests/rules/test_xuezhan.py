@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules.builders import test_ruleset
 from tests.rules.xuezhan_family import FAMILY, settle, xuezhan_ruleset
 from tests.rules.xuezhan_family.hands import (
     CLEAN,
@@ -18,6 +17,7 @@ from tests.rules.xuezhan_family.hands import (
     play_out,
     with_carry,
 )
+from tests.support.builders import test_ruleset
 from zhuoji.rules.continuing import Carry
 from zhuoji.rules.events import DeclareSuit, Draw, Exchange, Suit, Win
 from zhuoji.rules.facts import Outcome
@@ -325,7 +325,7 @@ def test_guizhou_rejects_the_new_events() -> None:
 def test_random_playouts_through_legal_actions_replay_cleanly(seed: int) -> None:
     import random
 
-    from tests.rules.builders import Players, random_playout
+    from tests.support.builders import Players, random_playout
 
     rng = random.Random(seed)
     for hand_no in range(1, 4):

@@ -9,7 +9,7 @@ from every other seat. It imports no other family.
 
 :func:`wide_hand` writes a hand compactly: the deal by seat, the wall as ``front`` (the
 next draws), the unused tiles, then ``back`` (replacement draws, first one first); the
-events as tokens (those of ``tests/rules/builders.py`` with honours ``1z``-``7z`` and
+events as tokens (those of ``tests/support/builders.py`` with honours ``1z``-``7z`` and
 flowers ``1f``-``8f``, and ``S*T`` for a flower shown, e.g. ``0*1f``).
 """
 
@@ -107,7 +107,7 @@ def wide_hand(deal: Mapping[int, str], events: str = "", *, front: str = "", bac
             size = 14 if seat == dealer else 13
             hands[seat], rest = rest[:size], rest[size:]
     wall = [*front_tiles, *rest, *reversed(back_tiles)]
-    from tests.rules.builders import parse_event  # the suite's event tokens (`0*1f` a flower)
+    from tests.support.builders import parse_event  # the suite's event tokens (`0*1f` a flower)
 
     return HandRecord(
         hand_no=hand_no, n_players=4, dealer=dealer, dealer_streak=0,

@@ -1,4 +1,4 @@
-"""Hands of the xuezhan test family in compact notation (``tests/rules/builders.py``) with
+"""Hands of the xuezhan test family in compact notation (``tests/support/builders.py``) with
 two more tokens: ``S>TTT>D`` (seat S passes the tiles TTT to seat D, 换三张) and ``S=X``
 (seat S declares suit X, 定缺).
 
@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from tests.rules.builders import make_hand, parse_event
+from tests.support.builders import make_hand, parse_event
 from zhuoji.rules.events import DeclareSuit, Event, Exchange, HandRecord, Suit
 from zhuoji.rules.tiles import parse_tiles
 

@@ -91,7 +91,7 @@ from zhuoji.rules.presets import load_preset, preset_names, resolve_ruleset
 from zhuoji.rules.settings import RulesetError
 from zhuoji.rules.violations import SETTLEMENT_CODES, Violation, ViolationCode
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SEED_DIRS: tuple[str, ...] = ("data/sample", "data/sample/changsha", "tests/data/disputes")
 """Folders (relative to the repository) whose log files are seeds."""
 

@@ -16,11 +16,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-try:  # bench/ is the script's folder, first on sys.path
-    from _mutate import Failure, FuzzInput, describe_crash
-except ImportError:  # imported as bench._worker_target (the tests)
-    from bench._mutate import Failure, FuzzInput, describe_crash
-
+from tests.support.mutate import Failure, FuzzInput, describe_crash
 from zhuoji.flows.ingest.load import load_outcomes
 from zhuoji.flows.ingest.worker import process_file
 from zhuoji.flows.warehouse import store as warehouse

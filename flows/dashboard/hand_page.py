@@ -1,0 +1,281 @@
+"""A hand's audit page: its facts, seats, tiles, ledger by reason, findings and the
+step-by-step replay (:func:`hand_context`, :func:`replay_context`), and the job that writes
+the site's hand pages."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import duckdb
+import orjson
+from markupsafe import Markup
+
+from zhuoji.flows.dashboard.render import Row, Site, group_rows, query
+from zhuoji.flows.dashboard.replay_page import finding_step, hand_replay, replay_json
+from zhuoji.flows.dashboard.tiles import melds_html, tile_html, tiles_html
+from zhuoji.flows.dashboard.words import code_chinese, esc, label_text, page_text
+from zhuoji.flows.warehouse.rows_tiles import parse_discards
+from zhuoji.rules.glossary import Lang, glossary, tile_zh, translate
+from zhuoji.rules.presets import resolve_ruleset
+from zhuoji.rules.tiles import Tile, parse_tiles
+
+__all__ = [
+    "LedgerGroup",
+    "SeatTiles",
+    "hand_context",
+    "ledger_groups",
+    "replay_context",
+    "seat_tiles",
+]
+
+# --- hand pages ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerGroup:
+    reason: str
+    items: tuple[Row, ...]
+    per_seat: tuple[int, ...]  # the group's net for each seat
+    total: int  # points moved
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTiles:
+    concealed: Markup
+    melds: Markup
+    win_tile: Markup | None
+    discards: Markup
+
+
+_REASON_ORDER = {r: i for i, r in enumerate(glossary().terms["reason"])}
+"""The ledger reasons in the glossary's order: each family's reasons in its own order."""
+
+
+def ledger_groups(items: Sequence[Row], n_players: int) -> list[LedgerGroup]:
+    """The ledger grouped by reason (in the order of the glossary's reasons, each family's
+    in its settlement's order, unknown names last by name), with
+    each seat's net from that reason."""
+    grouped = group_rows(items, "reason")
+    groups = []
+    for reason in sorted(grouped, key=lambda r: (_REASON_ORDER.get(r, len(_REASON_ORDER)), r)):
+        rows = grouped[reason]
+        per_seat = [0] * n_players
+        for r in rows:
+            per_seat[int(r["payer_seat"])] -= int(r["amount"])
+            per_seat[int(r["payee_seat"])] += int(r["amount"])
+        groups.append(
+            LedgerGroup(
+                reason=reason,
+                items=tuple(rows),
+                per_seat=tuple(per_seat),
+                total=sum(int(r["amount"]) for r in rows),
+            )
+        )
+    return groups
+
+
+@cache
+def _chicken_tiles(ruleset: str, overrides: str | None) -> frozenset[Tile] | None:
+    """The standing chickens of a game's ruleset (none when it cannot be resolved); None
+    for a family that plays no chickens (no flip either)."""
+    try:
+        rules = resolve_ruleset(ruleset, orjson.loads(overrides) if overrides else None)
+    except ValueError:
+        return frozenset()
+    chickens = getattr(rules, "chickens", None)  # the Guizhou family's
+    if chickens is None:
+        return None
+    return frozenset(Tile(c.tile) for c in chickens.standing)
+
+
+def _parse_tile(text: str | None) -> Tile | None:
+    if text is None:
+        return None
+    try:
+        return Tile.parse(text)
+    except ValueError:
+        return None
+
+
+def seat_tiles(row: Row, chickens: frozenset[Tile], family: str | None = None) -> SeatTiles:
+    """A ``hand_tiles`` row as tile boxes (the melds' kinds in the family's words); a
+    self-drawn winning tile is shown apart."""
+    try:
+        concealed = parse_tiles(str(row["concealed"]))
+        discards = parse_discards(str(row["discards"]))
+    except ValueError:
+        concealed, discards = [], []
+    won = _parse_tile(row["win_tile"])
+    if won is not None and won in concealed:
+        concealed.remove(won)
+    return SeatTiles(
+        concealed=tiles_html(concealed, chickens=chickens),
+        melds=melds_html(str(row["melds"]), chickens, family),
+        win_tile=None if won is None else tile_html(won, chicken=won in chickens, won=True),
+        discards=tiles_html(discards, small=True, chickens=chickens),
+    )
+
+
+def _hand_pages(
+    site: Site,
+    con: duckdb.DuckDBPyConnection,
+    picked: Sequence[tuple[str, int]],
+    *,
+    has_tiles: bool,
+) -> None:
+    if not picked:
+        return
+    params = {"game_ids": [g for g, _ in picked], "hand_nos": [h for _, h in picked]}
+    headers = query(con, "dashboard_hand_header", **params)
+    seats = group_rows(query(con, "dashboard_hand_seats", **params), "game_id", "hand_no")
+    ledger = group_rows(query(con, "dashboard_hand_ledger", **params), "game_id", "hand_no")
+    found = group_rows(query(con, "dashboard_hand_findings", **params), "game_id", "hand_no")
+    tiles = (
+        group_rows(query(con, "dashboard_hand_tiles", **params), "game_id", "hand_no")
+        if has_tiles
+        else {}
+    )
+    # by log file: a worker then reads each file once for the pages of its batch (the
+    # replay's events come from the file); the pages' bytes do not depend on the order
+    for h in sorted(headers, key=lambda r: (str(r["path"] or ""), r["game_id"], r["hand_no"])):
+        key = (str(h["game_id"]), int(h["hand_no"]))
+        site.build(
+            site.links.hands[key],
+            "hand.html",
+            hand_context,
+            h,
+            seats.get(key, []),
+            tiles.get(key, []),
+            ledger.get(key, []),
+            found.get(key, []),
+        )
+
+
+def hand_context(
+    h: Row,
+    seats: Sequence[Row],
+    tiles: Sequence[Row],
+    ledger: Sequence[Row],
+    findings: Sequence[Row],
+    *,
+    lang: Lang = "en",
+) -> dict[str, Any]:
+    """The hand audit page's context from the hand's rows (run where the page renders),
+    in ``lang`` and in the words of its ruleset's family (``family`` in the context)."""
+    family = h["family"]
+    played = _chicken_tiles(str(h["ruleset"]), h["rule_overrides"])
+    standing = played or frozenset()
+    flip = _parse_tile(h["flip_tile"])
+    flip_chicken = None if flip is None or flip.is_wild else flip.next_in_suit()
+    chickens = standing if flip_chicken is None else standing | {flip_chicken}
+    by_seat = {int(r["seat"]): seat_tiles(r, chickens, family) for r in tiles}
+    diffs = [
+        None
+        if s["delta"] is None or s["recorded_delta"] is None
+        else s["recorded_delta"] - s["delta"]
+        for s in seats
+    ]
+    names = {int(s["seat"]): s["player_id"] for s in seats}
+    return {
+        **replay_context(h, findings, chickens, names, lang, family),
+        "family": family,
+        "title": f"{h['game_id']} #{h['hand_no']} · {label_text('hand_audit', lang, family)}",
+        "here": "disputed" if h["disputed"] else "illegal",
+        "h": h,
+        "seats": seats,
+        "names": names,
+        "tiles": by_seat,
+        "has_tiles": bool(by_seat),
+        "groups": ledger_groups(ledger, int(h["n_players"])),
+        "diffs": diffs,
+        "findings": findings,
+        "flip": tile_html(flip) if flip is not None else None,
+        "flip_chicken": None if flip_chicken is None else tile_html(flip_chicken, chicken=True),
+        "standing": None if played is None else tiles_html(sorted(standing), small=True),
+    }
+
+
+def _tile_texts(data: Any, into: set[str]) -> None:
+    """Every tile text in a snapshot's data (the values of ``tile``, ``tiles``, ``concealed``)."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key in ("tile", "flip") and isinstance(value, str):
+                into.add(value)
+            elif key in ("tiles", "concealed") and isinstance(value, list):
+                into.update(v for v in value if isinstance(v, str))
+            else:
+                _tile_texts(value, into)
+    elif isinstance(data, list):
+        for value in data:
+            _tile_texts(value, into)
+
+
+def _tile_face(text: str, *, chicken: bool) -> str:
+    tile = Tile.parse(text)
+    html = str(tile_html(tile, chicken=chicken))
+    return html.replace('<span class="tile', f'<span data-t="{esc(text)}" class="tile', 1)
+
+
+def replay_context(
+    h: Row,
+    findings: Sequence[Row],
+    chickens: frozenset[Tile],
+    names: Mapping[int, Any],
+    lang: Lang = "en",
+    family: str | None = None,
+) -> dict[str, Any]:
+    """The replay panel of a hand page: the data its script draws (its sentences and
+    labels in the family's words), or why there is none."""
+    path = h.get("path")
+    if path is None:
+        return {"replay": None,
+                "replay_missing": page_text("the hand's log file is not known", lang, family),
+                "finding_steps": {}}
+    data = hand_replay(str(path), h.get("file_sha256"), str(h["game_id"]), int(h["hand_no"]))
+    snapshots = data.snapshots
+    if snapshots is None:
+        return {"replay": None,
+                "replay_missing": translate(data.missing or "", lang, family=family),
+                "finding_steps": {}}
+    if not snapshots.steps:
+        return {"replay": None,
+                "replay_missing": page_text("the deal is illegal, so no table to show", lang,
+                                            family),
+                "finding_steps": {}}
+    texts: set[str] = set()
+    for step in snapshots.steps:
+        _tile_texts(step.table, texts)
+        _tile_texts(step.event, texts)
+    _tile_texts(snapshots.stopped_at, texts)
+    words = {key: pair[lang == "zh"]
+             for key, pair in glossary(family).terms["replay"].items()}
+    if lang == "zh":  # the tiles' and the codes' Chinese names, for the panel's sentences
+        words.update({f"tile:{t}": tile_zh(t, family) for t in sorted(texts)})
+        words.update({f"code:{f['code']}": code_chinese(str(f["code"]), family)
+                      for f in findings})
+    n = int(h["n_players"])
+    return {
+        "replay": Markup(
+            replay_json(
+                snapshots,
+                findings=[{**f, "message": translate(str(f["message"]), lang, family=family)}
+                          if f.get("message") else f for f in findings],
+                tiles={t: _tile_face(t, chicken=False) for t in texts},
+                chicken_tiles={
+                    t: _tile_face(t, chicken=True) for t in texts if Tile.parse(t) in chickens
+                },
+                labels=words,
+                names=[str(names.get(seat, "")) for seat in range(n)],
+            )
+        ),
+        "replay_steps": len(snapshots.steps) - 1,
+        "replay_missing": None,
+        "finding_steps": {
+            f["item_no"]: finding_step(f["event_index"], len(snapshots.steps) - 1)
+            for f in findings
+            if f["event_index"] is not None
+        },
+    }

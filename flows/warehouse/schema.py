@@ -1,0 +1,193 @@
+"""The warehouse's schema: the numbered DDL files applied in order (each with its
+``schema_version`` row), the columns an older zhuoji did not record filled, and the tables'
+comments and report views brought up to date."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import duckdb
+import pyarrow as pa
+
+from zhuoji.flows.warehouse import catalog
+from zhuoji.flows.warehouse.reports import (
+    read_report,
+    report_description,
+    report_names,
+    report_parameters,
+)
+from zhuoji.flows.warehouse.sqlfiles import (
+    SchemaFile,
+    WarehouseError,
+    _unregister,
+    generate_schema_files,
+    read_sql,
+    rollback,
+)
+from zhuoji.rules.families import family_named
+
+
+class SchemaVersionError(WarehouseError):
+    """A read-only open of a database whose schema is not this zhuoji's: written by a
+    newer one, or by an older one that could not be brought up to date here."""
+
+    def __init__(self, path: str, version: int, latest: int, why: str = "") -> None:
+        if version > latest:
+            what = (f"its schema is version {version}, newer than this zhuoji's ({latest}): "
+                    f"read it with the zhuoji that wrote it, or upgrade zhuoji")
+        else:
+            what = (f"its schema is version {version}, older than this zhuoji's ({latest}), "
+                    f"and it could not be brought up to date ({why}); run `zhuoji ingest` "
+                    f"on it once, which does")
+        super().__init__(f"database {path}: {what}")
+        self.path = path
+        self.version = version
+        self.latest = latest
+
+
+def apply_schema(con: duckdb.DuckDBPyConnection) -> int:
+    """Apply every schema file newer than the database's version; returns the version.
+
+    Version 0 creates the ``schema_version`` table itself and is run on every open.
+    Each newer file runs in its own transaction together with its ``schema_version`` row.
+    Then the rows loaded before a column was recorded that Python can compute are filled
+    (:func:`fill_families`), and the comments and report views are brought up to date
+    (:func:`apply_catalog`).
+    """
+    files = list(generate_schema_files())
+    if not files or files[0].version != 0:
+        raise WarehouseError("sql/schema/000_*.sql (the schema_version table) is missing")
+    con.execute(files[0].path.read_text(encoding="utf-8"))
+    row = con.execute(read_sql("load/schema_version")).fetchone()
+    current = int(row[0]) if row is not None else -1
+    if current > files[-1].version:  # a newer zhuoji's: its tables are not ours to write
+        name = con.execute("SELECT file FROM pragma_database_list WHERE name = "
+                           "current_database()").fetchone()
+        raise SchemaVersionError(str(name[0]) if name else "?", current, files[-1].version)
+    for schema_file in files:
+        if schema_file.version <= current:
+            continue
+        con.begin()
+        try:
+            con.execute(schema_file.path.read_text(encoding="utf-8"))
+            con.execute(
+                read_sql("load/record_schema_version"),
+                {"version": schema_file.version, "name": schema_file.name},
+            )
+            con.commit()
+        except BaseException:
+            rollback(con)
+            raise
+        current = schema_file.version
+    fill_families(con)
+    apply_catalog(con, files)
+    return current
+
+
+FILLED_FAMILIES_SCHEMA = pa.schema(
+    [("ruleset", pa.string()), ("rule_overrides", pa.string()), ("family", pa.string()),
+     ("chickens", pa.bool_())]
+)
+"""The table :func:`fill_families` registers as ``filled_families`` for its statements."""
+
+
+def fill_families(con: duckdb.DuckDBPyConnection) -> None:
+    """Fill ``games.family`` of the games loaded before it was recorded (schema 020),
+    in one transaction: each of their rulesets is resolved through its preset and
+    overrides as the loader does (:func:`zhuoji.flows.ingest.worker.ruleset_use_of`), and the hands
+    of
+    the games whose family scores no chickens get NULL chicken columns, as the loader
+    writes them now (schema 021). A ruleset that no longer resolves is left NULL: the next
+    ingest re-audits its files (:func:`zhuoji.flows.ingest.planning.stale_files`). Nothing is
+    written
+    when every game has its family (the usual open: one scan of ``games``).
+    """
+    unfilled = con.execute(read_sql("load/unfilled_rulesets")).fetchall()
+    if not unfilled:
+        return
+    from zhuoji.flows.ingest.worker import ruleset_use_of  # the engine's presets, only when needed
+
+    rows: list[tuple[str, str | None, str, bool]] = []
+    for name, overrides in unfilled:
+        stored = None if overrides is None else str(overrides)
+        try:
+            use = ruleset_use_of(str(name), stored)
+        except ValueError:
+            continue
+        rows.append((str(name), stored, use.family, family_named(use.family).chickens))
+    if not rows:
+        return
+    table = pa.table(
+        {n: [row[i] for row in rows] for i, n in enumerate(FILLED_FAMILIES_SCHEMA.names)},
+        schema=FILLED_FAMILIES_SCHEMA,
+    )
+    con.begin()
+    try:
+        con.register("filled_families", table)
+        try:
+            con.execute(read_sql("load/null_chickens"))
+            con.execute(read_sql("load/fill_families"))
+        finally:
+            _unregister(con, "filled_families")
+        con.commit()
+    except BaseException:
+        rollback(con)
+        raise
+
+
+def apply_catalog(con: duckdb.DuckDBPyConnection, files: Sequence[SchemaFile]) -> None:
+    """Comment every table and column from the DDL files' comments and make the report
+    views (``reports.<name>`` for each parameter-free report), in one transaction; only
+    what changed is written (see :mod:`zhuoji.flows.warehouse.catalog`)."""
+    tables = catalog.schema_comments(f.path for f in files)
+    stored = [
+        (str(t), None if c is None else str(c), None if m is None else str(m))
+        for t, c, m in con.execute(read_sql("load/catalog_comments")).fetchall()
+    ]
+    existing = {
+        str(v): None if c is None else str(c)
+        for v, c in con.execute(
+            read_sql("load/catalog_views"), {"schema": catalog.REPORT_SCHEMA}
+        ).fetchall()
+    }
+    names = report_names()
+    statements = catalog.view_statements(
+        existing,
+        {n: read_report(n) for n in names},
+        {n: report_description(n) for n in names},
+        {n: report_parameters(n) for n in names},
+    )
+    comments = catalog.comment_statements(stored, tables)
+    if not comments and not statements:
+        return
+    con.begin()
+    try:
+        for statement in comments:
+            con.execute(statement)
+        for view in statements:
+            try:
+                con.execute(view.sql)
+            except duckdb.Error as exc:
+                raise WarehouseError(
+                    f"sql/reports/{view.report}.sql: cannot be made a view: {exc}"
+                ) from exc
+        con.commit()
+    except BaseException:
+        rollback(con)
+        raise
+
+
+def schema_version_of(con: duckdb.DuckDBPyConnection) -> int:
+    """The database's schema version; -1 when it has no ``schema_version`` table (a new
+    database, or one zhuoji did not make)."""
+    try:
+        rows = con.execute(read_sql("load/schema_version")).fetchall()  # no result left open
+    except duckdb.CatalogException:
+        return -1
+    return int(rows[0][0]) if rows else -1
+
+
+def latest_schema_version() -> int:
+    """The version of the newest schema file (what :func:`open_writer` brings a database
+    to)."""
+    return max(f.version for f in generate_schema_files())
