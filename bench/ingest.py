@@ -28,7 +28,7 @@ Then:
   reads); parse + bridge + audit (no rows, no database); a worker's whole work without
   Prefect (that, plus rows and Parquet shards: ``zhuoji.flows.ingest.worker.process_files``); and
   validated parsing on 2 processes;
-* **ingest** (:func:`zhuoji.flows.ingest.prefect_run.run_ingest`) into a new database, against one
+* **ingest** (:func:`zhuoji.flows.ingest.run.run_ingest`) into a new database, against one
 Prefect
   API (the local server, started once and not timed, unless ``PREFECT_API_URL`` names a
   server) and one worker fork server (:mod:`zhuoji.flows.runtime.pool`, started once and not timed
@@ -634,7 +634,8 @@ def main() -> None:
     if "ingest" not in parts:
         return
 
-    from zhuoji.flows.ingest.prefect_run import prefect_api, run_ingest
+    from zhuoji.flows.ingest.run import run_ingest
+    from zhuoji.flows.runtime.prefect_api import prefect_api
 
     started = time.perf_counter()
     with prefect_api() as url:

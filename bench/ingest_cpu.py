@@ -3,7 +3,7 @@
     .venv/bin/python bench/ingest_cpu.py [--hands 100000] [--workers 2] [--writer-threads N]
                                          [--shape documents] [--spawn]
 
-Runs :func:`zhuoji.flows.ingest.prefect_run.run_ingest` on the first ``--hands`` hands of the
+Runs :func:`zhuoji.flows.ingest.run.run_ingest` on the first ``--hands`` hands of the
 ``bench/ingest.py`` corpus (built there, under ``--out``) into a new database, against one
 temporary Prefect server and the workers' fork server (both started first, not timed),
 and prints the wall time, hands/s, the machine's steal and idle shares during the run
@@ -69,6 +69,7 @@ def main() -> None:
     import ingest as corpus  # bench/ingest.py: the corpus (bench/ is first on sys.path)
 
     import zhuoji.flows.ingest.prefect_run as flow_module
+    from zhuoji.flows.ingest.run import run_ingest
 
     if args.spawn:
         from prefect.task_runners import ProcessPoolTaskRunner
@@ -93,7 +94,7 @@ def main() -> None:
         with corpus.TreeMeter() as meter:  # the Prefect server counted too
             ticks = corpus.cpu_ticks()
             started = time.perf_counter()
-            summary = flow_module.run_ingest([str(f) for f in files], db, workers=args.workers)
+            summary = run_ingest([str(f) for f in files], db, workers=args.workers)
             seconds = time.perf_counter() - started
             machine = corpus.machine_text(ticks, corpus.cpu_ticks())
     db.unlink(missing_ok=True)

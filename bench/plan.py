@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from zhuoji.flows.ingest.prefect_run import stale_files
+from zhuoji.flows.ingest.planning import stale_files
 from zhuoji.flows.ingest.worker import ruleset_use_of
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.rules.presets import preset_names

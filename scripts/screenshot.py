@@ -347,7 +347,8 @@ def build_demo_warehouse(folder: Path) -> Path:
     the pipeline's plain functions (no Prefect server); returns the DuckDB file."""
     sys.path.insert(0, str(ROOT))
     from zhuoji.flows.audit.bridge import game_from_records
-    from zhuoji.flows.ingest.prefect_run import load_outcomes, plan_files
+    from zhuoji.flows.ingest.load import load_outcomes
+    from zhuoji.flows.ingest.planning import plan_files
     from zhuoji.flows.ingest.worker import process_file
     from zhuoji.flows.warehouse import store as warehouse
     from zhuoji.parsers.models import Player

@@ -77,12 +77,14 @@ def _excluded(table: str, column: str) -> bool:
 
 def build(db: Path, staging: Path, sample: Path = SAMPLE) -> None:
     """The warehouse of ``sample`` at ``db``: plan, process and load, one run."""
-    import zhuoji.flows.cli.commands  # noqa: F401  (every command registered, as the console script has them)
-    from zhuoji.flows.ingest.prefect_run import add_counts, load_outcomes, plan_files
+    from zhuoji.flows.cli.main import build_app
+    from zhuoji.flows.ingest.load import add_counts, load_outcomes
+    from zhuoji.flows.ingest.planning import plan_files
     from zhuoji.flows.ingest.worker import process_file
     from zhuoji.flows.warehouse import store as warehouse
     from zhuoji.rules.version import ENGINE_VERSION
 
+    build_app()  # every command registered, as the console script has them
     con = warehouse.open_writer(db)
     try:
         plan = plan_files(sample_paths(sample), warehouse.known_files(con))

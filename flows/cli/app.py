@@ -1,4 +1,6 @@
-"""The ``zhuoji`` command-line application object; commands live in ``flows/cli_*.py``.
+"""The ``zhuoji`` command-line application object: the root and the options every command
+shares; the commands live in the modules of ``flows/cli/`` and are put on it by
+:func:`zhuoji.flows.cli.main.build_app`, in one list.
 
 Every command module imports only Typer and the standard library when it is imported
 (what ``zhuoji --help`` needs); a command imports the engine, DuckDB, Polars or Prefect

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zhuoji.flows.cli.app import app
 from zhuoji.flows.cli.errors import (
     EXIT_ERROR,
     EXIT_FINDINGS,
@@ -30,7 +29,6 @@ if TYPE_CHECKING:
     from zhuoji.rules.glossary import Lang
 
 
-@app.command("audit")
 def audit_command(
     paths: Annotated[
         list[str], typer.Argument(help="Log files, folders (searched recursively) or globs.")

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zhuoji.flows.cli.app import app
 from zhuoji.flows.cli.errors import fail
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.text.terminal import echo
@@ -61,7 +60,6 @@ def _fail(exc: Exception) -> typer.Exit:
     return fail(str(exc))
 
 
-@app.command("dashboard")
 def dashboard_command(
     db: DbOption = Path("zhuoji.duckdb"),
     out: Annotated[
@@ -232,7 +230,6 @@ def make_server(live: LiveDashboard, host: str, port: int) -> ThreadingHTTPServe
     return _server_class()((host, port), functools.partial(_handler_class(), live=live))
 
 
-@app.command("serve")
 def serve_command(
     db: DbOption = Path("zhuoji.duckdb"),
     host: Annotated[str, typer.Option("--host", help="address to listen on")] = "127.0.0.1",

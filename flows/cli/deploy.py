@@ -7,13 +7,11 @@ from typing import Annotated
 
 import typer
 
-from zhuoji.flows.cli.app import app
-from zhuoji.flows.cli.ingest import quiet_prefect
 from zhuoji.flows.cli.lang import LangOption, use_lang
+from zhuoji.flows.cli.prefect_env import quiet_prefect
 from zhuoji.flows.text.terminal import echo
 
 
-@app.command("deploy")
 @quiet_prefect()
 def deploy_command(
     inbox: Annotated[Path, typer.Argument(help="the folder whose logs each run ingests")],

@@ -1,22 +1,22 @@
 """``zhuoji ingest``: load log files into the DuckDB warehouse (a Prefect flow, or plain
 calls for a small run with no server configured:
-:func:`zhuoji.flows.ingest.planning.run_ingest`)."""
+:func:`zhuoji.flows.ingest.run.run_ingest`)."""
 
 from __future__ import annotations
 
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zhuoji.flows.cli.app import app
 from zhuoji.flows.cli.errors import EXIT_ERROR, describe_error, fail, is_debug, set_json_errors
 from zhuoji.flows.cli.lang import LangOption, use_lang
+from zhuoji.flows.cli.prefect_env import quiet_prefect
 from zhuoji.flows.text.terminal import make_console, safe
 
 if TYPE_CHECKING:
@@ -25,65 +25,8 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from zhuoji.flows.ingest.discover import SkippedPath
-    from zhuoji.flows.ingest.planning import RunSummary
+    from zhuoji.flows.ingest.steps import RunSummary
     from zhuoji.rules.glossary import Lang
-
-# Prefect reads these when it is first imported: quiet its console logging, no telemetry,
-# and room for a slow first start of the temporary server. A user's own values win.
-_PREFECT_DEFAULTS = {
-    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
-}
-_PREFECT_QUIET_CONSOLE = {
-    "PREFECT_LOGGING_LEVEL": "WARNING",
-    # the flow's own log lines (INFO) still reach the Prefect API, not the console
-    "PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL": "INFO",
-    "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "WARNING",
-}
-
-
-# Without --debug, a failed task or flow run is one error line of ours on the console, not
-# Prefect's log records with their tracebacks (they still reach the Prefect API); unless
-# Prefect's own logs were asked for (PREFECT_LOGGING_LEVEL=INFO or DEBUG).
-_PREFECT_QUIET_RUNS = {
-    "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "CRITICAL",
-}
-
-
-@contextmanager
-def quiet_prefect() -> Iterator[None]:
-    """Prefect's settings for one command (the defaults above), for as long as it runs.
-
-    Prefect reads its settings from the environment, when it is first imported and in
-    every process it starts (the local pool's workers, the temporary server), so they are
-    set in ``os.environ``; a user's own values win. On exit the variables set here are
-    removed again (unless the command changed them meanwhile), so a command run in-process
-    (``CliRunner``, a notebook) leaves the environment as it found it. Prefect's logging,
-    configured once at its import, stays as configured. A context manager, and a
-    decorator of a command: ``@quiet_prefect()``.
-    """
-    added: dict[str, str] = {}
-
-    def default(key: str, value: str) -> None:
-        if key not in os.environ:
-            os.environ[key] = added[key] = value
-
-    for key, value in _PREFECT_DEFAULTS.items():
-        default(key, value)
-    asked = os.environ.get("PREFECT_LOGGING_LEVEL", "").upper() in ("DEBUG", "INFO")
-    if not is_debug() and not asked:
-        for key, value in _PREFECT_QUIET_RUNS.items():
-            default(key, value)
-    if "PREFECT_LOGGING_LEVEL" not in os.environ:
-        for key, value in _PREFECT_QUIET_CONSOLE.items():
-            default(key, value)
-    try:
-        yield
-    finally:
-        for key, value in added.items():
-            if os.environ.get(key) == value:
-                del os.environ[key]
-
 
 def log_plain_run() -> None:
     """A run without Prefect (:mod:`zhuoji.flows.ingest.local_run`) prints its log lines on standard
@@ -133,7 +76,7 @@ def explain_run_error(exc: BaseException, dask_address: str | None) -> str:
 
 def server_lost_line(db: Path, what: str, runs: Sequence[tuple[int, str]]) -> str:
     """The one line of an ingest whose local Prefect server went away (``what``), given
-    what became of its runs (:func:`zhuoji.flows.ingest.planning.interrupt_active_runs`)."""
+    what became of its runs (:func:`zhuoji.flows.ingest.steps.interrupt_active_runs`)."""
     rerun = "run the same command again: it starts a new local server"
     if not runs:
         return (
@@ -169,7 +112,7 @@ def exit_when_server_lost(db: Path) -> Callable[[str], None]:
     client instead would take minutes, or for ever."""
 
     def lost(what: str) -> None:
-        from zhuoji.flows.ingest.planning import interrupt_active_runs
+        from zhuoji.flows.ingest.steps import interrupt_active_runs
 
         runs = interrupt_active_runs()
         fail(server_lost_line(db, what, runs))
@@ -185,7 +128,6 @@ def exit_when_server_lost(db: Path) -> Callable[[str], None]:
     return lost
 
 
-@app.command("ingest")
 @quiet_prefect()
 def ingest_command(
     paths: Annotated[
@@ -266,7 +208,7 @@ def ingest_command(
     read-only disk, an unreachable scheduler or Prefect API).
     """
     language = use_lang(lang)
-    from zhuoji.flows.cli.main import skip_teardown
+    from zhuoji.flows.runtime.teardown import skip_teardown
 
     skip_teardown()  # once the output is written: no interpreter teardown (1-3 s)
     set_json_errors(json_output)
@@ -282,7 +224,8 @@ def ingest_command(
         start_fork_server()
     from zhuoji.flows.cli.parse import check_limits
     from zhuoji.flows.ingest.discover import InputPathError, find_log_paths
-    from zhuoji.flows.ingest.planning import command_started, run_ingest
+    from zhuoji.flows.ingest.run import run_ingest
+    from zhuoji.flows.ingest.steps import command_started
     from zhuoji.flows.runtime.dask_cluster import DaskClusterError
     from zhuoji.flows.warehouse.sqlfiles import WarehouseError
 
@@ -439,7 +382,6 @@ def render_summary(summary: RunSummary, lang: Lang = "en") -> Table:
     return table
 
 
-@app.command("forget")
 def forget_command(
     paths: Annotated[
         list[str],

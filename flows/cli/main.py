@@ -1,57 +1,104 @@
-"""The ``zhuoji`` console script's entry point, which imports the commands only when run.
+"""The ``zhuoji`` console script's entry point: the one list of the commands, imported only
+when run.
+
+:func:`build_app` puts every command on the root application
+(:data:`zhuoji.flows.cli.app.app`: the options every command shares) in one explicit
+list: each command module holds plain functions (or a Typer sub-application) and
+registers nothing itself. ``from zhuoji.flows.cli.main import app`` gives the whole
+command line (built once, on first use).
 
 A spawned worker process (Prefect's own process pool, where there is no fork server:
-see :mod:`zhuoji.flows.runtime.pool`) runs the parent's main script again (as ``__mp_main__``)
-before
-it takes a task. With the script importing :mod:`zhuoji.flows.cli.commands`, every such worker paid
-for
-every command module (Typer, Rich, the dashboard ...) that it never uses; importing this
-module costs nothing.
+see :mod:`zhuoji.flows.runtime.pool`) runs the parent's main script again (as
+``__mp_main__``) before it takes a task. With the script importing the command modules,
+every such worker paid for every command module (Typer, Rich, the dashboard ...) that it
+never uses; importing this module costs nothing: the commands are imported when
+:func:`main` runs.
 
 A command may also ask to end without the interpreter's teardown
-(:func:`skip_teardown`): once its output is written, the non-daemon threads have ended
-and every exit handler has run (Prefect's, ``multiprocessing``'s, ``logging``'s), the
-process exits with the command's status instead of freeing every object and module one
-by one. After an ingest that imported Prefect that teardown took 1.5-2.8 s on the
-project's 2-core machine under load (0.5 s without Prefect), for nothing a user sees.
+(:func:`zhuoji.flows.runtime.teardown.skip_teardown`): :func:`main` registers the exit
+handler that ends the process with the command's status once its output is written.
 
 Before anything is printed, standard output and standard error get an encoding error
-handler that cannot fail (:func:`zhuoji.flows.text.terminal.escape_unencodable`): on a terminal
-whose
-encoding cannot show a character (Latin-1, ASCII) the character is written as an escape.
-A standard stream the caller closed (``zhuoji audit ... >&-``) is opened on ``/dev/null``
-first (:func:`_open_closed_streams`).
+handler that cannot fail (:func:`zhuoji.flows.text.terminal.escape_unencodable`): on a
+terminal whose encoding cannot show a character (Latin-1, ASCII) the character is written
+as an escape. A standard stream the caller closed (``zhuoji audit ... >&-``) is opened on
+``/dev/null`` first (:func:`_open_closed_streams`).
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import sys
-from contextlib import suppress
+from typing import TYPE_CHECKING
 
-_status: list[int] = []
-"""The command's exit status, once it has ended by ``SystemExit`` or returned."""
-_skip: list[bool] = []
-"""Whether the command asked to end without the teardown."""
+from zhuoji.flows.runtime.teardown import end_without_teardown, record_status
 
+if TYPE_CHECKING:
+    import typer
 
-def skip_teardown() -> None:
-    """Ask for the process to end without the interpreter's teardown (see the module's
-    docstring). Only a command run through :func:`main` ends so; elsewhere (a test's
-    ``CliRunner``, a library caller) nothing changes."""
-    _skip.append(True)
+__all__ = ["build_app", "main", "run_cli"]
 
 
-def _end() -> None:
-    # Registered before anything else is imported: the last exit handler to run (they
-    # run in reverse order), after the interpreter has joined the non-daemon threads.
-    if not (_skip and _status):
-        return
-    for stream in (sys.stdout, sys.stderr):
-        with suppress(OSError, ValueError):  # a closed pipe: nothing more to say
-            stream.flush()
-    os._exit(_status[-1])
+def build_app() -> typer.Typer:
+    """The root application with every command on it, in the order ``zhuoji --help``
+    lists them (built once)."""
+    return _built()
+
+
+@functools.cache
+def _built() -> typer.Typer:
+    from zhuoji.flows.cli import (
+        audit,
+        dashboard,
+        deploy,
+        ingest,
+        parse,
+        report,
+        rules,
+        server,
+        simulate,
+    )
+    from zhuoji.flows.cli.app import app
+
+    commands = (
+        ("audit", audit.audit_command),
+        ("dashboard", dashboard.dashboard_command),
+        ("serve", dashboard.serve_command),
+        ("ingest", ingest.ingest_command),
+        ("forget", ingest.forget_command),
+        ("deploy", deploy.deploy_command),
+        ("schema", parse.schema_command),
+        ("validate", parse.validate_command),
+        ("convert", parse.convert_command),
+        ("report", report.report_command),
+        ("sql", report.sql_command),
+        ("export", report.export_command),
+        ("simulate", simulate.simulate),
+    )
+    groups = (
+        ("rules", rules.rules_app),
+        ("server", server.server_app),
+    )
+    for name, command in commands:
+        app.command(name)(command)
+    for name, group in groups:
+        app.add_typer(group, name=name)
+    return app
+
+
+def __getattr__(name: str) -> typer.Typer:
+    # ``app``: the whole command line, built on first use (importing this module stays
+    # free of Typer and of every command module)
+    if name == "app":
+        return build_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def run_cli() -> None:
+    """Run the command line on ``sys.argv`` (without :func:`main`'s exit handling)."""
+    build_app()()
 
 
 def _open_closed_streams() -> None:
@@ -78,17 +125,15 @@ def _open_closed_streams() -> None:
 
 
 def main() -> None:
-    atexit.register(_end)
+    atexit.register(end_without_teardown)
     _open_closed_streams()
     from zhuoji.flows.text.terminal import escape_unencodable
 
     escape_unencodable()
-    from zhuoji.flows.cli.commands import main as run_cli
-
     try:
         run_cli()
     except SystemExit as exc:
         code = exc.code
-        _status.append(code if isinstance(code, int) else 0 if code is None else 1)
+        record_status(code if isinstance(code, int) else 0 if code is None else 1)
         raise
-    _status.append(0)
+    record_status(0)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zhuoji.flows.cli.app import app
 from zhuoji.flows.cli.errors import EXIT_ERROR, describe_error, fail, is_debug, set_json_errors
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.text.terminal import make_console, safe
@@ -34,7 +33,6 @@ def _console(*, stderr: bool = False) -> Console:
     return make_console(highlight=False, soft_wrap=True, emoji=False, stderr=stderr)
 
 
-@app.command("schema")
 def schema_command(lang: LangOption = None) -> None:
     """Print the JSON Schema of a zhuoji-log/1 game document."""
     use_lang(lang)
@@ -134,7 +132,6 @@ def report_json(report: FileReport) -> dict[str, Any]:
     return obj
 
 
-@app.command("validate")
 def validate_command(
     paths: Annotated[
         list[str], typer.Argument(help="Log files, folders (searched recursively) or globs.")
@@ -256,7 +253,6 @@ def _generate_or_raise(path: Path) -> Iterator[Game]:
         yield item
 
 
-@app.command("convert")
 def convert_command(
     source: Annotated[Path, typer.Argument(help="The log file to read.")],
     target: Annotated[

@@ -27,7 +27,6 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zhuoji.flows.cli.app import app
 from zhuoji.flows.cli.errors import EXIT_ERROR, fail
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.text.terminal import echo, make_console, safe
@@ -322,7 +321,6 @@ def _list_reports() -> None:
         )
 
 
-@app.command("report")
 def report_command(
     name: Annotated[str | None, typer.Argument(help="The report (see --list).")] = None,
     db: DbOption = Path("zhuoji.duckdb"),
@@ -354,7 +352,6 @@ def report_command(
         write_result(query, fmt, language, max_rows)
 
 
-@app.command("sql")
 def sql_command(
     query: Annotated[str, typer.Argument(help="One SQL statement that reads.")],
     db: DbOption = Path("zhuoji.duckdb"),
@@ -517,7 +514,6 @@ def _unique(columns: Sequence[str]) -> list[str]:
     return out
 
 
-@app.command("export")
 def export_command(
     out: Annotated[
         str,

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from zhuoji.flows.cli.app import app
 from zhuoji.flows.cli.errors import fail
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.text.terminal import echo
@@ -22,7 +21,6 @@ rules_app = typer.Typer(
     help="Rulesets: the presets the project ships and their settings.",
     no_args_is_help=True,
 )
-app.add_typer(rules_app, name="rules")
 
 
 def _width(text: str) -> int:

@@ -6,16 +6,14 @@ import time
 
 import typer
 
-from zhuoji.flows.cli.app import app
-from zhuoji.flows.cli.ingest import quiet_prefect
 from zhuoji.flows.cli.lang import LangOption, use_lang
+from zhuoji.flows.cli.prefect_env import quiet_prefect
 from zhuoji.flows.text.terminal import echo
 
 server_app = typer.Typer(
     help="The local Prefect server that ingest runs reuse (with no PREFECT_API_URL set).",
     no_args_is_help=True,
 )
-app.add_typer(server_app, name="server")
 
 
 @server_app.command("status")

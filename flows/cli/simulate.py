@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from zhuoji.flows.cli.app import app
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.text.terminal import make_console
 
@@ -63,7 +62,6 @@ def _rulesets(names: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-@app.command()
 def simulate(
     out: Annotated[str, typer.Option("--out", help="folder to write the logs into")],
     games: Annotated[int, typer.Option("--games", min=1, help="games per preset")] = 10,

@@ -24,7 +24,8 @@ from typing import Any
 
 from prefect import flow
 
-from zhuoji.flows.ingest.prefect_run import run_ingest, run_tags
+from zhuoji.flows.ingest.prefect_run import run_tags
+from zhuoji.flows.ingest.run import run_ingest
 
 FLOW_NAME = "zhuoji-ingest-inbox"
 

@@ -1,18 +1,18 @@
 """A small ingest with no Prefect server configured: the run's steps as plain calls.
 
-:func:`run_local` runs :func:`zhuoji.flows.ingest.planning.ingest_steps` in this process, without
-importing Prefect or starting a server: the plan, the processing of each chunk
-(:func:`zhuoji.flows.ingest.worker.process_files`) and each batch's load are plain calls, retried as
-the flow's tasks are (:data:`TRIES`), and the run logs to the standard logger
+:func:`run_local` runs :func:`zhuoji.flows.ingest.steps.ingest_steps` in this process,
+without importing Prefect or starting a server: the plan, the processing of each chunk
+(:func:`zhuoji.flows.ingest.worker.process_files`) and each batch's load are plain calls,
+retried as the flow's tasks are (:data:`TRIES`), and the run logs to the standard logger
 :data:`LOGGER` (silent unless the command line asks for its lines). The run is recorded
 in ``ingest_runs``, and its rows and summary are those the flow gives the same files
 (the runner ``in-process`` either way): no flow run, task runs, logs or artifact exist
 anywhere, since no server is configured.
 
-:func:`zhuoji.flows.ingest.planning.run_ingest` takes this path for a small run
-(:data:`zhuoji.flows.ingest.planning.SMALL_RUN_BYTES`) when no server is configured
-(:func:`zhuoji.flows.runtime.prefect_config.configured_api_url`) and the flow is not asked for
-(``zhuoji ingest --prefect``, :data:`zhuoji.flows.ingest.planning.FLOW_PATH_ENV`).
+:func:`zhuoji.flows.ingest.run.run_ingest` takes this path for a small run
+(:data:`zhuoji.flows.ingest.steps.SMALL_RUN_BYTES`) when no server is configured
+(:func:`zhuoji.flows.runtime.prefect_config.configured_api_url`) and the flow is not asked
+for (``zhuoji ingest --prefect``, :data:`zhuoji.flows.ingest.run.FLOW_PATH_ENV`).
 """
 
 from __future__ import annotations
@@ -27,17 +27,15 @@ from typing import TypeVar
 import duckdb
 
 from zhuoji.flows.ingest.discover import FileDigest
-from zhuoji.flows.ingest.planning import (
+from zhuoji.flows.ingest.load import load_outcomes
+from zhuoji.flows.ingest.planning import FilePlan, plan_chunks, plan_files
+from zhuoji.flows.ingest.steps import (
     IN_PROCESS,
     LOCAL_WRITER_THREADS,
-    FilePlan,
     RunRequest,
     RunSummary,
     ingest_steps,
-    load_outcomes,
     marked_flow_run,
-    plan_chunks,
-    plan_files,
 )
 from zhuoji.flows.ingest.worker import process_files
 from zhuoji.flows.warehouse.rows import FileOutcome
@@ -77,7 +75,7 @@ def _retried(name: str, call: Callable[[], T]) -> T:
 
 
 class LocalSteps:
-    """:class:`zhuoji.flows.ingest.planning.RunSteps` as plain calls in this process."""
+    """:class:`zhuoji.flows.ingest.steps.RunSteps` as plain calls in this process."""
 
     logger = LOGGER
 
@@ -86,7 +84,8 @@ class LocalSteps:
         # and only then is Prefect imported (and its server reached) to mark it.
         if marked_flow_run(staging_root) is None:
             return None
-        from zhuoji.flows.ingest.prefect_run import mark_crashed_run, prefect_api
+        from zhuoji.flows.ingest.steps import mark_crashed_run
+        from zhuoji.flows.runtime.prefect_api import prefect_api
 
         with prefect_api():
             return mark_crashed_run(

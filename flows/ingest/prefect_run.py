@@ -1,23 +1,23 @@
 """The ingest as a Prefect flow: the run's steps as a flow run and its task runs.
 
-:func:`zhuoji.flows.ingest.planning.run_ingest` runs an ingest this way (:func:`run_flow`) unless
-it is
-small and no Prefect server is configured (then :mod:`zhuoji.flows.ingest.local_run` runs the same
-steps as plain calls). The steps are :func:`zhuoji.flows.ingest.planning.ingest_steps`; here they
-are
-Prefect tasks, thin wrappers over the plain functions:
+:func:`zhuoji.flows.ingest.run.run_ingest` runs an ingest this way (:func:`run_flow`)
+unless it is small and no Prefect server is configured (then
+:mod:`zhuoji.flows.ingest.local_run` runs the same steps as plain calls). The steps are
+:func:`zhuoji.flows.ingest.steps.ingest_steps`; here they are Prefect tasks, thin wrappers
+over the plain functions:
 
-* ``plan-files`` (:func:`zhuoji.flows.ingest.planning.plan_files`, main process): hash the files the
-  ``files`` table already holds: unchanged files are skipped, changed ones are
+* ``plan-files`` (:func:`zhuoji.flows.ingest.planning.plan_files`, main process): hash the
+  files the ``files`` table already holds: unchanged files are skipped, changed ones are
   processed, and so are new ones (not hashed here);
-* ``process-files`` (:data:`zhuoji.flows.ingest.worker_task.process_files_task`, a worker: a process
-  of the pool or a Dask worker): parse, bridge, audit every hand of a chunk of files,
-  write the rows as Parquet shards in the staging folder, return a small
+* ``process-files`` (:data:`zhuoji.flows.ingest.worker_task.process_files_task`, a worker: a
+  process of the pool or a Dask worker): parse, bridge, audit every hand of a chunk of
+  files, write the rows as Parquet shards in the staging folder, return a small
   :class:`~zhuoji.flows.warehouse.rows.FileOutcome` per file. The worker imports only
-  :mod:`zhuoji.flows.ingest.worker_task` and :mod:`zhuoji.flows.ingest.worker`, not this module;
-* ``load-batch`` (:func:`zhuoji.flows.ingest.planning.load_outcomes`, main process, the only
-writer):
-  settle game-id clashes, then load a batch's shards and bookkeeping rows in one
+  :mod:`zhuoji.flows.ingest.worker_task` and :mod:`zhuoji.flows.ingest.worker`, not this
+  module; a chunk whose task was lost is retried, then quarantined
+  (:mod:`zhuoji.flows.ingest.recovery`);
+* ``load-batch`` (:func:`zhuoji.flows.ingest.load.load_outcomes`, main process, the only
+  writer): settle game-id clashes, then load a batch's shards and bookkeeping rows in one
   transaction.
 
 Batches are pipelined: the workers process batch ``i + 1`` while the main process loads
@@ -31,14 +31,12 @@ The flow run's parameters hold no list of files: Prefect refuses parameters over
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import re
 import tempfile
-import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,111 +46,34 @@ import duckdb
 from prefect import flow, get_run_logger, tags, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
-from prefect.context import refresh_global_settings_context
 from prefect.futures import PrefectFuture
-from prefect.settings import (
-    PREFECT_API_URL,
-    PREFECT_FLOWS_HEARTBEAT_FREQUENCY,
-    PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS,
-    temporary_settings,
-)
+from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
-from prefect.utilities.asyncutils import run_coro_as_sync
 
 from zhuoji.flows.ingest.discover import FileDigest
-from zhuoji.flows.ingest.planning import (
-    CHUNK_BYTES,
-    FULL_REFRESH,
+from zhuoji.flows.ingest.load import load_outcomes
+from zhuoji.flows.ingest.planning import FilePlan, default_workers, plan_chunks, plan_files
+from zhuoji.flows.ingest.recovery import DaskChunkWatch, collect_chunks
+from zhuoji.flows.ingest.steps import (
     IN_PROCESS,
     LOCAL_WRITER_THREADS,
-    RUN_COUNTS,
-    RUN_MARKER,
-    SMALL_RUN_BYTES,
-    TAIL_SHARE,
-    FilePlan,
     RunRequest,
     RunSummary,
-    add_counts,
-    command_started,
-    default_workers,
     ingest_steps,
-    load_outcomes,
-    marked_flow_run,
-    plan_batches,
-    plan_chunks,
-    plan_files,
-    run_ingest,
-    settle_clashes,
-    staging_dir_for,
-    stale_files,
+    mark_crashed_run,
 )
 from zhuoji.flows.ingest.worker_task import process_files_task
 from zhuoji.flows.runtime.dask_cluster import (
-    DaskWatch,
     check_dask_cluster,
     check_workers_reach_api,
     drain_workers,
 )
-from zhuoji.flows.runtime.pool import ForkServerTaskRunner, collect_chunks, start_fork_server
-from zhuoji.flows.runtime.prefect_server import (
-    LocalPrefectServer,
-    ReusedPrefectServer,
-    ServerWatch,
-    idle_seconds,
-    process_alive,
-    reuse_available,
-    reused_alive,
-)
+from zhuoji.flows.runtime.pool import ForkServerTaskRunner, current_pool_repair, start_fork_server
+from zhuoji.flows.runtime.prefect_api import prefect_api
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.rows import FileOutcome
 from zhuoji.flows.warehouse.store import KnownFile
 from zhuoji.rules.version import ENGINE_VERSION
-
-__all__ = [  # the plain part's names too, where callers have always found them
-    "ARTIFACT_QUARANTINE_ROWS",
-    "CHUNK_BYTES",
-    "FULL_REFRESH",
-    "IN_PROCESS",
-    "LOCAL_WRITER_THREADS",
-    "MANIFEST_INLINE_BYTES",
-    "RUN_COUNTS",
-    "RUN_MARKER",
-    "SMALL_RUN_BYTES",
-    "TAIL_SHARE",
-    "FilePlan",
-    "ForgetSummary",
-    "MissingExtraError",
-    "RunSummary",
-    "add_counts",
-    "artifact_key",
-    "command_started",
-    "dask_worker_count",
-    "default_workers",
-    "ingest_flow",
-    "load_batch_task",
-    "load_outcomes",
-    "make_task_runner",
-    "mark_crashed_run",
-    "match_known_paths",
-    "plan_batches",
-    "plan_chunks",
-    "plan_files",
-    "plan_files_task",
-    "prefect_api",
-    "read_manifest",
-    "require_dask_extra",
-    "run_flow",
-    "run_forget",
-    "run_ingest",
-    "run_name",
-    "run_tags",
-    "settle_clashes",
-    "staging_dir_for",
-    "stale_files",
-    "summary_markdown",
-    "write_manifest",
-]
-
 
 # --- Prefect tasks (thin wrappers) -----------------------------------------------------------
 
@@ -184,32 +105,18 @@ def load_batch_task(
 # --- the flow --------------------------------------------------------------------------------
 
 
-def _pool_repair() -> Callable[[], object]:
-    """What repairs the flow's task runner after a task failed: a local pool broken by a
-    dead worker is replaced (:meth:`ForkServerTaskRunner.repair`); Dask replaces lost
-    workers itself."""
-    from prefect.context import FlowRunContext
-
-    context = FlowRunContext.get()
-    runner = None if context is None else context.task_runner
-    if isinstance(runner, ForkServerTaskRunner):
-        return runner.repair
-    return lambda: None
-
-
-
 def _runner_label(dask_address: str | None) -> str:
     return f"dask {dask_address}" if dask_address else "process-pool"
 
 
 
 class _FlowSteps:
-    """:class:`zhuoji.flows.ingest.planning.RunSteps` as Prefect tasks of the current flow run: the
+    """:class:`zhuoji.flows.ingest.steps.RunSteps` as Prefect tasks of the current flow run: the
     plan
     and each load a task run in this process, each chunk of files a task run on the flow's
     task runner (a batch's chunks submitted while the batch before is loaded)."""
 
-    def __init__(self, watch: DaskWatch | None) -> None:
+    def __init__(self, watch: DaskChunkWatch | None) -> None:
         self.logger = get_run_logger()
         self.watch = watch
 
@@ -244,7 +151,7 @@ class _FlowSteps:
             chunks = plan_chunks(batch, workers)
             return chunks, [submit_chunk(chunk) for chunk in chunks]
 
-        repair = _pool_repair()
+        repair = current_pool_repair()
         pending: Submitted = submit(batches[0]) if batches else ([], [])
         for index in range(len(batches)):
             current = pending
@@ -299,11 +206,11 @@ def ingest_flow(
     wait for another process to let go of the database; ``paths``: the command line's
     paths again, for the UI, when they are few: :data:`MANIFEST_INLINE_BYTES`).
 
-    The steps are :func:`zhuoji.flows.ingest.planning.ingest_steps`. What it does is logged through
+    The steps are :func:`zhuoji.flows.ingest.steps.ingest_steps`. What it does is logged through
     Prefect's run logger, and the summary with the quarantined files is published as a
     markdown artifact (:func:`summary_markdown`)."""
     args, files = read_manifest(manifest)
-    watch = DaskWatch(dask_address) if dask_address else None
+    watch = DaskChunkWatch(dask_address) if dask_address else None
     try:
         return ingest_steps(
             _FlowSteps(watch),
@@ -407,46 +314,6 @@ def summary_markdown(summary: RunSummary) -> str:
     return "\n".join(lines) + "\n"
 
 
-def mark_crashed_run(staging_root: Path, by: str | None = None) -> str | None:
-    """Mark the flow run a killed ingest left in its marker as crashed; its id, if it was
-    not already in a final state. Call it only while holding the database. ``by``: who
-    marks it (by default the current flow run)."""
-    marked = marked_flow_run(staging_root)
-    if marked is None:
-        return None
-    run_id = uuid.UUID(marked)
-    try:
-        marker = json.loads((staging_root / RUN_MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        marker = {}
-    from prefect.client.orchestration import get_client
-    from prefect.exceptions import ObjectNotFound
-    from prefect.runtime import flow_run
-    from prefect.states import Crashed
-
-    if str(run_id) == str(flow_run.id):
-        return None
-    by = by or f"flow run {flow_run.name}"
-    with get_client(sync_client=True) as client:
-        try:
-            run = client.read_flow_run(run_id)
-        except ObjectNotFound:  # a run of another Prefect server
-            return None
-        if run.state is not None and run.state.is_final():
-            return None
-        client.set_flow_run_state(
-            run_id,
-            Crashed(
-                message=(
-                    f"the ingest process (PID {marker.get('pid')}) ended without finishing; "
-                    f"marked crashed by the next ingest into the same database ({by})"
-                )
-            ),
-            force=True,
-        )
-    return str(run_id)
-
-
 # --- running it ------------------------------------------------------------------------------
 
 
@@ -528,83 +395,6 @@ def run_forget(paths: Sequence[str], db: str | Path = "zhuoji.duckdb") -> Forget
     return ForgetSummary(run_id, os.fspath(db), tuple(matched), games, hands, tuple(unknown))
 
 
-@contextmanager
-def prefect_api(on_lost: Callable[[str], None] | None = None) -> Iterator[str]:
-    """Make sure a Prefect API is configured for this process and its workers.
-
-    With ``PREFECT_API_URL`` set, that server is used. Otherwise the machine's reused
-    local server (:class:`~zhuoji.flows.runtime.prefect_server.ReusedPrefectServer`: started by the
-    first run, kept until idle for ``ZHUOJI_SERVER_IDLE_SECONDS``), or with that set to
-    0 a temporary local server started here for this run (Prefect's ephemeral mode,
-    :mod:`zhuoji.flows.runtime.prefect_server`); its address is set as ``PREFECT_API_URL`` for the
-    whole process meanwhile: in the environment and Prefect's process-wide settings,
-    which Prefect's own threads read, and in the current settings context. The pool's
-    worker processes inherit it and talk to this server; nothing starts a server of its
-    own.
-
-    ``on_lost``: called (from a thread) should the local server go away meanwhile
-    (:class:`~zhuoji.flows.runtime.prefect_server.ServerWatch`: its process ends, or it stops
-    answering), with what happened; a server of ``PREFECT_API_URL`` is not watched.
-    """
-    url = PREFECT_API_URL.value()
-    if url:
-        yield url
-        return
-    timeout = PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()
-    idle = idle_seconds()
-    with ExitStack() as stack:
-        if idle > 0 and reuse_available():
-            reused = ReusedPrefectServer(timeout, idle)
-            address = stack.enter_context(reused.use())
-            assert reused.record is not None
-            alive = reused_alive(reused.record.pid)
-        else:
-            temporary = LocalPrefectServer(timeout)
-            address = stack.enter_context(temporary)
-            assert temporary.process is not None
-            alive = process_alive(temporary.process)
-        if on_lost is not None:  # (it watches the sending of the run's last events too)
-            watch = stack.enter_context(ServerWatch(address, alive, on_lost))
-            stack.enter_context(watch.on_interrupt())
-        stack.enter_context(_process_api_url(address))
-        yield address
-
-
-async def _drain_prefect_workers() -> None:
-    """Send the logs and events Prefect still holds (it sends them in batches), before the
-    server they go to stops (as ``prefect_test_harness`` does)."""
-    from prefect.events.worker import EventsWorker
-    from prefect.logging.handlers import APILogWorker
-
-    with suppress(RuntimeError):  # no log worker was started
-        drained = APILogWorker.instance().drain()
-        if inspect.isawaitable(drained):
-            await drained
-    events = EventsWorker.drain_all()
-    if inspect.isawaitable(events):
-        await events
-
-
-@contextmanager
-def _process_api_url(url: str) -> Iterator[None]:
-    """``PREFECT_API_URL`` is ``url`` in this process (every thread) until the block ends."""
-    prior = os.environ.get("PREFECT_API_URL")
-    os.environ["PREFECT_API_URL"] = url
-    refresh_global_settings_context()
-    try:
-        with temporary_settings(updates={PREFECT_API_URL: url}):
-            try:
-                yield
-            finally:
-                run_coro_as_sync(_drain_prefect_workers())
-    finally:
-        if prior is None:
-            del os.environ["PREFECT_API_URL"]
-        else:
-            os.environ["PREFECT_API_URL"] = prior
-        refresh_global_settings_context()
-
-
 def make_task_runner(workers: int, dask_address: str | None) -> TaskRunner[Any]:
     if dask_address:
         require_dask_extra()
@@ -637,23 +427,22 @@ def dask_worker_count(dask_address: str) -> int:
     the scheduler answering and every worker importing this zhuoji (or raised
     :class:`~zhuoji.flows.runtime.dask_cluster.DaskClusterError`)."""
     require_dask_extra()
-    return check_dask_cluster(dask_address)
+    return check_dask_cluster(dask_address, process_files_task.fn.__module__)
 
 
 def run_flow(
     request: RunRequest, on_server_lost: Callable[[str], None] | None = None
 ) -> RunSummary:
-    """Run ``request`` (checked by :func:`zhuoji.flows.ingest.planning.prepare_run`) as the ingest
+    """Run ``request`` (checked by :func:`zhuoji.flows.ingest.steps.prepare_run`) as the ingest
     flow.
 
     The Dask cluster is checked before the flow starts, so that a cluster that cannot run
     the tasks is one clear error (:class:`~zhuoji.flows.runtime.dask_cluster.DaskClusterError`),
-    not a
-    failed flow run. A small run (:data:`SMALL_RUN_BYTES`, no ``workers``) runs its task
-    in this process (the runner ``in-process``). The flow run is named and tagged after
-    the database (:func:`run_name`, :func:`run_tags`); its paths and files go in a
-    manifest in the system's temporary folder, removed at the end. ``on_server_lost``:
-    called should the local Prefect server go away during the run (see
+    not a failed flow run. A small run (:data:`~zhuoji.flows.ingest.steps.SMALL_RUN_BYTES`,
+    no ``workers``) runs its task in this process (the runner ``in-process``). The flow run
+    is named and tagged after the database (:func:`run_name`, :func:`run_tags`); its paths
+    and files go in a manifest in the system's temporary folder, removed at the end.
+    ``on_server_lost``: called should the local Prefect server go away during the run (see
     :func:`prefect_api`); the command line ends the process there."""
     dask_address = request.dask_address
     if dask_address:

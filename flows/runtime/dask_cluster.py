@@ -1,4 +1,4 @@
-"""The ingest on a Dask cluster: checking the cluster before a run, and waiting on it.
+"""A Dask cluster as a run's workers: checked before the run, watched while it waits.
 
 Before a run submits anything, :func:`check_dask_cluster` makes sure that the scheduler
 answers, that it has workers, and that every worker imports the same zhuoji as this
@@ -6,27 +6,32 @@ process (within seconds, as one :class:`DaskClusterError`). Without that check a
 that lacks the code dies unpickling its first task, the scheduler hands the task to the
 next worker, and the run waits for ever.
 
-While the run waits for its tasks, :class:`DaskWatch` keeps it from hanging: a chunk whose
-task killed the workers that ran it (Dask gives up after
-``distributed.scheduler.allowed-failures`` tries, raising ``KilledWorker``) is quarantined
-file by file, as the local pool quarantines the chunk of a killed worker; a cluster left
-with no worker for :data:`NO_WORKER_SECONDS` fails the run with a clear error. A task
-that raises fails the run as it does locally.
+While the run waits for a task, :meth:`DaskWatch.wait` keeps it from hanging: a cluster
+left with no worker for :data:`NO_WORKER_SECONDS` fails the run with a clear error; a
+task that killed the workers that ran it (Dask gives up after
+``distributed.scheduler.allowed-failures`` tries, raising ``KilledWorker``) is the
+caller's to handle (the ingest quarantines its files:
+:mod:`zhuoji.flows.ingest.recovery`). A task that raises fails the run as it does locally.
 
 The probe a worker runs is sent as text (:data:`_PROBE`) for :func:`eval`, a built-in
 that every worker has: a function of this package would itself fail to unpickle on a
 worker without the code, which is what the probe is there to find.
-"""
 
+Works around: ``distributed`` waits for ever on a task no worker can run (a worker that
+cannot unpickle it dies, the task moves to the next one; with no worker left a future
+never resolves: https://github.com/dask/distributed/issues/301), and ``prefect-dask``'s
+task runner neither checks the workers' environment nor sends the workers' Prefect logs
+and events before the run's temporary server stops (:func:`drain_workers`). The upstream
+change that would remove it: a ``distributed`` client wait that fails when the cluster has
+no worker for a given time, and a check of the workers' packages
+(``prefect-dask`` comparing the workers' versions to the client's, and flushing the
+workers' log and event queues as its runner exits).
+"""
 from __future__ import annotations
 
 import importlib.metadata
 import time
-from collections.abc import Sequence
 from typing import Any
-
-from zhuoji.flows.ingest.discover import FileDigest, hash_file
-from zhuoji.flows.warehouse.rows import FileError, FileOutcome, FileStatus
 
 CONNECT_SECONDS = 10.0
 """How long to wait for the scheduler to answer."""
@@ -45,10 +50,11 @@ POLL_SECONDS = 1.0
 """How often a run waiting for a task looks at the cluster."""
 
 _PROBE = (
-    "(__import__('zhuoji.flows.ingest.worker_task'), "
+    "(__import__({module!r}), "
     "__import__('importlib.metadata').metadata.version('zhuoji'))[1]"
 )
-"""What each worker evaluates: import the workers' module, return zhuoji's version."""
+"""What each worker evaluates: import the module of the tasks (``module``), return
+zhuoji's version."""
 
 
 _API_PROBE = (
@@ -99,7 +105,7 @@ def local_version() -> str | None:
         return None
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
 
@@ -113,13 +119,14 @@ def connect(address: str, timeout: float = CONNECT_SECONDS) -> Any:
     except Exception as exc:
         raise DaskClusterError(
             address,
-            f"the scheduler does not answer within {timeout:g} s ({_first_line(exc)}); "
+            f"the scheduler does not answer within {timeout:g} s ({first_line(exc)}); "
             "check the address (tcp://host:8786) and that `dask scheduler` runs there",
         ) from None
 
 
 def check_dask_cluster(
     address: str,
+    worker_module: str,
     *,
     connect_seconds: float = CONNECT_SECONDS,
     worker_wait_seconds: float = WORKER_WAIT_SECONDS,
@@ -127,8 +134,8 @@ def check_dask_cluster(
     """Check the cluster before a run; returns its number of workers.
 
     Raises :class:`DaskClusterError` when the scheduler does not answer, has no worker
-    after ``worker_wait_seconds``, or has a worker that cannot import zhuoji or imports
-    another version of it than this process.
+    after ``worker_wait_seconds``, or has a worker that cannot import zhuoji (the tasks'
+    module ``worker_module``) or imports another version of it than this process.
     """
     client = connect(address, connect_seconds)
     try:
@@ -140,10 +147,12 @@ def check_dask_cluster(
                 f"start them with `dask worker {address}` where zhuoji is installed",
             )
         try:
-            answers: dict[str, Any] = client.run(eval, _PROBE, on_error="return")
+            answers: dict[str, Any] = client.run(
+                eval, _PROBE.format(module=worker_module), on_error="return"
+            )
         except Exception as exc:
             raise DaskClusterError(
-                address, f"the workers did not answer ({_first_line(exc)})"
+                address, f"the workers did not answer ({first_line(exc)})"
             ) from None
         _check_answers(address, answers)
         return len(answers)
@@ -163,7 +172,7 @@ def check_workers_reach_api(address: str, api_url: str) -> None:
     bad = sorted(w for w, a in answers.items() if a != 200)
     if bad:
         answer = answers[bad[0]]
-        why = _first_line(answer) if isinstance(answer, BaseException) else f"status {answer}"
+        why = first_line(answer) if isinstance(answer, BaseException) else f"status {answer}"
         others = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
         raise DaskClusterError(
             address,
@@ -212,7 +221,7 @@ def _check_answers(address: str, answers: dict[str, Any]) -> None:
     for worker in sorted(answers):
         answer = answers[worker]
         if isinstance(answer, BaseException):
-            bad.append(f"worker {worker} cannot import zhuoji ({_first_line(answer)})")
+            bad.append(f"worker {worker} cannot import zhuoji ({first_line(answer)})")
         elif mine is not None and answer != mine:
             bad.append(f"worker {worker} runs zhuoji {answer}, this process {mine}")
     if bad:
@@ -241,20 +250,18 @@ class DaskWatch:
             self._client.close()
             self._client = None
 
-    def result(self, future: Any, chunk: Sequence[FileDigest]) -> list[FileOutcome]:
-        """The outcomes of one chunk's task (a ``PrefectDaskFuture``)."""
-        from distributed import KilledWorker
-
+    def wait(self, future: Any, files: int) -> Any:
+        """The result of one task (a ``PrefectDaskFuture`` of ``files`` files), waiting
+        while the cluster has workers; ``distributed.KilledWorker`` is raised as it
+        comes (the task killed the workers that ran it, :func:`dask_tries` times)."""
         while True:
             try:
-                outcomes: list[FileOutcome] = future.result(timeout=self.poll_seconds)
+                result = future.result(timeout=self.poll_seconds)
             except TimeoutError:
-                self._check_workers(len(chunk))
+                self._check_workers(files)
                 continue
-            except KilledWorker as exc:
-                return [killed_outcome(d, exc) for d in chunk]
             self._workerless_since = None
-            return outcomes
+            return result
 
     def _check_workers(self, files: int) -> None:
         if self._client is None:
@@ -263,7 +270,7 @@ class DaskWatch:
             workers = len(self._client.scheduler_info(n_workers=-1)["workers"])
         except Exception as exc:
             raise DaskClusterError(
-                self.address, f"the scheduler stopped answering ({_first_line(exc)})"
+                self.address, f"the scheduler stopped answering ({first_line(exc)})"
             ) from None
         now = time.monotonic()
         if workers:
@@ -280,29 +287,7 @@ class DaskWatch:
             )
 
 
-def killed_outcome(digest: FileDigest, exc: BaseException) -> FileOutcome:
-    """A file of a chunk whose task killed its workers, quarantined with the reason."""
-    reason = (
-        "the Dask workers processing this file's task died "
-        f"({_tries()} tries: {_first_line(exc)})"
-    )
-    return FileOutcome(
-        path=digest.path,
-        sha256=digest.sha256 if digest.sha256 is not None else _hash_or_empty(digest.path),
-        size=digest.size,
-        status=FileStatus.QUARANTINED,
-        errors=(FileError(sentence=f"{digest.path}: {reason}", message=reason),),
-    )
-
-
-def _hash_or_empty(path: str) -> str:
-    try:
-        return hash_file(path).sha256 or ""
-    except OSError:
-        return ""
-
-
-def _tries() -> str:
+def dask_tries() -> str:
     import dask.config
 
     allowed = dask.config.get("distributed.scheduler.allowed-failures", default=None)

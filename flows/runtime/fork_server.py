@@ -1,6 +1,15 @@
-"""The workers' fork server (see :mod:`zhuoji.flows.runtime.pool`), in a module that imports nothing
-heavy: ``zhuoji ingest`` starts it before it imports Prefect and the flow, so that the
-fork server's imports and the command's run at the same time."""
+"""The workers' fork server (see :mod:`zhuoji.flows.runtime.pool`), in a module that imports
+nothing heavy: ``zhuoji ingest`` starts it before it imports Prefect and the flow, so that
+the fork server's imports and the command's run at the same time.
+
+Works around: Prefect's process pool spawns each worker, a new interpreter importing
+Prefect and the engine before its first task (:mod:`zhuoji.flows.runtime.pool`); and
+CPython's fork server imports its preload modules with the current folder first on the
+path (:func:`_this_import_path`) and outlives a parent killed with ``SIGKILL`` until its
+pipe closes (:func:`die_with_parent`). The upstream change that would remove it:
+``ProcessPoolTaskRunner`` accepting the fork server as its start method (with a preload
+list), and the fork server importing its preloads with its parent's path.
+"""
 
 from __future__ import annotations
 

@@ -29,33 +29,37 @@ its start method as this module expects, the workers are spawned as Prefect does
 A worker that dies mid-task (the kernel's out-of-memory killer, a ``kill -9``) breaks a
 ``concurrent.futures`` process pool for good: every task in it fails with
 ``BrokenProcessPool`` and so does every later submission. :meth:`ForkServerTaskRunner.repair`
-replaces a broken pool with a fresh one, and :func:`collect_chunks` retries each failed
-chunk once, alone, then quarantines its files: the run goes on. Each worker dies with the
-fork server, and the fork server with the process that started it
-(:func:`zhuoji.flows.runtime.fork_server.die_with_parent`), so killing ``zhuoji ingest`` leaves
-none. The
-copy of the runner Prefect enters in a worker for each task's context starts no pool
-there.
+replaces a broken pool with a fresh one (the ingest then retries each failed chunk once,
+alone, and quarantines its files: :mod:`zhuoji.flows.ingest.recovery`). Each worker dies
+with the fork server, and the fork server with the process that started it
+(:func:`zhuoji.flows.runtime.fork_server.die_with_parent`), so killing ``zhuoji ingest``
+leaves none. The copy of the runner Prefect enters in a worker for each task's context
+starts no pool there.
+
+Works around: Prefect's :class:`~prefect.task_runners.ProcessPoolTaskRunner` takes no start
+method (it asks ``multiprocessing`` for *spawn*, so this module swaps the module Prefect
+sees while it starts), no initializer of the caller's (the pool's ``_initializer`` is set
+by hand; https://github.com/PrefectHQ/prefect/issues/22589 asks for one), hands its tasks
+on from several threads in any order, and never replaces a pool a dead worker broke. The
+upstream change that would remove it: ``ProcessPoolTaskRunner`` taking an ``mp_context``
+(or start method) and an initializer, submitting in order, and replacing a broken
+executor itself.
 """
 
 from __future__ import annotations
 
-import hashlib
 import multiprocessing
 import sys
 import threading
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import suppress
 from typing import Any
 
 import prefect.task_runners
-from prefect.futures import PrefectFuture
 from prefect.task_runners import ProcessPoolTaskRunner, TaskRunner
 
-from zhuoji.flows.ingest.discover import FileDigest, hash_file
 from zhuoji.flows.runtime.fork_server import (
     METHOD,
     WORKER_PRELOAD,
@@ -65,14 +69,13 @@ from zhuoji.flows.runtime.fork_server import (
     init_pool_worker,
     start_fork_server,
 )
-from zhuoji.flows.warehouse.rows import FileError, FileOutcome, FileStatus
 
 __all__ = [
     "WORKER_PRELOAD",
     "ForkServerTaskRunner",
-    "collect_chunks",
+    "current_pool_repair",
     "fork_server_available",
-    "lost_chunk_outcomes",
+    "release_semaphores",
     "start_fork_server",
 ]
 
@@ -182,73 +185,17 @@ class ForkServerTaskRunner(ProcessPoolTaskRunner):
         return True
 
 
-ChunkTask = Callable[[list[FileDigest]], PrefectFuture[list[FileOutcome]]]
+def current_pool_repair() -> Callable[[], object]:
+    """What repairs the current flow run's task runner after a task failed: a local pool
+    broken by a dead worker is replaced (:meth:`ForkServerTaskRunner.repair`); any other
+    runner (Dask replaces lost workers itself) needs nothing."""
+    from prefect.context import FlowRunContext
 
-
-def collect_chunks(
-    chunks: Sequence[list[FileDigest]],
-    futures: Sequence[PrefectFuture[list[FileOutcome]]],
-    resubmit: ChunkTask,
-    repair: Callable[[], object],
-    in_flight: Sequence[PrefectFuture[list[FileOutcome]]] = (),
-) -> list[FileOutcome]:
-    """The outcomes of a batch's chunks, in chunk order, whatever became of their tasks.
-
-    A chunk whose task failed (its worker was killed, the pool it ran in broke, a Dask
-    worker was lost) is submitted again, alone, once the pool is repaired (``repair``):
-    a chunk that only shared a broken pool with another then succeeds. Alone means after
-    the tasks still ``in_flight`` (the next batch's, already submitted) have ended, so
-    that a fault of theirs cannot fail the retry. A chunk that fails a second time has
-    each of its files quarantined with the reason (:func:`lost_chunk_outcomes`), and the
-    run goes on.
-    """
-    results: list[list[FileOutcome] | None] = []
-    failed: list[int] = []
-    for index, future in enumerate(futures):
-        try:
-            results.append(future.result())
-        except Exception:
-            results.append(None)
-            failed.append(index)
-    if failed:
-        for future in in_flight:
-            with suppress(Exception):  # a failed one is retried when its batch is collected
-                future.wait()
-    for index in failed:
-        repair()
-        chunk = chunks[index]
-        try:
-            results[index] = resubmit(chunk).result()
-        except Exception as exc:
-            repair()
-            results[index] = lost_chunk_outcomes(chunk, exc)
-    return [outcome for result in results if result is not None for outcome in result]
-
-
-def lost_chunk_outcomes(chunk: Sequence[FileDigest], exc: BaseException) -> list[FileOutcome]:
-    """Each file of a chunk whose task failed twice, quarantined with the reason."""
-    if isinstance(exc, BrokenProcessPool):
-        cause = "the worker processing it died (killed, or out of memory)"
-    else:
-        cause = f"its task failed ({type(exc).__name__}: {exc})"
-    reason = f"{cause}, twice; the {len(chunk)} file(s) of its task are quarantined"
-    outcomes: list[FileOutcome] = []
-    for d in chunk:
-        try:  # the hash of the file as it is: a later run skips it until it changes
-            digest = hash_file(d.path)
-            sha256, size = digest.sha256 or "", digest.size
-        except OSError:  # unreadable: the hash of no bytes (a later run tries again)
-            sha256, size = hashlib.sha256().hexdigest(), d.size
-        outcomes.append(
-            FileOutcome(
-                path=d.path,
-                sha256=sha256,
-                size=size,
-                status=FileStatus.QUARANTINED,
-                errors=(FileError(sentence=f"{d.path}: {reason}", message=reason),),
-            )
-        )
-    return outcomes
+    context = FlowRunContext.get()
+    runner = None if context is None else context.task_runner
+    if isinstance(runner, ForkServerTaskRunner):
+        return runner.repair
+    return lambda: None
 
 
 def release_semaphores() -> None:

@@ -14,6 +14,13 @@ reads it, in Prefect's order (the first that sets it wins):
    ``prefect config set PREFECT_API_URL=...`` and ``prefect profile use local`` write.
 
 A test compares the answer with Prefect's own reading of the same configurations.
+
+Works around: Prefect's settings can be read only by importing Prefect (its settings
+models, pydantic-settings and the profile loader), and a setting written after that
+import is not seen until the settings are rebuilt
+(https://github.com/PrefectHQ/prefect/issues/16290). The upstream change that would
+remove it: a light, public reader of Prefect's configured settings (the sources and their
+order) that imports no more than the standard library.
 """
 
 from __future__ import annotations

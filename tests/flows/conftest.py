@@ -22,9 +22,10 @@ from typing import Any
 import duckdb
 import pytest
 
-import zhuoji.flows.cli.commands  # noqa: F401  (every command on the app, as the console script has them)
 from zhuoji.flows.audit.bridge import game_from_records
-from zhuoji.flows.ingest.prefect_run import load_outcomes, plan_files
+from zhuoji.flows.cli.main import app  # noqa: F401  (every command on the app, as the console script has them)
+from zhuoji.flows.ingest.load import load_outcomes
+from zhuoji.flows.ingest.planning import plan_files
 from zhuoji.flows.ingest.worker import process_file, process_files
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.reader import open_reader
@@ -207,7 +208,7 @@ def clean_db(
     corpus: Corpus, prefect_harness: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
     """The corpus ingested once by the flow on one worker: the reference warehouse."""
-    from zhuoji.flows.ingest.prefect_run import run_ingest
+    from zhuoji.flows.ingest.run import run_ingest
 
     db = tmp_path_factory.mktemp("clean") / "clean.duckdb"
     summary = run_ingest([str(corpus.root)], db, workers=1, batch_size=3)

@@ -17,14 +17,13 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
 from tests.flows.test_cli_audit import PLAYERS, _clean_hand
 from tests.rules.xuezhan_family import xuezhan_ruleset
 from tests.rules.xuezhan_family.hands import SETUP, hand, play_out, with_carry
 from zhuoji.flows.audit.bridge import game_from_records, hand_records
 from zhuoji.flows.audit.rulesets import resolve
 from zhuoji.flows.audit.service import AuditOptions, GameAudit, audit_with_steps, generate_audits
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.parsers.fast import Game
 from zhuoji.parsers.read import generate_fast_games
 from zhuoji.parsers.write import write_games

@@ -19,10 +19,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
 from tests.support.builders import draw_and_discard, make_hand, parse_events
 from zhuoji.flows.audit.bridge import game_from_records
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.parsers.write import write_games
 from zhuoji.rules.events import (
     Bird,

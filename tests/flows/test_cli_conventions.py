@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from zhuoji.flows.cli import commands  # noqa: F401  (registers the commands)
-from zhuoji.flows.cli.app import app, engine_kind, version_text
+from zhuoji.flows.cli.app import engine_kind, version_text
+from zhuoji.flows.cli.main import app
 from zhuoji.flows.text.terminal import safe, safe_lines
 
 ROOT = Path(__file__).resolve().parents[2]

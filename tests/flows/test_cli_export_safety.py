@@ -21,8 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.flows.test_cli_conventions import zhuoji
-from zhuoji.flows.cli import commands  # noqa: F401  (registers the commands)
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()

@@ -5,8 +5,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.parsers.read import generate_games, is_log_path
 from zhuoji.parsers.schema import format_json_schema
 

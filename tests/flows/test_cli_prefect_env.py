@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
-from zhuoji.flows.cli.app import app
-from zhuoji.flows.cli.ingest import quiet_prefect
+from zhuoji.flows.cli.main import app
+from zhuoji.flows.cli.prefect_env import quiet_prefect
 
 KEYS = (
     "PREFECT_SERVER_ANALYTICS_ENABLED",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.flows.cli.rules import format_columns, parse_assignment, settings_matrix_markdown
 from zhuoji.rules.families.guizhou.settings import SETTING_PATHS
 from zhuoji.rules.presets import load_preset, preset_names, presets_by_family

@@ -15,8 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.flows.cli.report import TABLE_ROWS_LIMIT
 from zhuoji.flows.warehouse.reader import QueryNotAllowedError, check_query, open_reader
 

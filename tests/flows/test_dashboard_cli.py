@@ -25,8 +25,8 @@ from typer.testing import CliRunner
 import zhuoji.flows.cli.dashboard  # noqa: F401  (registers dashboard and serve on the app)
 from tests.flows.conftest import Corpus
 from tests.flows.test_dashboard import make_warehouse
-from zhuoji.flows.cli.app import app
 from zhuoji.flows.cli.dashboard import make_server
+from zhuoji.flows.cli.main import app
 from zhuoji.flows.dashboard.live import LiveDashboard
 from zhuoji.flows.dashboard.words import page_slug
 

@@ -21,13 +21,12 @@ import pytest
 from markupsafe import escape
 from typer.testing import CliRunner
 
-import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
 from scripts.screenshot import HeadlessChromium
 from tests.flows.conftest import _disputed, _out_of_turn, ingest_plain
 from tests.flows.test_dashboard_browser import browser, chromium  # noqa: F401  (fixtures)
 from zhuoji.flows.audit.bridge import game_from_records
 from zhuoji.flows.audit.rulesets import ruleset_tiles
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.flows.dashboard.replay_page import script_json
 from zhuoji.flows.dashboard.words import page_slug
 from zhuoji.flows.text.terminal import safe

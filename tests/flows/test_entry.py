@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 _HEAVY = (
-    "zhuoji.flows.cli.commands", "zhuoji.flows.ingest.prefect_run",
+    "zhuoji.flows.cli.app", "zhuoji.flows.cli.ingest", "zhuoji.flows.ingest.prefect_run",
     "typer", "rich", "prefect", "duckdb", "polars",
 )
 

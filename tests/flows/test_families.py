@@ -21,9 +21,8 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-import zhuoji.flows.cli.commands  # noqa: F401  (every command on the app)
 from tests.flows.conftest import ingest_plain, report_rows
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.schema import latest_schema_version
 from zhuoji.rules.families import family_of

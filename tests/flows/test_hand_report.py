@@ -20,11 +20,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
 from tests.flows.test_cli_audit import DISPUTES, PLAYERS, _clean_hand
 from zhuoji.flows.audit.bridge import game_from_records, hand_records
-from zhuoji.flows.cli.app import app
 from zhuoji.flows.cli.audit import write_hand_report
+from zhuoji.flows.cli.main import app
 from zhuoji.parsers.fast import Game
 from zhuoji.parsers.models import Player
 from zhuoji.parsers.read import generate_fast_games

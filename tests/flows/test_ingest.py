@@ -12,7 +12,9 @@ import pytest
 
 from tests.flows.conftest import Corpus, build_corpus, copy_db, ingest_plain, snapshot
 from zhuoji.flows.ingest.discover import hash_file
-from zhuoji.flows.ingest.prefect_run import LOCAL_WRITER_THREADS, load_outcomes, run_ingest
+from zhuoji.flows.ingest.load import load_outcomes
+from zhuoji.flows.ingest.run import run_ingest
+from zhuoji.flows.ingest.steps import LOCAL_WRITER_THREADS
 from zhuoji.flows.ingest.worker import FileChangedError, audit_file, process_file
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.rows import DATA_TABLES, FileStatus, RowBuffer

@@ -7,7 +7,7 @@ import gc
 import pytest
 
 from zhuoji.flows.ingest.discover import FileDigest
-from zhuoji.flows.ingest.prefect_run import plan_batches, plan_chunks
+from zhuoji.flows.ingest.planning import plan_batches, plan_chunks
 from zhuoji.flows.ingest.worker import rare_collections
 
 

@@ -16,7 +16,8 @@ import pytest
 
 from tests.flows.conftest import Corpus, snapshot
 from zhuoji.flows.ingest.discover import hash_file
-from zhuoji.flows.ingest.prefect_run import RUN_MARKER, run_ingest, staging_dir_for
+from zhuoji.flows.ingest.run import run_ingest
+from zhuoji.flows.ingest.steps import RUN_MARKER, staging_dir_for
 from zhuoji.flows.ingest.worker import shard_dir_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,7 +59,7 @@ def test_sigkill_mid_run_then_rerun_gives_the_clean_database(
         [
             sys.executable,
             "-c",
-            "from zhuoji.flows.cli.commands import main; main()",
+            "from zhuoji.flows.cli.main import run_cli; run_cli()",
             "ingest",
             str(corpus.root),
             "--db",

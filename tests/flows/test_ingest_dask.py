@@ -17,8 +17,9 @@ import pytest
 
 from tests.flows.conftest import Corpus, flow_runs_of, snapshot, task_runs_of
 from zhuoji.flows.ingest.discover import FileDigest, hash_file
-from zhuoji.flows.ingest.prefect_run import run_ingest
-from zhuoji.flows.runtime.dask_cluster import DaskClusterError, DaskWatch, check_workers_reach_api
+from zhuoji.flows.ingest.recovery import DaskChunkWatch
+from zhuoji.flows.ingest.run import run_ingest
+from zhuoji.flows.runtime.dask_cluster import DaskClusterError, check_workers_reach_api
 from zhuoji.flows.warehouse.rows import FileStatus
 
 
@@ -85,7 +86,7 @@ def _zhuoji(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], fl
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     start = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-c", "from zhuoji.flows.cli.commands import main; main()", *args],
+        [sys.executable, "-c", "from zhuoji.flows.cli.main import run_cli; run_cli()", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -165,7 +166,7 @@ def test_a_worker_with_another_version_stops_the_ingest(corpus: Corpus, tmp_path
 def test_an_unreachable_scheduler_is_one_line_within_seconds(
     corpus: Corpus, tmp_path: Path
 ) -> None:
-    from zhuoji.flows.runtime.prefect_server import free_port
+    from zhuoji.flows.runtime.temporary_server import free_port
 
     address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens there
     done, seconds = _zhuoji(
@@ -201,7 +202,7 @@ def test_a_task_that_kills_its_workers_quarantines_its_files(tmp_path: Path) -> 
         Client(cluster, set_as_default=False) as client,  # type: ignore[no-untyped-call]
     ):
         future = client.submit(os._exit, 1, pure=False)  # a real death, twice
-        watch = DaskWatch(cluster.scheduler_address, poll_seconds=0.5)
+        watch = DaskChunkWatch(cluster.scheduler_address, poll_seconds=0.5)
         try:
             outcomes = watch.result(future, chunk)
         finally:
@@ -229,7 +230,7 @@ def test_a_cluster_left_without_workers_fails_the_wait(tmp_path: Path) -> None:
     ):
         future = client.submit(time.sleep, 600, pure=False)
         client.retire_workers(close_workers=True)
-        watch = DaskWatch(cluster.scheduler_address, no_worker_seconds=2, poll_seconds=0.5)
+        watch = DaskChunkWatch(cluster.scheduler_address, no_worker_seconds=2, poll_seconds=0.5)
         start = time.monotonic()
         try:
             with pytest.raises(DaskClusterError, match="no worker left for 2 s"):
@@ -242,7 +243,7 @@ def test_a_cluster_left_without_workers_fails_the_wait(tmp_path: Path) -> None:
 def test_workers_that_cannot_reach_the_prefect_api_are_named() -> None:
     from distributed import LocalCluster
 
-    from zhuoji.flows.runtime.prefect_server import free_port
+    from zhuoji.flows.runtime.temporary_server import free_port
 
     url = f"http://127.0.0.1:{free_port()}/api"  # nothing listens there
     with LocalCluster(

@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 import zhuoji.flows.cli.ingest  # noqa: F401  (registers ingest on the app)
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.flows.ingest.discover import FileDigest, InputPathError, generate_log_paths, hash_file
-from zhuoji.flows.ingest.prefect_run import plan_files
+from zhuoji.flows.ingest.planning import plan_files
 from zhuoji.flows.warehouse.rows import FileStatus
 from zhuoji.flows.warehouse.store import KnownFile
 from zhuoji.rules.version import ENGINE_VERSION

@@ -33,7 +33,8 @@ import pytest
 
 from tests.flows.conftest import Corpus, build_corpus
 from zhuoji.flows.ingest.discover import hash_file
-from zhuoji.flows.ingest.prefect_run import load_outcomes, staging_dir_for
+from zhuoji.flows.ingest.load import load_outcomes
+from zhuoji.flows.ingest.steps import staging_dir_for
 from zhuoji.flows.ingest.worker import KILL_WORKER_ON, process_file, shard_dir_for
 from zhuoji.flows.warehouse import store as warehouse
 
@@ -117,7 +118,7 @@ def _without_dac_override() -> None:
 
 def _ingest_command(root: Path, db: Path, *extra: str) -> list[str]:
     return [
-        sys.executable, "-c", "from zhuoji.flows.cli.commands import main; main()",
+        sys.executable, "-c", "from zhuoji.flows.cli.main import run_cli; run_cli()",
         "ingest", str(root), "--db", str(db), "--quiet", *extra,
     ]  # fmt: skip
 

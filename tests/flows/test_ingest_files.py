@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from tests.flows.conftest import Corpus, build_corpus, snapshot
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.flows.ingest.discover import hash_file
-from zhuoji.flows.ingest.prefect_run import plan_files
+from zhuoji.flows.ingest.planning import plan_files
 from zhuoji.flows.warehouse.rows import FileStatus
 from zhuoji.flows.warehouse.store import KnownFile
 from zhuoji.rules.version import ENGINE_VERSION

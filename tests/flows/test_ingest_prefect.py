@@ -22,7 +22,8 @@ import pytest
 
 from tests.flows.conftest import Corpus, flow_runs_of
 from zhuoji.flows.ingest.deploy import FLOW_NAME
-from zhuoji.flows.ingest.prefect_run import artifact_key, run_ingest, run_tags
+from zhuoji.flows.ingest.prefect_run import artifact_key, run_tags
+from zhuoji.flows.ingest.run import run_ingest
 from zhuoji.flows.warehouse import store as warehouse
 
 REPO = Path(__file__).resolve().parents[2]
@@ -35,7 +36,7 @@ def _env(api: str, **extra: str) -> dict[str, str]:
 
 
 def _zhuoji(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from zhuoji.flows.cli.commands import main; main()", *args]
+    return [sys.executable, "-c", "from zhuoji.flows.cli.main import run_cli; run_cli()", *args]
 
 
 def _poll(what: str, check: Any, seconds: float = 60) -> Any:
@@ -279,11 +280,8 @@ def test_zhuoji_deploy_serves_a_deployment_that_ingests_the_inbox(
 
 
 def test_summary_markdown_escapes_cells_and_caps_the_list() -> None:
-    from zhuoji.flows.ingest.prefect_run import (
-        ARTIFACT_QUARANTINE_ROWS,
-        RunSummary,
-        summary_markdown,
-    )
+    from zhuoji.flows.ingest.prefect_run import ARTIFACT_QUARANTINE_ROWS, summary_markdown
+    from zhuoji.flows.ingest.steps import RunSummary
 
     quarantined = tuple(
         (f"/logs/a|{i}.json", f"line 1, field x: bad | value\nnext {i}")

@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from tests.flows.conftest import Corpus, build_corpus, copy_db, snapshot
-from zhuoji.flows.cli.app import app
-from zhuoji.flows.ingest.prefect_run import stale_files
+from zhuoji.flows.cli.main import app
+from zhuoji.flows.ingest.planning import stale_files
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.sqlfiles import generate_schema_files
 from zhuoji.parsers.models import Game
@@ -115,7 +115,8 @@ def test_a_new_engine_version_reaudits_every_file_and_says_so(
     _ingest(db, str(mixed.root))
     before = snapshot(db)
     env = {**os.environ, "PREFECT_API_URL": prefect_harness, ENGINE_VERSION_ENV: "9.9.9+test"}
-    command = [sys.executable, "-c", "from zhuoji.flows.cli.commands import main; main()", "ingest"]
+    entry = "from zhuoji.flows.cli.main import run_cli; run_cli()"
+    command = [sys.executable, "-c", entry, "ingest"]
     args = [str(mixed.root), "--db", str(db), "--workers", "1", "--quiet"]
     done = subprocess.run(
         [*command, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=600

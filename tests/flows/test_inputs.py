@@ -21,9 +21,8 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
 from tests.support.factories import doc_bytes, game_dict, stream_bytes
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.flows.ingest.discover import find_log_paths
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -28,10 +28,9 @@ from tests.flows.conftest import Corpus
 from tests.flows.test_dashboard import make_warehouse
 from tests.flows.test_faults import CASES, _made
 from zhuoji.flows.audit.files import generate_file_audits
-from zhuoji.flows.cli.app import app
 from zhuoji.flows.cli.audit_text import format_hand
-from zhuoji.flows.cli.commands import main as _cli  # noqa: F401  (registers every command)
 from zhuoji.flows.cli.lang import locale_lang
+from zhuoji.flows.cli.main import app
 from zhuoji.flows.dashboard.site import build_dashboard
 from zhuoji.flows.simulation.faults import FaultKind, expected_codes, is_file_fault
 from zhuoji.flows.simulation.writer import FAULTS_MANIFEST, SimulationRequest, run_simulation

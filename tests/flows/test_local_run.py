@@ -18,10 +18,12 @@ import duckdb
 import pytest
 
 import zhuoji.flows.ingest.discover
-import zhuoji.flows.ingest.planning
+import zhuoji.flows.ingest.run
+import zhuoji.flows.ingest.steps
 from tests.flows.conftest import Corpus, build_corpus, snapshot
 from zhuoji.flows.ingest.discover import find_log_paths
-from zhuoji.flows.ingest.planning import RUN_MARKER, run_ingest, staging_dir_for
+from zhuoji.flows.ingest.run import run_ingest
+from zhuoji.flows.ingest.steps import RUN_MARKER, staging_dir_for
 from zhuoji.flows.ingest.worker import KILL_WORKER_ON
 from zhuoji.flows.warehouse.rows import FileStatus
 
@@ -54,7 +56,7 @@ def _env_without_server(home: Path, **extra: str) -> dict[str, str]:
 _NO_PREFECT = textwrap.dedent(
     """
     import atexit, sys
-    import zhuoji.flows.cli.commands
+    import zhuoji.flows.cli.main
     def report():
         heavy = [
             m
@@ -64,12 +66,12 @@ _NO_PREFECT = textwrap.dedent(
             if m in sys.modules
         ]
         print("LOADED", heavy, file=sys.stderr)
-    run = zhuoji.flows.cli.commands.main
+    run = zhuoji.flows.cli.main.run_cli
     def run_and_report():
         # an exit handler registered by the command runs, before the exit without teardown
         atexit.register(report)
         run()
-    zhuoji.flows.cli.commands.main = run_and_report
+    zhuoji.flows.cli.main.run_cli = run_and_report
     from zhuoji.flows.cli.main import main
     sys.argv[0] = "zhuoji"
     main()
@@ -118,32 +120,32 @@ def test_what_takes_the_flow_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     monkeypatch.delenv("PREFECT_PROFILE", raising=False)
     monkeypatch.delenv("PREFECT_PROFILES_PATH", raising=False)
-    monkeypatch.delenv(zhuoji.flows.ingest.planning.FLOW_PATH_ENV, raising=False)
+    monkeypatch.delenv(zhuoji.flows.ingest.run.FLOW_PATH_ENV, raising=False)
     log = tmp_path / "a.jsonl"
     log.write_bytes(b"{}\n")
     db = tmp_path / "w.duckdb"
 
     def flow(**options: Any) -> bool:
-        request = zhuoji.flows.ingest.planning.prepare_run([str(log)], db, **options)
-        return zhuoji.flows.ingest.planning.takes_flow_path(request)
+        request = zhuoji.flows.ingest.steps.prepare_run([str(log)], db, **options)
+        return zhuoji.flows.ingest.run.takes_flow_path(request)
 
     assert not flow()
     assert flow(workers=1)
-    planning = zhuoji.flows.ingest.planning
-    assert planning.takes_flow_path(planning.prepare_run([str(log)], db), True)
-    monkeypatch.setenv(zhuoji.flows.ingest.planning.FLOW_PATH_ENV, "1")
+    run, steps = zhuoji.flows.ingest.run, zhuoji.flows.ingest.steps
+    assert run.takes_flow_path(steps.prepare_run([str(log)], db), True)
+    monkeypatch.setenv(zhuoji.flows.ingest.run.FLOW_PATH_ENV, "1")
     assert flow()
-    monkeypatch.setenv(zhuoji.flows.ingest.planning.FLOW_PATH_ENV, "sometimes")
+    monkeypatch.setenv(zhuoji.flows.ingest.run.FLOW_PATH_ENV, "sometimes")
     with pytest.raises(ValueError, match="ZHUOJI_PREFECT='sometimes'"):
         flow()
-    monkeypatch.delenv(zhuoji.flows.ingest.planning.FLOW_PATH_ENV)
+    monkeypatch.delenv(zhuoji.flows.ingest.run.FLOW_PATH_ENV)
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:1/api")
     assert flow()
     monkeypatch.delenv("PREFECT_API_URL")
     big = tmp_path / "big.jsonl"
     with big.open("wb") as out:
-        out.truncate(zhuoji.flows.ingest.planning.SMALL_RUN_BYTES + 1)
-    assert planning.takes_flow_path(planning.prepare_run([str(tmp_path)], db))
+        out.truncate(zhuoji.flows.ingest.steps.SMALL_RUN_BYTES + 1)
+    assert run.takes_flow_path(steps.prepare_run([str(tmp_path)], db))
 
 
 # --- the same results either way -----------------------------------------------------------
@@ -248,8 +250,7 @@ def test_the_paths_are_walked_once(
 ) -> None:  # fmt: skip
     from typer.testing import CliRunner
 
-    import zhuoji.flows.cli.commands
-    from zhuoji.flows.cli.app import app
+    from zhuoji.flows.cli.main import app
 
     walks: list[str] = []
     folder_walk = zhuoji.flows.ingest.discover._generate_folder

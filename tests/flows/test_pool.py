@@ -128,6 +128,7 @@ def test_the_fork_server_is_started_by_a_local_run_only(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     import zhuoji.flows.ingest.prefect_run
+    import zhuoji.flows.ingest.run
 
     calls: list[str] = []
     monkeypatch.setattr(
@@ -157,7 +158,7 @@ def test_the_fork_server_is_started_by_a_local_run_only(
     log.write_text("")
     for dask in ("tcp://127.0.0.1:1", None):
         with pytest.raises(Stop):
-            zhuoji.flows.ingest.prefect_run.run_ingest(
+            zhuoji.flows.ingest.run.run_ingest(
                 [str(log)], tmp_path / "db.duckdb", workers=2, dask_address=dask
             )
     assert calls == ["start"]
@@ -168,10 +169,9 @@ def test_the_ingest_command_starts_the_fork_server_early_with_a_server_configure
 ) -> None:
     from typer.testing import CliRunner
 
-    import zhuoji.flows.cli.commands  # registers the commands
-    import zhuoji.flows.ingest.planning
+    import zhuoji.flows.ingest.run
     import zhuoji.flows.runtime.fork_server
-    from zhuoji.flows.cli.app import app
+    from zhuoji.flows.cli.main import app
 
     calls: list[str] = []
     monkeypatch.setattr(
@@ -185,7 +185,7 @@ def test_the_ingest_command_starts_the_fork_server_early_with_a_server_configure
         raise Stop
 
     monkeypatch.setattr(
-        zhuoji.flows.ingest.planning, "run_ingest", stop)
+        zhuoji.flows.ingest.run, "run_ingest", stop)
     runner = CliRunner()
     local = ["ingest", str(tmp_path), "--db", str(tmp_path / "a.duckdb")]
     dask = [*local, "--dask-address", "tcp://x:1"]

@@ -1,4 +1,4 @@
-"""The temporary local Prefect server (``zhuoji.flows.runtime.prefect_server``) and the ingest's
+"""The temporary local Prefect server (``zhuoji.flows.runtime.temporary_server``) and the ingest's
 ephemeral mode.
 
 The start-up logic (waiting for the health check, a port taken first, a server that exits
@@ -24,7 +24,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from zhuoji.flows.runtime.prefect_server import LocalPrefectServer, ServerStartError
+from zhuoji.flows.runtime.temporary_server import LocalPrefectServer, ServerStartError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -169,7 +169,8 @@ def test_the_server_environment_turns_the_ui_off_and_names_this_process() -> Non
 
 def test_importing_the_module_does_not_import_prefects_server() -> None:
     code = (
-        "import sys, zhuoji.flows.runtime.prefect_server, zhuoji.flows.ingest.prefect_run; "
+        "import sys, zhuoji.flows.runtime.temporary_server, zhuoji.flows.runtime.prefect_server, "
+        "zhuoji.flows.ingest.prefect_run; "
         "print(any(m.startswith('prefect.server') for m in sys.modules))"
     )
     out = subprocess.run(
@@ -234,7 +235,7 @@ def test_the_real_server_answers_and_ends_when_its_process_is_killed(
     code = textwrap.dedent(
         """
         import json, time
-        from zhuoji.flows.runtime.prefect_server import LocalPrefectServer
+        from zhuoji.flows.runtime.temporary_server import LocalPrefectServer
         server = LocalPrefectServer(timeout=120)
         url = server.start()
         print(json.dumps({"url": url, "pid": server.process.pid}), flush=True)
@@ -313,7 +314,7 @@ def test_the_real_server_imports_nothing_from_the_current_folder(
     (here / "uvicorn.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
     driver = tmp_path / "driver.py"  # run from a file: the script's folder, not here, is first
     driver.write_text(
-        "from zhuoji.flows.runtime.prefect_server import LocalPrefectServer\n"
+        "from zhuoji.flows.runtime.temporary_server import LocalPrefectServer\n"
         "with LocalPrefectServer(timeout=120) as url:\n"
         "    print(url)\n"
     )

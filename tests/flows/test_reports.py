@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 import zhuoji.flows.cli.report  # noqa: F401  (registers report and sql on the app)
 from tests.flows.conftest import Corpus, ingest_plain, report_rows
 from zhuoji.flows.audit.bridge import hand_records
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.flows.warehouse.reports import report_names
 from zhuoji.parsers.models import Game
 from zhuoji.rules.audit import HandAudit, audit_game

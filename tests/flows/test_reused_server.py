@@ -32,6 +32,7 @@ from zhuoji.flows.runtime.prefect_server import (
     ReusedPrefectServer,
     ServerRecord,
 )
+from zhuoji.flows.runtime.temporary_server import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -190,7 +191,7 @@ def test_a_record_of_a_dead_process_is_replaced(home: Path, fake_uvicorn: Path) 
 def test_a_record_whose_port_answers_another_program_is_replaced(
     home: Path, fake_uvicorn: Path
 ) -> None:
-    port = ps.free_port()
+    port = free_port()
     other = subprocess.Popen([sys.executable, "-c", HEALTH_ONLY_SERVER, str(port)])
     try:
         time.sleep(0.5)

@@ -29,13 +29,14 @@ import pytest
 
 import zhuoji.flows.runtime.prefect_server as ps
 from tests.flows.conftest import HEALTH_ONLY_SERVER, Corpus, snapshot
-from zhuoji.flows.ingest.planning import staging_dir_for
+from zhuoji.flows.ingest.steps import staging_dir_for
 from zhuoji.flows.runtime.prefect_server import (
     LOCK_NAME,
     RECORD_NAME,
     ReusedPrefectServer,
     ServerRecord,
 )
+from zhuoji.flows.runtime.temporary_server import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -422,7 +423,7 @@ def _watch_until_lost(watch: ps.ServerWatch, lost: list[str], seconds: float) ->
 
 
 def test_the_watch_sees_the_servers_process_end() -> None:
-    port = ps.free_port()
+    port = free_port()
     server = subprocess.Popen([sys.executable, "-c", HEALTH_ONLY_SERVER, str(port)])
     url = f"http://127.0.0.1:{port}/api"
     try:
@@ -447,7 +448,7 @@ def test_the_watch_sees_the_servers_process_end() -> None:
 
 
 def test_the_watch_gives_up_on_a_server_that_answers_nothing() -> None:
-    url = f"http://127.0.0.1:{ps.free_port()}/api"  # nothing listens there
+    url = f"http://127.0.0.1:{free_port()}/api"  # nothing listens there
     lost: list[str] = []
     took = _watch_until_lost(ps.ServerWatch(url, lambda: True, lost.append, silent=1), lost, 30)
     assert lost == [f"the local Prefect server at {url} stopped answering (no answer for 1 s)"]

@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.parsers.read import generate_games
 from zhuoji.parsers.write import write_games
 from zhuoji.rules.presets import load_preset, resolve_ruleset

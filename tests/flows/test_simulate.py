@@ -11,8 +11,7 @@ from typer.testing import CliRunner
 
 from tests.rules.toy_family import ToyRuleset
 from zhuoji.flows.audit.bridge import hand_records
-from zhuoji.flows.cli.app import app
-from zhuoji.flows.cli.commands import main  # noqa: F401  (registers every command on ``app``)
+from zhuoji.flows.cli.main import app
 from zhuoji.flows.cli.simulate import simulated_families
 from zhuoji.flows.simulation.writer import (
     FAULTS_MANIFEST,

@@ -12,9 +12,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from zhuoji.flows.cli import ingest as cli_ingest  # noqa: F401  (commands on the app)
-from zhuoji.flows.cli import report as cli_report  # noqa: F401  (commands on the app)
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.reader import open_reader
 from zhuoji.flows.warehouse.reports import (

@@ -10,10 +10,9 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
 from tests.support.builders import make_hand
 from zhuoji.flows.audit.bridge import game_from_records
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.parsers.write import write_games
 from zhuoji.rules.events import HandRecord
 from zhuoji.rules.presets import load_preset

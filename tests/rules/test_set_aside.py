@@ -11,10 +11,9 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-import zhuoji.flows.cli.commands  # noqa: F401  (registers the commands)
 from tests.rules.test_seed_readings import DEALER_HAND, PLAIN, codes, hand, items
 from zhuoji.flows.audit.bridge import game_from_records
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.parsers.read import generate_fast_games, generate_games
 from zhuoji.parsers.schema import game_json_schema
 from zhuoji.parsers.write import write_games

@@ -13,11 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 import zhuoji.flows.audit.files
-import zhuoji.flows.cli.commands  # registers the commands
 from tests.rules.test_wall_events import READY_QUAD, hand, seabed_hand, to_last, wall_event
 from tests.rules.wall_family import wall_ruleset
 from zhuoji.flows.audit.bridge import game_from_records, hand_records
-from zhuoji.flows.cli.app import app
+from zhuoji.flows.cli.main import app
 from zhuoji.parsers.models import Player
 from zhuoji.parsers.read import generate_fast_games, generate_games
 from zhuoji.parsers.write import write_games

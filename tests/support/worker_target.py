@@ -1,7 +1,7 @@
 """The whole worker path as a fuzz target: a mutated log as a file, through
 :func:`zhuoji.flows.ingest.worker.process_file` (parse, bridge, audit, Parquet shards) and, a batch
 at
-a time, :func:`zhuoji.flows.ingest.prefect_run.load_outcomes` into a DuckDB warehouse.
+a time, :func:`zhuoji.flows.ingest.load.load_outcomes` into a DuckDB warehouse.
 
 Shared by ``bench/fuzz.py --target worker`` and ``tests/flows/test_worker_fuzz.py``. An
 input ends ``loaded`` or ``quarantined``; anything else is a failure: ``crash`` (an
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support.mutate import Failure, FuzzInput, describe_crash
-from zhuoji.flows.ingest.prefect_run import load_outcomes
+from zhuoji.flows.ingest.load import load_outcomes
 from zhuoji.flows.ingest.worker import process_file
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.rows import FileOutcome
