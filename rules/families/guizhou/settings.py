@@ -62,7 +62,7 @@ before the stake), counting every amount at its largest (``V`` = ``MAX_VALUE``, 
 That is at most ``(528 + 91,392 + 96 + 132 + 3) V = 92,151 V < 2**30`` values: half the
 bound, whatever the log. The 连庄 term alone grows with the log's ``dealer_streak`` (up to
 2**31 - 1); the audit refuses a game whose recomputed amounts leave the bound anyway
-(:mod:`zhuoji.flows.audit.files`), so no setting needs to be 0 for that."""
+(:func:`zhuoji.flows.audit.service.beyond_range`), so no setting needs to be 0 for that."""
 
 
 # --- enumerated choices -------------------------------------------------------------------
