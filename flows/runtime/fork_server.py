@@ -49,7 +49,7 @@ WORKER_PRELOAD: tuple[str, ...] = (
     "zhuoji.rules.audit",
     "zhuoji.rules.presets",
     "zhuoji.parsers.read",
-    "zhuoji.flows.audit.bridge",
+    "zhuoji.flows.audit.service",  # the worker's audit loop (with the bridge and rulesets)
     "zhuoji.flows.ingest.discover",
 )
 """What the fork server imports before it forks any worker: Prefect's task engine and the
