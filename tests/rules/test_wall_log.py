@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import zhuoji.flows.audit.files
+import zhuoji.flows.audit.rulesets
 from tests.rules.test_wall_events import READY_QUAD, hand, seabed_hand, to_last, wall_event
 from tests.rules.wall_family import wall_ruleset
 from zhuoji.flows.audit.bridge import game_from_records, hand_records
@@ -54,7 +54,9 @@ def wall_preset(monkeypatch: pytest.MonkeyPatch) -> None:
         if name == "wall-test":
             return wall_ruleset(**(overrides or {}))
         return resolve_ruleset(name, overrides)
-    monkeypatch.setattr(zhuoji.flows.audit.files, "resolve_ruleset", resolve)
+    # the audit resolves through flows/audit/rulesets.py, cached: a fresh cache for the test
+    monkeypatch.setattr(zhuoji.flows.audit.rulesets, "resolve_ruleset", resolve)
+    monkeypatch.setattr(zhuoji.flows.audit.rulesets, "_resolved", {})
 
 
 def audit(path: Path, records: list[HandRecord], ruleset: str) -> tuple[int, list[dict[str, Any]]]:
