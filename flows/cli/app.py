@@ -10,18 +10,41 @@ when it runs, and only what it uses.
 from __future__ import annotations
 
 import platform
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from zhuoji.flows.cli.errors import ZhuojiGroup, set_debug
 from zhuoji.flows.cli.lang import LangOption, use_lang
 
+
+def package_summary() -> str:
+    """The installed distribution's one-line description (``pyproject.toml``'s
+    ``description``, which names the rule families the package audits); empty when the
+    package is not installed."""
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        return metadata("zhuoji")["Summary"] or ""
+    except PackageNotFoundError:
+        return ""
+
+
+class RootGroup(ZhuojiGroup):
+    """The root command, whose help is the package's description: read when the help is
+    printed, so that the families are named once, by the package, not in the code."""
+
+    # Any: Click's or the copy recent Typer releases carry (typer._click), as in errors.py
+    def format_help_text(self, ctx: Any, formatter: Any) -> None:
+        if self.help is None:
+            summary = package_summary()
+            self.help = f"{summary}." if summary else "Audit mahjong game logs."
+        super().format_help_text(ctx, formatter)
+
+
 app = typer.Typer(
     name="zhuoji",
-    cls=ZhuojiGroup,
-    help="Audit Guizhou 捉鸡 and Changsha 长沙麻将 mahjong game logs: parse, replay, settle, "
-    "load into DuckDB.",
+    cls=RootGroup,
     epilog="Exit status: 0 done; 1 audit findings; 2 an error (usage, input, database, "
     "disk, service); 130 interrupted. NO_COLOR=1 turns colour off.",
     no_args_is_help=True,
@@ -78,7 +101,5 @@ def root(
     ] = False,
     lang: LangOption = None,
 ) -> None:
-    """Audit Guizhou 捉鸡 and Changsha 长沙麻将 mahjong game logs: parse, replay, settle, load
-    into DuckDB."""
     set_debug(debug)
     use_lang(lang, reset=True)

@@ -88,7 +88,7 @@ def _chicken_tiles(ruleset: str, overrides: str | None) -> frozenset[Tile] | Non
         return frozenset()
     if rules is None:
         return frozenset()
-    chickens = getattr(rules, "chickens", None)  # the Guizhou family's
+    chickens = getattr(rules, "chickens", None)  # a family that scores chickens
     if chickens is None:
         return None
     return frozenset(Tile(c.tile) for c in chickens.standing)

@@ -23,12 +23,13 @@ does not give exactly that is discarded, and the injector tries another place or
 (A tampered result of a family other than Guizhou gives the checks its own settlement
 makes: the kind's first code, then only result codes.)
 
-Which kinds a preset can take follows its family and settings (:func:`fault_kinds`): the
-Changsha family adds a chow by a seat other than the discarder's next player
-(``illegal_chow``), a 小胡 without a 2-5-8 pair (``no_258_pair``), a false 起手小胡
-(``bad_small_win``), a 海底 offer out of order (``bad_seabed``), a draw kept after the
-dice (``locked_hand``), 漏胡 (``missed_win``), the dice thrown after a kong by a hand that
-is not ready (``bad_roll``) and wrong birds (``bad_bird``).
+Which kinds a preset can take follows its family and settings (:func:`fault_kinds`): a
+family with chow, 起手小胡, 海底 and 开杠 dice adds a chow by a seat other than the
+discarder's next player (``illegal_chow``), a 小胡 without a 2-5-8 pair
+(``no_258_pair``), a false 起手小胡 (``bad_small_win``), a 海底 offer out of order
+(``bad_seabed``), a draw kept after the dice (``locked_hand``), 漏胡 (``missed_win``),
+the dice thrown after a kong by a hand that is not ready (``bad_roll``) and wrong birds
+(``bad_bird``).
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ class FaultKind(StrEnum):
     TRUNCATED_FILE = "truncated_file"
     BROKEN_JSON_LINE = "broken_json_line"
     BAD_TILE_TEXT = "bad_tile_text"
-    # illegal moves of the families with chow, 起手小胡, 海底 and 开杠 dice (Changsha)
+    # illegal moves of the families with chow, 起手小胡, 海底 and 开杠 dice
     ILLEGAL_CHOW = "illegal_chow"
     NO_258_PAIR = "no_258_pair"
     BAD_SMALL_WIN = "bad_small_win"
