@@ -41,14 +41,10 @@ if TYPE_CHECKING:
 __all__ = ["build_app", "main", "run_cli"]
 
 
+@functools.cache
 def build_app() -> typer.Typer:
     """The root application with every command on it, in the order ``zhuoji --help``
     lists them (built once)."""
-    return _built()
-
-
-@functools.cache
-def _built() -> typer.Typer:
     from zhuoji.flows.cli import (
         audit,
         dashboard,

@@ -24,7 +24,6 @@ import signal
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from functools import lru_cache
 from pathlib import Path
 
 from zhuoji.flows.audit.rulesets import resolve_stored
@@ -74,11 +73,10 @@ class FileChangedError(ValueError):
         self.path = path
 
 
-@lru_cache(maxsize=64)
 def ruleset_use_of(name: str, overrides: str | None) -> RulesetUse:
     """A ruleset as the ``games`` table stores it (preset name, overrides as JSON text or
     ``None``), the fingerprint it resolves to and its family; raises ``ValueError`` if it
-    does not resolve (:func:`zhuoji.flows.audit.rulesets.resolve_stored`)."""
+    does not resolve (:func:`zhuoji.flows.audit.rulesets.resolve_stored`, which caches)."""
     resolved = resolve_stored(name, overrides)
     if resolved.fingerprint is None or resolved.family is None:  # no ruleset to audit under
         raise RulesetError(resolved.replay_error or "")
