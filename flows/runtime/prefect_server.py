@@ -655,10 +655,13 @@ class ServerWatch:
         self._thread = threading.Thread(target=self._run, name="zhuoji-server-watch", daemon=True)
 
     def _run(self) -> None:
+        from zhuoji.rules.messages import Message
+
         last_answer = next_check = time.monotonic()
         while not self._stop.wait(_WATCH_INTERVAL):
             if not self.alive():
-                self._lose(f"the local Prefect server at {self.url} stopped (its process ended)")
+                self._lose(Message("the local Prefect server at {url:any} stopped (its process "
+                                   "ended)", self.url))
                 return
             now = time.monotonic()
             if self._hurry.is_set():
@@ -673,10 +676,12 @@ class ServerWatch:
             if answers(self.url, timeout=timeout):
                 last_answer = time.monotonic()
             elif time.monotonic() - last_answer >= self.silent and not self._stop.is_set():
-                self._lose(
-                    f"the local Prefect server at {self.url} stopped answering (no answer "
-                    f"for {self.silent:g} s{self._after})"
-                )
+                self._lose(Message(
+                    "the local Prefect server at {url:any} stopped answering (no answer for "
+                    "{s:any} s after Ctrl-C)" if self._after else
+                    "the local Prefect server at {url:any} stopped answering (no answer for "
+                    "{s:any} s)", self.url, f"{self.silent:g}",
+                ))
                 return
             next_check = time.monotonic() + min(_HEALTH_INTERVAL, self.silent / 2)
 
