@@ -1256,6 +1256,7 @@ class _TeeReader:
         return data
 
     def seek(self, offset: int, whence: int = 0, /) -> int:
+        # a programming error, never a user's: not translated
         raise io.UnsupportedOperation("a file read into a sink is read once, forward")
 
     def drain(self) -> None:

@@ -57,14 +57,7 @@ def _errors() -> tuple[type[Exception], ...]:
 
 
 def _fail(exc: Exception) -> typer.Exit:
-    from zhuoji.flows.cli.errors import message_of
-
-    said = message_of(exc)
-    if not hasattr(said, "template") and type(exc).__module__.startswith("duckdb"):
-        from zhuoji.rules.messages import Message
-
-        said = Message("{d:external}", said)  # DuckDB's words, as they are
-    return fail(said)
+    return fail(exc)
 
 
 def dashboard_command(

@@ -244,7 +244,12 @@ def fail(message: str | BaseException, code: int = EXIT_ERROR) -> typer.Exit:
     """Print ``message`` (a :class:`~zhuoji.rules.messages.Message`, or an exception: what
     it says, :func:`message_of`) as the error line, in the invocation's language; returns
     the Exit to raise. The JSON error object (``--json``) holds the English."""
-    _emit(message_of(message) if isinstance(message, BaseException) else message)
+    if isinstance(message, BaseException):
+        said = message_of(message)
+        if not hasattr(said, "template") and _is_from(message, "duckdb"):
+            said = _message("{d:external}", said)  # DuckDB's words, as they are
+        message = said
+    _emit(message)
     return typer.Exit(code)
 
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from typer.core import TyperCommand, TyperGroup
 
 from zhuoji.flows.cli.lang import current_lang, use_lang
+from zhuoji.flows.text.language import choose_lang
 
 if TYPE_CHECKING:
     import typer
@@ -188,6 +189,8 @@ class SpeaksHelp:
 
     # Any: Click's classes or the copy recent Typer releases carry (typer._click)
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if ctx.parent is None:  # the root: an earlier invocation's choice is forgotten
+            choose_lang(None)
         _take_lang(args)
         return super().parse_args(ctx, args)  # type: ignore[misc, no-any-return]
 

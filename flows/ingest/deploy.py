@@ -26,6 +26,7 @@ from prefect import flow
 
 from zhuoji.flows.ingest.prefect_run import run_tags
 from zhuoji.flows.ingest.run import run_ingest
+from zhuoji.rules.messages import Message
 
 FLOW_NAME = "zhuoji-ingest-inbox"
 
@@ -66,9 +67,9 @@ def deployment_parameters(
     folder ``zhuoji deploy`` was started in); the inbox must be a folder."""
     folder = Path(inbox)
     if not folder.is_dir():
-        raise DeployError(f"{inbox}: the inbox must be an existing folder")
+        raise DeployError(Message("{inbox:any}: the inbox must be an existing folder", inbox))
     if wait < 0:
-        raise DeployError("the wait must be 0 seconds or more")
+        raise DeployError(Message("the wait must be 0 seconds or more"))
     return {
         "inbox": folder.resolve().as_posix(),
         "db": Path(db).resolve().as_posix(),
@@ -101,14 +102,14 @@ def serve_inbox(
     except WarehouseError as exc:
         raise DeployError(str(exc)) from None
     if not PREFECT_API_URL.value():
-        raise DeployError(
+        raise DeployError(Message(
             "zhuoji deploy needs a Prefect server that outlives it: start one with "
             "`prefect server start` and set PREFECT_API_URL (e.g. http://127.0.0.1:4200/api)"
-        )
+        ))
     if interval is not None and cron is not None:
-        raise DeployError("give --interval or --cron, not both")
+        raise DeployError(Message("give --interval or --cron, not both"))
     if interval is not None and interval <= 0:
-        raise DeployError("the interval must be more than 0 seconds")
+        raise DeployError(Message("the interval must be more than 0 seconds"))
     parameters = deployment_parameters(
         inbox, db, workers=workers, dask_address=dask_address, wait=wait
     )

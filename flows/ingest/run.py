@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from zhuoji.flows.ingest.discover import LogPaths
 from zhuoji.flows.ingest.steps import RunRequest, RunSummary, prepare_run
+from zhuoji.rules.messages import Message
 
 FLOW_PATH_ENV = "ZHUOJI_PREFECT"
 """Set to ``1`` (``true``, ``yes``): every ingest runs as a Prefect flow, a small one with
@@ -28,7 +29,7 @@ def flow_path_forced() -> bool:
         return False
     if value in ("1", "true", "yes"):
         return True
-    raise ValueError(f"{FLOW_PATH_ENV}={value!r}: expected 1 or 0")
+    raise ValueError(Message("{name:any}={v:any}: expected 1 or 0", FLOW_PATH_ENV, repr(value)))
 
 
 def takes_flow_path(request: RunRequest, prefect: bool = False) -> bool:

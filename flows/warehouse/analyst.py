@@ -41,6 +41,7 @@ from zhuoji.flows.warehouse.reports import (
     report_parameters,
 )
 from zhuoji.flows.warehouse.sqlfiles import WarehouseError, read_sql
+from zhuoji.rules.messages import Message
 
 __all__ = ["ReportInfo", "UnknownTableError", "Warehouse", "open_warehouse"]
 
@@ -125,7 +126,7 @@ class Warehouse:
         call."""
         self._check_table(name)
         if limit is not None and limit < 0:
-            raise WarehouseError(f"limit must be 0 or more, not {limit}")
+            raise WarehouseError(Message("limit must be 0 or more, not {n:any}", limit))
         keys = [
             str(k)
             for (k,) in self._con.execute(read_sql("load/catalog_keys"), {"table": name})

@@ -127,6 +127,7 @@ def parse_schema_comments(
             if match is not None:
                 name = match.group(1)
                 if not pending:
+                    # a programming error, never a user's: not translated
                     raise CatalogError(
                         f"{source}, line {number}: table {name} has no comment "
                         "(write it as -- lines right above CREATE TABLE)"
@@ -178,6 +179,7 @@ def _report_sql(text: str, path: str) -> str:
     while body.endswith(";"):
         body = body[:-1].rstrip()
     if not body:
+        # a programming error, never a user's: not translated
         raise CatalogError(f"{path}: the report file is empty")
     return body
 

@@ -11,6 +11,7 @@ from typing import Any
 import duckdb
 
 from zhuoji.flows.warehouse.sqlfiles import SQL_ROOT, WarehouseError, read_sql
+from zhuoji.rules.messages import Message
 
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -82,14 +83,19 @@ def bind_report_parameters(
     missing = [p for p in wanted if p not in params]
     extra = sorted(p for p in params if p not in wanted)
     if missing:
-        raise ReportParameterError(
-            f"report {name} needs " + ", ".join(spelling.format(p) for p in missing)
-        )
+        raise ReportParameterError(Message(
+            "report {name:any} needs {p:any}", name, ", ".join(spelling.format(p) for p in missing)
+        ))
     if extra:
-        taken = ", ".join(wanted) if wanted else "none"
-        raise ReportParameterError(
-            f"report {name} takes no parameter {', '.join(extra)} (parameters: {taken})"
-        )
+        if wanted:
+            raise ReportParameterError(Message(
+                "report {name:any} takes no parameter {p:any} (parameters: {taken:any})",
+                name, ", ".join(extra), ", ".join(wanted),
+            ))
+        raise ReportParameterError(Message(
+            "report {name:any} takes no parameter {p:any} (parameters: none)", name,
+            ", ".join(extra),
+        ))
     return {p: params[p] for p in wanted}
 
 

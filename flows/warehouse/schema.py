@@ -55,6 +55,7 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> int:
     """
     files = list(generate_schema_files())
     if not files or files[0].version != 0:
+        # a programming error, never a user's: not translated
         raise WarehouseError("sql/schema/000_*.sql (the schema_version table) is missing")
     con.execute(files[0].path.read_text(encoding="utf-8"))
     row = con.execute(read_sql("load/schema_version")).fetchone()
@@ -168,6 +169,7 @@ def apply_catalog(con: duckdb.DuckDBPyConnection, files: Sequence[SchemaFile]) -
             try:
                 con.execute(view.sql)
             except duckdb.Error as exc:
+                # a programming error, never a user's: not translated
                 raise WarehouseError(
                     f"sql/reports/{view.report}.sql: cannot be made a view: {exc}"
                 ) from exc
