@@ -70,7 +70,7 @@ class FileChangedError(ValueError):
     """The file's content changed between hashing and processing (the task retries)."""
 
     def __init__(self, path: str) -> None:
-        super().__init__(f"{path}: the file changed while it was being read")
+        super().__init__(Message("{path:any}: the file changed while it was being read", path))
         self.path = path
 
 

@@ -48,7 +48,8 @@ __all__ = ["ReportInfo", "UnknownTableError", "Warehouse", "open_warehouse"]
 
 class UnknownTableError(WarehouseError):
     def __init__(self, name: str, known: list[str]) -> None:
-        super().__init__(f"unknown table {name!r} (tables: {', '.join(known)})")
+        super().__init__(Message("unknown table {q:any} (tables: {known:any})", repr(name),
+                                 ", ".join(known)))
         self.name = name
 
 

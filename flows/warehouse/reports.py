@@ -19,7 +19,8 @@ _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 class UnknownReportError(WarehouseError):
     def __init__(self, name: str) -> None:
         known = ", ".join(report_names())
-        super().__init__(f"unknown report {name!r} (reports: {known})")
+        super().__init__(Message("unknown report {q:any} (reports: {known:any})", repr(name),
+                                 known))
         self.name = name
 
 

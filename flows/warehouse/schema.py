@@ -24,6 +24,7 @@ from zhuoji.flows.warehouse.sqlfiles import (
     read_sql,
     rollback,
 )
+from zhuoji.rules.messages import Message
 
 
 class SchemaVersionError(WarehouseError):
@@ -32,13 +33,15 @@ class SchemaVersionError(WarehouseError):
 
     def __init__(self, path: str, version: int, latest: int, why: str = "") -> None:
         if version > latest:
-            what = (f"its schema is version {version}, newer than this zhuoji's ({latest}): "
-                    f"read it with the zhuoji that wrote it, or upgrade zhuoji")
+            super().__init__(Message(
+                "database {path:any}: its schema is version {v:n}, newer than this zhuoji's "
+                "({l:n}): read it with the zhuoji that wrote it, or upgrade zhuoji", path,
+                version, latest))
         else:
-            what = (f"its schema is version {version}, older than this zhuoji's ({latest}), "
-                    f"and it could not be brought up to date ({why}); run `zhuoji ingest` "
-                    f"on it once, which does")
-        super().__init__(f"database {path}: {what}")
+            super().__init__(Message(
+                "database {path:any}: its schema is version {v:n}, older than this zhuoji's "
+                "({l:n}), and it could not be brought up to date ({why:external}); run "
+                "`zhuoji ingest` on it once, which does", path, version, latest, why))
         self.path = path
         self.version = version
         self.latest = latest
