@@ -116,6 +116,14 @@ def _literals(node: ast.expr) -> list[str] | None:
     return None
 
 
+def _is_text(node: ast.expr) -> bool:
+    """An f-string, or a literal that reads as a sentence (two words or more)."""
+    if isinstance(node, ast.JoinedStr):
+        return True
+    literals = _literals(node)
+    return literals is not None and any(re.search(r"[A-Za-z]+ [A-Za-z]+", t) for t in literals)
+
+
 def _name(call: ast.Call) -> str:
     fn = call.func
     return fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
@@ -157,13 +165,24 @@ def missing_chinese() -> list[str]:
             if (shown_module and isinstance(node, ast.Raise)
                     and isinstance(node.exc, ast.Call) and node.exc.args):
                 name = _name(node.exc)
-                first = node.exc.args[0]
                 if (name not in _NOT_SHOWN and name[:1].isupper()
                         and PROGRAMMING_ERROR not in lines[node.lineno - 2]
-                        and (_literals(first) is not None or isinstance(first, ast.JoinedStr))):
+                        and any(_is_text(arg) for arg in node.exc.args)):
                     out.append(f"{_where(path, node)}: {name} is raised with English text: "
                                "raise it with a Message whose template rules/glossary.toml "
                                "translates")
+            if (shown_module and isinstance(node, ast.ClassDef)
+                    and node.name.endswith(("Error", "Exception", "Timeout"))):
+                for call in ast.walk(node):
+                    if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                            and call.func.attr == "__init__"
+                            and isinstance(call.func.value, ast.Call)
+                            and _name(call.func.value) == "super" and call.args
+                            and PROGRAMMING_ERROR not in lines[call.lineno - 2]
+                            and _is_text(call.args[0])):
+                        out.append(f"{_where(path, call)}: {node.name} says English text: "
+                                   "give super().__init__ a Message whose template "
+                                   "rules/glossary.toml translates")
     return sorted(set(out))
 
 
@@ -317,6 +336,10 @@ def test_a_command_error_in_chinese(tmp_path: Path) -> None:
                          "t7-20261101-0002, t7-20261101-0003\n")
     missing = zhuoji("audit", str(tmp_path / "nothing.json"), "--lang", "zh")
     assert missing.stderr.startswith("错误：") and "没有这个文件或文件夹" in missing.stderr
+    db = tmp_path / "none.duckdb"
+    no_db = zhuoji("sql", "SELECT 1", "--db", str(db), "--lang", "zh")
+    assert no_db.returncode == 2
+    assert no_db.stderr == f"错误：数据库 {db} 不存在；请用 `zhuoji ingest` 创建\n"
 
 
 @pytest.mark.parametrize("args", [
