@@ -686,8 +686,11 @@ def _value_zh(kind: str, value: object, g: Glossary) -> str | None:
         return _basic_zh(kind, text, g.terms)
     if isinstance(value, Message):
         return _message_zh(value, kind, g)
-    template = g.index(kind).get(format(value, ""))  # a clause with no values, as text
-    return template.chinese if template is not None and not template.slots else None
+    text = format(value, "")
+    template = g.index(kind).get(text)  # a clause with no values, as text
+    if template is not None and not template.slots:
+        return template.chinese
+    return _in_group(kind, text, g)  # a clause given as text: matched to its group's forms
 
 
 def _message_zh(message: Message, group: str, g: Glossary) -> str | None:

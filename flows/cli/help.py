@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from typer.core import TyperCommand, TyperGroup
 
 from zhuoji.flows.cli.lang import current_lang, use_lang
-from zhuoji.flows.text.language import choose_lang
+from zhuoji.flows.runtime.language import choose_lang
 
 if TYPE_CHECKING:
     import typer

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from zhuoji.flows.text.language import Lang, choose_lang, current_lang, locale_lang
+from zhuoji.flows.runtime.language import Lang, choose_lang, current_lang, locale_lang
 
 __all__ = ["LangChoice", "LangOption", "current_lang", "locale_lang", "use_lang"]
 

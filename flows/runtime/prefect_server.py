@@ -379,7 +379,7 @@ def describe_process(pid: int) -> str:
 def _say(line: str) -> None:
     """One line on standard error (a wait the user should know of), in the invocation's
     language."""
-    from zhuoji.flows.text.language import current_lang
+    from zhuoji.flows.runtime.language import current_lang
     from zhuoji.rules.glossary import render
 
     with suppress(OSError, ValueError):

@@ -1,6 +1,6 @@
-"""The language of this invocation, for every layer that prints a line (the command line's
-``--lang``, :mod:`zhuoji.flows.cli.lang`, sets it; a runtime's notice on standard error
-reads it).
+"""The language of this invocation: the command line's ``--lang``
+(:mod:`zhuoji.flows.cli.lang`) sets it, and the runtime's notices on standard error (a wait
+for the local Prefect server's lock) read it, as the command's own lines do.
 
 Only the standard library is imported here (``zhuoji --help`` imports this module).
 """
