@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
+from zhuoji.flows.cli.errors import fail
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.cli.prefect_env import quiet_prefect
-from zhuoji.flows.text.terminal import echo
 
 
 @quiet_prefect()
@@ -66,5 +66,4 @@ def deploy_command(
             wait=wait,
         )
     except DeployError as exc:
-        echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise fail(exc) from None

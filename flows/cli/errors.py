@@ -290,7 +290,8 @@ def _output_failed(exc: OSError) -> int:
     if _is_broken_pipe(exc):
         return EXIT_OK
     with suppress(OSError, ValueError):
-        sys.stderr.write(f"error: standard output: {safe(describe_error(exc))}\n")
+        sys.stderr.write(error_line(_message("standard output: {why:said}",
+                                             describe_error(exc))) + "\n")
         sys.stderr.flush()
     return EXIT_ERROR
 

@@ -100,7 +100,7 @@ def serve_inbox(
     try:  # a --db that is no DuckDB file (a FIFO, a folder ...) fails now, not every run
         check_database_file(db, missing_ok=True)
     except WarehouseError as exc:
-        raise DeployError(str(exc)) from None
+        raise DeployError(exc.args[0] if len(exc.args) == 1 else str(exc)) from None
     if not PREFECT_API_URL.value():
         raise DeployError(Message(
             "zhuoji deploy needs a Prefect server that outlives it: start one with "
