@@ -124,6 +124,18 @@ def _is_text(node: ast.expr) -> bool:
     return literals is not None and any(re.search(r"[A-Za-z]+ [A-Za-z]+", t) for t in literals)
 
 
+_LINE_WRITERS = frozenset({"echo", "secho", "write", "print"})
+
+
+def _starts_an_error_line(node: ast.expr) -> bool:
+    """``f"error: ..."`` or ``"error: ..."``: an error line written by hand."""
+    if isinstance(node, ast.JoinedStr) and node.values:
+        head = node.values[0]
+        return isinstance(head, ast.Constant) and str(head.value).startswith("error:")
+    literals = _literals(node)
+    return literals is not None and any(t.startswith("error:") for t in literals)
+
+
 def _name(call: ast.Call) -> str:
     fn = call.func
     return fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
@@ -162,6 +174,13 @@ def missing_chinese() -> list[str]:
                         literals is not None or isinstance(first, ast.JoinedStr)):
                     out.append(f"{_where(path, node)}: {name}() is given English text: give "
                                "it a Message whose template rules/glossary.toml translates")
+                elif (name in _ERROR_SITES and isinstance(first, ast.Call)
+                        and _name(first) == "str"):
+                    out.append(f"{_where(path, node)}: {name}(str(...)) drops the message "
+                               "the error was raised with: give it the exception itself")
+                elif name in _LINE_WRITERS and _starts_an_error_line(first):
+                    out.append(f"{_where(path, node)}: an error line written as English text: "
+                               "raise fail(message) (flows/cli/errors.py)")
             if (shown_module and isinstance(node, ast.Raise)
                     and isinstance(node.exc, ast.Call) and node.exc.args):
                 name = _name(node.exc)
