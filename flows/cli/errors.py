@@ -25,7 +25,7 @@ import os
 import select
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from typing import Any
 
@@ -57,6 +57,7 @@ __all__ = [
     "ZhuojiGroup",
     "describe_error",
     "fail",
+    "fail_sql",
     "is_debug",
     "set_debug",
     "set_json_errors",
@@ -175,22 +176,45 @@ def describe_error(exc: BaseException) -> str:
     )
 
 
-def _emit(message: str) -> None:
+def _emit(
+    message: str, lines: Sequence[str] = (), fields: Mapping[str, Any] | None = None
+) -> None:
     line = safe(message)
     if _state["json"]:
         try:
-            sys.stdout.write(orjson.dumps({"error": {"message": message}}).decode() + "\n")
+            error = {"message": message, **(fields or {})}
+            sys.stdout.write(orjson.dumps({"error": error}).decode() + "\n")
             sys.stdout.flush()
         except OSError:
             pass
-    sys.stderr.write(f"error: {line}\n")
+    sys.stderr.write(f"error: {line}\n" + "".join(f"{more}\n" for more in lines))
     sys.stderr.flush()
 
 
-def fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
-    """Print ``message`` as the error line; returns the Exit to raise."""
-    _emit(message)
+def fail(
+    message: str,
+    code: int = EXIT_ERROR,
+    *,
+    lines: Sequence[str] = (),
+    fields: Mapping[str, Any] | None = None,
+) -> typer.Exit:
+    """Print ``message`` as the error line (then ``lines``, already escaped: where in a
+    query it went wrong); returns the Exit to raise. With ``--json`` the error object
+    holds ``fields`` too."""
+    _emit(message, lines, fields)
     return typer.Exit(code)
+
+
+def fail_sql(exc: BaseException, query: str | None = None) -> typer.Exit:
+    """:func:`fail` for a DuckDB error: its first line, then DuckDB's further lines, the
+    place in ``query`` (``LINE 1: ...`` and the caret) among them
+    (:mod:`zhuoji.flows.cli.sqlerror`)."""
+    from zhuoji.flows.cli.sqlerror import split_sql_error
+
+    split = split_sql_error(str(exc), query)
+    code = environment_errno(exc)
+    message = split.message if code is None else f"{os_error_text(code)}: {split.message}"
+    return fail(message, lines=split.lines, fields=split.fields)
 
 
 def _is_broken_pipe(exc: BaseException) -> bool:
@@ -259,6 +283,8 @@ class ZhuojiGroup(TyperGroup):
                 raise typer.Exit(EXIT_OK) from None
             if is_debug():
                 traceback.print_exception(exc, file=sys.stderr)
+            if _is_from(exc, "duckdb"):
+                raise fail_sql(exc) from None
             _emit(describe_error(exc))
             raise typer.Exit(EXIT_ERROR) from None
 
