@@ -28,6 +28,7 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 import typer
 
 from zhuoji.flows.cli.errors import EXIT_ERROR, fail, fail_sql
+from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.text.terminal import echo, make_console, safe
 
@@ -543,9 +544,13 @@ def export_command(
     force: Annotated[
         bool, typer.Option("--force", help="Replace the file when it exists.")
     ] = False,
+    json_output: JsonOption = False,
     lang: LangOption = None,
 ) -> None:
     """Write the result of a query or a report to a file.
+
+    With --json: one object {"out", "format", "rows", "db"}; an error is one object
+    {"error": {"message"}} (a query's error with "details", "position" and "caret").
 
     The query runs as `zhuoji sql` runs it (read-only, one statement, no file access);
     this command writes the file, a batch of rows at a time, whole or not at all. An
@@ -556,6 +561,7 @@ def export_command(
     Exit status: 0 when the file is written, 2 on an error.
     """
     use_lang(lang)
+    use_json(json_output)
     if not out:
         raise typer.BadParameter("is empty; name the file to write", param_hint="--out")
     if (query is None) == (report is None):
@@ -572,4 +578,7 @@ def export_command(
         open_query(db, sql=query, report=report, param=param or []) as ready,
     ):
         rows = write_export(ready, target, chosen, path, db, force)
+    if json_output:
+        print_json({"out": out, "format": chosen.value, "rows": rows, "db": str(db)})
+        return
     echo(f"wrote {rows:,} rows to {safe(path)}")
