@@ -78,10 +78,7 @@ def dashboard_command(
     """Write the static HTML dashboard of the warehouse (opens offline, from file://).
 
     While it builds, one line per group of pages on standard error (when it is a
-    terminal; --quiet turns them off).
-
-    With --json, once written: one object {"db", "out", "lang", "index", "indexes",
-    "pages", "bytes", "largest_page", "largest_bytes", "players", "hand_pages"}."""
+    terminal; --quiet turns them off)."""
     language = use_lang(lang)
     use_json(json_output)
     from zhuoji.flows.dashboard.pages import DashboardLimits
@@ -265,10 +262,7 @@ def serve_command(
     lang: LangOption = None,
 ) -> None:
     """Serve the dashboard on a local web server; pages are rebuilt when the warehouse
-    changes (the static `zhuoji dashboard` export remains the way to share it).
-
-    With --json, once it serves: one object {"db", "address", "lang", "pages"} (the
-    server goes on until Ctrl-C or SIGTERM)."""
+    changes (the static `zhuoji dashboard` export remains the way to share it)."""
     language = use_lang(lang)
     use_json(json_output)
     from zhuoji.flows.dashboard.live import LiveDashboard

@@ -3,10 +3,11 @@
 :class:`ZhuojiGroup` is the root command's class. Whatever a command raises ends as one
 line ``error: ...`` on standard error and exit status 2 (``--debug``, or ``ZHUOJI_DEBUG=1``,
 prints the traceback first); a usage error (an unknown option, a missing argument) is one
-line too, with the command's ``--help`` named. A closed pipe (``zhuoji audit ... | head``)
-ends every command quietly with exit status 0, whenever the reader goes: before the first
-line, in the middle of the output or at its last flush; what the command had left to write
-is dropped. The exit statuses (``docs/pipeline.md``):
+line too, with the command's ``--help`` named. A DuckDB error about a query is followed by
+DuckDB's lines that point at the place in the query (:func:`fail_sql`). A closed pipe
+(``zhuoji audit ... | head``) ends every command quietly with exit status 0, whenever the
+reader goes: before the first line, in the middle of the output or at its last flush; what
+the command had left to write is dropped. The exit statuses (``docs/pipeline.md``):
 
 * 0: done, nothing to report;
 * 1: ``zhuoji audit`` found a violation or a mismatch (the input was read);
@@ -210,10 +211,16 @@ def fail_sql(exc: BaseException, query: str | None = None) -> typer.Exit:
     place in ``query`` (``LINE 1: ...`` and the caret) among them
     (:mod:`zhuoji.flows.cli.sqlerror`)."""
     from zhuoji.flows.cli.sqlerror import split_sql_error
+    from zhuoji.rules.messages import Message
 
     split = split_sql_error(str(exc), query)
     code = environment_errno(exc)
-    message = split.message if code is None else f"{os_error_text(code)}: {split.message}"
+    # DuckDB's words are shown as they are, in Chinese too (the kind "external")
+    message = (
+        Message("{d:external}", split.message)
+        if code is None
+        else Message("{why:oserror}: {d:external}", os_error_text(code), split.message)
+    )
     return fail(message, lines=split.lines, fields=split.fields)
 
 

@@ -395,8 +395,7 @@ def forget_command(
 ) -> None:
     """Drop every row of the named files (loaded or quarantined) from the warehouse.
 
-    The run is recorded in ingest_runs (command 'forget'). With --json: one object
-    {"run_id", "db", "forgotten", "unknown", "games", "hands"}.
+    The run is recorded in ingest_runs (command 'forget').
 
     Exit status: 0 when every path named a file of the database, 2 when one named none
     (the others are still forgotten) or on an error (a busy database, a full or read-only

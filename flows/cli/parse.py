@@ -276,8 +276,6 @@ def convert_command(
     source itself, and anything that is not a regular file (a folder, a device, a named
     pipe). Errors go to stderr.
 
-    With --json: one object {"source", "target", "encoding", "gzip", "games"}.
-
     Exit status: 0 when the target is written, 2 on any error.
     """
     use_lang(lang)

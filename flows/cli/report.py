@@ -549,9 +549,6 @@ def export_command(
 ) -> None:
     """Write the result of a query or a report to a file.
 
-    With --json: one object {"out", "format", "rows", "db"}; an error is one object
-    {"error": {"message"}} (a query's error with "details", "position" and "caret").
-
     The query runs as `zhuoji sql` runs it (read-only, one statement, no file access);
     this command writes the file, a batch of rows at a time, whole or not at all. An
     existing file is kept unless --force is given. Refused: the database itself (or its

@@ -128,10 +128,7 @@ def list_json() -> dict[str, Any]:
 
 @rules_app.command("list")
 def list_presets(json_output: JsonOption = False, lang: LangOption = None) -> None:
-    """The shipped presets by family: name, players, seed document and article, title.
-
-    With --json: one object {"default", "families": [{"family", "title", "tiles",
-    "presets": [{"name", "title", "players", "seed", "article", "extends", "default"}]}]}."""
+    """The shipped presets by family: name, players, seed document and article, title."""
     use_lang(lang)
     if use_json(json_output):
         print_json(list_json())
@@ -269,11 +266,7 @@ def show(
     json_output: JsonOption = False,
     lang: LangOption = None,
 ) -> None:
-    """Every setting of a preset with its resolved value (extends and --set applied).
-
-    With --json: one object {"name", "title", "family", "seed", "article", "extends",
-    "settings": {PATH: {"value", "description", "source", "set"}}} (every setting, in
-    the order above; --describe and --sources change only the text)."""
+    """Every setting of a preset with its resolved value (extends and --set applied)."""
     use_lang(lang)
     use_json(json_output)
     from zhuoji.rules.presets import resolve_ruleset
@@ -298,10 +291,7 @@ def diff(
     json_output: JsonOption = False,
     lang: LangOption = None,
 ) -> None:
-    """Only the settings whose values differ between two presets.
-
-    With --json: one object {"a", "b", "differences": [{"setting", "a", "b"}]} (in the
-    settings' order; empty when they agree)."""
+    """Only the settings whose values differ between two presets."""
     use_lang(lang)
     use_json(json_output)
     from zhuoji.rules.settings import RulesetError, diff_settings, format_setting
@@ -374,10 +364,7 @@ def matrix_json() -> dict[str, Any]:
 @rules_app.command("matrix")
 def matrix(json_output: JsonOption = False, lang: LangOption = None) -> None:
     """Every setting of every preset as markdown (docs/rules/presets.md): one table per
-    family, each under a ``### family NAME`` heading when there are several families.
-
-    With --json: one object {"families": [{"family", "presets", "settings": {PATH:
-    {PRESET: value}}}]}."""
+    family, each under a ``### family NAME`` heading when there are several families."""
     use_lang(lang)
     if use_json(json_output):
         print_json(matrix_json())

@@ -21,11 +21,7 @@ server_app = typer.Typer(
 @quiet_prefect()
 def status_command(json_output: JsonOption = False, lang: LangOption = None) -> None:
     """Whether the local server runs: its address, process, Prefect home and idle timeout.
-    Exit code 0 when it runs, 1 when it does not.
-
-    With --json: one object {"running", "prefect_home", "url", "pid", "prefect_version",
-    "up_seconds", "last_used_seconds", "idle_timeout_seconds"} (null where the server
-    does not run)."""
+    Exit code 0 when it runs, 1 when it does not."""
     use_lang(lang)
     use_json(json_output)
     from zhuoji.flows.runtime.prefect_server import LEASE_NAME, ReusedPrefectServer, idle_seconds
@@ -68,10 +64,7 @@ def status_command(json_output: JsonOption = False, lang: LangOption = None) -> 
 def stop_command(json_output: JsonOption = False, lang: LangOption = None) -> None:
     """Stop the local server, once the ingest runs using it end (the next run starts a
     new one). A run starting the server meanwhile is waited for, up to the server's start
-    timeout and a minute (ZHUOJI_SERVER_LOCK_SECONDS).
-
-    With --json: one object {"stopped", "prefect_home", "url", "pid"} (null where no
-    server ran); the line saying it waits goes to standard error."""
+    timeout and a minute (ZHUOJI_SERVER_LOCK_SECONDS)."""
     use_lang(lang)
     use_json(json_output)
     from prefect.settings import PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS

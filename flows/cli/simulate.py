@@ -100,10 +100,6 @@ def simulate(
 
     Same seed, same bytes. With --faults, that fraction of hands carries one defect, listed
     in OUT/faults.jsonl with the finding the audit must report.
-
-    With --json (no progress bar): one object {"out", "presets", "seed", "encoding",
-    "gzip", "files", "games", "hands", "written", "faults", "faults_manifest",
-    "faults_by_kind"}.
     """
     use_lang(lang)
     use_json(json_output)
