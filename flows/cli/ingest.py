@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from zhuoji.flows.cli.errors import EXIT_ERROR, describe_error, fail, is_debug, set_json_errors
+from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.cli.prefect_env import quiet_prefect
 from zhuoji.flows.text.terminal import make_console, safe
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from zhuoji.flows.ingest.discover import SkippedPath
+    from zhuoji.flows.ingest.prefect_run import ForgetSummary
     from zhuoji.flows.ingest.steps import RunSummary
     from zhuoji.rules.glossary import Lang
 
@@ -388,6 +390,7 @@ def forget_command(
         typer.Argument(help="Files (they need not exist any more) or folders: every file under."),
     ],
     db: Annotated[Path, typer.Option("--db", help="The DuckDB file.")] = Path("zhuoji.duckdb"),
+    json_output: JsonOption = False,
     lang: LangOption = None,
 ) -> None:
     """Drop every row of the named files (loaded or quarantined) from the warehouse.
@@ -399,6 +402,7 @@ def forget_command(
     disk).
     """
     use_lang(lang)
+    use_json(json_output)
     from rich.text import Text
 
     from zhuoji.flows.ingest.prefect_run import run_forget
@@ -408,6 +412,12 @@ def forget_command(
         summary = run_forget(paths, db)
     except WarehouseError as exc:
         raise fail(str(exc)) from None
+    if json_output:
+        print_json(forget_json(summary))
+        if summary.unknown:
+            use_json(False)  # the document above names them: one document on stdout
+            raise fail(f"not in the warehouse {db}: {', '.join(summary.unknown)}")
+        return
     console = make_console()
     for path in summary.forgotten:
         console.print(Text.assemble(("forgot", "cyan"), f" {safe(path)}"), soft_wrap=True)
@@ -423,3 +433,17 @@ def forget_command(
         )
     if summary.unknown:
         raise fail(f"not in the warehouse {db}: {', '.join(summary.unknown)}")
+
+
+def forget_json(summary: ForgetSummary) -> dict[str, Any]:
+    """The ``zhuoji forget --json`` object: the run (null when nothing was forgotten), the
+    files forgotten (sorted) with their games and hands, the arguments that named no file
+    of the database (in the order given)."""
+    return {
+        "run_id": summary.run_id,
+        "db": summary.db,
+        "forgotten": sorted(summary.forgotten),
+        "unknown": list(summary.unknown),
+        "games": summary.games,
+        "hands": summary.hands,
+    }

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from zhuoji.flows.cli.errors import EXIT_ERROR, describe_error, fail, is_debug, set_json_errors
+from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.text.terminal import make_console, safe
 
@@ -265,6 +266,7 @@ def convert_command(
     force: Annotated[
         bool, typer.Option("--force", help="Replace TARGET when it exists.")
     ] = False,
+    json_output: JsonOption = False,
     lang: LangOption = None,
 ) -> None:
     """Convert a log between the document and stream encodings (losslessly).
@@ -277,6 +279,7 @@ def convert_command(
     Exit status: 0 when the target is written, 2 on any error.
     """
     use_lang(lang)
+    use_json(json_output)
     from zhuoji.parsers.errors import MalformedLogError
     from zhuoji.parsers.read import parse_encoding
     from zhuoji.parsers.write import write_games
@@ -284,14 +287,13 @@ def convert_command(
     console = _console()
 
     def error(message: str) -> typer.Exit:
-        sys.stderr.write(f"error: {safe(message)}\n")
-        return typer.Exit(EXIT_MALFORMED)
+        return fail(message, EXIT_MALFORMED)
 
     if not source.exists():
         raise error(f"{source}: no such file")
     try:
         parse_encoding(source)
-        parse_encoding(target)
+        encoding, gzipped = parse_encoding(target)
     except ValueError as exc:
         raise error(str(exc)) from None
     # Written under a temporary name that keeps the suffix (it sets the encoding), then
@@ -315,4 +317,13 @@ def convert_command(
         raise error(str(exc)) from None
     except OSError as exc:
         raise error(describe_error(exc)) from None
+    if json_output:
+        print_json({
+            "source": str(source),
+            "target": str(target),
+            "encoding": encoding.value,
+            "gzip": gzipped,
+            "games": count,
+        })
+        return
     console.print(f"wrote {_plural(count, 'game')} to {safe(target)}", markup=False)

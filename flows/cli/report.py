@@ -27,7 +27,8 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zhuoji.flows.cli.errors import EXIT_ERROR, fail
+from zhuoji.flows.cli.errors import EXIT_ERROR, fail, fail_sql
+from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.text.terminal import echo, make_console, safe
 
@@ -149,16 +150,19 @@ def _fail(exc: Exception) -> typer.Exit:
 
 
 @contextmanager
-def _clear_errors() -> Iterator[None]:
-    """A warehouse or DuckDB error inside ends the command as one line."""
+def _clear_errors(query: str | None = None) -> Iterator[None]:
+    """A warehouse or DuckDB error inside ends the command as one line; DuckDB's with
+    the place in ``query`` under it (``LINE 1: ...`` and the caret)."""
     import duckdb
 
     from zhuoji.flows.warehouse.sqlfiles import WarehouseError
 
     try:
         yield
-    except (WarehouseError, duckdb.Error) as exc:
+    except WarehouseError as exc:
         raise _fail(exc) from None
+    except duckdb.Error as exc:
+        raise fail_sql(exc, query) from None
 
 
 class Query:
@@ -175,7 +179,7 @@ class Query:
 
     def rows(self) -> tuple[tuple[str, ...], Iterator[list[tuple[Any, ...]]]]:
         """The result's columns, and its rows a batch at a time (never all at once)."""
-        with _clear_errors():
+        with _clear_errors(self.text):
             self.con.execute(self.text, self.params)
             description = self.con.description or []
         columns = tuple(str(d[0]) for d in description)
@@ -186,7 +190,7 @@ class Query:
         if not any_columns:
             return
         while True:
-            with _clear_errors():
+            with _clear_errors(self.text):
                 batch = self.con.fetchmany(BATCH_ROWS)
             if not batch:
                 return
@@ -206,7 +210,7 @@ def open_query(
         params = parse_params(param) if report is not None else {}
         con = open_reader(db, sealed=True)
     try:
-        with _clear_errors():
+        with _clear_errors(sql):
             if report is not None:
                 text = read_report(report)
                 bound: Mapping[str, Any] | None = bind_report_parameters(
@@ -482,7 +486,7 @@ def _write_parquet(query: Query, f: IO[bytes], out: Path) -> int:
 
     rows = 0
     try:
-        with _clear_errors():
+        with _clear_errors(query.text):
             relation = query.con.sql(query.text, params=query.params)
             reader = None if relation is None else relation.to_arrow_reader(ARROW_BATCH_ROWS)
         found = pa.schema([]) if reader is None else reader.schema
@@ -492,7 +496,7 @@ def _write_parquet(query: Query, f: IO[bytes], out: Path) -> int:
         ])
         with pq.ParquetWriter(f, schema) as writer:
             while reader is not None:
-                with _clear_errors():
+                with _clear_errors(query.text):
                     try:
                         batch = reader.read_next_batch()
                     except StopIteration:
@@ -540,6 +544,7 @@ def export_command(
     force: Annotated[
         bool, typer.Option("--force", help="Replace the file when it exists.")
     ] = False,
+    json_output: JsonOption = False,
     lang: LangOption = None,
 ) -> None:
     """Write the result of a query or a report to a file.
@@ -553,6 +558,7 @@ def export_command(
     Exit status: 0 when the file is written, 2 on an error.
     """
     use_lang(lang)
+    use_json(json_output)
     if not out:
         raise typer.BadParameter("is empty; name the file to write", param_hint="--out")
     if (query is None) == (report is None):
@@ -569,4 +575,7 @@ def export_command(
         open_query(db, sql=query, report=report, param=param or []) as ready,
     ):
         rows = write_export(ready, target, chosen, path, db, force)
+    if json_output:
+        print_json({"out": out, "format": chosen.value, "rows": rows, "db": str(db)})
+        return
     echo(f"wrote {rows:,} rows to {safe(path)}")
