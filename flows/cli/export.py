@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["export_command"]
 
 
-def _text(english: str, lang: Lang, **fields: object) -> str:
+def _t(english: str, lang: Lang, **fields: object) -> str:
     from zhuoji.rules.glossary import text
 
     return text(english, lang, **fields)
@@ -80,7 +80,7 @@ def export_whole_database(
     from zhuoji.flows.warehouse.sqlfiles import WarehouseError
 
     if not out_text:
-        raise fail(_text("--database is empty; name the DuckDB file to write", lang))
+        raise fail(_t("--database is empty; name the DuckDB file to write", lang))
     out = Path(out_text)
     try:
         version = check_storage_version(storage_version)
@@ -95,7 +95,7 @@ def export_whole_database(
         result = write_whole(target, out, write, lambda: database_target(out, db, force))
     except ExportError as exc:
         fields = {k: safe(v) for k, v in exc.fields.items()}
-        raise fail(_text(exc.template, lang, **fields)) from None
+        raise fail(_t(exc.template, lang, **fields)) from None
     except WarehouseError as exc:
         raise fail(str(exc)) from None
     size = os.path.getsize(target)
@@ -104,7 +104,7 @@ def export_whole_database(
 
         sys.stdout.write(orjson.dumps(_result_json(out, db, result, size)).decode() + "\n")
         return
-    echo(_text(
+    echo(_t(
         "wrote {out}: {tables} tables ({rows} rows) and {views} views, DuckDB storage "
         "version {version} (DuckDB {readable} and later open it)",
         lang, out=safe(out), tables=len(result.tables), rows=f"{result.rows:,}",
@@ -191,7 +191,7 @@ def export_command(
                                           ("--report", report), ("--param", param),
                                           ("--format", fmt)) if value]
         if given:
-            raise fail(_text(
+            raise fail(_t(
                 "{options} and --database do not go together: --database writes the whole "
                 "warehouse, {options} a query's result", language, options=", ".join(given),
             ))
@@ -200,10 +200,10 @@ def export_command(
         return
     for name, value in (("--storage-version", storage_version), ("--json", json_output)):
         if value:
-            raise fail(_text("{option} goes with --database", language, option=name))
+            raise fail(_t("{option} goes with --database", language, option=name))
     if out is None:
         if query is None and report is None:
-            raise fail(_text(
+            raise fail(_t(
                 "give --database OUT.duckdb (the whole warehouse) or --out FILE with --sql "
                 "or --report (a query's result)", language,
             ))

@@ -430,3 +430,20 @@ def test_the_next_export_removes_what_a_killed_one_left(big: Path, tmp_path: Pat
     con = duckdb.connect(str(out), read_only=True)
     assert con.execute("SELECT count(*) FROM t").fetchone() == (20_000_000,)
     con.close()
+
+
+def test_every_message_of_the_export_has_its_chinese() -> None:
+    import ast
+
+    from zhuoji.rules.glossary import glossary
+
+    texts = glossary().texts
+    found = []
+    for path in (ROOT / "flows" / "warehouse" / "export.py", ROOT / "flows" / "cli" / "export.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in ("ExportError", "_t") and node.args
+                    and isinstance(node.args[0], ast.Constant)):
+                found.append(node.args[0].value)
+    assert len(found) >= 12
+    assert [english for english in found if english not in texts] == []
