@@ -117,17 +117,26 @@ def duckdb1(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         fcntl.flock(lock, fcntl.LOCK_EX)
         if _client_version(python) is not None:
             return python
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True,
-                       capture_output=True, timeout=300)
-        done = subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-             "duckdb<2"],
-            capture_output=True, text=True, timeout=900,
-        )  # fmt: skip
-        if done.returncode != 0 or _client_version(python) is None:
-            reason = (done.stderr.strip().splitlines() or ["no error printed"])[-1]
-            pytest.skip(f"no DuckDB 1.x client to open the export with: `pip install "
-                        f"'duckdb<2'` failed ({reason})")
+        steps = {
+            "python -m venv": [sys.executable, "-m", "venv", "--clear", str(venv)],
+            "pip install 'duckdb<2'": [str(python), "-m", "pip", "install", "--quiet",
+                                       "--disable-pip-version-check", "--retries", "2",
+                                       "duckdb<2"],
+        }
+        for name, step in steps.items():
+            try:
+                done = subprocess.run(step, capture_output=True, text=True, timeout=900)
+            except subprocess.TimeoutExpired:
+                reason = "no answer in 900 s"
+            else:
+                if done.returncode == 0:
+                    continue
+                reason = (done.stderr.strip().splitlines() or ["no error printed"])[-1]
+            pytest.skip(f"no DuckDB 1.x client to open the export with: `{name}` failed "
+                        f"({reason})")
+        if _client_version(python) is None:
+            pytest.skip("no DuckDB 1.x client to open the export with: `pip install "
+                        "'duckdb<2'` installed none that imports")
     return python
 
 
