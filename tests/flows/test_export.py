@@ -25,6 +25,7 @@ import duckdb
 import pytest
 
 from tests.flows.test_cli_conventions import zhuoji
+from tests.flows.test_cli_environment import TinyDisk, tiny_disk  # noqa: F401 (a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"
@@ -315,6 +316,17 @@ def test_a_file_a_duckdb_client_may_write_to_is_not_replaced(db: Path, tmp_path:
     finally:
         reader.close()
     assert sorted(p.name for p in tmp_path.iterdir() if "bi.duckdb" in p.name) == ["bi.duckdb"]
+
+
+def test_a_full_disk_ends_the_export_in_one_line_and_leaves_nothing(
+    db: Path, tiny_disk: TinyDisk  # noqa: F811 (the fixture)
+) -> None:
+    # a real 2 MB tmpfs: the sample's warehouse (5.5 MB) does not fit
+    before = _digest(db)
+    out = tiny_disk.folder / "bi.duckdb"
+    line = _one_line(_export(db, out))
+    assert "no space left on device" in line, line
+    assert list(tiny_disk.folder.iterdir()) == [] and _digest(db) == before
 
 
 def test_the_options_of_the_two_exports_do_not_mix(db: Path, tmp_path: Path) -> None:
