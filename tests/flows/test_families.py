@@ -124,7 +124,8 @@ def test_the_report_command_prints_one_ranking_per_family(db: Path) -> None:
     assert [r["family"] for r in records] == sorted(r["family"] for r in records)
     assert {r["family"] for r in records} == {"changsha", "guizhou"}
     csv = runner.invoke(app, ["report", "leaderboard", "--db", str(db), "-f", "csv"])
-    assert csv.stdout.splitlines()[0].startswith("family,rank,player_id,hands,net_score,")
+    assert csv.stdout.splitlines()[0].startswith(
+        "family,rank,player_id,player_name,hands,net_score,")
     one = runner.invoke(app, ["sql", "SELECT * FROM reports.leaderboard WHERE family = "
                               "'changsha'", "--db", str(db), "-f", "json"])
     assert json.loads(one.output) == [r for r in records if r["family"] == "changsha"]
