@@ -429,6 +429,7 @@ def _run_counts(seen: int, outcomes: Sequence[Any]) -> dict[str, Any]:
         "hands": sum(o.hands for o in loaded),
         "violations": sum(o.violations for o in loaded),
         "mismatches": sum(o.mismatches for o in loaded),
+        "disputed_hands": sum(o.disputed_hands for o in loaded),
     }
 
 

@@ -196,10 +196,13 @@ def ingest_command(
     new path with the content of one that is gone takes over its rows (renamed).
 
     Prints the files seen, loaded, skipped and quarantined (each quarantined file with its
-    reason), the games, hands, violations and mismatches. With --json: one object {"run_id",
-    "db", "runner", "workers", "files_seen", "files_loaded", "files_skipped",
-    "files_quarantined", "games", "hands", "violations", "mismatches", "seconds",
-    "quarantined": [{"file", "reason"}]}; an error is one object {"error": {"message"}}.
+    reason), the games, hands, violations (illegal moves), disputed hands (hands whose
+    record differs from the recomputation) and settlement findings (a disputed hand has
+    one or more). With --json: one object {"run_id", "db", "runner", "workers",
+    "files_seen", "files_loaded", "files_skipped", "files_quarantined", "games", "hands",
+    "violations", "disputed_hands", "settlement_findings", "mismatches" (the older name of
+    settlement_findings, kept), "seconds", "quarantined": [{"file", "reason"}]}; an error
+    is one object {"error": {"message"}}.
 
     A small run (at most 1 MiB of logs, no --workers) with no Prefect server configured
     (PREFECT_API_URL, in the environment or a Prefect profile) runs in this process
@@ -325,7 +328,9 @@ def summary_json(summary: RunSummary, skipped: Sequence[SkippedPath] = ()) -> di
         "games": summary.games,
         "hands": summary.hands,
         "violations": summary.violations,
-        "mismatches": summary.mismatches,
+        "disputed_hands": summary.disputed_hands,
+        "settlement_findings": summary.settlement_findings,
+        "mismatches": summary.mismatches,  # the older name of settlement_findings
         "files_reaudited": summary.files_reaudited,
         "files_renamed": summary.files_renamed,
         "files_pruned": summary.files_pruned,
@@ -372,7 +377,8 @@ def render_summary(summary: RunSummary, lang: Lang = "en") -> Table:
         ("games", f"{summary.games:,}"),
         ("hands", f"{summary.hands:,}"),
         ("violations", f"{summary.violations:,}"),
-        ("mismatches (disputed hands)", f"{summary.mismatches:,}"),
+        ("disputed hands", f"{summary.disputed_hands:,}"),
+        ("settlement findings", f"{summary.settlement_findings:,}"),
         ("runner", t("{runner}, {workers} workers", runner=summary.runner,
                      workers=summary.workers)),
         ("engine", summary.engine_version),

@@ -315,14 +315,40 @@ def _write_table(
         )
 
 
-def _list_reports() -> None:
+def _list_reports(fmt: OutputFormat = OutputFormat.TABLE) -> None:
+    """The reports of ``sql/reports/`` (the dashboard's own queries are none): one line
+    each; with ``--format json`` an array of ``{"name", "description", "parameters",
+    "view"}`` (``view``: ``reports.NAME``, null for a report with parameters), with
+    ``csv`` those as columns (the parameters separated by spaces)."""
+    from zhuoji.flows.warehouse.catalog import REPORT_SCHEMA
     from zhuoji.flows.warehouse.reports import report_description, report_names, report_parameters
 
-    for report in report_names():
-        wanted = " ".join(f"--param {p}=..." for p in report_parameters(report))
-        echo(
-            f"{report:24} {report_description(report)}" + (f"  [{wanted}]" if wanted else "")
+    listed = [
+        (name, report_description(name), report_parameters(name)) for name in report_names()
+    ]
+    views = [None if wanted else f"{REPORT_SCHEMA}.{name}" for name, _, wanted in listed]
+    if fmt is OutputFormat.JSON:
+        import orjson
+
+        records = [
+            {"name": name, "description": text, "parameters": list(wanted), "view": view}
+            for (name, text, wanted), view in zip(listed, views, strict=True)
+        ]
+        sys.stdout.write(orjson.dumps(records, option=orjson.OPT_INDENT_2).decode() + "\n")
+        return
+    if fmt is OutputFormat.CSV:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["name", "description", "parameters", "view"])
+        writer.writerows(
+            [name, text, " ".join(wanted), view or ""]
+            for (name, text, wanted), view in zip(listed, views, strict=True)
         )
+        sys.stdout.write(buffer.getvalue())
+        return
+    for name, text, wanted in listed:
+        options = " ".join(f"--param {p}=..." for p in wanted)
+        echo(f"{name:24} {text}" + (f"  [{options}]" if options else ""))
 
 
 def report_command(
@@ -348,7 +374,7 @@ def report_command(
     """
     language = use_lang(lang)
     if list_reports or name is None:
-        _list_reports()
+        _list_reports(fmt)
         if name is None and not list_reports:
             raise typer.Exit(EXIT_ERROR)
         return

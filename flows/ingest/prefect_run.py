@@ -289,7 +289,8 @@ def summary_markdown(summary: RunSummary) -> str:
         ("games", summary.games),
         ("hands", summary.hands),
         ("violations", summary.violations),
-        ("mismatches (disputed hands)", summary.mismatches),
+        ("disputed hands", summary.disputed_hands),
+        ("settlement findings", summary.settlement_findings),
     ]
     lines = [
         f"# zhuoji ingest run {summary.run_id} into `{summary.db}`",
@@ -388,6 +389,7 @@ def run_forget(paths: Sequence[str], db: str | Path = "zhuoji.duckdb") -> Forget
                 "hands": 0,
                 "violations": 0,
                 "mismatches": 0,
+                "disputed_hands": 0,
             },
         )
     finally:

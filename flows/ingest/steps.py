@@ -58,13 +58,19 @@ class RunSummary:
     games: int
     hands: int
     violations: int
-    mismatches: int
+    mismatches: int  # settlement findings (hands.mismatches summed)
     seconds: float
     quarantined: tuple[tuple[str, str], ...]  # (path, first reason) per quarantined file
     renamed: tuple[tuple[str, str], ...] = ()  # (old path, new path): rows moved
     reaudited: tuple[tuple[str, str], ...] = ()  # (path, reason): unchanged, audited again
     pruned: tuple[str, ...] = ()  # vanished files whose rows were dropped (--prune)
     engine_version: str = ""
+    disputed_hands: int = 0  # hands with a settlement finding (hands.disputed)
+
+    @property
+    def settlement_findings(self) -> int:
+        """The settlement findings in the run's hands (the older name: ``mismatches``)."""
+        return self.mismatches
 
     @property
     def files_renamed(self) -> int:
@@ -170,6 +176,7 @@ class _Totals:
     hands: int = 0
     violations: int = 0
     mismatches: int = 0
+    disputed_hands: int = 0
     quarantined: list[tuple[str, str]] = field(default_factory=list)
 
     def counts(self, plan: FilePlan) -> dict[str, int]:
@@ -183,6 +190,7 @@ class _Totals:
             "hands": self.hands,
             "violations": self.violations,
             "mismatches": self.mismatches,
+            "disputed_hands": self.disputed_hands,
         }
 
     def add(self, outcome: FileOutcome) -> None:
@@ -194,6 +202,7 @@ class _Totals:
         self.hands += outcome.hands
         self.violations += outcome.violations
         self.mismatches += outcome.mismatches
+        self.disputed_hands += outcome.disputed_hands
 
 
 
@@ -551,6 +560,7 @@ def ingest_steps(
                 "hands": totals.hands,
                 "violations": totals.violations,
                 "mismatches": totals.mismatches,
+                "disputed_hands": totals.disputed_hands,
             },
         )
         active.finished = True
@@ -580,10 +590,11 @@ def ingest_steps(
         reaudited=plan.reaudited,
         pruned=plan.pruned,
         engine_version=ENGINE_VERSION,
+        disputed_hands=totals.disputed_hands,
     )
     logger.info(
         "run %d into %s: %d files seen, %d loaded, %d skipped, %d quarantined; "
-        "%d games, %d hands, %d violations, %d mismatches",
+        "%d games, %d hands, %d violations, %d disputed hands, %d settlement findings",
         summary.run_id,
         db,
         summary.files_seen,
@@ -593,6 +604,7 @@ def ingest_steps(
         summary.games,
         summary.hands,
         summary.violations,
+        summary.disputed_hands,
         summary.mismatches,
     )
     steps.publish(summary)

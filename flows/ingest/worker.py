@@ -226,7 +226,7 @@ def _audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome
     errors: list[FileError] = []
     game_ids: list[str] = []
     uses: set[RulesetUse] = set()
-    hands = violations = mismatches = 0
+    hands = violations = mismatches = disputed = 0
     try:
         for item in generate_audits(path, INGEST_AUDIT, sink=content):
             if isinstance(item, FileFault):
@@ -247,6 +247,7 @@ def _audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome
             hands += counts.hands
             violations += counts.violations
             mismatches += counts.mismatches
+            disputed += counts.disputed_hands
             if buffer.pending_hands >= FLUSH_HANDS:
                 buffer.flush()
         if not content.complete:  # the file could not be opened: this raises the reason
@@ -276,6 +277,7 @@ def _audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome
         hands=hands,
         violations=violations,
         mismatches=mismatches,
+        disputed_hands=disputed,
         game_ids=tuple(game_ids),
         engine_version=ENGINE_VERSION,
         rulesets=tuple(sorted(uses, key=_use_key)),
