@@ -125,16 +125,19 @@ def _first_line(exc: BaseException) -> str:
 def report_crash(flow: Flow[Any, Any], flow_run: FlowRun, state: State[Any]) -> None:
     """``on_crashed`` of :data:`inbox_flow`, run by the serving process when a run's
     process ended without finishing (Prefect's runner marked the run Crashed): mark the
-    run's ingest subflow Crashed too (nothing else would until the next ingest), and
-    print the line."""
+    run's ingest subflow Crashed too (else only the server's automation would, once the
+    subflow's heartbeats are overdue), and print the line."""
     from prefect.client.orchestration import get_client
 
-    with get_client(sync_client=True) as client:
-        name = client.read_flow_run(flow_run.id).name  # the runner's copy has the old name
+    name = flow_run.name
     reason = (state.message or state.name or "crashed").strip()
-    subflows = crash_subflows(
-        flow_run.id, f"its deployment run {name} crashed: {reason}"
-    )
+    subflows: list[str] = []
+    try:  # the line is printed even should the API fail (the automation marks them then)
+        with get_client(sync_client=True) as client:
+            name = client.read_flow_run(flow_run.id).name  # the runner's copy: the old name
+        subflows = crash_subflows(flow_run.id, f"its deployment run {name} crashed: {reason}")
+    except Exception:
+        pass
     if subflows:
         say(
             "{time} ERROR {run} crashed: {reason}; marked crashed with it: {subflows}",
