@@ -46,6 +46,7 @@ import duckdb
 from prefect import flow, get_run_logger, tags, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
+from prefect.context import FlowRunContext
 from prefect.futures import PrefectFuture
 from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
@@ -471,7 +472,13 @@ def run_flow(
             check_workers_reach_api(dask_address, api_url)
             # runs before the temporary server (if any) stops
             stack.callback(drain_workers, dask_address)
-        stack.enter_context(temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}))
+        if FlowRunContext.get() is None:
+            # no heartbeat (about a second less per run); a subflow of a deployment's run
+            # beats as its parent does, to be marked crashed should its process die
+            # (zhuoji.flows.runtime.heartbeats)
+            stack.enter_context(
+                temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None})
+            )
         name = run_name(request.db, datetime.now(UTC))
         stack.enter_context(tags(*run_tags(request.db)))
         configured = ingest_flow.with_options(task_runner=runner, flow_run_name=lambda: name)
