@@ -36,7 +36,7 @@ board AS (
     GROUP BY g.family, hp.player_id
 )
 SELECT
-    b.family,             -- the rule family of the ranking (games.family): guizhou or changsha; NULL for games whose ruleset no longer resolves
+    b.family,             -- the rule family of the ranking (games.family) (a name from the family registry); NULL for games whose ruleset no longer resolves
     b.rank,               -- 1 for the best net score in the family (ties by player id)
     b.player_id,          -- the log's player id (players.player_id)
     n.name AS player_name,  -- the player's display name in the latest game that gives one (players.name); NULL when no log names the player
