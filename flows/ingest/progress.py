@@ -6,14 +6,17 @@ when the whole chunk is done; a run of a few chunks would show its progress bar 
 for seconds, then jump. So the worker also says each file it finishes, as it finishes it
 (:func:`report_file`): one datagram on a local Unix socket naming the file and its
 hands, sent without waiting and dropped if nothing listens. The run's process listens
-while its progress bar shows (:class:`ProgressListener`).
+while its progress bar shows on a terminal (:class:`ProgressListener`).
 
-The socket's address is derived from the run's staging folder, which every task is given
-already (:func:`progress_address`): on Linux a name in the abstract namespace (no file,
-nothing left behind by a killed run), elsewhere a socket file in the staging folder. A
-worker of the local pool, of a Dask cluster on the same machine or the ingest process
-itself (a run without workers) reaches it; a Dask worker on another machine reaches
-nothing and its files count when its chunk returns, as before.
+The listener binds a socket of a random name (on Linux in the abstract namespace: no
+file, nothing left behind by a killed run; elsewhere ``progress.sock`` in the staging
+folder) and writes the address in the run's staging folder (:data:`ADDRESS_FILE`),
+which every task is given already; a worker reads it once per chunk
+(:func:`progress_address`). A worker of the local pool, of a Dask cluster on the same
+machine or the ingest process itself (a run without workers) reaches it; a Dask worker on
+another machine reaches nothing, and no worker tries when nobody listens (no address
+file): their files count when their chunk returns, as before. The name being random, no
+other process can take it first and read the run's file names.
 
 The messages are not trusted: a datagram that does not name a file the run processes is
 ignored, and each file counts once (:class:`ProgressListener`).
@@ -24,44 +27,68 @@ Imports only the standard library: a worker imports it.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
+import secrets
 import socket
 import sys
 import threading
 from collections.abc import Callable
 from types import TracebackType
 
-__all__ = ["ProgressListener", "progress_address", "report_file"]
+__all__ = ["ADDRESS_FILE", "ProgressListener", "progress_address", "report_file"]
+
+ADDRESS_FILE = "progress-address"
+"""The file in a run's staging folder that holds where its progress is said: ``@`` and
+an abstract socket name, or a socket file's path."""
 
 _SOCKET_NAME = "progress.sock"
 _MAX_PATH_ADDRESS = 100  # bytes of a socket file's path (the system's limit is 104 to 108)
 _MAX_DATAGRAM = 65536
 
+Address = str | bytes
+"""A Unix socket's address: a path, or (bytes, Linux) a name in the abstract namespace."""
 
-def progress_address(staging_dir: str) -> str | bytes | None:
-    """Where the progress of the run staging in ``staging_dir`` is said: an abstract name
-    (Linux), else the socket file in the folder; ``None`` where neither can be had (no
-    Unix sockets, or a path too long for one)."""
+
+def _new_address(staging_dir: str) -> Address | None:
+    """A fresh address for a run's listener; ``None`` where none can be had (no Unix
+    sockets, or a socket file's path too long)."""
     if not hasattr(socket, "AF_UNIX"):
         return None
     if sys.platform.startswith("linux"):
-        digest = hashlib.sha256(staging_dir.encode("utf-8", "surrogateescape")).hexdigest()
-        return b"\0zhuoji-ingest-progress-" + digest[:32].encode("ascii")
+        return b"\0zhuoji-ingest-progress-" + secrets.token_hex(16).encode("ascii")
     path = os.path.join(staging_dir, _SOCKET_NAME)
     return path if len(os.fsencode(path)) <= _MAX_PATH_ADDRESS else None
+
+
+def _address_text(address: Address) -> str:
+    if isinstance(address, bytes):
+        return "@" + address[1:].decode("ascii")
+    return address
+
+
+def progress_address(staging_dir: str) -> Address | None:
+    """Where the run staging in ``staging_dir`` listens for its workers' reports;
+    ``None`` when it does not (no terminal, no bar), or the folder is not on this
+    machine."""
+    try:
+        with open(os.path.join(staging_dir, ADDRESS_FILE), encoding="utf-8") as handle:
+            text = handle.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if text.startswith("@"):
+        return b"\0" + text[1:].encode("ascii", "replace")
+    return text or None
 
 
 _SENDER: dict[str, socket.socket] = {}
 """This process's sending socket (one, made at its first report)."""
 
 
-def report_file(staging_dir: str, path: str, hands: int) -> None:
+def report_file(address: Address | None, path: str, hands: int) -> None:
     """Say that the file ``path`` is done, with its ``hands`` loaded (0 if quarantined),
-    to the run staging in ``staging_dir``. Never waits, never raises: a full socket
-    buffer, nobody listening or no socket at all loses the message (the file still
-    counts when its chunk returns)."""
-    address = progress_address(staging_dir)
+    to the run listening at ``address`` (:func:`progress_address`; ``None``: nobody).
+    Never waits, never raises: a full socket buffer or nobody listening any more loses
+    the message (the file still counts when its chunk returns)."""
     if address is None:
         return
     try:
@@ -78,8 +105,8 @@ def report_file(staging_dir: str, path: str, hands: int) -> None:
 class ProgressListener:
     """Receive the run's per-file reports (:func:`report_file`) in a thread while a
     ``with`` block runs; ``on_file(path, hands)`` is called (in that thread) for each
-    report of a file of ``paths``, the first time only. Where no socket can be had (see
-    :func:`progress_address`) it listens to nothing."""
+    report of a file of ``paths``, the first time only. Where no socket can be had (no
+    Unix sockets, a socket file's path too long) it listens to nothing."""
 
     def __init__(
         self, staging_dir: str, paths: set[str], on_file: Callable[[str, int], None]
@@ -91,20 +118,27 @@ class ProgressListener:
         self._socket: socket.socket | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._named = ""
 
     def __enter__(self) -> ProgressListener:
-        address = progress_address(self.staging_dir)
+        address = _new_address(self.staging_dir)
         if address is None:
             return self
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        named = os.path.join(self.staging_dir, ADDRESS_FILE)
         try:
             if isinstance(address, str):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(address)
             listener.bind(address)
-        except OSError:  # (another listener has the name: progress counts by chunk)
+            written = f"{named}.{os.getpid()}.tmp"
+            with open(written, "w", encoding="utf-8") as handle:
+                handle.write(_address_text(address) + "\n")
+            os.replace(written, named)  # whole or not at all, for a worker reading it
+        except OSError:  # progress counts by chunk, as without a terminal
             listener.close()
             return self
+        self._named = named
         listener.settimeout(1.0)
         self._socket = listener
         self._thread = threading.Thread(
@@ -141,6 +175,8 @@ class ProgressListener:
         listener, self._socket = self._socket, None
         if listener is None:
             return
+        with contextlib.suppress(OSError):
+            os.unlink(self._named)  # no worker sends any more
         address = listener.getsockname()
         try:  # the receiving thread wakes at once, and ends
             with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as waker:

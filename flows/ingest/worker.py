@@ -36,7 +36,7 @@ from zhuoji.flows.audit.service import (
     generate_audits,
 )
 from zhuoji.flows.ingest.discover import ContentDigest, FileDigest, digest_file
-from zhuoji.flows.ingest.progress import report_file
+from zhuoji.flows.ingest.progress import progress_address, report_file
 from zhuoji.flows.warehouse.rows import FileError, FileOutcome, FileStatus, RowBuffer, RulesetUse
 from zhuoji.parsers.errors import MalformedLogError
 from zhuoji.parsers.models import INT32_MAX, INT32_MIN
@@ -358,11 +358,12 @@ def process_files(files: Sequence[FileDigest], staging_dir: str) -> list[FileOut
     buffer = RowBuffer(shard_dir_for(staging_dir, files[0].path))
     try:
         outcomes: list[FileOutcome] = []
+        listener = progress_address(staging_dir)  # None: nobody listens
         with rare_collections():
             for digest in files:
                 outcome = _audit_tries(digest, buffer)
                 outcomes.append(outcome)
-                report_file(staging_dir, outcome.path, outcome.hands)
+                report_file(listener, outcome.path, outcome.hands)
         if not any(o.status is FileStatus.LOADED for o in outcomes):
             buffer.abort()
             return outcomes
