@@ -95,8 +95,11 @@ def first_start() -> bool:
     """Whether a local server started now would create its database: Prefect's SQLite
     file (in ``PREFECT_HOME`` unless configured elsewhere) does not exist yet. A database
     of another kind (PostgreSQL) is taken to exist."""
-    url = get_current_settings().server.database.connection_url
-    text = url.get_secret_value() if url is not None else ""
+    try:
+        url = get_current_settings().server.database.connection_url
+        text = url.get_secret_value() if url is not None else ""
+    except (AttributeError, ValueError):  # settings of another shape: say nothing of it
+        return False
     if not text.startswith("sqlite") or ":///" not in text:
         return False
     path = text.split(":///", 1)[1].split("?", 1)[0]
