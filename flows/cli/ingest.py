@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from zhuoji.flows.ingest.discover import SkippedPath
     from zhuoji.flows.ingest.prefect_run import ForgetSummary
     from zhuoji.flows.ingest.steps import RunSummary
+    from zhuoji.flows.runtime.temporary_server import ServerStart
     from zhuoji.rules.glossary import Lang
 
 def log_plain_run() -> None:
@@ -128,6 +129,31 @@ def exit_when_server_lost(db: Path) -> Callable[[str], None]:
         os._exit(EXIT_ERROR)
 
     return lost
+
+
+def announce_server_start(lang: Lang) -> Callable[[ServerStart], None]:
+    """What ``zhuoji ingest`` says on standard error when a local Prefect server is
+    started for its run (a first start in a Prefect home takes seconds: its database is
+    created), in ``lang``: a line as it starts and one when it answers."""
+    from zhuoji.rules.glossary import text
+
+    def say(start: ServerStart) -> None:
+        if start.seconds is None:
+            line = text(
+                "starting a local Prefect server (the first start takes about {seconds} s) ..."
+                if start.first
+                else "starting a local Prefect server (about {seconds} s) ...",
+                lang,
+                seconds=f"{start.expected:g}",
+            )
+        else:
+            line = text("local Prefect server started in {seconds} s", lang,
+                        seconds=f"{start.seconds:.1f}")
+        with suppress(OSError, ValueError):  # a closed standard error: the run goes on
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+
+    return say
 
 
 @quiet_prefect()
@@ -259,6 +285,7 @@ def ingest_command(
             prefect=prefect,
             found=found,
             on_server_lost=exit_when_server_lost(db),
+            on_server_start=None if quiet or json_output else announce_server_start(language),
         )
     except (InputPathError, WarehouseError, DaskClusterError) as exc:
         raise fail(str(exc)) from None

@@ -71,6 +71,7 @@ from zhuoji.flows.runtime.dask_cluster import (
 )
 from zhuoji.flows.runtime.pool import ForkServerTaskRunner, current_pool_repair, start_fork_server
 from zhuoji.flows.runtime.prefect_api import prefect_api
+from zhuoji.flows.runtime.temporary_server import ServerStart
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.rows import FileOutcome
 from zhuoji.flows.warehouse.store import KnownFile
@@ -434,7 +435,9 @@ def dask_worker_count(dask_address: str) -> int:
 
 
 def run_flow(
-    request: RunRequest, on_server_lost: Callable[[str], None] | None = None
+    request: RunRequest,
+    on_server_lost: Callable[[str], None] | None = None,
+    on_server_start: Callable[[ServerStart], None] | None = None,
 ) -> RunSummary:
     """Run ``request`` (checked by :func:`zhuoji.flows.ingest.steps.prepare_run`) as the ingest
     flow.
@@ -446,7 +449,8 @@ def run_flow(
     is named and tagged after the database (:func:`run_name`, :func:`run_tags`); its paths
     and files go in a manifest in the system's temporary folder, removed at the end.
     ``on_server_lost``: called should the local Prefect server go away during the run (see
-    :func:`prefect_api`); the command line ends the process there."""
+    :func:`prefect_api`); the command line ends the process there. ``on_server_start``:
+    told when a local Prefect server is started for the run, and when it answers."""
     dask_address = request.dask_address
     if dask_address:
         n_workers = dask_worker_count(dask_address)
@@ -467,7 +471,7 @@ def run_flow(
     inline = len(json.dumps(list(request.args))) <= MANIFEST_INLINE_BYTES
     with ExitStack() as stack:
         stack.callback(manifest.unlink, missing_ok=True)
-        api_url = stack.enter_context(prefect_api(on_server_lost))
+        api_url = stack.enter_context(prefect_api(on_server_lost, on_server_start))
         if dask_address:
             check_workers_reach_api(dask_address, api_url)
             # runs before the temporary server (if any) stops
