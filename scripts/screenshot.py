@@ -13,7 +13,9 @@ settlement: ``hand-replay-1.png`` to ``-3.png``; the same in Chinese, from the s
 ``zh/`` twin: ``hand-replay-zh-1.png`` to ``-3.png``, with the whole Chinese hand page
 ``hand-zh.png`` and overview ``overview-zh.png``), and the panels of the pages whose faults
 were fixed (``hands-per-day.png``, ``illegal-by-player.png``, ``disputed-list.png``,
-``patterns.png``, ``player-rates.png``, ``code-rule.png``, ``hand-header.png``).
+``patterns.png``, ``player-rates.png``, ``code-rule.png``, ``hand-header.png``), and the
+hand page on a phone, 390 px wide, in English and in Chinese (its first screens:
+``hand-phone.png``, ``hand-phone-zh.png``).
 
 The module also holds the small Chrome DevTools Protocol client the dashboard's browser
 test uses (:class:`HeadlessChromium`): no browser download, no Node, only ``websockets``.
@@ -427,6 +429,7 @@ def _run_counts(seen: int, outcomes: Sequence[Any]) -> dict[str, Any]:
         "hands": sum(o.hands for o in loaded),
         "violations": sum(o.violations for o in loaded),
         "mismatches": sum(o.mismatches for o in loaded),
+        "disputed_hands": sum(o.disputed_hands for o in loaded),
     }
 
 
@@ -484,6 +487,15 @@ def photograph_pages(browser: HeadlessChromium, site: Path, folder: Path) -> lis
             browser.screenshot_element("#replay-panel", folder / f"hand-replay-zh-{n}.png")
         )
     written.append(browser.screenshot_element("main", folder / "hand-zh.png"))
+    # the same hand on a phone: its first screens (the header, the seats, the replay)
+    width, height = browser.width, browser.height
+    browser.resize(390, 844)
+    try:
+        for page, name in ((hand, "hand-phone.png"), (chinese, "hand-phone-zh.png")):
+            open_page(page)
+            written.append(browser.screenshot(folder / name, max_height=1700))
+    finally:
+        browser.resize(width, height)
     open_page(site / "zh" / "index.html")
     written.append(browser.screenshot_element("main", folder / "overview-zh.png"))
     open_page(site / "index.html")

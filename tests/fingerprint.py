@@ -23,7 +23,9 @@ What the fingerprint leaves out, and why (nothing else is left out):
   is still being written; their own tests audit those games against their manifest.
 
 The reports are those without parameters, and ``player_history`` once per player (in id
-order); their columns are filtered by the same names.
+order), and the dashboard's own queries without parameters (``sql/internal/``, under the
+``report:`` labels they had when they were reports); their columns are filtered by the
+same names.
 
 When the sample data or the engine's results change on purpose, regenerate the file with
 
@@ -130,7 +132,12 @@ def _csv(con: duckdb.DuckDBPyConnection, sql: str, root: str,
 def export(db: Path, sample: Path = SAMPLE) -> dict[str, bytes]:
     """Every table (``table:NAME``, rows by key, then by every column) and report
     (``report:NAME``) as CSV bytes, the excluded columns left out."""
-    from zhuoji.flows.warehouse.reports import read_report, report_names, report_parameters
+    from zhuoji.flows.warehouse.reports import (
+        internal_names,
+        read_query,
+        report_names,
+        sql_parameters,
+    )
 
     root = sample.resolve().as_posix()
     exports: dict[str, bytes] = {}
@@ -150,8 +157,8 @@ def export(db: Path, sample: Path = SAMPLE) -> dict[str, bytes]:
                 con, f'SELECT {select} FROM "{table}" ORDER BY {order}', root)
         players = [str(r[0]) for r in con.execute(
             "SELECT player_id FROM players ORDER BY player_id").fetchall()]
-        for name in report_names():
-            wanted = report_parameters(name)
+        for name in sorted([*report_names(), *internal_names()]):
+            wanted = sql_parameters(read_query(name))
             if wanted == ("player",):
                 bindings = [{"player": p} for p in players]
             elif not wanted:
@@ -159,7 +166,7 @@ def export(db: Path, sample: Path = SAMPLE) -> dict[str, bytes]:
             else:
                 continue  # the dashboard's paged reports: views over the tables above
             for params in bindings:
-                sql = read_report(name).rstrip().rstrip(";")
+                sql = read_query(name).rstrip().rstrip(";") + "\n"  # (a last line's comment)
                 probe = con.execute(f"SELECT * FROM ({sql}) LIMIT 0", params or None)
                 kept = [str(d[0]) for d in probe.description or []
                         if str(d[0]) not in VERSION_COLUMNS | REPORT_CLOCK_COLUMNS]

@@ -57,6 +57,7 @@ __all__ = [
     "FileFault",
     "GameAudit",
     "GameFault",
+    "audit_read_game",
     "audit_with_steps",
     "beyond_range",
     "generate_audits",
@@ -197,6 +198,13 @@ def generate_audits(
         audited = _game_audit(name, item, options)
         faulted = faulted or audited.error is not None
         yield audited
+
+
+def audit_read_game(path: str, game: Game, options: AuditOptions | None = None) -> GameAudit:
+    """One game of ``path`` already read, resolved and audited as ``options`` say, as
+    :func:`generate_audits` does each game it reads (a hand's page, which reads its file
+    once for the replay, audits only the game it shows)."""
+    return _game_audit(path, game, _DEFAULT if options is None else options)
 
 
 def _game_audit(path: str, game: Game, options: AuditOptions) -> GameAudit:

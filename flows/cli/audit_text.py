@@ -9,12 +9,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from zhuoji.flows.audit.files import GameAudit
+from zhuoji.flows.text.verdict import explanation_lines, hand_verdict
+from zhuoji.flows.text.verdict import name_zh as _name_zh
+from zhuoji.flows.text.verdict import seat_text as _seat
 from zhuoji.rules.audit import HandAudit
 from zhuoji.rules.events import SmallWin
 from zhuoji.rules.facts import DiscardFact, Outcome, SeatFacts
 from zhuoji.rules.families import family_of
-from zhuoji.rules.glossary import Lang, expand, render, text, tiles_zh, with_names_zh, zh
-from zhuoji.rules.ledger import Ledger, format_amount, generate_item_differences, with_names
+from zhuoji.rules.glossary import Lang, expand, render, text, tiles_zh, zh
+from zhuoji.rules.ledger import Ledger, format_amount, generate_item_differences
 from zhuoji.rules.melds import Meld, MeldKind
 from zhuoji.rules.replay import HandReplay
 from zhuoji.rules.tiles import format_tiles
@@ -31,14 +34,6 @@ _MELD_TEXT = {
 
 def _t(english: str, lang: Lang, family: str | None = None, /, **fields: object) -> str:
     return text(english, lang, family, **fields)
-
-
-def _seat(seat: int | None, names: Sequence[str], lang: Lang = "en") -> str:
-    if seat is None:
-        return "-"
-    if seat < len(names) and names[seat]:
-        return _t("seat {seat} ({name})", lang, seat=seat, name=names[seat])
-    return _t("seat {seat}", lang, seat=seat)
 
 
 def _term(section: str, key: str, lang: Lang, family: str | None = None) -> str:
@@ -184,81 +179,11 @@ def format_deltas(hand: HandAudit, names: Sequence[str], lang: Lang = "en", *,
     return out
 
 
-def _name_zh(name: str, family: str | None = None) -> str:
-    """The Chinese of a pattern, bonus or ledger reason name (the name when it has none)."""
-    from zhuoji.rules.glossary import glossary
-
-    terms = glossary(family).terms
-    for section in ("pattern", "reason"):
-        if name in terms[section]:
-            return terms[section][name][1]
-    return name
-
-
-def _because(settlement: Ledger, reason: str, payer: int, payee: int) -> list[str]:
-    """Explanation lines about ``reason``: those naming its Chinese term or, for a family
-    whose lines name the reason (``...: small_win (...)``), those; for the hand and plain
-    chickens, the win and the chicken lines; the payee's first."""
-    if reason not in settlement.reasons:
-        return []
-    if reason == "hand":
-        lines = [line for line in settlement.explanation if " won " in line]
-    elif reason == "chicken":
-        lines = [line for line in settlement.explanation if "chickens" in line]
-    else:
-        term = zh("reason", reason)  # as the engine writes it (the base words)
-        named = f": {reason} ("
-        lines = [line for line in settlement.explanation
-                 if term in line or (named in line and f"seat {payer} pays" in line)]
-    return sorted(lines, key=lambda line: f"seat {payee}" not in line)[:3]
-
-
-def _named(lines: Sequence[str], names: Sequence[str], lang: Lang,
-           family: str | None = None) -> list[str]:
-    """Explanation lines in ``lang``, each seat followed by its player's name."""
-    if lang == "en":
-        return list(with_names(lines, names))
-    return [with_names_zh(render(line, lang, family), list(names)) for line in lines]
-
-
 def format_verdict(hand: HandAudit, names: Sequence[str], lang: Lang = "en", *,
                    family: str | None = None) -> list[str]:
     """Each ledger item the record has wrong, with the lines of the explanation that say
-    why (what a referee reads out)."""
-    settlement, recorded = hand.settlement, hand.record.result
-    if settlement is None or recorded is None:
-        return []
-    out: list[str] = []
-    for (payer, payee, reason), ours, theirs in generate_item_differences(settlement, recorded):
-        if lang == "zh":
-            name = _name_zh(reason, family)
-        else:
-            name = (f"{reason} {zh('reason', reason, family)}" if reason in settlement.reasons
-                    else reason)
-        head = f"  {_seat(payer, names, lang)} -> {_seat(payee, names, lang)} {name}: "
-        if lang == "zh":
-            head = f"  {_seat(payer, names, lang)} → {_seat(payee, names, lang)} {name}："
-        if theirs is None:
-            head += _t("the rules give {ours}, the record has nothing", lang, family,
-                       ours=ours)
-        elif ours is None:
-            head += _t("the record has {theirs}, the rules give nothing", lang, family,
-                       theirs=theirs)
-        else:
-            head += _t("the record has {theirs}, the rules give {ours}", lang, family,
-                       theirs=theirs, ours=ours)
-        out.append(head)
-        because = _t("      because ", lang, family)
-        out.extend(because + line for line in
-                   _named(_because(settlement, reason, payer, payee), names, lang, family))
-    if not out and recorded.deltas != settlement.deltas:
-        if recorded.items is None:
-            out.append(_t("  the recorded deltas differ (the record is not itemised): "
-                          "see findings", lang, family))
-        else:
-            out.append(_t("  the recorded deltas differ, and its items, which are right, do "
-                          "not add up to them: see findings", lang, family))
-    return out
+    why (what a referee reads out: :func:`zhuoji.flows.text.verdict.hand_verdict`)."""
+    return hand_verdict(hand, names, lang, family).lines()
 
 
 def format_findings(hand: HandAudit, lang: Lang = "en", *,
@@ -420,7 +345,7 @@ def format_hand(audit: GameAudit, hand: HandAudit, *, full: bool,
     if full and settlement is not None:
         lines.append(_t("explanation:", lang, words))
         lines.extend("  " + line
-                     for line in _named(settlement.explanation, names, lang, words))
+                     for line in explanation_lines(settlement, names, lang, words))
         verdict = format_verdict(hand, names, lang, family=words)
         if verdict:
             lines.append(_t("what the record has wrong:", lang, words))

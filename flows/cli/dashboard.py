@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from zhuoji.flows.cli.errors import fail
+from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.text.terminal import echo
 
@@ -71,6 +72,7 @@ def dashboard_command(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress lines on standard error.")
     ] = False,
+    json_output: JsonOption = False,
     lang: LangOption = None,
 ) -> None:
     """Write the static HTML dashboard of the warehouse (opens offline, from file://).
@@ -78,6 +80,7 @@ def dashboard_command(
     While it builds, one line per group of pages on standard error (when it is a
     terminal; --quiet turns them off)."""
     language = use_lang(lang)
+    use_json(json_output)
     from zhuoji.flows.dashboard.pages import DashboardLimits
     from zhuoji.flows.dashboard.site import build_dashboard
     from zhuoji.rules.glossary import text
@@ -92,6 +95,24 @@ def dashboard_command(
     except _errors() as exc:
         raise _fail(exc) from None
     other = "zh" if language == "en" else "en"
+    if json_output:
+        index = (out / "index.html").resolve()
+        print_json({
+            "db": str(db),
+            "out": str(out.resolve()),
+            "lang": language,
+            "index": str(index),
+            "indexes": dict(sorted({
+                language: str(index), other: str((out / other / "index.html").resolve())
+            }.items())),
+            "pages": summary.pages,
+            "bytes": summary.total_bytes,
+            "largest_page": summary.largest_page,
+            "largest_bytes": summary.largest_bytes,
+            "players": summary.players,
+            "hand_pages": summary.hand_pages,
+        })
+        return
     echo(text(
         "wrote {pages} pages ({size} MB; largest {largest} {largest_size} MB) for {players} "
         "players and {hands} audited hands in {seconds} s", language,
@@ -257,11 +278,13 @@ def serve_command(
     hand_pages: HandPagesOption = DEFAULT_HAND_PAGES,
     list_rows: ListRowsOption = DEFAULT_LIST_ROWS,
     workers: WorkersOption = None,
+    json_output: JsonOption = False,
     lang: LangOption = None,
 ) -> None:
     """Serve the dashboard on a local web server; pages are rebuilt when the warehouse
     changes (the static `zhuoji dashboard` export remains the way to share it)."""
     language = use_lang(lang)
+    use_json(json_output)
     from zhuoji.flows.dashboard.live import LiveDashboard
     from zhuoji.flows.dashboard.pages import DashboardLimits
     from zhuoji.rules.glossary import text
@@ -276,8 +299,16 @@ def serve_command(
             raise _fail(exc) from None
         server = make_server(live, host, port)
         address = f"http://{host}:{server.server_address[1]}/"
-        echo(text("serving the dashboard of {db} at {address} (Ctrl-C stops)", language,
-                  db=db, address=address))
+        if json_output:
+            print_json({
+                "db": str(db),
+                "address": address,
+                "lang": language,
+                "pages": sum(1 for _ in folder.rglob("*.html")),
+            })
+        else:
+            echo(text("serving the dashboard of {db} at {address} (Ctrl-C stops)", language,
+                      db=db, address=address))
         previous = signal.signal(signal.SIGTERM, _interrupt)
         try:
             server.serve_forever()

@@ -3,10 +3,11 @@
 :class:`ZhuojiGroup` is the root command's class. Whatever a command raises ends as one
 line ``error: ...`` on standard error and exit status 2 (``--debug``, or ``ZHUOJI_DEBUG=1``,
 prints the traceback first); a usage error (an unknown option, a missing argument) is one
-line too, with the command's ``--help`` named. A closed pipe (``zhuoji audit ... | head``)
-ends every command quietly with exit status 0, whenever the reader goes: before the first
-line, in the middle of the output or at its last flush; what the command had left to write
-is dropped. The exit statuses (``docs/pipeline.md``):
+line too, with the command's ``--help`` named. A DuckDB error about a query is followed by
+DuckDB's lines that point at the place in the query (:func:`fail_sql`). A closed pipe
+(``zhuoji audit ... | head``) ends every command quietly with exit status 0, whenever the
+reader goes: before the first line, in the middle of the output or at its last flush; what
+the command had left to write is dropped. The exit statuses (``docs/pipeline.md``):
 
 * 0: done, nothing to report;
 * 1: ``zhuoji audit`` found a violation or a mismatch (the input was read);
@@ -25,7 +26,7 @@ import os
 import select
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from typing import Any
 
@@ -58,6 +59,7 @@ __all__ = [
     "describe_error",
     "error_line",
     "fail",
+    "fail_sql",
     "is_debug",
     "message_of",
     "set_debug",
@@ -228,29 +230,57 @@ def error_line(message: str) -> str:
     return f"错误：{safe(shown(message))}"
 
 
-def _emit(message: str) -> None:
+def _emit(
+    message: str, lines: Sequence[str] = (), fields: Mapping[str, Any] | None = None
+) -> None:
     line = error_line(message)
     if _state["json"]:
         try:
-            sys.stdout.write(orjson.dumps({"error": {"message": message}}).decode() + "\n")
+            error = {"message": message, **(fields or {})}
+            sys.stdout.write(orjson.dumps({"error": error}).decode() + "\n")
             sys.stdout.flush()
         except OSError:
             pass
-    sys.stderr.write(f"{line}\n")
+    sys.stderr.write(f"{line}\n" + "".join(f"{more}\n" for more in lines))
     sys.stderr.flush()
 
 
-def fail(message: str | BaseException, code: int = EXIT_ERROR) -> typer.Exit:
+def fail(
+    message: str | BaseException,
+    code: int = EXIT_ERROR,
+    *,
+    lines: Sequence[str] = (),
+    fields: Mapping[str, Any] | None = None,
+) -> typer.Exit:
     """Print ``message`` (a :class:`~zhuoji.rules.messages.Message`, or an exception: what
-    it says, :func:`message_of`) as the error line, in the invocation's language; returns
-    the Exit to raise. The JSON error object (``--json``) holds the English."""
+    it says, :func:`message_of`) as the error line, in the invocation's language, then
+    ``lines`` (already escaped: where in a query it went wrong); returns the Exit to raise.
+    The JSON error object (``--json``) holds the English, and ``fields`` too."""
     if isinstance(message, BaseException):
         said = message_of(message)
         if not hasattr(said, "template") and _is_from(message, "duckdb"):
             said = _message("{d:external}", said)  # DuckDB's words, as they are
         message = said
-    _emit(message)
+    _emit(message, lines, fields)
     return typer.Exit(code)
+
+
+def fail_sql(exc: BaseException, query: str | None = None) -> typer.Exit:
+    """:func:`fail` for a DuckDB error: its first line, then DuckDB's further lines, the
+    place in ``query`` (``LINE 1: ...`` and the caret) among them
+    (:mod:`zhuoji.flows.cli.sqlerror`)."""
+    from zhuoji.flows.cli.sqlerror import split_sql_error
+    from zhuoji.rules.messages import Message
+
+    split = split_sql_error(str(exc), query)
+    code = environment_errno(exc)
+    # DuckDB's words are shown as they are, in Chinese too (the kind "external")
+    message = (
+        Message("{d:external}", split.message)
+        if code is None
+        else Message("{why:oserror}: {d:external}", os_error_text(code), split.message)
+    )
+    return fail(message, lines=split.lines, fields=split.fields)
 
 
 def _is_broken_pipe(exc: BaseException) -> bool:
@@ -368,6 +398,8 @@ class ZhuojiGroup(TyperGroup):
                 raise typer.Exit(EXIT_OK) from None
             if is_debug():
                 traceback.print_exception(exc, file=sys.stderr)
+            if _is_from(exc, "duckdb"):
+                raise fail_sql(exc) from None
             _emit(describe_error(exc))
             raise typer.Exit(EXIT_ERROR) from None
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from zhuoji.flows.cli.errors import EXIT_ERROR, describe_error, fail, is_debug, set_json_errors
+from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.cli.prefect_env import quiet_prefect
 from zhuoji.flows.text.terminal import make_console, safe
@@ -25,7 +26,9 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from zhuoji.flows.ingest.discover import SkippedPath
+    from zhuoji.flows.ingest.prefect_run import ForgetSummary
     from zhuoji.flows.ingest.steps import RunSummary
+    from zhuoji.flows.runtime.temporary_server import ServerStart
     from zhuoji.rules.glossary import Lang
 
 def log_plain_run() -> None:
@@ -137,6 +140,31 @@ def exit_when_server_lost(db: Path) -> Callable[[str], None]:
     return lost
 
 
+def announce_server_start(lang: Lang) -> Callable[[ServerStart], None]:
+    """What ``zhuoji ingest`` says on standard error when a local Prefect server is
+    started for its run (a first start in a Prefect home takes seconds: its database is
+    created), in ``lang``: a line as it starts and one when it answers."""
+    from zhuoji.rules.glossary import text
+
+    def say(start: ServerStart) -> None:
+        if start.seconds is None:
+            line = text(
+                "starting a local Prefect server (the first start takes about {seconds} s) ..."
+                if start.first
+                else "starting a local Prefect server (about {seconds} s) ...",
+                lang,
+                seconds=f"{start.expected:g}",
+            )
+        else:
+            line = text("local Prefect server started in {seconds} s", lang,
+                        seconds=f"{start.seconds:.1f}")
+        with suppress(OSError, ValueError):  # a closed standard error: the run goes on
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+
+    return say
+
+
 @quiet_prefect()
 def ingest_command(
     paths: Annotated[
@@ -203,10 +231,13 @@ def ingest_command(
     new path with the content of one that is gone takes over its rows (renamed).
 
     Prints the files seen, loaded, skipped and quarantined (each quarantined file with its
-    reason), the games, hands, violations and mismatches. With --json: one object {"run_id",
-    "db", "runner", "workers", "files_seen", "files_loaded", "files_skipped",
-    "files_quarantined", "games", "hands", "violations", "mismatches", "seconds",
-    "quarantined": [{"file", "reason"}]}; an error is one object {"error": {"message"}}.
+    reason), the games, hands, violations (illegal moves), disputed hands (hands whose
+    record differs from the recomputation) and settlement findings (a disputed hand has
+    one or more). With --json: one object {"run_id", "db", "runner", "workers",
+    "files_seen", "files_loaded", "files_skipped", "files_quarantined", "games", "hands",
+    "violations", "disputed_hands", "settlement_findings", "mismatches" (the older name of
+    settlement_findings, kept), "seconds", "quarantined": [{"file", "reason"}]}; an error
+    is one object {"error": {"message"}}.
 
     A small run (at most 1 MiB of logs, no --workers) with no Prefect server configured
     (PREFECT_API_URL, in the environment or a Prefect profile) runs in this process
@@ -263,6 +294,7 @@ def ingest_command(
             prefect=prefect,
             found=found,
             on_server_lost=exit_when_server_lost(db),
+            on_server_start=None if quiet or json_output else announce_server_start(language),
         )
     except (InputPathError, WarehouseError, DaskClusterError) as exc:
         raise fail(exc) from None
@@ -335,7 +367,9 @@ def summary_json(summary: RunSummary, skipped: Sequence[SkippedPath] = ()) -> di
         "games": summary.games,
         "hands": summary.hands,
         "violations": summary.violations,
-        "mismatches": summary.mismatches,
+        "disputed_hands": summary.disputed_hands,
+        "settlement_findings": summary.settlement_findings,
+        "mismatches": summary.mismatches,  # the older name of settlement_findings
         "files_reaudited": summary.files_reaudited,
         "files_renamed": summary.files_renamed,
         "files_pruned": summary.files_pruned,
@@ -382,7 +416,8 @@ def render_summary(summary: RunSummary, lang: Lang = "en") -> Table:
         ("games", f"{summary.games:,}"),
         ("hands", f"{summary.hands:,}"),
         ("violations", f"{summary.violations:,}"),
-        ("mismatches (disputed hands)", f"{summary.mismatches:,}"),
+        ("disputed hands", f"{summary.disputed_hands:,}"),
+        ("settlement findings", f"{summary.settlement_findings:,}"),
         ("runner", t("{runner}, {workers} workers", runner=summary.runner,
                      workers=summary.workers)),
         ("engine", summary.engine_version),
@@ -400,6 +435,7 @@ def forget_command(
         typer.Argument(help="Files (they need not exist any more) or folders: every file under."),
     ],
     db: Annotated[Path, typer.Option("--db", help="The DuckDB file.")] = Path("zhuoji.duckdb"),
+    json_output: JsonOption = False,
     lang: LangOption = None,
 ) -> None:
     """Drop every row of the named files (loaded or quarantined) from the warehouse.
@@ -411,6 +447,7 @@ def forget_command(
     disk).
     """
     language = use_lang(lang)
+    use_json(json_output)
     from rich.text import Text
 
     from zhuoji.flows.ingest.prefect_run import run_forget
@@ -421,7 +458,15 @@ def forget_command(
     except WarehouseError as exc:
         raise fail(exc) from None
     from zhuoji.rules.glossary import text
+    from zhuoji.rules.messages import Message
 
+    if json_output:
+        print_json(forget_json(summary))
+        if summary.unknown:
+            use_json(False)  # the document above names them: one document on stdout
+            raise fail(Message("not in the warehouse {db:any}: {paths:any}", db,
+                               ", ".join(summary.unknown)))
+        return
     console = make_console()
     for path in summary.forgotten:
         console.print(Text.assemble((text("forgot", language), "cyan"), f" {safe(path)}"),
@@ -439,7 +484,19 @@ def forget_command(
             soft_wrap=True,
         )
     if summary.unknown:
-        from zhuoji.rules.messages import Message
-
         raise fail(Message("not in the warehouse {db:any}: {paths:any}", db,
                            ", ".join(summary.unknown)))
+
+
+def forget_json(summary: ForgetSummary) -> dict[str, Any]:
+    """The ``zhuoji forget --json`` object: the run (null when nothing was forgotten), the
+    files forgotten (sorted) with their games and hands, the arguments that named no file
+    of the database (in the order given)."""
+    return {
+        "run_id": summary.run_id,
+        "db": summary.db,
+        "forgotten": sorted(summary.forgotten),
+        "unknown": list(summary.unknown),
+        "games": summary.games,
+        "hands": summary.hands,
+    }

@@ -49,6 +49,7 @@ def build_app() -> typer.Typer:
         audit,
         dashboard,
         deploy,
+        export,
         ingest,
         parse,
         report,
@@ -71,7 +72,7 @@ def build_app() -> typer.Typer:
         ("convert", parse.convert_command),
         ("report", report.report_command),
         ("sql", report.sql_command),
-        ("export", report.export_command),
+        ("export", export.export_command),
         ("simulate", simulate.simulate),
     )
     groups = (

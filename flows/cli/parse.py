@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from zhuoji.flows.cli.errors import EXIT_ERROR, describe_error, fail, is_debug, set_json_errors
+from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.text.terminal import make_console, safe
 
@@ -268,6 +269,7 @@ def convert_command(
     force: Annotated[
         bool, typer.Option("--force", help="Replace TARGET when it exists.")
     ] = False,
+    json_output: JsonOption = False,
     lang: LangOption = None,
 ) -> None:
     """Convert a log between the document and stream encodings (losslessly).
@@ -280,7 +282,8 @@ def convert_command(
     Exit status: 0 when the target is written, 2 on any error.
     """
     language = use_lang(lang)
-    from zhuoji.flows.cli.errors import error_line, message_of
+    use_json(json_output)
+    from zhuoji.flows.cli.errors import message_of
     from zhuoji.parsers.errors import MalformedLogError
     from zhuoji.parsers.read import parse_encoding
     from zhuoji.parsers.write import write_games
@@ -290,14 +293,13 @@ def convert_command(
     console = _console()
 
     def error(message: str) -> typer.Exit:
-        sys.stderr.write(f"{error_line(message)}\n")
-        return typer.Exit(EXIT_MALFORMED)
+        return fail(message, EXIT_MALFORMED)
 
     if not source.exists():
         raise error(Message("{path:any}: no such file", str(source)))
     try:
         parse_encoding(source)
-        parse_encoding(target)
+        encoding, gzipped = parse_encoding(target)
     except ValueError as exc:
         raise error(message_of(exc)) from None
     # Written under a temporary name that keeps the suffix (it sets the encoding), then
@@ -321,5 +323,14 @@ def convert_command(
         raise error(message_of(exc)) from None
     except OSError as exc:
         raise error(describe_error(exc)) from None
+    if json_output:
+        print_json({
+            "source": str(source),
+            "target": str(target),
+            "encoding": encoding.value,
+            "gzip": gzipped,
+            "games": count,
+        })
+        return
     console.print(text("wrote {games} to {path}", language,
                        games=_plural(count, "game", language), path=safe(target)), markup=False)

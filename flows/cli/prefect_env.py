@@ -21,8 +21,12 @@ __all__ = ["quiet_prefect"]
 
 # Prefect reads these when it is first imported: quiet its console logging, no telemetry,
 # and room for a slow first start of the temporary server. A user's own values win.
+# Telemetry is off twice: on the server (PREFECT_SERVER_ANALYTICS_ENABLED) and in the
+# client, which reads only DO_NOT_TRACK (Prefect's import prints its telemetry notice on
+# a terminal, the first time in a Prefect home, unless it is set).
 _PREFECT_DEFAULTS = {
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "DO_NOT_TRACK": "1",
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
 }
 _PREFECT_QUIET_CONSOLE = {

@@ -27,7 +27,8 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zhuoji.flows.cli.errors import EXIT_ERROR, fail
+from zhuoji.flows.cli.errors import EXIT_ERROR, fail, fail_sql
+from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.text.terminal import echo, make_console, safe
 
@@ -151,16 +152,19 @@ def _fail(exc: Exception) -> typer.Exit:
 
 
 @contextmanager
-def _clear_errors() -> Iterator[None]:
-    """A warehouse or DuckDB error inside ends the command as one line."""
+def _clear_errors(query: str | None = None) -> Iterator[None]:
+    """A warehouse or DuckDB error inside ends the command as one line; DuckDB's with
+    the place in ``query`` under it (``LINE 1: ...`` and the caret)."""
     import duckdb
 
     from zhuoji.flows.warehouse.sqlfiles import WarehouseError
 
     try:
         yield
-    except (WarehouseError, duckdb.Error) as exc:
+    except WarehouseError as exc:
         raise _fail(exc) from None
+    except duckdb.Error as exc:
+        raise fail_sql(exc, query) from None
 
 
 class Query:
@@ -177,7 +181,7 @@ class Query:
 
     def rows(self) -> tuple[tuple[str, ...], Iterator[list[tuple[Any, ...]]]]:
         """The result's columns, and its rows a batch at a time (never all at once)."""
-        with _clear_errors():
+        with _clear_errors(self.text):
             self.con.execute(self.text, self.params)
             description = self.con.description or []
         columns = tuple(str(d[0]) for d in description)
@@ -188,7 +192,7 @@ class Query:
         if not any_columns:
             return
         while True:
-            with _clear_errors():
+            with _clear_errors(self.text):
                 batch = self.con.fetchmany(BATCH_ROWS)
             if not batch:
                 return
@@ -208,7 +212,7 @@ def open_query(
         params = parse_params(param) if report is not None else {}
         con = open_reader(db, sealed=True)
     try:
-        with _clear_errors():
+        with _clear_errors(sql):
             if report is not None:
                 text = read_report(report)
                 bound: Mapping[str, Any] | None = bind_report_parameters(
@@ -316,14 +320,40 @@ def _write_table(
         )
 
 
-def _list_reports() -> None:
+def _list_reports(fmt: OutputFormat = OutputFormat.TABLE) -> None:
+    """The reports of ``sql/reports/`` (the dashboard's own queries are none): one line
+    each; with ``--format json`` an array of ``{"name", "description", "parameters",
+    "view"}`` (``view``: ``reports.NAME``, null for a report with parameters), with
+    ``csv`` those as columns (the parameters separated by spaces)."""
+    from zhuoji.flows.warehouse.catalog import REPORT_SCHEMA
     from zhuoji.flows.warehouse.reports import report_description, report_names, report_parameters
 
-    for report in report_names():
-        wanted = " ".join(f"--param {p}=..." for p in report_parameters(report))
-        echo(
-            f"{report:24} {report_description(report)}" + (f"  [{wanted}]" if wanted else "")
+    listed = [
+        (name, report_description(name), report_parameters(name)) for name in report_names()
+    ]
+    views = [None if wanted else f"{REPORT_SCHEMA}.{name}" for name, _, wanted in listed]
+    if fmt is OutputFormat.JSON:
+        import orjson
+
+        records = [
+            {"name": name, "description": text, "parameters": list(wanted), "view": view}
+            for (name, text, wanted), view in zip(listed, views, strict=True)
+        ]
+        sys.stdout.write(orjson.dumps(records, option=orjson.OPT_INDENT_2).decode() + "\n")
+        return
+    if fmt is OutputFormat.CSV:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["name", "description", "parameters", "view"])
+        writer.writerows(
+            [name, text, " ".join(wanted), view or ""]
+            for (name, text, wanted), view in zip(listed, views, strict=True)
         )
+        sys.stdout.write(buffer.getvalue())
+        return
+    for name, text, wanted in listed:
+        options = " ".join(f"--param {p}=..." for p in wanted)
+        echo(f"{name:24} {text}" + (f"  [{options}]" if options else ""))
 
 
 def report_command(
@@ -349,7 +379,7 @@ def report_command(
     """
     language = use_lang(lang)
     if list_reports or name is None:
-        _list_reports()
+        _list_reports(fmt)
         if name is None and not list_reports:
             raise typer.Exit(EXIT_ERROR)
         return
@@ -490,7 +520,7 @@ def _write_parquet(query: Query, f: IO[bytes], out: Path) -> int:
 
     rows = 0
     try:
-        with _clear_errors():
+        with _clear_errors(query.text):
             relation = query.con.sql(query.text, params=query.params)
             reader = None if relation is None else relation.to_arrow_reader(ARROW_BATCH_ROWS)
         found = pa.schema([]) if reader is None else reader.schema
@@ -500,7 +530,7 @@ def _write_parquet(query: Query, f: IO[bytes], out: Path) -> int:
         ])
         with pq.ParquetWriter(f, schema) as writer:
             while reader is not None:
-                with _clear_errors():
+                with _clear_errors(query.text):
                     try:
                         batch = reader.read_next_batch()
                     except StopIteration:
@@ -551,6 +581,7 @@ def export_command(
     force: Annotated[
         bool, typer.Option("--force", help="Replace the file when it exists.")
     ] = False,
+    json_output: JsonOption = False,
     lang: LangOption = None,
 ) -> None:
     """Write the result of a query or a report to a file.
@@ -566,6 +597,7 @@ def export_command(
     use_lang(lang)
     from zhuoji.rules.messages import Message
 
+    use_json(json_output)
     if not out:
         raise typer.BadParameter(Message("is empty; name the file to write"),
                                  param_hint="--out")
@@ -584,4 +616,7 @@ def export_command(
         open_query(db, sql=query, report=report, param=param or []) as ready,
     ):
         rows = write_export(ready, target, chosen, path, db, force)
+    if json_output:
+        print_json({"out": out, "format": chosen.value, "rows": rows, "db": str(db)})
+        return
     echo(f"wrote {rows:,} rows to {safe(path)}")

@@ -6,11 +6,12 @@ import json
 import re
 import unicodedata
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from zhuoji.flows.cli.errors import fail
+from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.text.terminal import echo
 
@@ -96,10 +97,44 @@ def list_lines() -> list[str]:
     return lines
 
 
+def list_json() -> dict[str, Any]:
+    """The ``zhuoji rules list --json`` object: the default preset, and each family (as
+    ``rules list`` orders them) with its presets."""
+    from zhuoji.rules.families import family_named
+    from zhuoji.rules.presets import DEFAULT_PRESET, parent_of, presets_by_family
+
+    families = []
+    for family_name, names in presets_by_family().items():
+        family = family_named(family_name)
+        presets = []
+        for name in names:
+            ruleset = _load(name)
+            players = getattr(ruleset, "players", None)
+            presets.append({
+                "name": name,
+                "title": ruleset.title,
+                "players": players if isinstance(players, int) else None,
+                "seed": ruleset.seed,
+                "article": ruleset.article or None,
+                "extends": parent_of(name),
+                "default": name == DEFAULT_PRESET,
+            })
+        families.append({
+            "family": family.name,
+            "title": family.title,
+            "tiles": family.tile_set.value,
+            "presets": presets,
+        })
+    return {"default": DEFAULT_PRESET, "families": families}
+
+
 @rules_app.command("list")
-def list_presets(lang: LangOption = None) -> None:
+def list_presets(json_output: JsonOption = False, lang: LangOption = None) -> None:
     """The shipped presets by family: name, players, seed document and article, title."""
     use_lang(lang)
+    if use_json(json_output):
+        print_json(list_json())
+        return
     for line in list_lines():
         echo(line)
 
@@ -180,6 +215,43 @@ def show_lines(ruleset: RulesetBase, *, describe: bool = False,
     return lines
 
 
+def setting_json(value: object) -> Any:
+    """A setting's value as JSON: a scalar as it is, a choice as its name, a list of
+    entries as a list of objects (as a preset file spells them)."""
+    from pydantic_core import to_jsonable_python
+
+    return to_jsonable_python(value, fallback=str)
+
+
+def show_json(ruleset: RulesetBase) -> dict[str, Any]:
+    """The ``zhuoji rules show --json`` object: the ruleset, and each setting's resolved
+    value, description, source (as its preset file says it; null for a ruleset that is
+    no preset) and whether --set changed it."""
+    from zhuoji.rules.presets import load_preset, parent_of, preset_names
+    from zhuoji.rules.settings import settings_of
+
+    is_preset = ruleset.name in preset_names()
+    origin = preset_sources(ruleset.name) if is_preset else {}
+    preset_values = settings_of(load_preset(ruleset.name)) if is_preset else {}
+    settings: dict[str, Any] = {}
+    for path, value in settings_of(ruleset).items():
+        settings[path] = {
+            "value": setting_json(value),
+            "description": type(ruleset).setting_description(path),
+            "source": origin.get(path) if is_preset else None,
+            "set": bool(preset_values) and preset_values.get(path) != value,
+        }
+    return {
+        "name": ruleset.name,
+        "title": ruleset.title,
+        "family": ruleset.family,
+        "seed": ruleset.seed,
+        "article": ruleset.article or None,
+        "extends": parent_of(ruleset.name) if is_preset else None,
+        "settings": settings,
+    }
+
+
 @rules_app.command("show")
 def show(
     name: str = typer.Argument(..., help="preset name (see `zhuoji rules list`)"),
@@ -193,10 +265,12 @@ def show(
         True, "--sources/--no-sources", "-s/-S",
         help="each setting's source, as its preset file says it (the seed's words, or "
              "family default); --set marks what it changed"),
+    json_output: JsonOption = False,
     lang: LangOption = None,
 ) -> None:
     """Every setting of a preset with its resolved value (extends and --set applied)."""
     use_lang(lang)
+    use_json(json_output)
     from zhuoji.rules.presets import resolve_ruleset
     from zhuoji.rules.settings import RulesetError
 
@@ -205,6 +279,9 @@ def show(
         ruleset = resolve_ruleset(name, pairs)
     except RulesetError as exc:
         raise _fail(exc) from None
+    if json_output:
+        print_json(show_json(ruleset))
+        return
     for line in show_lines(ruleset, describe=describe, sources=sources):
         echo(line)
 
@@ -213,10 +290,12 @@ def show(
 def diff(
     a: str = typer.Argument(..., help="first preset"),
     b: str = typer.Argument(..., help="second preset"),
+    json_output: JsonOption = False,
     lang: LangOption = None,
 ) -> None:
     """Only the settings whose values differ between two presets."""
     use_lang(lang)
+    use_json(json_output)
     from zhuoji.rules.settings import RulesetError, diff_settings, format_setting
 
     left, right = _load(a), _load(b)
@@ -224,6 +303,16 @@ def diff(
         differences = diff_settings(left, right)
     except RulesetError as exc:
         raise _fail(exc) from None
+    if json_output:
+        print_json({
+            "a": a,
+            "b": b,
+            "differences": [
+                {"setting": p, "a": setting_json(x), "b": setting_json(y)}
+                for p, x, y in differences
+            ],
+        })
+        return
     if not differences:
         echo(f"{a} and {b} have the same settings")
         return
@@ -257,11 +346,34 @@ def settings_matrix_markdown(names: Sequence[str]) -> str:
     return "\n".join(out) + "\n"
 
 
+def matrix_json() -> dict[str, Any]:
+    """The ``zhuoji rules matrix --json`` object: per family, its presets and each
+    setting's value in each of them."""
+    from zhuoji.rules.presets import load_preset, presets_by_family
+    from zhuoji.rules.settings import settings_of
+
+    families = []
+    for family, names in presets_by_family().items():
+        values = {n: settings_of(load_preset(n)) for n in names}
+        paths = type(load_preset(names[0])).setting_paths()
+        families.append({
+            "family": family,
+            "presets": list(names),
+            "settings": {
+                path: {n: setting_json(values[n][path]) for n in names} for path in paths
+            },
+        })
+    return {"families": families}
+
+
 @rules_app.command("matrix")
-def matrix(lang: LangOption = None) -> None:
+def matrix(json_output: JsonOption = False, lang: LangOption = None) -> None:
     """Every setting of every preset as markdown (docs/rules/presets.md): one table per
     family, each under a ``### family NAME`` heading when there are several families."""
     use_lang(lang)
+    if use_json(json_output):
+        print_json(matrix_json())
+        return
     from zhuoji.rules.presets import presets_by_family
 
     groups = presets_by_family()

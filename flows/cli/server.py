@@ -6,6 +6,7 @@ import time
 
 import typer
 
+from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.cli.prefect_env import quiet_prefect
 from zhuoji.flows.text.terminal import echo
@@ -18,15 +19,33 @@ server_app = typer.Typer(
 
 @server_app.command("status")
 @quiet_prefect()
-def status_command(lang: LangOption = None) -> None:
+def status_command(json_output: JsonOption = False, lang: LangOption = None) -> None:
     """Whether the local server runs: its address, process, Prefect home and idle timeout.
     Exit code 0 when it runs, 1 when it does not."""
     use_lang(lang)
+    use_json(json_output)
     from zhuoji.flows.runtime.prefect_server import LEASE_NAME, ReusedPrefectServer, idle_seconds
 
     idle = idle_seconds()
     server = ReusedPrefectServer(timeout=0, idle=idle)
     record = server.running()
+    if json_output:
+        lease = server.home / LEASE_NAME
+        now = time.time()
+        used = now - lease.stat().st_mtime if record is not None and lease.exists() else None
+        print_json({
+            "running": record is not None,
+            "prefect_home": str(server.home),
+            "url": None if record is None else record.url,
+            "pid": None if record is None else record.pid,
+            "prefect_version": None if record is None else record.version,
+            "up_seconds": None if record is None else round(now - record.started_at, 3),
+            "last_used_seconds": None if used is None else round(used, 3),
+            "idle_timeout_seconds": idle,
+        })
+        if record is None:
+            raise typer.Exit(1)
+        return
     echo(f"prefect home  {server.home}")
     if record is None:
         echo("server        not running (the next `zhuoji ingest` starts one)")
@@ -42,11 +61,12 @@ def status_command(lang: LangOption = None) -> None:
 
 @server_app.command("stop")
 @quiet_prefect()
-def stop_command(lang: LangOption = None) -> None:
+def stop_command(json_output: JsonOption = False, lang: LangOption = None) -> None:
     """Stop the local server, once the ingest runs using it end (the next run starts a
     new one). A run starting the server meanwhile is waited for, up to the server's start
     timeout and a minute (ZHUOJI_SERVER_LOCK_SECONDS)."""
     use_lang(lang)
+    use_json(json_output)
     from prefect.settings import PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS
 
     from zhuoji.flows.runtime.prefect_server import ReusedPrefectServer, idle_seconds
@@ -57,8 +77,17 @@ def stop_command(lang: LangOption = None) -> None:
         who="zhuoji server stop",
     )
     record = server.stop_running(
-        on_wait=lambda: echo("waiting for the ingest runs using the server to end")
+        on_wait=lambda: echo("waiting for the ingest runs using the server to end",
+                             err=json_output)
     )
+    if json_output:
+        print_json({
+            "stopped": record is not None,
+            "prefect_home": str(server.home),
+            "url": None if record is None else record.url,
+            "pid": None if record is None else record.pid,
+        })
+        return
     if record is None:
         echo(f"no local server runs for {server.home}")
         return

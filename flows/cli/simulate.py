@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.text.terminal import make_console
 
@@ -95,6 +96,7 @@ def simulate(
         typer.Option("--file-damage/--no-file-damage",
                      help="with --faults: allow file-level damage (truncation, broken lines)"),
     ] = True,
+    json_output: JsonOption = False,
     lang: LangOption = None,
 ) -> None:
     """Simulate complete games under one or more presets and write them as logs.
@@ -103,6 +105,7 @@ def simulate(
     in OUT/faults.jsonl with the finding the audit must report.
     """
     language = use_lang(lang)
+    use_json(json_output)
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -139,17 +142,35 @@ def simulate(
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=console,
-        disable=request.hands < _PROGRESS_FROM,
+        disable=json_output or request.hands < _PROGRESS_FROM,
     ) as progress:
         task = progress.add_task("hands", total=request.hands, rate="")
+        written: list[str] = []
 
         def advance(outcome: FileOutcome) -> None:
+            written.append(outcome.name)
             done = progress.tasks[task].completed + outcome.hands
             rate = done / max(time.perf_counter() - started, 1e-9)
             progress.update(task, completed=done, rate=f"{rate:,.0f} hands/s")
 
         summary = run_simulation(request, out, workers=workers, on_file=advance)
     elapsed = time.perf_counter() - started
+    if json_output:
+        print_json({
+            "out": out,
+            "presets": list(request.rulesets),
+            "seed": seed,
+            "encoding": encoding.value,
+            "gzip": gzipped,
+            "files": summary.files,
+            "games": summary.games,
+            "hands": summary.hands,
+            "written": sorted(written),
+            "faults": len(summary.faults),
+            "faults_manifest": FAULTS_MANIFEST if faults > 0 else None,
+            "faults_by_kind": dict(sorted(summary.by_kind.items())),
+        })
+        return
     from zhuoji.rules.glossary import text
 
     def t(english: str, **fields: object) -> str:

@@ -7,15 +7,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
 from zhuoji.flows.audit.rulesets import resolve_stored
 from zhuoji.flows.dashboard.render import Row, Site, group_rows, query
-from zhuoji.flows.dashboard.replay_page import ReplayData, finding_step, hand_replay, replay_json
+from zhuoji.flows.dashboard.replay_page import (
+    HandWhy,
+    ReplayData,
+    finding_step,
+    hand_replay,
+    replay_json,
+)
 from zhuoji.flows.dashboard.tiles import melds_html, tile_html, tiles_html
 from zhuoji.flows.dashboard.words import code_chinese, esc, label_text, page_text
+from zhuoji.flows.text.verdict import explanation_lines, hand_verdict
 from zhuoji.flows.warehouse.rows_tiles import parse_discards
 from zhuoji.rules.glossary import Lang, glossary, render, tile_zh
 from zhuoji.rules.tiles import Tile, parse_tiles
@@ -30,6 +38,7 @@ __all__ = [
     "ledger_groups",
     "replay_context",
     "seat_tiles",
+    "why_context",
 ]
 
 # --- hand pages ------------------------------------------------------------------------------
@@ -184,9 +193,15 @@ def hand_context(
         for s in seats
     ]
     names = {int(s["seat"]): s["player_id"] for s in seats}
+    data = replay if replay is not None else _replay_data(h)
+    path = h.get("path")
     return {
-        **replay_context(h, findings, chickens, names, lang, family, replay),
+        **replay_context(h, findings, chickens, names, lang, family, data),
+        **why_context(data.why, lang, family),
         "family": family,
+        # the log file by its name only: the page is sent to the players, and the folder
+        # it was audited in is the sender's
+        "file_name": None if path is None else PurePosixPath(str(path)).name,
         "title": f"{h['game_id']} #{h['hand_no']} · {label_text('hand_audit', lang, family)}",
         "here": "disputed" if h["disputed"] else "illegal",
         "h": h,
@@ -224,6 +239,34 @@ def _tile_face(text: str, *, chicken: bool) -> str:
     return html.replace('<span class="tile', f'<span data-t="{esc(text)}" class="tile', 1)
 
 
+_NO_PATH = "the hand's log file is not known"
+
+
+def _replay_data(h: Row) -> ReplayData:
+    """The hand's replay and audit, read again from its log file
+    (:func:`zhuoji.flows.dashboard.replay_page.hand_replay`), or why there are none."""
+    path = h.get("path")
+    if path is None:
+        return ReplayData(None, _NO_PATH)
+    return hand_replay(str(path), h.get("file_sha256"), str(h["game_id"]), int(h["hand_no"]))
+
+
+def why_context(why: HandWhy | None, lang: Lang = "en",
+                family: str | None = None) -> dict[str, Any]:
+    """What settles a dispute about the hand, in ``lang`` and in the family's words, as
+    ``zhuoji audit --hand N`` says it (:mod:`zhuoji.flows.text.verdict`): the
+    settlement's explanation, each seat followed by its player's name (``explanation``:
+    its lines, None without a settlement), and each ledger item the record has wrong with
+    the explanation's lines that say why (``verdict``)."""
+    if why is None or why.audit.settlement is None:
+        return {"explanation": None, "verdict": None}
+    verdict = hand_verdict(why.audit, why.names, lang, family)
+    return {
+        "explanation": explanation_lines(why.audit.settlement, why.names, lang, family),
+        "verdict": verdict if verdict else None,
+    }
+
+
 def replay_context(
     h: Row,
     findings: Sequence[Row],
@@ -237,21 +280,12 @@ def replay_context(
     labels in the family's words), or why there is none. Its steps are ``replay`` when
     given (the audit that made the page read them), else they are read again from the
     hand's log file (:func:`zhuoji.flows.dashboard.replay_page.hand_replay`)."""
-    data = replay
-    if data is None:
-        path = h.get("path")
-        if path is None:
-            return {"replay": None,
-                    "replay_missing": page_text("the hand's log file is not known", lang,
-                                                family),
-                    "finding_steps": {}}
-        data = hand_replay(str(path), h.get("file_sha256"), str(h["game_id"]),
-                           int(h["hand_no"]))
+    data = replay if replay is not None else _replay_data(h)
     snapshots = data.snapshots
     if snapshots is None:
-        return {"replay": None,
-                "replay_missing": render(data.missing or "", lang, family),
-                "finding_steps": {}}
+        missing = (page_text(data.missing, lang, family) if data.missing == _NO_PATH
+                   else render(data.missing or "", lang, family))
+        return {"replay": None, "replay_missing": missing, "finding_steps": {}}
     if not snapshots.steps:
         return {"replay": None,
                 "replay_missing": page_text("the deal is illegal, so no table to show", lang,

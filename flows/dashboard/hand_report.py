@@ -1,15 +1,15 @@
 """``zhuoji audit FILE --hand N --html OUT.html``: one hand's audit page, to send.
 
-The file is read and audited once, exactly as ``zhuoji ingest`` audits it
-(:data:`zhuoji.flows.ingest.worker.INGEST_AUDIT`, through
+The file is read and audited once, exactly as ``zhuoji ingest`` audits it, with the
+settlement's explanation (:data:`zhuoji.flows.dashboard.replay_page.PAGE_AUDIT`, through
 :func:`zhuoji.flows.audit.service.generate_audits`), the hand's table after each event
 read in that audit's replay. The page is the dashboard's hand page on its own, its context
 built from that one result: the rows the warehouse would hold for the hand
 (:class:`zhuoji.flows.warehouse.rows.RowBuffer`, in memory, never written) and the replay's
 steps; no database, no second read or replay of the file. The same facts, seats, tiles,
-ledger, findings and step-by-step replay as the dashboard's page, with no link to pages
-that are not there. The page is self-contained (styles, script, data inline) and the same
-log gives the same bytes.
+ledger, findings, explanation and step-by-step replay as the dashboard's page, with no
+link to pages that are not there; the log is named by its file name only. The page is
+self-contained (styles, script, data inline) and the same log gives the same bytes.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from typing import Any
 from zhuoji.flows.audit.service import FileFault, GameAudit, generate_audits
 from zhuoji.flows.dashboard.hand_page import hand_context
 from zhuoji.flows.dashboard.render import DashboardError, Links, Row, render_standalone
-from zhuoji.flows.dashboard.replay_page import ReplayData
+from zhuoji.flows.dashboard.replay_page import PAGE_AUDIT, ReplayData, hand_why
 from zhuoji.flows.ingest.discover import ContentDigest
-from zhuoji.flows.ingest.worker import INGEST_AUDIT, game_error
+from zhuoji.flows.ingest.worker import game_error
 from zhuoji.flows.warehouse.rows import RowBuffer
 from zhuoji.parsers.read import parse_encoding
 from zhuoji.rules.glossary import Lang
@@ -94,7 +94,7 @@ def _audit(
     parse_encoding(source)  # a name no reader takes: its ValueError, before anything is read
     content = ContentDigest()
     # every game read to the end, to name them all when the choice is wrong
-    options = replace(INGEST_AUDIT, after_fault=True, replay_steps=(game_id, hand_no))
+    options = replace(PAGE_AUDIT, after_fault=True, replay_steps=(game_id, hand_no))
     games: dict[str, list[int]] = {}
     audited: dict[str, GameAudit] = {}
     fault: GameAudit | None = None
@@ -168,7 +168,7 @@ def render_hand_report(
     item, hand, sha256 = _audit(source, hand_no, game_id)
     header, seats, tiles, ledger, findings = _rows(item, hand, sha256)
     context = hand_context(header, seats, tiles, ledger, findings, lang=lang,
-                          replay=ReplayData(item.steps, None))
+                          replay=ReplayData(item.steps, None, hand_why(item, hand)))
     data = render_standalone(
         "hand.html", Links(players={}, hands={}, site=False), context, lang
     )

@@ -146,15 +146,17 @@ Row = dict[str, Any]
 
 
 def query(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> list[Row]:
-    """Run the report ``sql/reports/<name>.sql`` with its parameters bound; rows as dicts."""
+    """Run the dashboard's query ``sql/internal/<name>.sql`` (or the report
+    ``sql/reports/<name>.sql``) with its parameters bound; rows as dicts."""
     # imported here: a page rendered on its own (zhuoji audit --html) imports no database
-    from zhuoji.flows.warehouse.reports import read_report, report_parameters, run_query
+    from zhuoji.flows.warehouse.reports import read_query, run_query, sql_parameters
 
-    wanted = report_parameters(name)
+    text = read_query(name)
+    wanted = sql_parameters(text)
     if sorted(wanted) != sorted(params):
-        raise DashboardError(Message("report {name:any} takes {w:any}, not {p:any}", name, wanted,
+        raise DashboardError(Message("query {name:any} takes {w:any}, not {p:any}", name, wanted,
                                      tuple(sorted(params))))
-    result = run_query(con, read_report(name), params or None)
+    result = run_query(con, text, params or None)
     columns = result.columns
     return [dict(zip(columns, row, strict=True)) for row in result.rows]
 

@@ -18,32 +18,87 @@ import hashlib
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
 import orjson
 
-from zhuoji.flows.audit.service import AuditOptions, GameAudit, generate_audits, hand_snapshots
+from zhuoji.flows.audit.service import (
+    AuditOptions,
+    GameAudit,
+    audit_read_game,
+    generate_audits,
+    hand_snapshots,
+)
+from zhuoji.flows.ingest.worker import INGEST_AUDIT
 from zhuoji.flows.text.terminal import safe
 from zhuoji.parsers.errors import MalformedLogError
 from zhuoji.parsers.fast import Game
 from zhuoji.parsers.read import parse_encoding
+from zhuoji.rules.audit import HandAudit
 from zhuoji.rules.snapshot import HandSnapshots
 
-__all__ = ["ReplayData", "finding_step", "hand_replay", "replay_json", "script_json"]
+__all__ = [
+    "PAGE_AUDIT",
+    "HandWhy",
+    "ReplayData",
+    "finding_step",
+    "hand_replay",
+    "replay_json",
+    "script_json",
+]
 
 _READ_ONLY = AuditOptions(audit=False)
 """The games of a file, read (their rulesets resolved), not audited: a page replays one
 hand of one of them."""
 
+PAGE_AUDIT = replace(INGEST_AUDIT, explain=True)
+"""How a hand's page audits its game: as the ingest audited it for the warehouse, with the
+settlement's explanation (the page says why the hand is settled so and what its record
+has wrong, as ``zhuoji audit --hand N`` does)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandWhy:
+    """A hand's audit with its settlement's explanation, and its players' names (what the
+    page's explanation and verdict are made of)."""
+
+    audit: HandAudit
+    names: tuple[str, ...]
+
 
 @dataclass(frozen=True, slots=True)
 class ReplayData:
-    """A hand's replay for its page, or why there is none (``snapshots`` is None)."""
+    """A hand's replay for its page, or why there is none (``snapshots`` is None); and
+    its audit with the explanation, when the game could be audited (``why``)."""
 
     snapshots: HandSnapshots | None
     missing: str | None  # why the replay cannot be shown
+    why: HandWhy | None = None
+
+
+def hand_why(item: GameAudit, hand_no: int) -> HandWhy | None:
+    """Hand ``hand_no`` of a game audited with explanations (:data:`PAGE_AUDIT`), or None
+    when the game has no audit or no such hand."""
+    audit = next((h for h in item.hands if h.record.hand_no == hand_no), None)
+    return None if audit is None else HandWhy(audit, tuple(item.names))
+
+
+@dataclass(slots=True)
+class _File:
+    """The games of one version of a log file, and those audited so far for a page."""
+
+    path: str
+    games: dict[str, Game]
+    audited: dict[str, GameAudit] = field(default_factory=dict)
+
+    def audit(self, game_id: str) -> GameAudit:
+        found = self.audited.get(game_id)
+        if found is None:
+            found = self.audited[game_id] = audit_read_game(
+                self.path, self.games[game_id], PAGE_AUDIT)
+        return found
 
 
 def _file_sha256(path: str) -> str:
@@ -54,48 +109,50 @@ def _file_sha256(path: str) -> str:
     return digest.hexdigest()
 
 
-def _games(path: str, sha256: str | None) -> tuple[dict[str, Game], str | None]:
+def _games(path: str, sha256: str | None) -> tuple[_File | None, str | None]:
     """The games of a log file by id, when it still holds the bytes the warehouse loaded;
     else why not."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        return {}, "the log file is no longer there"
+        return None, "the log file is no longer there"
     except OSError as exc:
-        return {}, f"the log file cannot be read again ({exc.strerror})"
+        return None, f"the log file cannot be read again ({exc.strerror})"
     return _read_games(path, sha256, st.st_mtime_ns, st.st_size)
 
 
 @lru_cache(maxsize=4)
 def _read_games(
     path: str, sha256: str | None, mtime_ns: int, size: int
-) -> tuple[dict[str, Game], str | None]:
+) -> tuple[_File | None, str | None]:
     """:func:`_games` for one version of the file (its time and size are in the key: a
     long-lived process never reuses what an older version held). A few files are kept: a
-    worker renders the pages of one game one after another."""
+    worker renders the pages of one game one after another (each game is audited once,
+    when a page of it is made: :meth:`_File.audit`)."""
     try:
         if sha256 is not None and _file_sha256(path) != sha256:
-            return {}, "the log file changed since it was loaded"
+            return None, "the log file changed since it was loaded"
         parse_encoding(path)  # a name no reader takes: ValueError, as reading it raises
         games = {g.game.game_id: g.game for g in generate_audits(path, _READ_ONLY)
                  if isinstance(g, GameAudit)}
     except FileNotFoundError:
-        return {}, "the log file is no longer there"
+        return None, "the log file is no longer there"
     except (OSError, MalformedLogError, ValueError) as exc:
-        return {}, f"the log file cannot be read again ({type(exc).__name__})"
-    return games, None
+        return None, f"the log file cannot be read again ({type(exc).__name__})"
+    return _File(path, games), None
 
 
 def hand_replay(path: str, sha256: str | None, game_id: str, hand_no: int) -> ReplayData:
-    """The replay of one hand, read from ``path`` (checked against ``sha256``)."""
-    games, why = _games(path, sha256)
-    if why is not None:
+    """The replay of one hand, read from ``path`` (checked against ``sha256``), with its
+    game's audit (:data:`PAGE_AUDIT`)."""
+    file, why = _games(path, sha256)
+    if file is None:
         return ReplayData(None, why)
-    game = games.get(game_id)
+    game = file.games.get(game_id)
     snapshots = None if game is None else hand_snapshots(game, hand_no)
     if snapshots is None:
         return ReplayData(None, "the hand is not in its log file any more")
-    return ReplayData(snapshots, None)
+    return ReplayData(snapshots, None, hand_why(file.audit(game_id), hand_no))
 
 
 def _seat_text(seat: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,9 +1,10 @@
 """The dashboard: a static, offline HTML site over the warehouse's reports.
 
-:func:`build_dashboard` opens the warehouse read-only, runs the ``sql/reports/`` queries
-(``dashboard_*`` and the shared reports, loaded by name, parameters bound) and writes
-plain HTML pages whose CSS, JavaScript (table sorting) and charts (hand-written SVG)
-are inlined: the folder opens from ``file://`` with no network.
+:func:`build_dashboard` opens the warehouse read-only, runs its queries (its own
+``dashboard_*`` of ``sql/internal/`` and the shared reports of ``sql/reports/``, loaded by
+name, parameters bound) and writes plain HTML pages whose CSS, JavaScript (table
+sorting) and charts (hand-written SVG) are inlined: the folder opens from ``file://``
+with no network.
 
 Scale: every per-player figure comes from a handful of queries over all players at once
 (the running score is reduced in SQL to at most ``series_points`` points per player);

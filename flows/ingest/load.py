@@ -96,6 +96,7 @@ RUN_COUNTS: tuple[str, ...] = (
     "hands",
     "violations",
     "mismatches",
+    "disputed_hands",
 )
 """The counts of an ``ingest_runs`` row."""
 
@@ -116,6 +117,7 @@ def add_counts(
         total["hands"] += o.hands
         total["violations"] += o.violations
         total["mismatches"] += o.mismatches
+        total["disputed_hands"] += o.disputed_hands
     return total
 
 

@@ -46,6 +46,7 @@ import duckdb
 from prefect import flow, get_run_logger, tags, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
+from prefect.context import FlowRunContext
 from prefect.futures import PrefectFuture
 from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
@@ -70,6 +71,7 @@ from zhuoji.flows.runtime.dask_cluster import (
 )
 from zhuoji.flows.runtime.pool import ForkServerTaskRunner, current_pool_repair, start_fork_server
 from zhuoji.flows.runtime.prefect_api import prefect_api
+from zhuoji.flows.runtime.temporary_server import ServerStart
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.rows import FileOutcome
 from zhuoji.flows.warehouse.store import KnownFile
@@ -290,7 +292,8 @@ def summary_markdown(summary: RunSummary) -> str:
         ("games", summary.games),
         ("hands", summary.hands),
         ("violations", summary.violations),
-        ("mismatches (disputed hands)", summary.mismatches),
+        ("disputed hands", summary.disputed_hands),
+        ("settlement findings", summary.settlement_findings),
     ]
     lines = [
         f"# zhuoji ingest run {summary.run_id} into `{summary.db}`",
@@ -389,6 +392,7 @@ def run_forget(paths: Sequence[str], db: str | Path = "zhuoji.duckdb") -> Forget
                 "hands": 0,
                 "violations": 0,
                 "mismatches": 0,
+                "disputed_hands": 0,
             },
         )
     finally:
@@ -433,7 +437,9 @@ def dask_worker_count(dask_address: str) -> int:
 
 
 def run_flow(
-    request: RunRequest, on_server_lost: Callable[[str], None] | None = None
+    request: RunRequest,
+    on_server_lost: Callable[[str], None] | None = None,
+    on_server_start: Callable[[ServerStart], None] | None = None,
 ) -> RunSummary:
     """Run ``request`` (checked by :func:`zhuoji.flows.ingest.steps.prepare_run`) as the ingest
     flow.
@@ -445,7 +451,8 @@ def run_flow(
     is named and tagged after the database (:func:`run_name`, :func:`run_tags`); its paths
     and files go in a manifest in the system's temporary folder, removed at the end.
     ``on_server_lost``: called should the local Prefect server go away during the run (see
-    :func:`prefect_api`); the command line ends the process there."""
+    :func:`prefect_api`); the command line ends the process there. ``on_server_start``:
+    told when a local Prefect server is started for the run, and when it answers."""
     dask_address = request.dask_address
     if dask_address:
         n_workers = dask_worker_count(dask_address)
@@ -466,12 +473,18 @@ def run_flow(
     inline = len(json.dumps(list(request.args))) <= MANIFEST_INLINE_BYTES
     with ExitStack() as stack:
         stack.callback(manifest.unlink, missing_ok=True)
-        api_url = stack.enter_context(prefect_api(on_server_lost))
+        api_url = stack.enter_context(prefect_api(on_server_lost, on_server_start))
         if dask_address:
             check_workers_reach_api(dask_address, api_url)
             # runs before the temporary server (if any) stops
             stack.callback(drain_workers, dask_address)
-        stack.enter_context(temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}))
+        if FlowRunContext.get() is None:
+            # no heartbeat (about a second less per run); a subflow of a deployment's run
+            # beats as its parent does, to be marked crashed should its process die
+            # (zhuoji.flows.runtime.heartbeats)
+            stack.enter_context(
+                temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None})
+            )
         name = run_name(request.db, datetime.now(UTC))
         stack.enter_context(tags(*run_tags(request.db)))
         configured = ingest_flow.with_options(task_runner=runner, flow_run_name=lambda: name)

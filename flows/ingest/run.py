@@ -11,10 +11,14 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from zhuoji.flows.ingest.discover import LogPaths
 from zhuoji.flows.ingest.steps import RunRequest, RunSummary, prepare_run
 from zhuoji.rules.messages import Message
+
+if TYPE_CHECKING:
+    from zhuoji.flows.runtime.temporary_server import ServerStart
 
 FLOW_PATH_ENV = "ZHUOJI_PREFECT"
 """Set to ``1`` (``true``, ``yes``): every ingest runs as a Prefect flow, a small one with
@@ -60,6 +64,7 @@ def run_ingest(
     prefect: bool = False,
     found: LogPaths | None = None,
     on_server_lost: Callable[[str], None] | None = None,
+    on_server_start: Callable[[ServerStart], None] | None = None,
 ) -> RunSummary:
     """Run an ingest (the command line's ``zhuoji ingest``): as a Prefect flow
     (:func:`zhuoji.flows.ingest.prefect_run.run_flow`) or, when it is small and no Prefect server is
@@ -71,7 +76,9 @@ def run_ingest(
     rows of the files the database holds under the given folders that no longer exist;
     ``found``: the paths already walked (:func:`zhuoji.flows.ingest.discover.find_log_paths` of
     ``paths``), so that they are walked once; ``on_server_lost``: what a flow run does
-    should its local Prefect server go away (:func:`zhuoji.flows.runtime.prefect_api.prefect_api`).
+    should its local Prefect server go away (:func:`zhuoji.flows.runtime.prefect_api.prefect_api`);
+    ``on_server_start``: told when a local Prefect server is started for the flow run, and
+    when it answers (:class:`~zhuoji.flows.runtime.temporary_server.ServerStart`).
 
     The summary's ``seconds`` is the wall time from ``started`` (a
     :func:`time.perf_counter` reading: the command's start,
@@ -98,7 +105,7 @@ def run_ingest(
     if takes_flow_path(request, prefect):
         from zhuoji.flows.ingest.prefect_run import run_flow
 
-        summary = run_flow(request, on_server_lost)
+        summary = run_flow(request, on_server_lost, on_server_start)
     else:
         from zhuoji.flows.ingest.local_run import run_local
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, suppress
@@ -59,13 +60,19 @@ class RunSummary:
     games: int
     hands: int
     violations: int
-    mismatches: int
+    mismatches: int  # settlement findings (hands.mismatches summed)
     seconds: float
     quarantined: tuple[tuple[str, str], ...]  # (path, first reason) per quarantined file
     renamed: tuple[tuple[str, str], ...] = ()  # (old path, new path): rows moved
     reaudited: tuple[tuple[str, str], ...] = ()  # (path, reason): unchanged, audited again
     pruned: tuple[str, ...] = ()  # vanished files whose rows were dropped (--prune)
     engine_version: str = ""
+    disputed_hands: int = 0  # hands with a settlement finding (hands.disputed)
+
+    @property
+    def settlement_findings(self) -> int:
+        """The settlement findings in the run's hands (the older name: ``mismatches``)."""
+        return self.mismatches
 
     @property
     def files_renamed(self) -> int:
@@ -113,7 +120,13 @@ def command_started() -> float:
 
 
 class _Display:
-    """The run's progress bar (files, hands, hands/s) on standard error, when wanted."""
+    """The run's progress bar (files, hands, hands/s) on standard error, when wanted.
+
+    It moves as each file is done: the workers say each file they finish
+    (:mod:`zhuoji.flows.ingest.progress`), while the batches' outcomes come whole chunks
+    at a time; a file no report reached counts when its batch's outcomes come, and each
+    file counts once. Where standard error is no terminal, Rich draws no bar (it prints
+    the last state once, at the end), and nothing is listened to."""
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
@@ -121,9 +134,11 @@ class _Display:
         self._progress: Any = None
         self._task: Any = None
         self._start = time.perf_counter()
+        self._lock = threading.Lock()
+        self._counted: dict[str, int] = {}  # path: the hands shown for it
         self.hands = 0
 
-    def start(self, total: int) -> None:
+    def start(self, total: int, staging: Path | None = None, paths: Sequence[str] = ()) -> None:
         self._start = time.perf_counter()
         if not self.enabled:
             return
@@ -137,6 +152,7 @@ class _Display:
 
         from zhuoji.flows.text.terminal import make_console
 
+        console = make_console(stderr=True, decoration=True)  # a closed pipe: quiet
         self._progress = self._stack.enter_context(
             Progress(
                 TextColumn("[bold]ingest[/]"),
@@ -145,18 +161,44 @@ class _Display:
                 TextColumn("files"),
                 TextColumn("{task.fields[hands]:,} hands  {task.fields[rate]:,.0f} hands/s"),
                 TimeElapsedColumn(),
-                console=make_console(stderr=True, decoration=True),  # a closed pipe: quiet
+                console=console,
                 transient=False,
             )
         )
         self._task = self._progress.add_task("ingest", total=total, hands=0, rate=0.0)
+        if staging is not None and console.is_terminal:
+            from zhuoji.flows.ingest.progress import ProgressListener
 
-    def advance(self, outcome: FileOutcome) -> None:
-        self.hands += outcome.hands
+            listener = ProgressListener(staging.as_posix(), set(paths), self._file_done)
+            self._stack.enter_context(listener)
+
+    def _show(self, files: int, hands: int) -> None:
+        """Add ``files`` done and ``hands`` to the bar (with the lock held)."""
+        self.hands += hands
         if self._progress is None:
             return
         elapsed = max(time.perf_counter() - self._start, 1e-9)
-        self._progress.update(self._task, advance=1, hands=self.hands, rate=self.hands / elapsed)
+        rate = self.hands / elapsed
+        self._progress.update(self._task, advance=files, hands=self.hands, rate=rate)
+
+    def _file_done(self, path: str, hands: int) -> None:
+        """A worker's report of one file (from the listener's thread)."""
+        with self._lock:
+            if path in self._counted:
+                return
+            self._counted[path] = hands
+            self._show(1, hands)
+
+    def advance(self, outcome: FileOutcome) -> None:
+        """A file's outcome, with its batch's: counted now unless a report counted it
+        (then only its hands are made right, should a retry have changed them)."""
+        with self._lock:
+            shown = self._counted.get(outcome.path)
+            self._counted[outcome.path] = outcome.hands
+            if shown is None:
+                self._show(1, outcome.hands)
+            elif shown != outcome.hands:
+                self._show(0, outcome.hands - shown)
 
     def close(self) -> None:
         self._stack.close()
@@ -171,6 +213,7 @@ class _Totals:
     hands: int = 0
     violations: int = 0
     mismatches: int = 0
+    disputed_hands: int = 0
     quarantined: list[tuple[str, str]] = field(default_factory=list)
 
     def counts(self, plan: FilePlan) -> dict[str, int]:
@@ -184,6 +227,7 @@ class _Totals:
             "hands": self.hands,
             "violations": self.violations,
             "mismatches": self.mismatches,
+            "disputed_hands": self.disputed_hands,
         }
 
     def add(self, outcome: FileOutcome) -> None:
@@ -195,6 +239,7 @@ class _Totals:
         self.hands += outcome.hands
         self.violations += outcome.violations
         self.mismatches += outcome.mismatches
+        self.disputed_hands += outcome.disputed_hands
 
 
 
@@ -517,7 +562,7 @@ def ingest_steps(
             if batch_size is None
             else [list(todo[i : i + batch_size]) for i in range(0, len(todo), batch_size)]
         )
-        display.start(len(todo))
+        display.start(len(todo), staging, [d.path for d in todo])
         totals = _Totals()
         for index, outcomes in enumerate(steps.process(batches, workers, staging)):
             for outcome in outcomes:
@@ -552,6 +597,7 @@ def ingest_steps(
                 "hands": totals.hands,
                 "violations": totals.violations,
                 "mismatches": totals.mismatches,
+                "disputed_hands": totals.disputed_hands,
             },
         )
         active.finished = True
@@ -581,10 +627,11 @@ def ingest_steps(
         reaudited=plan.reaudited,
         pruned=plan.pruned,
         engine_version=ENGINE_VERSION,
+        disputed_hands=totals.disputed_hands,
     )
     logger.info(
         "run %d into %s: %d files seen, %d loaded, %d skipped, %d quarantined; "
-        "%d games, %d hands, %d violations, %d mismatches",
+        "%d games, %d hands, %d violations, %d disputed hands, %d settlement findings",
         summary.run_id,
         db,
         summary.files_seen,
@@ -594,6 +641,7 @@ def ingest_steps(
         summary.games,
         summary.hands,
         summary.violations,
+        summary.disputed_hands,
         summary.mismatches,
     )
     steps.publish(summary)

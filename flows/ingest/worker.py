@@ -21,6 +21,7 @@ import gc
 import hashlib
 import os
 import signal
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -35,6 +36,7 @@ from zhuoji.flows.audit.service import (
     generate_audits,
 )
 from zhuoji.flows.ingest.discover import ContentDigest, FileDigest, digest_file
+from zhuoji.flows.ingest.progress import progress_address, report_file
 from zhuoji.flows.warehouse.rows import FileError, FileOutcome, FileStatus, RowBuffer, RulesetUse
 from zhuoji.parsers.errors import MalformedLogError
 from zhuoji.parsers.models import INT32_MAX, INT32_MIN
@@ -48,6 +50,8 @@ __all__ = [
     "CHANGED_TRIES",
     "FLUSH_HANDS",
     "GC_THRESHOLD",
+    "HOLD_UNTIL",
+    "HOLD_WORKER_ON",
     "INGEST_AUDIT",
     "KILL_WORKER_ON",
     "FileChangedError",
@@ -227,7 +231,7 @@ def _audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome
     errors: list[FileError] = []
     game_ids: list[str] = []
     uses: set[RulesetUse] = set()
-    hands = violations = mismatches = 0
+    hands = violations = mismatches = disputed = 0
     try:
         for item in generate_audits(path, INGEST_AUDIT, sink=content):
             if isinstance(item, FileFault):
@@ -248,6 +252,7 @@ def _audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome
             hands += counts.hands
             violations += counts.violations
             mismatches += counts.mismatches
+            disputed += counts.disputed_hands
             if buffer.pending_hands >= FLUSH_HANDS:
                 buffer.flush()
         if not content.complete:  # the file could not be opened: this raises the reason
@@ -277,6 +282,7 @@ def _audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome
         hands=hands,
         violations=violations,
         mismatches=mismatches,
+        disputed_hands=disputed,
         game_ids=tuple(game_ids),
         engine_version=ENGINE_VERSION,
         rulesets=tuple(sorted(uses, key=_use_key)),
@@ -319,10 +325,24 @@ file whose name (last path component) is this environment variable's value, as t
 kernel's out-of-memory killer would kill it. Unset, nothing happens."""
 
 
+HOLD_WORKER_ON = "ZHUOJI_TEST_HOLD_WORKER_ON"
+"""Fault injection for the tests: a worker about to process a file of this name (last
+path component) waits until the file :data:`HOLD_UNTIL` names exists (at most ten
+minutes), as a slow file would hold it. Unset, nothing happens."""
+
+HOLD_UNTIL = "ZHUOJI_TEST_HOLD_UNTIL"
+
+
 def _kill_if_asked(path: str) -> None:
     name = os.environ.get(KILL_WORKER_ON)
     if name and os.path.basename(path) == name:
         os.kill(os.getpid(), signal.SIGKILL)
+    name = os.environ.get(HOLD_WORKER_ON)
+    gate = os.environ.get(HOLD_UNTIL)
+    if name and gate and os.path.basename(path) == name:
+        deadline = time.monotonic() + 600
+        while not os.path.exists(gate) and time.monotonic() < deadline:
+            time.sleep(0.05)
 
 
 def process_files(files: Sequence[FileDigest], staging_dir: str) -> list[FileOutcome]:
@@ -332,13 +352,21 @@ def process_files(files: Sequence[FileDigest], staging_dir: str) -> list[FileOut
     (:data:`CHANGED_TRIES` times) is quarantined with that reason.
 
     What costs per file is reading, hashing and auditing it: the Parquet writers, the
-    shard folder and the task's set-up are paid once per chunk."""
+    shard folder and the task's set-up are paid once per chunk.
+
+    Each file done is also said at once to the run's process, for its progress bar
+    (:func:`zhuoji.flows.ingest.progress.report_file`: one datagram, never waited for)."""
     if not files:
         return []
     buffer = RowBuffer(shard_dir_for(staging_dir, files[0].path))
     try:
+        outcomes: list[FileOutcome] = []
+        listener = progress_address(staging_dir)  # None: nobody listens
         with rare_collections():
-            outcomes = [_audit_tries(d, buffer) for d in files]
+            for digest in files:
+                outcome = _audit_tries(digest, buffer)
+                outcomes.append(outcome)
+                report_file(listener, outcome.path, outcome.hands)
         if not any(o.status is FileStatus.LOADED for o in outcomes):
             buffer.abort()
             return outcomes

@@ -40,13 +40,16 @@ from zhuoji.flows.runtime.prefect_server import (
     reuse_available,
     reused_alive,
 )
-from zhuoji.flows.runtime.temporary_server import LocalPrefectServer
+from zhuoji.flows.runtime.temporary_server import LocalPrefectServer, ServerStart
 
 __all__ = ["mark_flow_run_crashed", "prefect_api"]
 
 
 @contextmanager
-def prefect_api(on_lost: Callable[[str], None] | None = None) -> Iterator[str]:
+def prefect_api(
+    on_lost: Callable[[str], None] | None = None,
+    announce: Callable[[ServerStart], None] | None = None,
+) -> Iterator[str]:
     """Make sure a Prefect API is configured for this process and its workers.
 
     With ``PREFECT_API_URL`` set, that server is used. Otherwise the machine's reused
@@ -62,6 +65,9 @@ def prefect_api(on_lost: Callable[[str], None] | None = None) -> Iterator[str]:
     ``on_lost``: called (from a thread) should the local server go away meanwhile
     (:class:`~zhuoji.flows.runtime.prefect_server.ServerWatch`: its process ends, or it stops
     answering), with what happened; a server of ``PREFECT_API_URL`` is not watched.
+    ``announce``: told when a local server is started for the run, and when it answers
+    (:class:`~zhuoji.flows.runtime.temporary_server.ServerStart`); a server found running is
+    not announced.
     """
     url = PREFECT_API_URL.value()
     if url:
@@ -72,11 +78,13 @@ def prefect_api(on_lost: Callable[[str], None] | None = None) -> Iterator[str]:
     with ExitStack() as stack:
         if idle > 0 and reuse_available():
             reused = ReusedPrefectServer(timeout, idle)
+            reused.announce = announce
             address = stack.enter_context(reused.use())
             assert reused.record is not None
             alive = reused_alive(reused.record.pid)
         else:
             temporary = LocalPrefectServer(timeout)
+            temporary.announce = announce
             address = stack.enter_context(temporary)
             assert temporary.process is not None
             alive = process_alive(temporary.process)

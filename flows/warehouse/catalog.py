@@ -12,9 +12,13 @@ Both come from one source each, so neither can drift:
   holds.
 - **views**: each report of ``sql/reports/`` that binds no parameter becomes the view
   ``reports.<name>`` whose query is the report file's text, commented with the report's
-  description. A report that takes parameters (``player_history``, the dashboard's page
-  queries) has no view: its query cannot run without them. Views of reports that no
-  longer exist are dropped.
+  description; each of its columns is commented with the ``--`` text at the end of the
+  line of the file's select list that makes it (:func:`parse_column_comments`). A report
+  that takes parameters (``player_history``) has no view: its query cannot run without
+  them. The dashboard's own queries (``sql/internal/``) that bind no parameter are views
+  of the schema ``internal`` (:data:`INTERNAL_SCHEMA`) the same way, apart from the
+  reports. Views of queries that no longer exist (or moved to the other schema) are
+  dropped.
 
 :func:`comment_statements` and :func:`view_statements` give the statements;
 :func:`zhuoji.flows.warehouse.schema.apply_catalog` runs them after the schema files on every
@@ -31,15 +35,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = [
+    "INTERNAL_SCHEMA",
     "REPORT_SCHEMA",
     "CatalogError",
     "TableDoc",
     "ViewStatement",
     "comment_statements",
+    "parse_column_comments",
     "parse_schema_comments",
     "quote_identifier",
     "quote_literal",
     "schema_comments",
+    "split_comment",
     "view_comment",
     "view_reports",
     "view_statements",
@@ -47,6 +54,10 @@ __all__ = [
 
 REPORT_SCHEMA = "reports"
 """The DuckDB schema holding the report views (the tables are in ``main``)."""
+
+INTERNAL_SCHEMA = "internal"
+"""The DuckDB schema holding the views of the dashboard's own queries (``sql/internal/``):
+not reports, so apart from them."""
 
 _CREATE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_][A-Za-z0-9_]*)",
                      re.IGNORECASE)
@@ -87,7 +98,7 @@ def quote_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _split_comment(line: str) -> tuple[str, str | None]:
+def split_comment(line: str) -> tuple[str, str | None]:
     """The code of a line and the text of its ``--`` comment (None without one); a ``--``
     inside a quoted string or identifier is not a comment."""
     quote: str | None = None
@@ -112,7 +123,7 @@ def parse_schema_comments(
     table: TableDoc | None = None  # the CREATE TABLE being read
     last: tuple[TableDoc, str] | None = None  # the column a comment line may continue
     for number, line in enumerate(text.splitlines(), 1):
-        code, comment = _split_comment(line)
+        code, comment = split_comment(line)
         if not code.strip():
             if comment is None:
                 pending, last = [], None
@@ -224,17 +235,63 @@ def _key_order(row: tuple[str, str | None, str | None]) -> tuple[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class ViewStatement:
-    """One statement of the view refresh; ``report`` names the report it comes from."""
+    """One statement of the view refresh; ``report`` names the query it comes from and
+    ``source`` its file (``sql/reports/NAME.sql``)."""
 
     report: str
     sql: str
+    source: str = ""
 
 
-def view_comment(name: str, sql: str, description: str) -> str:
-    """A report view's comment: the report, the digest of its file's text (which tells a
-    stale view from a current one) and its description."""
+_FOLDERS = {REPORT_SCHEMA: "reports", INTERNAL_SCHEMA: "internal"}
+"""The folder of ``sql/`` whose queries each schema's views are made from."""
+
+
+def view_comment(name: str, sql: str, description: str, schema: str = REPORT_SCHEMA) -> str:
+    """A view's comment: the report (or the dashboard's query, in ``internal``), the
+    digest of its file's text (which tells a stale view from a current one) and its
+    description."""
     digest = hashlib.sha256(sql.encode()).hexdigest()[:12]
-    return f"Report {name} (sql/reports/{name}.sql, sha256 {digest}): {description}"
+    source = f"sql/{_FOLDERS[schema]}/{name}.sql, sha256 {digest}"
+    if schema == REPORT_SCHEMA:
+        return f"Report {name} ({source}): {description}"
+    return f"The dashboard's query {name}, not a report ({source}): {description}"
+
+
+_COLUMN_NAME = re.compile(r'"?([A-Za-z_][A-Za-z0-9_]*)"?\s*,?\s*$')
+
+
+def parse_column_comments(text: str, source: str) -> dict[str, str]:
+    """The comments of a query's columns, by column: the ``--`` text at the end of the
+    line of the select list that ends the column's expression (``h.game_id,  -- ...``,
+    ``count(*) AS hands,  -- ...``, ``) AS rank,  -- ...``), continued by ``--`` lines
+    right below it. The column is the line's last name (its alias, or the column it
+    selects). The description lines at the top belong to no column. ``source`` names the
+    file in a :class:`CatalogError` (a comment after no name, a column commented twice)."""
+    out: dict[str, str] = {}
+    last: str | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        code, comment = split_comment(line)
+        if not code.strip():
+            if comment is not None and last is not None:
+                out[last] = f"{out[last]} {comment}".strip()
+            else:
+                last = None
+            continue
+        if comment is None:
+            last = None
+            continue
+        match = _COLUMN_NAME.search(code)
+        if match is None:
+            # a programming error, never a user's: not translated
+            raise CatalogError(f"{source}, line {number}: the comment follows no column name")
+        name = match.group(1)
+        if name in out:
+            # a programming error, never a user's: not translated
+            raise CatalogError(f"{source}, line {number}: column {name} is commented twice")
+        out[name] = comment
+        last = name
+    return out
 
 
 def view_statements(
@@ -242,26 +299,37 @@ def view_statements(
     reports: Mapping[str, str],
     descriptions: Mapping[str, str],
     parameters: Mapping[str, tuple[str, ...]],
+    schema: str = REPORT_SCHEMA,
 ) -> list[ViewStatement]:
-    """The statements that make the ``reports`` schema hold exactly one view per
-    parameter-free report: drop the views of reports that are gone, create or replace the
-    others from their report files (``reports``: name -> SQL text) with their comments
-    (:func:`view_comment`). ``existing`` maps the views the schema holds to their
+    """The statements that make ``schema`` (the ``reports`` one, or ``internal`` for the
+    dashboard's queries) hold exactly one view per parameter-free query: drop the views
+    of queries that are gone, create or replace the others from their files (``reports``:
+    name -> SQL text) with their comments (:func:`view_comment`) and their columns'
+    (:func:`parse_column_comments`). ``existing`` maps the views the schema holds to their
     comments: a view whose comment is already the wanted one is current and left alone,
     so an up-to-date warehouse gets no statement."""
     views = view_reports(parameters)
-    schema = quote_identifier(REPORT_SCHEMA)
+    quoted = quote_identifier(schema)
     out: list[ViewStatement] = []
     for name in sorted(set(existing) - set(views)):
-        out.append(ViewStatement(name, f"DROP VIEW IF EXISTS {schema}.{quote_identifier(name)}"))
+        out.append(ViewStatement(name, f"DROP VIEW IF EXISTS {quoted}.{quote_identifier(name)}"))
     for name in views:
-        comment = view_comment(name, reports[name], descriptions[name])
+        comment = view_comment(name, reports[name], descriptions[name], schema)
         if existing.get(name) == comment:
             continue
-        target = f"{schema}.{quote_identifier(name)}"
-        body = _report_sql(reports[name], f"sql/reports/{name}.sql")
-        out.append(ViewStatement(name, f"CREATE OR REPLACE VIEW {target} AS\n{body}\n"))
-        out.append(ViewStatement(name, f"COMMENT ON VIEW {target} IS {quote_literal(comment)}"))
+        target = f"{quoted}.{quote_identifier(name)}"
+        source = f"sql/{_FOLDERS[schema]}/{name}.sql"
+        body = _report_sql(reports[name], source)
+        out.append(ViewStatement(name, f"CREATE OR REPLACE VIEW {target} AS\n{body}\n", source))
+        out.append(ViewStatement(
+            name, f"COMMENT ON VIEW {target} IS {quote_literal(comment)}", source))
+        for column, text in parse_column_comments(reports[name], source).items():
+            out.append(ViewStatement(
+                name,
+                f"COMMENT ON COLUMN {target}.{quote_identifier(column)} "
+                f"IS {quote_literal(text)}",
+                source,
+            ))
     if out:
-        out.insert(0, ViewStatement("", f"CREATE SCHEMA IF NOT EXISTS {schema}"))
+        out.insert(0, ViewStatement("", f"CREATE SCHEMA IF NOT EXISTS {quoted}"))
     return out

@@ -1,5 +1,11 @@
 """The reports: one query per file of ``sql/reports/``, its description and ``$name``
-parameters read from the file, run with the parameters bound."""
+parameters read from the file, run with the parameters bound.
+
+The dashboard's own queries are in ``sql/internal/`` (:data:`INTERNAL_FOLDER`), read the
+same way: they are not reports (``zhuoji report`` and the analyst's ``reports()`` do not
+list or run them, their columns follow the pages), and their views are in the
+``internal`` schema, apart from the ``reports`` one.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ from typing import Any
 
 import duckdb
 
+from zhuoji.flows.warehouse.catalog import split_comment
 from zhuoji.flows.warehouse.sqlfiles import SQL_ROOT, WarehouseError, read_sql
 from zhuoji.rules.messages import Message
 
@@ -37,35 +44,69 @@ class QueryResult:
 # --- reports ---------------------------------------------------------------------------------
 
 
+REPORTS_FOLDER = "reports"
+"""The folder of ``sql/`` holding the reports."""
+
+INTERNAL_FOLDER = "internal"
+"""The folder of ``sql/`` holding the dashboard's queries (no report)."""
+
+
+def query_names(folder: str) -> list[str]:
+    """The queries of ``sql/<folder>/``, by name."""
+    return sorted(p.stem for p in (SQL_ROOT / folder).glob("*.sql"))
+
+
 def report_names() -> list[str]:
-    return sorted(p.stem for p in (SQL_ROOT / "reports").glob("*.sql"))
+    return query_names(REPORTS_FOLDER)
 
 
-def report_description(name: str) -> str:
-    """The report's first comment lines (``-- ...``), joined."""
+def internal_names() -> list[str]:
+    """The dashboard's queries (``sql/internal/``)."""
+    return query_names(INTERNAL_FOLDER)
+
+
+def sql_description(text: str) -> str:
+    """A query file's first comment lines (``-- ...``), joined."""
     lines: list[str] = []
-    for line in read_report(name).splitlines():
+    for line in text.splitlines():
         if not line.startswith("--"):
             break
         lines.append(line[2:].strip())
     return " ".join(lines)
 
 
+def report_description(name: str) -> str:
+    """The report's first comment lines (``-- ...``), joined."""
+    return sql_description(read_report(name))
+
+
 def read_report(name: str) -> str:
     if name not in report_names():
         raise UnknownReportError(name)
-    return read_sql(f"reports/{name}")
+    return read_sql(f"{REPORTS_FOLDER}/{name}")
+
+
+def read_query(name: str) -> str:
+    """The text of the dashboard's query ``name`` (``sql/internal/``) or of the report
+    ``name``; an :class:`UnknownReportError` when it is neither."""
+    if name in internal_names():
+        return read_sql(f"{INTERNAL_FOLDER}/{name}")
+    return read_report(name)
+
+
+def sql_parameters(text: str) -> tuple[str, ...]:
+    """The ``$name`` parameters a query's text binds, in order of first use (none is read
+    in a ``--`` comment)."""
+    code = "\n".join(split_comment(line)[0] for line in text.splitlines())
+    seen: dict[str, None] = {}
+    for match in _PARAM.finditer(code):
+        seen.setdefault(match.group(1), None)
+    return tuple(seen)
 
 
 def report_parameters(name: str) -> tuple[str, ...]:
     """The ``$name`` parameters the report's query binds, in order of first use."""
-    text = "\n".join(
-        line for line in read_report(name).splitlines() if not line.lstrip().startswith("--")
-    )
-    seen: dict[str, None] = {}
-    for match in _PARAM.finditer(text):
-        seen.setdefault(match.group(1), None)
-    return tuple(seen)
+    return sql_parameters(read_report(name))
 
 
 def run_report(con: duckdb.DuckDBPyConnection, name: str, params: Mapping[str, str]) -> QueryResult:

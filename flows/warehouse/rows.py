@@ -231,7 +231,9 @@ class FileOutcome:
     :data:`DATA_TABLES`) for the loader: the shards of the task that processed it, which
     hold the rows of the task's other files too, each row with its file's path
     (:data:`SOURCE_COLUMN`). A quarantined file has ``errors`` and no ``shard_dir``.
-    ``violations`` counts illegal-move findings, ``mismatches`` the disputed hands.
+    ``violations`` counts illegal-move findings, ``mismatches`` the settlement findings
+    (``hands.mismatches`` summed) and ``disputed_hands`` the hands with at least one
+    (``hands.disputed``).
     """
 
     path: str
@@ -242,6 +244,7 @@ class FileOutcome:
     hands: int = 0
     violations: int = 0
     mismatches: int = 0
+    disputed_hands: int = 0
     game_ids: tuple[str, ...] = ()
     shard_dir: str | None = None
     errors: tuple[FileError, ...] = ()
@@ -265,6 +268,7 @@ class FileOutcome:
             hands=0,
             violations=0,
             mismatches=0,
+            disputed_hands=0,
             game_ids=(),
             shard_dir=None,
             errors=tuple(errors),
@@ -347,9 +351,13 @@ def rulesets_table(outcomes: Sequence[FileOutcome]) -> pa.Table:
 
 @dataclass(frozen=True, slots=True)
 class GameCounts:
+    """A game's hands, its illegal-move findings, its settlement findings (``mismatches``)
+    and its disputed hands (those with a settlement finding: ``hands.disputed``)."""
+
     hands: int
     violations: int
     mismatches: int
+    disputed_hands: int
 
 
 def _utc(moment: datetime | None) -> datetime | None:
@@ -504,14 +512,17 @@ class RowBuffer:
             players.append((game_id, player.seat, player.id, player.name))
         violations = 0
         mismatches = 0
+        disputed = 0
         tiles = rows["hand_tiles"]
         for audit in audits:
             v, m = self._add_hand(game_id, ids, audit, chickens)
             violations += v
             mismatches += m
+            disputed += m > 0
             tiles.extend(hand_tiles_row_tuples(game_id, audit))
         self.pending_hands += len(audits)
-        return GameCounts(hands=len(audits), violations=violations, mismatches=mismatches)
+        return GameCounts(hands=len(audits), violations=violations, mismatches=mismatches,
+                          disputed_hands=disputed)
 
     def _add_hand(
         self, game_id: str, ids: list[str], audit: HandAudit, scores_chickens: bool

@@ -11,10 +11,11 @@ import pyarrow as pa
 
 from zhuoji.flows.warehouse import catalog
 from zhuoji.flows.warehouse.reports import (
-    read_report,
-    report_description,
-    report_names,
-    report_parameters,
+    INTERNAL_FOLDER,
+    REPORTS_FOLDER,
+    query_names,
+    sql_description,
+    sql_parameters,
 )
 from zhuoji.flows.warehouse.sqlfiles import (
     SchemaFile,
@@ -139,28 +140,34 @@ def fill_families(con: duckdb.DuckDBPyConnection) -> None:
         raise
 
 
+VIEW_SCHEMAS = ((catalog.REPORT_SCHEMA, REPORTS_FOLDER), (catalog.INTERNAL_SCHEMA, INTERNAL_FOLDER))
+"""Each schema of views and the folder of ``sql/`` its queries are read from."""
+
+
 def apply_catalog(con: duckdb.DuckDBPyConnection, files: Sequence[SchemaFile]) -> None:
-    """Comment every table and column from the DDL files' comments and make the report
-    views (``reports.<name>`` for each parameter-free report), in one transaction; only
-    what changed is written (see :mod:`zhuoji.flows.warehouse.catalog`)."""
+    """Comment every table and column from the DDL files' comments and make the views
+    (``reports.<name>`` for each parameter-free report, ``internal.<name>`` for each of the
+    dashboard's), their columns commented, in one transaction; only what changed is
+    written (see :mod:`zhuoji.flows.warehouse.catalog`)."""
     tables = catalog.schema_comments(f.path for f in files)
     stored = [
         (str(t), None if c is None else str(c), None if m is None else str(m))
         for t, c, m in con.execute(read_sql("load/catalog_comments")).fetchall()
     ]
-    existing = {
-        str(v): None if c is None else str(c)
-        for v, c in con.execute(
-            read_sql("load/catalog_views"), {"schema": catalog.REPORT_SCHEMA}
-        ).fetchall()
-    }
-    names = report_names()
-    statements = catalog.view_statements(
-        existing,
-        {n: read_report(n) for n in names},
-        {n: report_description(n) for n in names},
-        {n: report_parameters(n) for n in names},
-    )
+    statements: list[catalog.ViewStatement] = []
+    for schema, folder in VIEW_SCHEMAS:
+        existing = {
+            str(v): None if c is None else str(c)
+            for v, c in con.execute(read_sql("load/catalog_views"), {"schema": schema}).fetchall()
+        }
+        texts = {n: read_sql(f"{folder}/{n}") for n in query_names(folder)}
+        statements += catalog.view_statements(
+            existing,
+            texts,
+            {n: sql_description(t) for n, t in texts.items()},
+            {n: sql_parameters(t) for n, t in texts.items()},
+            schema,
+        )
     comments = catalog.comment_statements(stored, tables)
     if not comments and not statements:
         return
@@ -174,7 +181,7 @@ def apply_catalog(con: duckdb.DuckDBPyConnection, files: Sequence[SchemaFile]) -
             except duckdb.Error as exc:
                 # a programming error, never a user's: not translated
                 raise WarehouseError(
-                    f"sql/reports/{view.report}.sql: cannot be made a view: {exc}"
+                    f"{view.source}: cannot be made a view: {exc}"
                 ) from exc
         con.commit()
     except BaseException:

@@ -7,5 +7,6 @@ UPDATE ingest_runs SET
     games = $games,
     hands = $hands,
     violations = $violations,
-    mismatches = $mismatches
+    mismatches = $mismatches,
+    disputed_hands = $disputed_hands
 WHERE run_id = $run_id

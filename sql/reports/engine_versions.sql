@@ -9,15 +9,15 @@ WITH latest AS (
     LIMIT 1
 )
 SELECT
-    g.engine_version,
-    g.ruleset,
-    g.ruleset_fingerprint,
-    count(DISTINCT g.path) AS files,
-    count(*) AS games,
-    sum(g.n_hands) AS hands,
-    min(f.run_id) AS first_run,
-    max(f.run_id) AS last_run,
-    coalesce(g.engine_version = (SELECT engine_version FROM latest), false) AS latest_engine
+    g.engine_version,                      -- the engine version that audited the games (rules/version.py); NULL: loaded before versions were recorded
+    g.ruleset,                             -- the preset the logs name
+    g.ruleset_fingerprint,                 -- a digest of the resolved ruleset (preset and overrides); NULL: loaded before it was recorded
+    count(DISTINCT g.path) AS files,       -- files holding those games
+    count(*) AS games,                     -- games
+    CAST(sum(g.n_hands) AS BIGINT) AS hands,  -- their hands
+    min(f.run_id) AS first_run,            -- the earliest ingest run that loaded one of the files
+    max(f.run_id) AS last_run,             -- the latest
+    coalesce(g.engine_version = (SELECT engine_version FROM latest), false) AS latest_engine  -- true when the engine is the latest completed ingest's (the next ingest re-audits the others)
 FROM games g
 JOIN files f USING (path)
 GROUP BY g.engine_version, g.ruleset, g.ruleset_fingerprint

@@ -1,9 +1,9 @@
 -- Illegal-move findings per code: how many, in how many hands, how many stopped the hand.
 SELECT
-    code,
-    count(*) AS findings,
-    count(DISTINCT (game_id, hand_no)) AS hands,
-    count(*) FILTER (WHERE fatal) AS fatal
+    code,                                            -- the illegal move's code (docs/rules/legality.md)
+    count(*) AS findings,                            -- findings of this code
+    count(DISTINCT (game_id, hand_no)) AS hands,     -- hands holding at least one
+    count(*) FILTER (WHERE fatal) AS fatal           -- findings that stopped the hand's replay
 FROM violations
 WHERE NOT settlement
 GROUP BY code

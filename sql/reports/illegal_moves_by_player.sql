@@ -1,11 +1,38 @@
 -- Illegal-move findings per player and code (findings with no player at fault are left out).
+WITH names AS (
+    SELECT player_id, name
+    FROM (
+        SELECT
+            p.player_id,
+            p.name,
+            row_number() OVER (
+                PARTITION BY p.player_id
+                ORDER BY g.started_at DESC NULLS LAST, p.game_id DESC, p.name
+            ) AS pick
+        FROM players AS p
+        JOIN games AS g USING (game_id)
+        WHERE p.name IS NOT NULL
+    )
+    WHERE pick = 1
+),
+counts AS (
+    SELECT
+        player_id,
+        code,
+        count(*) AS findings,
+        count(DISTINCT (game_id, hand_no)) AS hands,
+        count(*) FILTER (WHERE fatal) AS fatal
+    FROM violations
+    WHERE NOT settlement AND player_id IS NOT NULL
+    GROUP BY player_id, code
+)
 SELECT
-    player_id,
-    code,
-    count(*) AS findings,
-    count(DISTINCT (game_id, hand_no)) AS hands,
-    count(*) FILTER (WHERE fatal) AS fatal
-FROM violations
-WHERE NOT settlement AND player_id IS NOT NULL
-GROUP BY player_id, code
-ORDER BY player_id, findings DESC, code
+    c.player_id,            -- the player at fault (violations.player_id)
+    n.name AS player_name,  -- the player's display name in the latest game that gives one (players.name); NULL when no log names the player
+    c.code,                 -- the illegal move's code (docs/rules/legality.md)
+    c.findings,             -- findings of this code against the player
+    c.hands,                -- hands holding at least one of them
+    c.fatal                 -- findings that stopped the hand's replay
+FROM counts AS c
+LEFT JOIN names AS n USING (player_id)
+ORDER BY c.player_id, c.findings DESC, c.code

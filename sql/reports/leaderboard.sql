@@ -1,20 +1,53 @@
 -- Players ranked by net score (recomputed) within each rule family, one ranking per family (their points are on different scales): hands, win, self-draw and deal-in rates, average win value, kongs and chickens per hand (NULL for a family without chickens).
+WITH names AS (
+    SELECT player_id, name
+    FROM (
+        SELECT
+            p.player_id,
+            p.name,
+            row_number() OVER (
+                PARTITION BY p.player_id
+                ORDER BY g.started_at DESC NULLS LAST, p.game_id DESC, p.name
+            ) AS pick
+        FROM players AS p
+        JOIN games AS g USING (game_id)
+        WHERE p.name IS NOT NULL
+    )
+    WHERE pick = 1
+),
+board AS (
+    SELECT
+        g.family,
+        row_number() OVER (
+            PARTITION BY g.family
+            ORDER BY sum(coalesce(hp.delta, 0)) DESC, hp.player_id
+        ) AS rank,
+        hp.player_id,
+        count(*) AS hands,
+        CAST(sum(coalesce(hp.delta, 0)) AS BIGINT) AS net_score,
+        avg(hp.winner::INTEGER) AS win_rate,
+        avg(hp.self_drawn::INTEGER) AS self_draw_rate,
+        avg(hp.dealt_in::INTEGER) AS deal_in_rate,
+        avg(hp.win_value) AS avg_win_value,
+        avg(hp.exposed_kongs + hp.added_kongs + hp.concealed_kongs) AS kongs_per_hand,
+        avg(hp.chickens_standing + hp.chickens_flipped + hp.chickens_gold + hp.chickens_charging + hp.chickens_responsibility) AS chickens_per_hand
+    FROM hand_players AS hp
+    JOIN games AS g USING (game_id)
+    GROUP BY g.family, hp.player_id
+)
 SELECT
-    g.family,
-    row_number() OVER (
-        PARTITION BY g.family
-        ORDER BY sum(coalesce(hp.delta, 0)) DESC, hp.player_id
-    ) AS rank,
-    hp.player_id,
-    count(*) AS hands,
-    sum(coalesce(hp.delta, 0)) AS net_score,
-    avg(hp.winner::INTEGER) AS win_rate,
-    avg(hp.self_drawn::INTEGER) AS self_draw_rate,
-    avg(hp.dealt_in::INTEGER) AS deal_in_rate,
-    avg(hp.win_value) AS avg_win_value,
-    avg(hp.exposed_kongs + hp.added_kongs + hp.concealed_kongs) AS kongs_per_hand,
-    avg(hp.chickens_standing + hp.chickens_flipped + hp.chickens_gold + hp.chickens_charging + hp.chickens_responsibility) AS chickens_per_hand
-FROM hand_players AS hp
-JOIN games AS g USING (game_id)
-GROUP BY g.family, hp.player_id
-ORDER BY g.family NULLS LAST, rank
+    b.family,             -- the rule family of the ranking (games.family) (a name from the family registry); NULL for games whose ruleset no longer resolves
+    b.rank,               -- 1 for the best net score in the family (ties by player id)
+    b.player_id,          -- the log's player id (players.player_id)
+    n.name AS player_name,  -- the player's display name in the latest game that gives one (players.name); NULL when no log names the player
+    b.hands,              -- hands the player sat in, in this family
+    b.net_score,          -- the sum of the player's recomputed deltas in this family (an unsettled hand counts 0)
+    b.win_rate,           -- share of the hands the player won
+    b.self_draw_rate,     -- share of the hands the player won by self-draw (自摸)
+    b.deal_in_rate,       -- share of the hands in which a winner won on the player's discard or kong (点炮)
+    b.avg_win_value,      -- average value per payer of the player's settled wins (hand_players.win_value); NULL without one
+    b.kongs_per_hand,     -- kongs made per hand (exposed, added and concealed; robbed kongs not counted)
+    b.chickens_per_hand   -- chickens the player was paid for per hand, all kinds; NULL for a family without chickens
+FROM board AS b
+LEFT JOIN names AS n USING (player_id)
+ORDER BY b.family NULLS LAST, b.rank

@@ -29,12 +29,12 @@ scored AS (
     GROUP BY family, pattern
 )
 SELECT
-    coalesce(q.family, s.family) AS family,
-    coalesce(q.pattern, s.pattern) AS pattern,
-    coalesce(q.wins, 0) AS qualifying_wins,
-    coalesce(s.wins, 0) AS scored_wins,
-    coalesce(s.valued, 0) AS valued_wins,
-    coalesce(s.wins, 0) / t.wins AS scored_share
+    coalesce(q.family, s.family) AS family,       -- the rule family (games.family): each scores its own patterns
+    coalesce(q.pattern, s.pattern) AS pattern,    -- the pattern's name in the family (docs/rules)
+    coalesce(q.wins, 0) AS qualifying_wins,       -- wins whose hand qualifies for it (hand_players.patterns; a self-drawn win for self_draw)
+    coalesce(s.wins, 0) AS scored_wins,           -- wins in which the settlement scored it (hand_players.scored_patterns)
+    coalesce(s.valued, 0) AS valued_wins,         -- of those, wins scored so by a rule without qualifying (a robbed kong or a hot discard valued as another pattern, a robbed kong counted as a self-draw)
+    coalesce(s.wins, 0) / t.wins AS scored_share  -- scored wins' share of the family's wins (0 to 1)
 FROM qualifying AS q
 FULL OUTER JOIN scored AS s ON s.family IS NOT DISTINCT FROM q.family AND s.pattern = q.pattern
 JOIN totals AS t ON t.family IS NOT DISTINCT FROM coalesce(q.family, s.family)

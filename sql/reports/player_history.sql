@@ -1,25 +1,25 @@
 -- One player's hands in play order with the game's rule family, the recomputed and recorded result, a running score within the family (families' points are on different scales) and the player's own findings.
 SELECT
-    hp.game_id,
-    g.started_at,
-    g.family,
-    hp.hand_no,
-    hp.seat,
-    h.outcome,
-    hp.winner,
-    hp.self_drawn,
-    hp.dealt_in,
-    hp.win_value,
-    hp.patterns,
-    hp.delta,
-    hp.recorded_delta,
-    sum(coalesce(hp.delta, 0)) OVER (
+    hp.game_id,        -- the game (games.game_id)
+    g.started_at,      -- when the game started (UTC), when the log says
+    g.family,          -- the game's rule family (games.family)
+    hp.hand_no,        -- the log's hand number within the game
+    hp.seat,           -- the player's seat in the game (0-based)
+    h.outcome,         -- how the replay ended: win, exhaustive_draw or incomplete
+    hp.winner,         -- the player won the hand
+    hp.self_drawn,     -- won by self-draw (自摸)
+    hp.dealt_in,       -- a winner won on the player's discard or kong (点炮)
+    hp.win_value,      -- a settled win's value per payer; NULL otherwise
+    hp.patterns,       -- every pattern the player's win qualifies for, a list (empty without a win)
+    hp.delta,          -- the player's recomputed delta; NULL when the hand was not settled
+    hp.recorded_delta, -- the record's delta; NULL when the log has no result
+    CAST(sum(coalesce(hp.delta, 0)) OVER (
         PARTITION BY g.family
         ORDER BY g.started_at NULLS LAST, hp.game_id, hp.hand_no
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    ) AS running_score,
-    h.disputed,
-    coalesce(v.findings, 0) AS own_findings
+    ) AS BIGINT) AS running_score,  -- the player's net score in the family up to and with this hand (recomputed)
+    h.disputed,        -- the hand's record differs from the recomputation
+    coalesce(v.findings, 0) AS own_findings  -- illegal-move findings against the player in the hand
 FROM hand_players AS hp
 JOIN hands AS h USING (game_id, hand_no)
 JOIN games AS g USING (game_id)

@@ -12,7 +12,7 @@ CREATE TABLE ingest_runs (
     games             INTEGER   NOT NULL,  -- games loaded by this run
     hands             INTEGER   NOT NULL,  -- hands loaded by this run
     violations        INTEGER   NOT NULL,  -- illegal-move findings in those hands
-    mismatches        INTEGER   NOT NULL,  -- hands whose record differs from the recomputation
+    mismatches        INTEGER   NOT NULL,  -- settlement findings in those hands (hands.mismatches summed); disputed_hands counts the hands
     workers           INTEGER   NOT NULL,  -- replay worker processes
     runner            VARCHAR   NOT NULL   -- 'process-pool' or 'dask tcp://...'
 );

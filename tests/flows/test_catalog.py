@@ -1,29 +1,43 @@
 """What a BI tool sees: a comment on every table and column (from the DDL files), every
-parameter-free report as a view made from its report file, and docs/pipeline.md listing
-every table with its columns."""
+parameter-free report as a view made from its report file with a comment on every column,
+integer sums as BIGINT, player names beside ids, lists as lists; the dashboard's own
+queries apart in the ``internal`` schema, not listed as reports; and docs/pipeline.md
+listing every table with its columns."""
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from pathlib import Path
 
 import duckdb
+import polars as pl
 import pytest
+from typer.testing import CliRunner
 
 from tests.flows.conftest import Corpus, ingest_plain
+from zhuoji.flows.cli.main import app
 from zhuoji.flows.warehouse import catalog
 from zhuoji.flows.warehouse import store as warehouse
+from zhuoji.flows.warehouse.analyst import open_warehouse
 from zhuoji.flows.warehouse.reader import open_reader
 from zhuoji.flows.warehouse.reports import (
+    internal_names,
+    read_query,
     read_report,
     report_description,
     report_names,
     report_parameters,
     run_report,
+    sql_parameters,
 )
 from zhuoji.flows.warehouse.sqlfiles import generate_schema_files, read_sql
 
 REPO = Path(__file__).resolve().parents[2]
+SAMPLE = REPO / "data" / "sample"
+VIEW_SCHEMAS = (catalog.REPORT_SCHEMA, catalog.INTERNAL_SCHEMA)
+runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
@@ -230,6 +244,218 @@ def test_a_report_that_cannot_be_a_view_is_named(tmp_path: Path) -> None:
         con.close()
     with pytest.raises(catalog.CatalogError, match=r"sql/reports/empty\.sql: .*empty"):
         catalog.view_statements({}, {"empty": " ;\n"}, {"empty": ""}, {"empty": ()})
+
+
+# --- the views' columns ------------------------------------------------------------------
+
+
+def test_every_view_column_has_the_comment_its_file_gives(db: Path) -> None:
+    columns = _rows(db, "SELECT schema_name, table_name, column_name, comment "
+                        "FROM duckdb_columns() WHERE schema_name IN (?, ?) "
+                        "ORDER BY schema_name, table_name, column_index", list(VIEW_SCHEMAS))
+    assert {str(s) for s, *_ in columns} == set(VIEW_SCHEMAS)
+    for schema, view, column, comment in columns:
+        folder = "reports" if schema == catalog.REPORT_SCHEMA else "internal"
+        assert comment, (f"column {schema}.{view}.{column} has no comment: write it after the "
+                         f"column's line in sql/{folder}/{view}.sql")
+        written = catalog.parse_column_comments(read_query(str(view)), str(view))
+        assert comment == written[str(column)]
+
+
+def test_every_report_comments_exactly_its_columns(db: Path) -> None:
+    """Each report file (player_history too, which has no view) comments each column it
+    gives, in order, and nothing else."""
+    con = open_reader(db)
+    try:
+        for name in report_names():
+            params = {"player": "ana"} if report_parameters(name) else {}
+            columns = run_report(con, name, params).columns
+            written = catalog.parse_column_comments(read_report(name), name)
+            assert tuple(written) == columns, name
+            assert all(written.values()), name
+    finally:
+        con.close()
+
+
+def test_parse_column_comments() -> None:
+    text = (
+        "-- A description, not a column's.\n"
+        "WITH x AS (SELECT 1 AS a)\n"
+        "SELECT\n"
+        "    g.family,  -- the family -- with dashes\n"
+        "    row_number() OVER (\n"
+        "        ORDER BY a\n"
+        "    ) AS rank,  -- the rank\n"
+        "    -- continued below\n"
+        "\n"
+        "    count(*) AS \"hands\"  -- hands\n"
+        "FROM x\n"
+    )
+    assert catalog.parse_column_comments(text, "x.sql") == {
+        "family": "the family -- with dashes",
+        "rank": "the rank continued below",
+        "hands": "hands",
+    }
+    with pytest.raises(catalog.CatalogError, match=r"x\.sql, line 2: column a is commented twice"):
+        catalog.parse_column_comments("SELECT a,  -- one\n    b AS a  -- two\n", "x.sql")
+    with pytest.raises(catalog.CatalogError, match=r"x\.sql, line 1: .*no column name"):
+        catalog.parse_column_comments("SELECT (  -- what\n", "x.sql")
+
+
+def test_no_view_column_is_a_decimal_and_sums_are_bigint(db: Path) -> None:
+    """DuckDB sums integers to HUGEINT, which polars reads as Decimal(38,0): every
+    report casts its sums to BIGINT."""
+    wide = _rows(db, "SELECT schema_name, table_name, column_name, data_type "
+                     "FROM duckdb_columns() WHERE schema_name IN (?, ?) "
+                     "AND (data_type LIKE 'DECIMAL%' OR data_type IN ('HUGEINT', 'UHUGEINT'))",
+                 list(VIEW_SCHEMAS))
+    assert wide == []
+    with open_warehouse(db) as wh:
+        for info in wh.reports():
+            frame = wh.report(info.name, **({"player": "ana"} if info.parameters else {}))
+            assert not [c for c, t in frame.schema.items() if isinstance(t, pl.Decimal)], (
+                info.name)
+        assert wh.report("leaderboard").schema["net_score"] == pl.Int64
+        assert wh.report("engine_versions").schema["hands"] == pl.Int64
+        assert wh.report("player_history", player="ana").schema["running_score"] == pl.Int64
+
+
+def test_disputed_hands_codes_are_a_list(db: Path) -> None:
+    with open_warehouse(db) as wh:
+        disputed = wh.report("disputed_hands")
+        assert disputed.schema["codes"] == pl.List(pl.String)
+        assert disputed.schema["codes"] == wh.report("player_history", player="ana").schema[
+            "patterns"]
+        assert disputed.height >= 2
+        assert all(codes for codes in disputed["codes"].to_list())
+    result = runner.invoke(app, ["report", "disputed_hands", "--db", str(db), "-f", "json"])
+    assert result.exit_code == 0, result.output
+    records = json.loads(result.stdout)
+    assert {tuple(r["codes"]) for r in records} >= {("score_mismatch",)}
+    as_csv = runner.invoke(app, ["report", "disputed_hands", "--db", str(db), "-f", "csv"])
+    assert "not_zero_sum, score_mismatch" in as_csv.stdout  # a list's items, joined
+
+
+@pytest.fixture(scope="module")
+def sample_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """data/sample's warehouse: logs that name their players."""
+    path = tmp_path_factory.mktemp("sample") / "w.duckdb"
+    ingest_plain([str(SAMPLE)], path, path.parent / "stage")
+    return path
+
+
+def _latest_names(db: Path) -> dict[str, str | None]:
+    """Each player's name in the latest game that names the player, computed here."""
+    rows = _rows(db, "SELECT p.player_id, p.name, g.started_at, g.game_id FROM players AS p "
+                     "JOIN games AS g USING (game_id)")
+    names: dict[str, str | None] = {}
+    latest: dict[str, tuple[object, str]] = {}
+    for player, name, started, game in rows:
+        names.setdefault(str(player), None)
+        if name is None:
+            continue
+        key = (started, str(game))
+        if str(player) not in latest or key > latest[str(player)]:  # type: ignore[operator]
+            latest[str(player)] = key  # type: ignore[assignment]
+            names[str(player)] = str(name)
+    return names
+
+
+def test_names_beside_ids(sample_db: Path, tmp_path: Path) -> None:
+    names = _latest_names(sample_db)
+    assert sum(n is not None for n in names.values()) >= 20
+    with open_warehouse(sample_db) as wh:
+        for report in ("leaderboard", "illegal_moves_by_player"):
+            frame = wh.report(report)
+            assert frame.columns.index("player_name") == frame.columns.index("player_id") + 1
+            assert frame.height > 0
+            for player, name in frame.select("player_id", "player_name").iter_rows():
+                assert name == names[player], (report, player)
+    # a player renamed in a later game is shown by the later name
+    renamed = tmp_path / "renamed.duckdb"
+    shutil.copyfile(sample_db, renamed)
+    ((player, game),) = _rows(renamed, "SELECT p.player_id, p.game_id FROM players AS p "
+                                       "JOIN games AS g USING (game_id) WHERE p.name IS NOT NULL "
+                                       "ORDER BY g.started_at DESC, g.game_id DESC LIMIT 1")
+    con = duckdb.connect(str(renamed))
+    try:
+        con.execute("UPDATE players SET name = '新名字' WHERE player_id = ? AND game_id = ?",
+                    [player, game])
+    finally:
+        con.close()
+    with open_warehouse(renamed) as wh:
+        board = wh.report("leaderboard").filter(pl.col("player_id") == player)
+        assert set(board["player_name"].to_list()) == {"新名字"}
+
+
+# --- the dashboard's queries: apart from the reports -------------------------------------
+
+
+def test_the_dashboard_s_queries_are_views_of_their_own_schema(db: Path) -> None:
+    assert not set(report_names()) & set(internal_names())
+    assert not [n for n in report_names() if n.startswith("dashboard_")]
+    views = _rows(db, "SELECT schema_name, view_name, comment FROM duckdb_views() "
+                      "WHERE NOT internal ORDER BY ALL")
+    free = {
+        catalog.REPORT_SCHEMA: [n for n in report_names() if not report_parameters(n)],
+        catalog.INTERNAL_SCHEMA: [n for n in internal_names()
+                                  if not sql_parameters(read_query(n))],
+    }
+    assert "dashboard_overview" in free[catalog.INTERNAL_SCHEMA]
+    assert {schema: sorted(str(v) for s, v, _ in views if s == schema) for schema in free} == free
+    for schema, view, comment in views:
+        if schema == catalog.INTERNAL_SCHEMA:
+            assert str(comment).startswith(f"The dashboard's query {view}, not a report")
+    overview = _rows(db, "SELECT * FROM internal.dashboard_overview")
+    assert overview[0][0] == _rows(db, "SELECT count(*) FROM games")[0][0]
+
+
+def test_report_list_names_only_the_reports_and_takes_json(db: Path) -> None:
+    listing = runner.invoke(app, ["report", "--list"])
+    assert listing.exit_code == 0, listing.output
+    assert [line.split()[0] for line in listing.stdout.strip().splitlines()] == report_names()
+    as_json = runner.invoke(app, ["report", "--list", "--format", "json"])
+    assert as_json.exit_code == 0, as_json.output
+    records = json.loads(as_json.stdout)
+    assert [r["name"] for r in records] == report_names()
+    by_name = {r["name"]: r for r in records}
+    assert by_name["leaderboard"] == {
+        "name": "leaderboard", "description": report_description("leaderboard"),
+        "parameters": [], "view": "reports.leaderboard"}
+    assert by_name["player_history"]["parameters"] == ["player"]
+    assert by_name["player_history"]["view"] is None
+    as_csv = runner.invoke(app, ["report", "--list", "-f", "csv"])
+    assert as_csv.exit_code == 0 and as_csv.stdout.startswith("name,description,parameters,view\n")
+    assert "player_history," in as_csv.stdout and ",player,\n" in as_csv.stdout
+    internal = runner.invoke(app, ["report", "dashboard_overview", "--db", str(db)])
+    assert internal.exit_code == 2 and "unknown report 'dashboard_overview'" in internal.output
+
+
+def test_an_older_warehouse_has_its_dashboard_views_moved(db: Path, tmp_path: Path) -> None:
+    """A warehouse an older zhuoji wrote (schema 021, the dashboard's views among the
+    reports): the next open (here a report's) drops them from ``reports`` and makes them
+    in ``internal``, with the new report views."""
+    old = tmp_path / "old.duckdb"
+    shutil.copyfile(db, old)
+    con = duckdb.connect(str(old))
+    try:
+        con.execute("ALTER TABLE ingest_runs DROP COLUMN disputed_hands")
+        con.execute("DELETE FROM schema_version WHERE version >= 22")
+        con.execute("DROP SCHEMA internal CASCADE")
+        con.execute("CREATE VIEW reports.dashboard_overview AS SELECT 1 AS games")
+        con.execute("CREATE OR REPLACE VIEW reports.leaderboard AS SELECT 1 AS family")
+    finally:
+        con.close()
+    result = runner.invoke(app, ["report", "leaderboard", "--db", str(old), "-f", "csv"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("family,rank,player_id,player_name,")
+    views = _rows(old, "SELECT schema_name, view_name FROM duckdb_views() WHERE NOT internal")
+    assert ("reports", "dashboard_overview") not in views
+    assert ("internal", "dashboard_overview") in views
+    assert _rows(old, "SELECT * FROM reports.leaderboard") == _rows(
+        db, "SELECT * FROM reports.leaderboard")
+    assert _rows(old, "SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'reports' "
+                      "AND comment IS NULL") == [(0,)]
 
 
 # --- the docs --------------------------------------------------------------------------------

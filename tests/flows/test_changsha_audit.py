@@ -578,7 +578,7 @@ def test_ingest_reports_and_a_hand_page(tmp_path: Path,
     assert result.exit_code == 0, result.output
     (disputed,) = json.loads(result.output)
     assert disputed["game_id"] == "wrong"
-    assert disputed["codes"] == "score_mismatch, item_mismatch, dealer_mismatch"
+    assert disputed["codes"] == ["score_mismatch", "item_mismatch", "dealer_mismatch"]
     result = runner.invoke(app, ["sql", "SELECT reason, sum(amount) FROM ledger GROUP BY 1 "
                                  "ORDER BY 1", "--db", str(db), "-f", "csv"])
     assert result.exit_code == 0, result.output

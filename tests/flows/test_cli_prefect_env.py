@@ -14,6 +14,7 @@ from zhuoji.flows.cli.prefect_env import quiet_prefect
 
 KEYS = (
     "PREFECT_SERVER_ANALYTICS_ENABLED",
+    "DO_NOT_TRACK",
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS",
     "PREFECT_LOGGING_LEVEL",
     "PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL",
@@ -37,6 +38,7 @@ def test_the_settings_hold_while_the_command_runs_and_are_taken_back(
         inside = {key: os.environ.get(key) for key in KEYS}
     assert inside == {
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "DO_NOT_TRACK": "1",  # the client's telemetry (and its notice) off too
         "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
         "PREFECT_LOGGING_LEVEL": "WARNING",
         "PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL": "INFO",

@@ -216,11 +216,11 @@ def test_ingest_report_and_sql(terminal: tuple[str, dict[str, str]], tmp_path: P
     assert "\\u624b\\u6570" in out and out.rstrip().endswith("+")
     assert any("\\u624b\\u6570" in line and line.rstrip(" |").endswith("6")
                for line in out.splitlines())
-    report = zhuoji("report", "--lang", "zh", "--db", str(db), "dashboard_outcomes",
+    report = zhuoji("report", "--lang", "zh", "--db", str(db), "engine_versions",
                     env=env, cwd=tmp_path)
     out, err = _shown(report, encoding)
     assert report.returncode == 0 and err == ""
-    assert "\\u79cd\\u7c7b" in out and out.splitlines()[-1].startswith("\\u5171 ")
+    assert "\\u6587\\u4ef6\\u6570" in out and out.splitlines()[-1].startswith("\\u5171 ")
     sql = zhuoji("sql", "--db", str(db), "SELECT chr(25417) || chr(40481) AS x, 'é' AS y",
                  env=env, cwd=tmp_path)
     out, err = _shown(sql, encoding)
@@ -286,7 +286,7 @@ def _commands(db: Path, tmp: Path) -> Iterator[tuple[str, list[str]]]:
     yield "validate", ["validate", *logs]
     yield "validate --json", ["validate", "--json", *logs]
     for fmt in ("table", "csv", "json"):
-        yield f"report -f {fmt}", ["report", "--db", str(db), "dashboard_outcomes", "-f", fmt]
+        yield f"report -f {fmt}", ["report", "--db", str(db), "engine_versions", "-f", fmt]
         yield f"sql -f {fmt}", ["sql", "--db", str(db), "SELECT * FROM hands", "-f", fmt]
     yield "report --list", ["report", "--list"]
     yield "rules list", ["rules", "list"]

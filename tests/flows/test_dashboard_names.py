@@ -147,7 +147,9 @@ def test_names_and_ids_are_shown_escaped_and_isolated(written: Written) -> None:
         for seat, (player, name) in enumerate(zip(IDS, NAMES, strict=True)):
             assert f'<td class="r-who">{seat} · {_isolated(player)}<span' in page
             assert f'<span class="zh">{_isolated(name)}</span>' in page
-        assert _isolated(written.log.resolve().as_posix()) in page
+        # the log by its name only (the page is sent to players; the folder is the sender's)
+        assert f"<code>{_isolated(written.log.name)}</code>" in page
+        assert written.log.resolve().parent.as_posix() not in page
         assert "ev\\u202eil" in page and "\\x00" in page and "\\x1b[31m" in page
         # HTML in a name is text: no tag of a name's reaches the page
         assert "<img" not in page and "<b>x" not in page

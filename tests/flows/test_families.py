@@ -124,7 +124,8 @@ def test_the_report_command_prints_one_ranking_per_family(db: Path) -> None:
     assert [r["family"] for r in records] == sorted(r["family"] for r in records)
     assert {r["family"] for r in records} == {"changsha", "guizhou"}
     csv = runner.invoke(app, ["report", "leaderboard", "--db", str(db), "-f", "csv"])
-    assert csv.stdout.splitlines()[0].startswith("family,rank,player_id,hands,net_score,")
+    assert csv.stdout.splitlines()[0].startswith(
+        "family,rank,player_id,player_name,hands,net_score,")
     one = runner.invoke(app, ["sql", "SELECT * FROM reports.leaderboard WHERE family = "
                               "'changsha'", "--db", str(db), "-f", "json"])
     assert json.loads(one.output) == [r for r in records if r["family"] == "changsha"]
@@ -160,10 +161,11 @@ def test_a_players_history_runs_a_score_per_family(db: Path) -> None:
 def _make_old(db: Path, gone: str) -> None:
     """``db`` as a warehouse written before schema 020: no games.family, the chicken
     columns NOT NULL with zeros in the Changsha hands; and game ``gone``'s preset renamed
-    to one that no longer exists."""
+    to one that no longer exists. (Nor has it the later ingest_runs.disputed_hands, 022.)"""
     con = duckdb.connect(str(db))
     try:
         con.execute("ALTER TABLE games DROP COLUMN family")
+        con.execute("ALTER TABLE ingest_runs DROP COLUMN disputed_hands")
         for column in CHICKENS:
             con.execute(f"UPDATE hand_players SET {column} = 0 WHERE {column} IS NULL")
             con.execute(f"ALTER TABLE hand_players ALTER COLUMN {column} SET NOT NULL")
@@ -184,7 +186,7 @@ def test_an_older_warehouse_gets_its_families_at_the_next_writable_open(
         old, "SELECT column_name FROM duckdb_columns() WHERE table_name = 'games'")}
     warehouse.open_writer(old).close()
     versions = [v for (v,) in _rows(old, "SELECT version FROM schema_version ORDER BY 1")]
-    assert versions[-2:] == [20, 21]
+    assert versions[-3:] == [20, 21, 22]
     # every game has its family again, but the one whose preset is gone (the next ingest
     # re-audits its file); the hands of the Changsha games have NULL chickens again
     fresh = "SELECT game_id, family FROM games WHERE game_id <> ? ORDER BY 1"

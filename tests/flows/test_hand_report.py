@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -244,3 +245,133 @@ def test_the_page_writes_no_database_and_imports_none(tmp_path: Path) -> None:
     left = sorted(p.relative_to(tmp_path).as_posix() for folder in (home, temp, work)
                   for p in folder.rglob("*"))
     assert left == ["work/hand.html"]
+
+
+class _Text(HTMLParser):
+    """The text of the element with id ``wanted`` of a page, tags dropped, one line per
+    list item."""
+
+    VOID = frozenset({"br", "img", "input", "meta", "link", "hr", "wbr"})
+
+    def __init__(self, wanted: str) -> None:
+        super().__init__()
+        self.wanted, self.depth, self.found = wanted, 0, False
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.VOID:
+            return
+        if self.depth:
+            self.depth += 1
+            if tag == "li":
+                self.parts.append("\n")
+        elif dict(attrs).get("id") == self.wanted:
+            self.depth, self.found = 1, True
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.depth and tag not in self.VOID:
+            self.depth -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self.depth:
+            self.parts.append(data)
+
+
+def element_text(page: str, element_id: str) -> str:
+    parser = _Text(element_id)
+    parser.feed(page)
+    assert parser.found, f"no element #{element_id} in the page"
+    return "".join(parser.parts)
+
+
+def _under(text: str, head: str, stop: str | None) -> list[str]:
+    """The lines of ``zhuoji audit --hand N``'s text under the line ``head``, up to the
+    line ``stop`` (or the first empty line), each stripped."""
+    lines = text.splitlines()
+    start = lines.index(head) + 1
+    out = []
+    for line in lines[start:]:
+        if line == stop or not line.strip():
+            break
+        out.append(line.strip())
+    return out
+
+
+WHY_HEADS = {"en": ("explanation:", "what the record has wrong:"), "zh": ("说明：", "记录的错误：")}
+# what settles the dispute of kong_owner_not_ready.json hand 1 (a concealed kong of a seat
+# that neither won nor is ready scores nothing), as the audit's text says it
+SETTLES = {
+    "en": "seat 2 (黄三)'s concealed kong 闷豆 of 9m does not score: seat 2 (黄三) neither "
+          "won nor is ready (双杀)",
+    "zh": "座位2（黄三）的9万闷豆不计分：座位2（黄三）既没胡也没叫牌（双杀）",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_says_why_as_the_audit_does_and_names_the_file_only(
+    tmp_path: Path, lang: str
+) -> None:
+    """The page shows the explanation and what the record has wrong with the lines that
+    say why, in the words ``zhuoji audit --hand N`` prints (the same sentences, line by
+    line), beside the findings and in the replay's last step; the log file is named by its
+    name, its folder (the sender's) appears nowhere in the page or its data."""
+    folder = tmp_path / "sender-private-folder"
+    folder.mkdir()
+    log = folder / "kong_owner_not_ready.json"
+    shutil.copyfile(DISPUTES / "kong_owner_not_ready.json", log)
+    out = tmp_path / "page.html"
+    code, stdout, stderr = _audit(str(log), "--hand", "1", "--html", str(out), "--lang", lang)
+    assert code == 1, (stdout, stderr)
+    code, text, _ = _audit(str(log), "--hand", "1", "--lang", lang)
+    assert code == 1 and SETTLES[lang] in text, text
+    explained, wrong = WHY_HEADS[lang]
+    explanation = _under(text, explained, wrong)
+    verdict = _under(text, wrong, None)
+    assert len(explanation) == 6 and len(verdict) == 6, text  # 3 items, each with its reason
+    page = out.read_text(encoding="utf-8")
+    for element in ("why", "replay-why"):  # beside the findings; the replay's last step
+        shown = element_text(page, element)
+        assert SETTLES[lang] in shown
+        lines = [line.strip() for line in shown.splitlines() if line.strip()]
+        assert lines == [wrong, *verdict, explained, *explanation], (element, lines)
+    # the replay's block is in the part the page shows at the last step only
+    assert element_text(page, "replay-ledger").count(SETTLES[lang]) == 4
+    # the file by its name; its folder nowhere (the replay's data included)
+    assert "<code><bdi>kong_owner_not_ready.json</bdi></code>" in page
+    assert "sender-private-folder" not in page and str(tmp_path) not in page
+    assert "sender-private-folder" not in json.dumps(_replay_data(out), ensure_ascii=False)
+
+
+def test_a_page_without_a_settlement_has_no_why(tmp_path: Path) -> None:
+    """A hand the replay stopped in is not settled: no explanation, no verdict (the
+    findings say what stopped it)."""
+    log = SAMPLE / "changsha" / "sim-changsha-2028-00000.json"
+    page = write_hand_report(log, 5, tmp_path / "h.html").out.read_text(encoding="utf-8")
+    assert 'id="why"' not in page and 'id="replay-why"' not in page
+    assert "<code><bdi>sim-changsha-2028-00000.json</bdi></code>" in page
+    assert str(SAMPLE) not in page
+
+
+def test_the_dashboard_s_hand_page_says_why_and_names_the_file_only(tmp_path: Path) -> None:
+    """The dashboard's page of the disputed hand (read again from its log, audited as the
+    ingest did) says why as the sent page does, and names the file by its name."""
+    from tests.flows.conftest import ingest_plain
+    from zhuoji.flows.dashboard.site import build_dashboard
+    from zhuoji.flows.dashboard.words import page_slug
+
+    folder = tmp_path / "sender-private-folder"
+    folder.mkdir()
+    log = folder / "kong_owner_not_ready.json"
+    shutil.copyfile(DISPUTES / "kong_owner_not_ready.json", log)
+    (tmp_path / "stage").mkdir()
+    db = tmp_path / "w.duckdb"
+    assert ingest_plain([log.as_posix()], db, tmp_path / "stage")["loaded"] == 1
+    build_dashboard(db, tmp_path / "site", workers=1, lang="en")
+    game_id = json.loads(log.read_text(encoding="utf-8"))["game_id"]
+    for lang, prefix in (("en", ""), ("zh", "zh/")):
+        page = (tmp_path / "site" / prefix / "hands" / f"{page_slug(game_id)}-h1.html"
+                ).read_text(encoding="utf-8")
+        for element in ("why", "replay-why"):
+            assert SETTLES[lang] in element_text(page, element)
+        assert "<code><bdi>kong_owner_not_ready.json</bdi></code>" in page
+        assert "sender-private-folder" not in page

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -227,16 +228,18 @@ def test_zhuoji_deploy_serves_a_deployment_that_ingests_the_inbox(
     inbox.mkdir()
     (inbox / "d00.json").write_bytes((corpus.root / "d00.json").read_bytes())
     db = tmp_path / "inbox.duckdb"
-    server = subprocess.Popen(
-        _zhuoji(
-            "deploy", str(inbox), "--db", str(db), "--name", "club", "--interval", "3600",
-            "--workers", "1",
-        ),
-        env=_env(prefect_harness),
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    console = tmp_path / "console.txt"
+    with console.open("wb") as out:
+        server = subprocess.Popen(
+            _zhuoji(
+                "deploy", str(inbox), "--db", str(db), "--name", "club", "--interval", "3600",
+                "--workers", "1",
+            ),
+            env=_env(prefect_harness, LANG="C.UTF-8"),
+            cwd=tmp_path,
+            stdout=out,
+            stderr=subprocess.PIPE,
+        )
     try:
         name = f"{FLOW_NAME}/club"
 
@@ -277,6 +280,29 @@ def test_zhuoji_deploy_serves_a_deployment_that_ingests_the_inbox(
     subflows = [r for r in ingests if r.parent_task_run_id is not None]
     assert len(subflows) == 2
     assert all(r.name.startswith("inbox.duckdb-") for r in subflows)
+    # the deployment's runs are named after the inbox and their start, not at random
+    assert sorted(r.name for r in ingests if r.parent_task_run_id is None) == sorted(
+        [first.name, second.name]
+    )
+    for run in (first, second):
+        assert re.fullmatch(r"ingest-inbox-\d{8}-\d{6}", run.name), run.name
+    # one line as each run starts and one as it ends on the serving console, whatever
+    # Prefect's log level (WARNING here)
+    lines = console.read_text(encoding="utf-8").splitlines()
+    time_ = r"\d\d:\d\d:\d\d"
+    for run, loaded, unchanged in ((first, 1, 0), (second, 1, 1)):
+        mine = [line for line in lines if f" {run.name} " in line]
+        assert len(mine) == 2, lines
+        assert re.fullmatch(
+            rf"{time_} INFO {run.name} started: ingesting {re.escape(str(inbox.resolve()))} "
+            rf"into {re.escape(str(db.resolve()))}",
+            mine[0],
+        ), mine
+        assert re.fullmatch(
+            rf"{time_} INFO {run.name} completed in \d+\.\d s: files {loaded} loaded, "
+            rf"0 quarantined, {unchanged} unchanged; \d+ hands",
+            mine[1],
+        ), mine
 
 
 def test_summary_markdown_escapes_cells_and_caps_the_list() -> None:

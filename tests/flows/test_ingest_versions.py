@@ -203,6 +203,7 @@ def test_a_warehouse_of_the_previous_schema_is_migrated_and_reaudited(
             "files_reaudited",
             "files_forgotten",
             "engine_version",
+            "disputed_hands",
         ),
     }
     _execute(

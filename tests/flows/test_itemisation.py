@@ -113,8 +113,8 @@ def test_the_findings_land_in_violations_and_make_the_hands_disputed(db: Path) -
 def test_the_reports_list_them(db: Path) -> None:
     disputed = _report(db, "disputed_hands")
     assert [(r["game_id"], r["hand_no"], r["codes"]) for r in disputed] == [
-        ("items", 1, "item_mismatch"),
-        ("items", 2, "item_mismatch, item_sum_mismatch"),
+        ("items", 1, ["item_mismatch"]),
+        ("items", 2, ["item_mismatch", "item_sum_mismatch"]),
     ]
     assert all(r["recorded_deltas"] == r["recomputed_deltas"] for r in disputed)
     by_code = _report(db, "disputed_by_code")

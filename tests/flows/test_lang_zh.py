@@ -83,7 +83,7 @@ def zhuoji(*args: str, env: dict[str, str] | None = None,
 # --- the structure: every message of the code has its Chinese ---------------------------------
 
 _MESSAGE_MAKERS = frozenset({"Message", "cached", "say", "_message"})
-_TEXT_LOOKUPS = frozenset({"text", "t", "_t"})
+_TEXT_LOOKUPS = frozenset({"text", "t", "_t", "console_line"})
 _ERROR_SITES = frozenset({"fail", "BadParameter"})
 _NOT_SHOWN = frozenset({"TypeError", "AssertionError", "NotImplementedError", "AttributeError",
                         "KeyError", "GlossaryError", "MissingChinese", "PydanticCustomError"})

@@ -30,7 +30,7 @@ def test_flows_sql_is_the_checkouts_sql_folder() -> None:
     link = Path(flows.__file__).parent / "sql"
     assert link.is_symlink() and link.resolve() == (ROOT / "sql").resolve()
     assert SQL_ROOT.resolve() == (ROOT / "sql").resolve()
-    for folder in ("schema", "load", "reports"):
+    for folder in ("schema", "load", "reports", "internal"):
         assert any((SQL_ROOT / folder).glob("*.sql")), folder
 
 

@@ -151,7 +151,7 @@ def test_the_fork_server_is_started_by_a_local_run_only(
             raise Stop  # the run stops where the flow would start
 
     monkeypatch.setattr(
-        zhuoji.flows.ingest.prefect_run, "prefect_api", contextlib.nullcontext)
+        zhuoji.flows.ingest.prefect_run, "prefect_api", lambda *_: contextlib.nullcontext())
     monkeypatch.setattr(
         zhuoji.flows.ingest.prefect_run, "ingest_flow", Flow())
     log = tmp_path / "a.jsonl"

@@ -108,6 +108,7 @@ def test_leaderboard(corpus: Corpus, db: Path) -> None:
         expected.append(
             {
                 "player_id": player,
+                "player_name": None,  # the corpus's logs name no player
                 "hands": n,
                 "net_score": sum(s.audit.settlement.deltas[s.seat] for s in settled),  # type: ignore[union-attr]
                 "win_rate": sum(_won(s) for s in seats) / n,
@@ -173,7 +174,7 @@ def test_disputed_hands(corpus: Corpus, db: Path) -> None:
                     audit.record.hand_no,
                     None if recorded is None else list(recorded.deltas),
                     None if settlement is None else list(settlement.deltas),
-                    ", ".join(codes),
+                    list(codes),
                 )
             )
     got = [
@@ -316,7 +317,8 @@ def test_report_command_formats(db: Path) -> None:
     records = json.loads(as_json.output)
     as_csv = runner.invoke(app, ["report", "leaderboard", "--db", str(db), "--format", "csv"])
     lines = as_csv.output.strip().splitlines()
-    assert lines[0].split(",")[:5] == ["family", "rank", "player_id", "hands", "net_score"]
+    assert lines[0].split(",")[:6] == [
+        "family", "rank", "player_id", "player_name", "hands", "net_score"]
     assert [line.split(",")[2] for line in lines[1:]] == [r["player_id"] for r in records]
     table = runner.invoke(app, ["report", "player_history", "--db", str(db), "-p", "player=ana"])
     assert table.exit_code == 0 and "running_score" in table.output

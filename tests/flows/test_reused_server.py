@@ -327,3 +327,38 @@ def test_ingest_reuses_the_server_of_an_earlier_run(home: Path, tmp_path: Path) 
     assert stop.returncode == 0 and f"pid {record.pid}" in stop.stdout, stop.stdout
     assert not _servers_of(home)
     assert _zhuoji(["server", "status"], env).returncode == 1
+
+
+def test_server_status_and_stop_json_give_the_running_server(
+    home: Path, fake_uvicorn: Path
+) -> None:
+    import json
+
+    server = _stand_in(home, fake_uvicorn)
+    with server.use() as url:
+        pass
+    record = ServerRecord.read(home / RECORD_NAME)
+    assert record is not None and record.url == url
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update(PREFECT_HOME=str(home), ZHUOJI_SERVER_IDLE_SECONDS="60")
+    status = _zhuoji(["server", "status", "--json"], env)
+    assert status.returncode == 0 and status.stdout.count("\n") == 1, status.stderr
+    found = json.loads(status.stdout)
+    assert found == {
+        "running": True,
+        "prefect_home": str(home.resolve()),
+        "url": url,
+        "pid": record.pid,
+        "prefect_version": record.version,
+        "up_seconds": found["up_seconds"],
+        "last_used_seconds": found["last_used_seconds"],
+        "idle_timeout_seconds": 60.0,
+    }
+    assert found["up_seconds"] >= 0 and found["last_used_seconds"] >= 0
+    stop = _zhuoji(["server", "stop", "--json"], env)
+    assert stop.returncode == 0 and stop.stdout.count("\n") == 1, stop.stderr
+    assert json.loads(stop.stdout) == {
+        "stopped": True, "prefect_home": str(home.resolve()), "url": url, "pid": record.pid,
+    }
+    assert _wait_gone(record.pid, 30)
+    assert json.loads(_zhuoji(["server", "status", "--json"], env).stdout)["running"] is False

@@ -1,4 +1,4 @@
--- Dashboard: the last $limit ingest runs, newest first.
+-- Dashboard: the last $limit ingest runs, newest first: their files, games, hands, illegal moves, disputed hands (NULL: a run recorded before they were counted) and settlement findings.
 SELECT
     run_id,
     status,
@@ -11,7 +11,8 @@ SELECT
     games,
     hands,
     violations,
-    mismatches,
+    disputed_hands,
+    mismatches AS settlement_findings,
     workers,
     runner
 FROM ingest_runs

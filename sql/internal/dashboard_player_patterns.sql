@@ -1,5 +1,9 @@
 -- Dashboard: each player's wins by scored pattern in each rule family (a win scoring several patterns counts under each).
-SELECT player_id, family, pattern, count(*) AS wins
+SELECT
+    player_id,          -- the player (players.player_id)
+    family,             -- the rule family (games.family)
+    pattern,            -- a pattern the settlement scored (hand_players.scored_patterns)
+    count(*) AS wins    -- the player's wins scoring it in the family
 FROM (
     SELECT hp.player_id, g.family, unnest(hp.scored_patterns) AS pattern
     FROM hand_players AS hp

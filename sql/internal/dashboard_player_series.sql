@@ -7,11 +7,11 @@ WITH ordered AS (
             PARTITION BY hp.player_id, g.family
             ORDER BY g.started_at NULLS LAST, hp.game_id, hp.hand_no, hp.seat
         ) AS n,
-        sum(coalesce(hp.delta, 0)) OVER (
+        CAST(sum(coalesce(hp.delta, 0)) OVER (
             PARTITION BY hp.player_id, g.family
             ORDER BY g.started_at NULLS LAST, hp.game_id, hp.hand_no, hp.seat
             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-        ) AS running,
+        ) AS BIGINT) AS running,
         count(*) OVER (PARTITION BY hp.player_id, g.family) AS total
     FROM hand_players AS hp
     JOIN games AS g USING (game_id)

@@ -1,5 +1,7 @@
 -- Dashboard: hands by how they ended: self-drawn win, win on a discard, multiple win, exhaustive draw, incomplete.
-SELECT kind, count(*) AS hands
+SELECT
+    kind,                -- self_drawn_win, discard_win, multiple_win, exhaustive_draw or incomplete
+    count(*) AS hands    -- hands that ended so
 FROM (
     SELECT
         CASE

@@ -1,0 +1,1 @@
+ALTER TABLE ingest_runs ADD COLUMN disputed_hands INTEGER  -- Disputed hands loaded by this run: hands with a settlement finding (hands.disputed). NULL: a run recorded before it was counted (its mismatches column holds settlement findings, not hands).
