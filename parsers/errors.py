@@ -23,6 +23,14 @@ def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+def system_reason(exc: OSError) -> str:
+    """The system's words for ``exc`` (``exc.strerror``, ``Permission denied``) as a
+    message (its Chinese is the glossary's ``[message.strerror]``), else its text."""
+    if isinstance(exc.strerror, str) and "{" not in exc.strerror:
+        return Message(exc.strerror)
+    return str(exc)
+
+
 class TileNotationError(ValueError):
     """A text that is no accepted spelling of a tile."""
 
@@ -66,21 +74,30 @@ class MalformedLogError(ValueError):
         super().__init__(self._sentence())
 
     def _sentence(self) -> str:
-        where: list[str] = []
-        head = self.path if self.path is not None else "<input>"
+        """The sentence, a message of the glossary's ``where`` and ``message`` templates
+        (``"{p:any} line {l:n}, game {g:quoted}, field {f:any}"``: its Chinese names the
+        same place)."""
+        template = "{p:any}"
+        values: list[object] = [self.path if self.path is not None else "<input>"]
         if self.line is not None:
-            head += f" line {self.line}"
+            template += " line {l:n}"
+            values.append(self.line)
             if self.column is not None:
-                head += f" column {self.column}"
-        where.append(head)
+                template += " column {c:n}"
+                values.append(self.column)
         if self.game_id is not None:
-            where.append(f"game {self.game_id!r}")
+            template += ", game {g:quoted}"
+            values.append(repr(self.game_id))
         if self.json_path:
-            where.append(f"field {self.json_path}")
-        text = ", ".join(where) + ": " + self.reason
+            template += ", field {f:any}"
+            values.append(self.json_path)
+        where = Message(template, *values)
+        if self.more == 1:
+            return Message("{w:where}: {r:parse} (and {n} more fault)", where, self.reason, 1)
         if self.more:
-            text += f" (and {self.more} more {'fault' if self.more == 1 else 'faults'})"
-        return text
+            return Message("{w:where}: {r:parse} (and {n} more faults)", where, self.reason,
+                           self.more)
+        return Message("{w:where}: {r:parse}", where, self.reason)
 
     def with_location(
         self, *, path: str | None = None, line: int | None = None, game_id: str | None = None

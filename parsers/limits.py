@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
 
+from zhuoji.rules.messages import Message
+
 __all__ = ["ENV_PREFIX", "Limits", "current_limits", "format_size", "parse_size"]
 
 ENV_PREFIX = "ZHUOJI_"
@@ -26,10 +28,11 @@ def parse_size(text: str) -> int:
     """A size in bytes from ``1048576``, ``1MiB``, ``64 KiB``, ``4G``; raises ``ValueError``."""
     match = _SIZE_RE.fullmatch(text)
     if match is None:
-        raise ValueError(f"not a size: {text!r} (expected bytes such as 1048576 or 1MiB)")
+        raise ValueError(Message(
+            "not a size: {q:any} (expected bytes such as 1048576 or 1MiB)", repr(text)))
     value = int(match.group(1)) * _UNITS[match.group(2).lower()]
     if value < 1:
-        raise ValueError(f"a limit must be at least 1, not {text!r}")
+        raise ValueError(Message("a limit must be at least 1, not {q:any}", repr(text)))
     return value
 
 
@@ -38,7 +41,7 @@ def format_size(value: int) -> str:
     for unit, name in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
         if value >= unit and value % unit == 0:
             return f"{value // unit} {name}"
-    return f"{value} bytes"
+    return Message("{n:n} bytes", value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +77,7 @@ class Limits:
             try:
                 values[f.name] = parse_size(text)
             except ValueError as exc:
-                raise ValueError(f"{name}: {exc}") from None
+                raise ValueError(Message("{name:any}: {why:any}", name, exc.args[0])) from None
         return cls(**values)
 
     def describe(self) -> list[tuple[str, str]]:

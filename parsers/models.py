@@ -49,6 +49,7 @@ from zhuoji.parsers.tiles import (
     describe_tile,
     parse_tile_text,
 )
+from zhuoji.rules.messages import Message
 
 if TYPE_CHECKING:
     from zhuoji.parsers import fast
@@ -76,7 +77,8 @@ def _read_tile(text: str, info: ValidationInfo) -> str:
         return canonical
     context = info.context
     if not isinstance(context, TileContext) or canonical not in context.allowed:
-        raise ValueError(f"unknown tile {excerpt(text)} ({describe_tile(canonical)})")
+        raise ValueError(Message("unknown tile {q:quoted} ({note:any})", excerpt(text),
+                                 describe_tile(canonical)))
     context.wide = True
     return canonical
 
@@ -548,16 +550,19 @@ def generate_seat_faults(game: Game | fast.Game) -> Iterator[tuple[Loc, str]]:
     if sorted(seats) != list(range(n)):
         for i, s in enumerate(seats):
             if s >= n or seats.index(s) != i:
-                why = "out of range" if s >= n else "listed twice"
-                yield ("players", i, "seat"), f"seat {s} {why} for {n} players"
+                yield ("players", i, "seat"), (
+                    Message("seat {seat} out of range for {n} players", s, n) if s >= n
+                    else Message("seat {seat} listed twice for {n} players", s, n))
         return
     hands: Sequence[Hand | fast.Hand] = game.hands
     for h, hand in enumerate(hands):
         if len(hand.deal) != n:
-            yield ("hands", h, "deal"), f"{len(hand.deal)} starting hands for {n} players"
+            yield ("hands", h, "deal"), Message("{k:n} starting hands for {n} players",
+                                                len(hand.deal), n)
         result = hand.result
         if result is not None and len(result.deltas) != n:
-            yield ("hands", h, "result", "deltas"), f"{len(result.deltas)} deltas for {n} players"
+            yield ("hands", h, "result", "deltas"), Message("{k:n} deltas for {n} players",
+                                                            len(result.deltas), n)
         if n == MAX_PLAYERS:
             continue  # the field bounds already keep every seat below 4
         if hand.dealer >= n:
@@ -589,10 +594,10 @@ def check_started_at(value: datetime) -> None:
     """Raise ``ValueError`` unless ``value`` lies within the format's dates
     (:data:`STARTED_AT_MIN` to :data:`STARTED_AT_MAX`, read on its own clock)."""
     if not STARTED_AT_MIN <= value.replace(tzinfo=None) <= STARTED_AT_MAX:
-        raise ValueError(
-            f"{value.isoformat()} is not between {STARTED_AT_MIN.isoformat()} and "
-            f"{STARTED_AT_MAX.isoformat()}"
-        )
+        raise ValueError(Message(
+            "{t:any} is not between {a:any} and {b:any}", value.isoformat(),
+            STARTED_AT_MIN.isoformat(), STARTED_AT_MAX.isoformat(),
+        ))
 
 
 def _check_json_integers(value: JsonValue) -> None:
@@ -607,8 +612,8 @@ def _check_json_integers(value: JsonValue) -> None:
         and not isinstance(value, bool)
         and not INT64_MIN <= value <= INT64_MAX
     ):
-        raise ValueError(f"integer {value} is outside the 64-bit range")
+        raise ValueError(Message("integer {v:any} is outside the 64-bit range", value))
 
 
 def _out_of_range(seat: int, n: int) -> str:
-    return f"seat {seat} out of range for {n} players"
+    return Message("seat {seat} out of range for {n} players", seat, n)

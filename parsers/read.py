@@ -40,7 +40,7 @@ import orjson
 from pydantic import ValidationError
 
 from zhuoji.parsers import fast
-from zhuoji.parsers.errors import MalformedLogError, excerpt
+from zhuoji.parsers.errors import MalformedLogError, excerpt, system_reason
 from zhuoji.parsers.limits import Limits, current_limits, format_size
 from zhuoji.parsers.models import EVENT_TYPES, Game, validate_game_json
 from zhuoji.parsers.tiles import TileSetOf
@@ -96,9 +96,10 @@ def parse_encoding(path: str | os.PathLike[str]) -> tuple[Encoding, bool]:
     for suffix, encoding, gzipped in _SUFFIXES:
         if name.endswith(suffix):
             return encoding, gzipped
-    raise ValueError(
-        f"{os.fspath(path)}: not a log file name (expected one of {', '.join(LOG_SUFFIXES)})"
-    )
+    raise ValueError(Message(
+        "{path:any}: not a log file name (expected one of {suffixes:any})",
+        os.fspath(path), ", ".join(LOG_SUFFIXES),
+    ))
 
 
 # --- pydantic errors to one readable sentence ------------------------------------------------
@@ -156,7 +157,8 @@ def _reason(err: Any) -> str:
             return Message("unknown tile {q:quoted}", excerpt(value))
         return Message("a tile must be text")
     if kind == "seat_layout":
-        return str(ctx["reason"])
+        reason = ctx["reason"]
+        return reason if isinstance(reason, Message) else str(reason)
     if kind in ("less_than_equal", "greater_than_equal") and last in _SEAT_FIELDS:
         return Message("seat {q:any} out of range", excerpt(value))
     if kind == "literal_error" and loc == ("schema",):
@@ -168,6 +170,12 @@ def _reason(err: Any) -> str:
         # a validator's own reason, as pydantic words it (the glossary has no Chinese
         # for the reason: it is shown as it is)
         why = msg[len("value error, "):] + ("" if shown is None else f" (got {shown})")
+        error = ctx.get("error")
+        said = error.args[0] if isinstance(error, ValueError) and len(error.args) == 1 else None
+        if isinstance(said, Message):  # the validator's reason is a message: its Chinese
+            told = said if shown is None else Message("{r:any} (got {v:any})", said, shown)
+            if told == why:
+                return Message("value error, {why:any}", told)
         return Message("value error, {why:any}", why)
     if shown is not None and kind != "json_invalid":
         msg += f" (got {shown})"
@@ -185,6 +193,13 @@ _PYDANTIC: dict[str, tuple[str, tuple[str, ...]]] = {
     "int_parsing": ("input should be a valid integer (got {v:any})", ()),
     "string_type": ("input should be a valid string (got {v:any})", ()),
     "list_type": ("input should be a valid list (got {v:any})", ()),
+    "bool_type": ("input should be a valid boolean (got {v:any})", ()),
+    "tuple_type": ("input should be a valid tuple (got {v:any})", ()),
+    "float_type": ("input should be a valid number (got {v:any})", ()),
+    "datetime_type": ("input should be a valid datetime (got {v:any})", ()),
+    "literal_error": ("input should be {e:any} (got {v:any})", ("expected",)),
+    "started_at_text": ("a date-time text such as '2026-11-01T20:00:00+08:00' is expected, "
+                        "not a number (no Unix time is read) (got {v:any})", ()),
     "model_type": ("input should be a valid dictionary or instance of {m:any} (got {v:any})",
                    ("class_name",)),
     "greater_than_equal": ("input should be greater than or equal to {n} (got {v:any})",
@@ -238,16 +253,17 @@ def _is_binary(data: bytes) -> bool:
 JSON_DEPTH_LIMIT = 1024
 """How deeply arrays and objects may nest in a log (orjson's limit, which reads them)."""
 
-_DEPTH_REASON = f"nested deeper than {JSON_DEPTH_LIMIT} arrays and objects: depth limit exceeded"
+_DEPTH_REASON = Message("nested deeper than {n:n} arrays and objects: depth limit exceeded",
+                        JSON_DEPTH_LIMIT)
 
 
-def _json_reason(exc: orjson.JSONDecodeError) -> str:
+def _json_reason(exc: orjson.JSONDecodeError) -> Message:
     """orjson's reason, in words of our own where its wording changed between releases
     (the depth limit: "array and object recursion depth exceeded" in 3.10, "depth limit
     exceeded" later)."""
     if "depth" in exc.msg or "recursion" in exc.msg:
         return _DEPTH_REASON
-    return exc.msg
+    return Message(exc.msg)  # orjson's words: each has a template ([message.json])
 
 
 def _diagnose_json(data: bytes) -> tuple[str, int | None, int | None]:
@@ -377,7 +393,7 @@ def _read_document_bytes(
         gunzip.finish()
     except OSError as exc:
         raise MalformedLogError(
-            Message("cannot read the file ({why:any})", exc.strerror or exc), path=path
+            Message("cannot read the file ({why:any})", system_reason(exc)), path=path
         ) from None
     except _GzipFault as exc:
         raise MalformedLogError(exc.reason, path=path) from None
@@ -466,7 +482,8 @@ _BOM = b"\xef\xbb\xbf"
 anywhere else."""
 
 
-_INNER_BOM = "a byte order mark (U+FEFF) inside the file: only the first bytes may hold one"
+_INNER_BOM = Message(
+    "a byte order mark (U+FEFF) inside the file: only the first bytes may hold one")
 
 
 class _FileTooLargeError(Exception):
@@ -474,23 +491,24 @@ class _FileTooLargeError(Exception):
 
 
 def _file_too_large(limits: Limits) -> str:
-    return (
-        f"the file holds more than {format_size(limits.max_file_bytes)} (decompressed), "
-        "the limit for one file (ZHUOJI_MAX_FILE_BYTES)"
+    return Message(
+        "the file holds more than {size:any} (decompressed), "
+        "the limit for one file (ZHUOJI_MAX_FILE_BYTES)", format_size(limits.max_file_bytes),
     )
 
 
 def _line_too_long(limits: Limits) -> str:
-    return (
-        f"the line is longer than {format_size(limits.max_line_bytes)}, "
-        "the limit for one line (ZHUOJI_MAX_LINE_BYTES)"
+    return Message(
+        "the line is longer than {size:any}, "
+        "the limit for one line (ZHUOJI_MAX_LINE_BYTES)", format_size(limits.max_line_bytes),
     )
 
 
 def _game_too_large(limits: Limits, what: str = "the game") -> str:
-    return (
-        f"{what} holds more than {format_size(limits.max_game_bytes)}, "
-        "the limit for one game (ZHUOJI_MAX_GAME_BYTES)"
+    return Message(
+        "{what:gamepart} holds more than {size:any}, "
+        "the limit for one game (ZHUOJI_MAX_GAME_BYTES)", what,
+        format_size(limits.max_game_bytes),
     )
 
 
@@ -749,15 +767,17 @@ def _line_fault(raw: bytes) -> str | None:
         orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         if _is_binary(raw):
-            return "binary data, not a JSON text line"
+            return Message("binary data, not a JSON text line")
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as uexc:
             return Message("invalid UTF-8 (byte {b:any})",
-                           f"0x{raw[uexc.start]:02x} at column {uexc.start + 1}")
+                           Message("{why:any} at column {c:n}", f"0x{raw[uexc.start]:02x}",
+                                   uexc.start + 1))
         if "end of data" in exc.msg:
-            return "the line ends in the middle of a JSON value (truncated)"
-        return Message("invalid JSON ({why:any})", f"{_json_reason(exc)} at column {exc.colno}")
+            return Message("the line ends in the middle of a JSON value (truncated)")
+        return Message("invalid JSON ({why:any})",
+                       Message("{why:any} at column {c:n}", _json_reason(exc), exc.colno))
     return None
 
 
@@ -768,13 +788,14 @@ def _reason_of(exc: ValueError) -> str:
 
 
 def _reject_constant(name: str) -> Any:
-    raise ValueError(Message("invalid JSON ({why:any})", f"{name} is not a JSON value"))
+    raise ValueError(Message("invalid JSON ({why:any})",
+                             Message("{name:any} is not a JSON value", name)))
 
 
 def _finite_float(text: str) -> float:
     value = float(text)
     if math.isinf(value):
-        raise ValueError(f"invalid JSON (number {text} is out of range)")
+        raise ValueError(Message("invalid JSON (number {v:any} is out of range)", text))
     return value
 
 
@@ -797,9 +818,9 @@ def _decode_control(kind: str, text: bytes) -> tuple[dict[str, Any], bytes] | No
         # game, with free-form rule_overrides) is decoded exactly by the standard library.
         obj = _strict_json_loads(text) if kind == "start_game" else orjson.loads(text)
     except RecursionError:
-        raise ValueError("invalid JSON (nested too deeply)") from None
+        raise ValueError(Message("invalid JSON (nested too deeply)")) from None
     except ValueError:
-        raise ValueError(_line_fault(text) or "invalid JSON") from None
+        raise ValueError(_line_fault(text) or Message("invalid JSON")) from None
     if not isinstance(obj, dict) or obj.get("type") != kind:
         return None
     del obj["type"]
@@ -808,7 +829,8 @@ def _decode_control(kind: str, text: bytes) -> tuple[dict[str, Any], bytes] | No
     try:
         opened = _open_object(obj, exact=kind == "start_game")
     except (RecursionError, TypeError, ValueError) as exc:
-        raise ValueError(f"a value that cannot be re-encoded as JSON ({exc})") from None
+        raise ValueError(Message("a value that cannot be re-encoded as JSON ({why:any})",
+                                 exc)) from None
     return obj, opened
 
 
@@ -827,12 +849,13 @@ def _control_fault(kind: str, fields: dict[str, Any]) -> str | None:
     if banned is not None:
         for key in fields:
             if key in banned:
-                return f"field {excerpt(key)} does not belong on a {kind} line"
+                return Message("field {q:quoted} does not belong on a {kind:word} line",
+                               excerpt(key), kind)
         return None
     allowed = _ONLY_IN_CONTROL[kind]
     for key in fields:
         if key not in allowed:
-            return f"unknown field {excerpt(key)} on a {kind} line"
+            return Message("unknown field {q:quoted} on a {kind:word} line", excerpt(key), kind)
     return None
 
 
@@ -841,9 +864,9 @@ def _control_fault(kind: str, fields: dict[str, Any]) -> str | None:
 
 def _text_fault(what: str, text: str | None, limit: int) -> str | None:
     if text is not None and len(text) > limit:
-        return (
-            f"{what} is {len(text):,} characters long, more than the limit of {limit} "
-            "(ZHUOJI_MAX_TEXT_LENGTH)"
+        return Message(
+            "{what:textfield} is {n:n} characters long, more than the limit of {limit:n} "
+            "(ZHUOJI_MAX_TEXT_LENGTH)", what, f"{len(text):,}", limit,
         )
     return None
 
@@ -872,7 +895,8 @@ def find_game_fault(game: G, limits: Limits) -> tuple[str, tuple[int | str, ...]
     seen: set[int] = set()
     for i, hand in enumerate(game.hands):
         if hand.hand_no in seen:
-            return f"hand_no {hand.hand_no} appears twice in the game", ("hands", i, "hand_no")
+            return (Message("hand_no {n:n} appears twice in the game", hand.hand_no),
+                    ("hands", i, "hand_no"))
         seen.add(hand.hand_no)
         result = hand.result
         if result is not None and result.items is not None:
@@ -884,8 +908,10 @@ def find_game_fault(game: G, limits: Limits) -> tuple[str, tuple[int | str, ...]
 
 
 def _duplicate_game(game_id: str, first: int | None) -> str:
-    where = f" (first at line {first})" if first is not None else ""
-    return f"the game id {game_id!r} appears twice in the file{where}"
+    if first is None:
+        return Message("the game id {g:any} appears twice in the file", repr(game_id))
+    return Message("the game id {g:any} appears twice in the file (first at line {l:n})",
+                   repr(game_id), first)
 
 
 def _finish(
@@ -921,7 +947,8 @@ def _validate_parts(
             error = exc
         if _is_json_error(error):
             bad = game.find_bad_line()
-            reason, line = bad if bad is not None else ("invalid JSON in the game", game.line)
+            reason, line = (bad if bad is not None
+                            else (Message("invalid JSON in the game"), game.line))
             return MalformedLogError(reason, path=path, line=line, game_id=game.game_id)
     return _from_validation_error(error, path=path, game_id=game.game_id, line_of=game.line_of)
 
@@ -1028,8 +1055,8 @@ def _generate_stream_games(
                 at = _first_content_line(text, line)
                 if at is None:
                     continue
-                where = "outside a hand" if game is not None else "before any start_game"
-                yield fault(f"an event line {where}", at)
+                yield fault(Message("an event line outside a hand") if game is not None
+                            else Message("an event line before any start_game"), at)
                 game = hand = None
                 skipping = True
                 continue
@@ -1038,8 +1065,8 @@ def _generate_stream_games(
                 games_seen += 1
                 if game is not None:
                     yield fault(
-                        f"the game started at line {game.line} has no end_game before the "
-                        "next start_game",
+                        Message("the game started at line {l:n} has no end_game before the "
+                                "next start_game", game.line),
                         line,
                     )
                 skipping = False
@@ -1056,13 +1083,15 @@ def _generate_stream_games(
             reason = _control_fault(kind, fields)
             if reason is None:
                 if game is None:
-                    reason = f"{kind} before any start_game"
+                    reason = Message("{kind:word} before any start_game", kind)
                 elif kind == "start_hand" and hand is not None:
-                    reason = f"start_hand while the hand started at line {hand.line} is open"
+                    reason = Message("start_hand while the hand started at line {l:n} is open",
+                                     hand.line)
                 elif kind == "end_hand" and hand is None:
-                    reason = "end_hand with no open hand"
+                    reason = Message("end_hand with no open hand")
                 elif kind == "end_game" and hand is not None:
-                    reason = f"end_game while the hand started at line {hand.line} is open"
+                    reason = Message("end_game while the hand started at line {l:n} is open",
+                                     hand.line)
             if reason is not None:
                 yield fault(reason, line)
                 game = hand = None
@@ -1101,17 +1130,19 @@ def _generate_stream_games(
         return
     except EOFError:
         at = _next_line(text, line)
-        yield fault("the compressed data ends early: the file is truncated", at)
+        yield fault(Message("the compressed data ends early: the file is truncated"), at)
         return
     except gzip.BadGzipFile as exc:
-        yield fault(f"not gzip data or a corrupt gzip member ({exc})", _next_line(text, line))
+        yield fault(Message("not gzip data or a corrupt gzip member ({why:any})", exc),
+                    _next_line(text, line))
         return
     except (OSError, zlib.error) as exc:
-        yield fault(f"cannot read further ({exc})", _next_line(text, line))
+        yield fault(Message("cannot read further ({why:any})", exc), _next_line(text, line))
         return
     if game is not None:
         yield fault(
-            f"the file ends inside the game started at line {game.line}: it is truncated",
+            Message("the file ends inside the game started at line {l:n}: it is truncated",
+                    game.line),
             _next_line(text, line) - 1,
         )
     elif not games_seen and not faults:
@@ -1138,10 +1169,10 @@ class NotRegularFileError(OSError):
     reading it could block or never end, so it is refused."""
 
     def __init__(self, path: str, kind: str) -> None:
-        super().__init__(f"{path}: not a regular file ({kind})")
+        super().__init__(Message("{path:any}: not a regular file ({kind:any})", path, kind))
         self.path = path
         self.kind = kind
-        self.reason = f"not a regular file ({kind})"
+        self.reason = Message("not a regular file ({kind:any})", kind)
 
 
 def describe_file_type(mode: int) -> str | None:
@@ -1150,16 +1181,16 @@ def describe_file_type(mode: int) -> str | None:
     if stat.S_ISREG(mode):
         return None
     if stat.S_ISDIR(mode):
-        return "a folder"
+        return Message("a folder")
     if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
+        return Message("a named pipe (FIFO)")
     if stat.S_ISCHR(mode):
-        return "a character device"
+        return Message("a character device")
     if stat.S_ISBLK(mode):
-        return "a block device"
+        return Message("a block device")
     if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a file"
+        return Message("a socket")
+    return Message("not a file")
 
 
 def open_regular_file(path: str | os.PathLike[str]) -> io.BufferedReader:
@@ -1225,6 +1256,7 @@ class _TeeReader:
         return data
 
     def seek(self, offset: int, whence: int = 0, /) -> int:
+        # a programming error, never a user's: not translated
         raise io.UnsupportedOperation("a file read into a sink is read once, forward")
 
     def drain(self) -> None:
@@ -1267,8 +1299,8 @@ def _generate_games(
         yield MalformedLogError(exc.reason, path=name)
         return
     except OSError as exc:
-        yield MalformedLogError(Message("cannot read the file ({why:any})", exc.strerror),
-                                path=name)
+        yield MalformedLogError(Message("cannot read the file ({why:any})",
+                                        system_reason(exc)), path=name)
         return
     with handle:
         raw: io.BufferedReader | _TeeReader = handle if sink is None else _TeeReader(handle, sink)

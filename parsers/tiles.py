@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from zhuoji.parsers.errors import TileNotationError
+from zhuoji.rules.messages import Message
 
 CANONICAL_TILES: tuple[str, ...] = tuple(
     [f"{rank}{suit}" for suit in "mps" for rank in range(1, 10)] + ["W"]
@@ -135,7 +136,8 @@ _CANONICAL_SET = frozenset(CANONICAL_TILES)
 def describe_tile(canonical: str) -> str:
     """``"1z"`` as ``"1z, an honour"``, ``"3f"`` as ``"3f, a flower"``, others as they are."""
     if canonical in EXTRA_SPELLINGS:
-        return f"{canonical}, {'an honour' if canonical.endswith('z') else 'a flower'}"
+        return Message("{t:any}, an honour" if canonical.endswith("z") else "{t:any}, a flower",
+                       canonical)
     return canonical
 
 
@@ -155,6 +157,7 @@ def parse_tile_text(text: str, *, extended: bool = False) -> str:
     if found is None:
         extra = EXTRA_SPELLINGS.get(cleaned)
         if extra is not None:
-            raise TileNotationError(text, f"{describe_tile(extra)}: not a tile of these logs")
+            raise TileNotationError(
+                text, Message("{t:any}: not a tile of these logs", describe_tile(extra)))
         raise TileNotationError(text)
     return found

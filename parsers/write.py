@@ -18,6 +18,7 @@ import orjson
 
 from zhuoji.parsers.models import Game
 from zhuoji.parsers.read import Encoding, parse_encoding
+from zhuoji.rules.messages import Message
 
 
 def _game_dict(game: Game) -> dict[str, Any]:
@@ -71,7 +72,8 @@ def write_games(
     if encoding is Encoding.DOCUMENT:
         items = list(games)
         if len(items) != 1:
-            raise ValueError(f"{name}: a document file holds one game, got {len(items)}")
+            raise ValueError(Message("{name:any}: a document file holds one game, got {n:n}",
+                                     name, len(items)))
         data = format_document(items[0], indent=indent)
         if gzipped:
             data = gzip.compress(data, mtime=0)

@@ -65,9 +65,12 @@ __all__ = [
     "Glossary",
     "GlossaryError",
     "Lang",
+    "MissingChinese",
     "default_lang",
     "expand",
     "glossary",
+    "help_text",
+    "is_strict",
     "render",
     "term",
     "text",
@@ -116,6 +119,9 @@ _BASIC: Mapping[str, str] = {
     "meldkind": r"pong|exposed_kong|added_kong|concealed_kong",
     "list": r"\[[^\]]*\]",
     "any": r".+?",
+    "said": r".+?",  # a sentence inside a sentence (a reason): in Chinese its own message
+    "external": r".*?",  # the words of another program (DuckDB, Prefect, the system), as
+    # they are: shown unchanged in Chinese too
     "cjk": r"[\u3400-\u9fff]+",
     "quoted": r"'[^']*'|\"[^\"]*\"",
 }
@@ -169,6 +175,9 @@ class Glossary:
     """A text's English in the family's words, where it differs from its key's."""
     written_texts: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     """The texts as the file writes them (``<section.key>`` unexpanded)."""
+    helps: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """The ``[help]`` table: the Chinese of each paragraph of the commands' ``--help``,
+    keyed by the English paragraph with its white space collapsed (:func:`help_text`)."""
     compiled: dict[str, re.Pattern[str]] = field(default_factory=dict, compare=False)
     indexed: dict[str, dict[str, _Template]] = field(default_factory=dict, compare=False)
 
@@ -212,7 +221,7 @@ class Glossary:
         return Glossary(terms=terms, texts=texts, templates=templates,
                         group_regex=self.group_regex, source=self.source, family=family,
                         english=english, written_texts=self.written_texts,
-                        compiled=self.compiled)
+                        helps=self.helps, compiled=self.compiled)
 
     def regex(self, template: _Template) -> re.Pattern[str]:
         """The template's compiled regular expression (compiled once, on first use)."""
@@ -298,7 +307,7 @@ def _compile(raw_groups: Mapping[str, Mapping[str, tuple[str, str]]]) -> tuple[
 
 
 _NOT_SET = object()
-_NOT_TERMS = ("text", "message", "family")
+_NOT_TERMS = ("text", "message", "family", "help")
 """The top-level tables of the file that hold no terms."""
 
 
@@ -436,8 +445,14 @@ def parse_glossary(source: str, family: str | None = None) -> Glossary:
             for en, zh_ in entries.items()
         }
     templates, group_regex = _compile(raw_groups)
+    helps = {
+        _expand(" ".join(str(k).split()), terms, f"help {k!r}"):
+        _expand(str(v), terms, f"help {k!r}")
+        for k, v in cast(Mapping[str, object], data.get("help", {})).items()
+    }
     base = Glossary(terms=terms, texts=texts, templates=templates, group_regex=group_regex,
-                    source=source, family_terms=families, written_texts=written_texts)
+                    source=source, family_terms=families, written_texts=written_texts,
+                    helps=helps)
     return base.for_family(family)
 
 
@@ -659,6 +674,11 @@ def _kind_regex(kind: str) -> re.Pattern[str]:
 
 
 def _value_zh(kind: str, value: object, g: Glossary) -> str | None:
+    if isinstance(value, Message) and kind in _BASIC:
+        # a message given as a value (a reason inside a sentence): by its own template
+        return _message_zh(value, "", g)
+    if kind == "said":  # a sentence given as text: a template of the glossary must match it
+        return _translated(format(value, ""), "message", g.family)
     if kind in _BASIC:
         text = format(value, "")
         if _kind_regex(kind).fullmatch(text) is None:
@@ -666,8 +686,11 @@ def _value_zh(kind: str, value: object, g: Glossary) -> str | None:
         return _basic_zh(kind, text, g.terms)
     if isinstance(value, Message):
         return _message_zh(value, kind, g)
-    template = g.index(kind).get(format(value, ""))  # a clause with no values, as text
-    return template.chinese if template is not None and not template.slots else None
+    text = format(value, "")
+    template = g.index(kind).get(text)  # a clause with no values, as text
+    if template is not None and not template.slots:
+        return template.chinese
+    return _in_group(kind, text, g)  # a clause given as text: matched to its group's forms
 
 
 def _message_zh(message: Message, group: str, g: Glossary) -> str | None:
@@ -688,18 +711,72 @@ def _message_zh(message: Message, group: str, g: Glossary) -> str | None:
     return _fill(template.chinese, values)
 
 
+STRICT_VARIABLE = "ZHUOJI_STRICT_GLOSSARY"
+"""Set (to anything but 0), :func:`render` raises :class:`MissingChinese` for a message
+the glossary has no Chinese for instead of showing its English (the tests set it)."""
+
+
+class MissingChinese(GlossaryError):
+    """A message shown in Chinese has no Chinese form in the glossary."""
+
+
+def is_strict() -> bool:
+    """Whether a message without Chinese is an error (:data:`STRICT_VARIABLE`)."""
+    return os.environ.get(STRICT_VARIABLE, "") not in ("", "0")
+
+
+def _missing(message: str) -> MissingChinese:
+    if isinstance(message, Message):
+        return MissingChinese(
+            f"no Chinese for the message {message.template!r} (values {message.values!r}): "
+            "give its template a Chinese form in rules/glossary.toml ([message.<group>]), "
+            "and each value that is a sentence a template of its own")
+    return MissingChinese(
+        f"no Chinese for the text {message!r}: it is English text, not a message; make it "
+        "a Message (zhuoji.rules.messages) whose template rules/glossary.toml translates")
+
+
 def render(message: str, lang: Lang = "zh", family: str | None = None,
            group: str = "message") -> str:
     """A message in ``lang``: in English the text itself; in Chinese, a :class:`Message`
     by its template's Chinese in the family's words, each value rendered by its kind (a
-    clause by its own template). A message the glossary has no Chinese for (its template,
-    or a clause's, is not in the group) stays English."""
+    clause by its own template; a value that is a :class:`Message` by its own template).
+    A message the glossary has no Chinese for (its template, or a clause's, is not in the
+    glossary; an English text no template matches) stays English, unless
+    :data:`STRICT_VARIABLE` is set: then it raises :class:`MissingChinese`, naming the
+    template."""
     if lang == "en" or not message:
         return message
     if isinstance(message, Message):
         done = _message_zh(message, group, glossary(family))
-        return message if done is None else done
-    return translate(message, lang, group, family)
+        if done is None:
+            # a group's clause may be any top-level message too
+            done = _message_zh(message, "", glossary(family))
+    else:
+        done = _translated(message, group, family)
+    if done is None:
+        if is_strict():
+            raise _missing(message)
+        return message
+    return done
+
+
+def _translated(message: str, group: str, family: str | None) -> str | None:
+    if _LATIN.search(message) is None:
+        return message
+    if _DIGITS.search(message) is None and len(message) < 200:
+        return _cached(message, group, _words(family))
+    return translate_or_none(message, group, family)
+
+
+_LATIN = re.compile(r"[A-Za-z]{2,}")
+"""English words: a text without any (a number, a path of one letter) needs no Chinese."""
+
+
+def help_text(english: str) -> str | None:
+    """The Chinese of a paragraph of a command's ``--help`` (its white space collapsed),
+    from the glossary's ``[help]`` table; None when the table lacks it."""
+    return glossary().helps.get(" ".join(english.split()))
 
 
 _SEAT_ZH = re.compile(r"座位(\d+)")

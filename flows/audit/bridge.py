@@ -393,11 +393,13 @@ def game_from_records(
     """
     hands = list(records)
     if not hands:
+        # a programming error, never a user's: not translated
         raise ValueError("a game needs at least one hand record")
     n_players = hands[0].n_players
     base_stake = hands[0].base_stake
     for record in hands:
         if record.n_players != n_players or record.base_stake != base_stake:
+            # a programming error, never a user's: not translated
             raise ValueError(
                 f"hand {record.hand_no}: {record.n_players} players and stake "
                 f"{record.base_stake}, the first hand has {n_players} and {base_stake}"

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from zhuoji.flows.cli.errors import ZhuojiGroup, set_debug
+from zhuoji.flows.cli.help import SpeaksHelp
 from zhuoji.flows.cli.lang import LangOption, use_lang
 
 
@@ -30,16 +31,17 @@ def package_summary() -> str:
         return ""
 
 
-class RootGroup(ZhuojiGroup):
+class RootGroup(SpeaksHelp, ZhuojiGroup):
     """The root command, whose help is the package's description: read when the help is
-    printed, so that the families are named once, by the package, not in the code."""
+    printed, so that the families are named once, by the package, not in the code; in the
+    invocation's language (:mod:`zhuoji.flows.cli.help`)."""
 
     # Any: Click's or the copy recent Typer releases carry (typer._click), as in errors.py
-    def format_help_text(self, ctx: Any, formatter: Any) -> None:
+    def get_help(self, ctx: Any) -> str:
         if self.help is None:
             summary = package_summary()
             self.help = f"{summary}." if summary else "Audit mahjong game logs."
-        super().format_help_text(ctx, formatter)
+        return super().get_help(ctx)
 
 
 app = typer.Typer(

@@ -18,6 +18,7 @@ from zhuoji.flows.cli.errors import (
     EXIT_ERROR,
     EXIT_FINDINGS,
     describe_error,
+    error_line,
     fail,
     is_debug,
     set_json_errors,
@@ -99,6 +100,7 @@ def audit_command(
     from zhuoji.flows.cli.parse import check_limits, expand_paths
     from zhuoji.flows.text.messages import malformed_text
     from zhuoji.rules.glossary import render, text
+    from zhuoji.rules.messages import Message
 
     check_limits()
     expanded = expand_paths(paths)
@@ -118,7 +120,7 @@ def audit_command(
         if json_lines:
             emit_json({"file": missing, "error": {"message": why}})
         else:
-            sys.stderr.write(f"error: {safe(missing)}: {safe(why)}\n")
+            sys.stderr.write(error_line(Message("{path:any}: {reason:said}", missing, why)) + "\n")
     for skip in expanded.skipped:
         if json_lines:
             emit_json({"file": str(skip.path), "skipped": skip.reason})
@@ -142,8 +144,9 @@ def audit_command(
                     if json_lines:
                         emit_json(game_error_json(item))
                     else:
-                        emit(safe(f"error: {item.path}, game {item.game.game_id!r}: "
-                                  f"{render(item.error, language)}"))
+                        emit(safe(render(Message("error: {path:any}, game {g:any}: {why:said}",
+                                                 item.path, repr(item.game.game_id),
+                                                 item.error), language)))
                     continue
                 for hand in item.hands:
                     hands_seen += 1
@@ -172,7 +175,7 @@ def audit_command(
         if json_lines:
             emit_json({"error": {"message": f"no hand {hand_no} found"}})
         else:
-            sys.stderr.write(f"error: {text('no hand {hand} found', language, hand=hand_no)}\n")
+            sys.stderr.write(error_line(Message("no hand {n:n} found", hand_no)) + "\n")
         raise typer.Exit(EXIT_ERROR)
     if not json_lines:
         emit(text("{files} file(s), {games} game(s), {hands} hand(s): {clean} clean, "
@@ -197,13 +200,15 @@ def _hand_report(
     """``audit FILE --hand N --html OUT``: write the page; exit 1 when the hand has a
     finding, as the audit does."""
     from zhuoji.flows.cli.parse import check_limits
+    from zhuoji.rules.messages import Message
 
     if json_lines:
-        raise typer.BadParameter("--html writes a page; it does not go with --json")
+        raise typer.BadParameter(Message("--html writes a page; it does not go with --json"))
     if hand_no is None:
-        raise typer.BadParameter("--html needs --hand N: the hand whose page to write")
+        raise typer.BadParameter(Message("--html needs --hand N: the hand whose page to write"))
     if len(paths) != 1:
-        raise typer.BadParameter(f"--html takes one log file, not {len(paths)} paths")
+        raise typer.BadParameter(Message("--html takes one log file, not {n:n} paths",
+                                         len(paths)))
     from zhuoji.flows.dashboard.render import DashboardError
 
     check_limits()
@@ -211,7 +216,7 @@ def _hand_report(
         summary = write_hand_report(paths[0], hand_no, out, game_id=game_id, lang=lang,
                                     force=force)
     except (DashboardError, FileNotFoundError) as exc:
-        raise fail(str(exc)) from None
+        raise fail(exc) from None
     from zhuoji.rules.glossary import text
 
     how = text(", with findings" if summary.findings else ", clean", lang)

@@ -58,7 +58,7 @@ def _errors() -> tuple[type[Exception], ...]:
 
 
 def _fail(exc: Exception) -> typer.Exit:
-    return fail(str(exc))
+    return fail(exc)
 
 
 def dashboard_command(
@@ -127,9 +127,17 @@ def dashboard_command(
 
 
 def print_progress(group: str, pages: int, seconds: float) -> None:
-    """A progress line of ``zhuoji dashboard`` on standard error."""
-    sys.stderr.write(f"dashboard: {group}: {pages:,} page{'s' if pages != 1 else ''} "
-                     f"written ({seconds:.1f} s)\n")
+    """A progress line of ``zhuoji dashboard`` on standard error, in the invocation's
+    language (the group's name by the glossary's ``[message.pagegroup]``)."""
+    from zhuoji.flows.cli.lang import current_lang
+    from zhuoji.rules.glossary import render
+    from zhuoji.rules.messages import Message
+
+    line = Message("dashboard: {group:pagegroup}: {n:n} page written ({s:any} s)"
+                   if pages == 1 else
+                   "dashboard: {group:pagegroup}: {n:n} pages written ({s:any} s)",
+                   group, f"{pages:,}", f"{seconds:.1f}")
+    sys.stderr.write(render(line, current_lang()) + "\n")
     sys.stderr.flush()
 
 
@@ -151,11 +159,14 @@ def malformed_path(path: str) -> bool:
 
 
 def _log(line: str) -> None:
-    """A line of the server's on standard error, its control characters escaped."""
+    """A line of the server's on standard error, its control characters escaped, in the
+    invocation's language."""
+    from zhuoji.flows.cli.lang import current_lang
     from zhuoji.flows.text.terminal import safe
+    from zhuoji.rules.glossary import render
 
     try:
-        sys.stderr.write(f"serve: {safe(line)}\n")
+        sys.stderr.write(f"serve: {safe(render(line, current_lang()))}\n")
         sys.stderr.flush()
     except (OSError, ValueError):  # standard error closed: nothing to tell it
         pass
@@ -183,11 +194,16 @@ def _handler_class() -> Callable[..., SimpleHTTPRequestHandler]:
             except ConnectionError as exc:  # a broken pipe, a reset: the client left
                 self.close_connection = True
                 host, port = self.client_address[:2]
-                asked = ""
+                from zhuoji.rules.messages import Message
+
                 if getattr(self, "command", None):
                     path = self.path if len(self.path) <= 200 else self.path[:200] + "..."
-                    asked = f" before {self.command} {path} was answered"
-                _log(f"the client at {host}:{port} hung up{asked} ({type(exc).__name__})")
+                    _log(Message("the client at {h:any}:{p:any} hung up before {c:any} {u:any} "
+                                 "was answered ({e:any})", host, port, self.command, path,
+                                 type(exc).__name__))
+                else:
+                    _log(Message("the client at {h:any}:{p:any} hung up ({e:any})", host, port,
+                                 type(exc).__name__))
 
         def do_GET(self) -> None:
             if self._accepted() and self._refresh():
@@ -234,10 +250,14 @@ def _server_class() -> type[ThreadingHTTPServer]:
 
             exc = sys.exc_info()[1]
             host, port = client_address[:2]
+            from zhuoji.rules.messages import Message
+
             if isinstance(exc, ConnectionError):
-                _log(f"the client at {host}:{port} hung up ({type(exc).__name__})")
+                _log(Message("the client at {h:any}:{p:any} hung up ({e:any})", host, port,
+                             type(exc).__name__))
                 return
-            _log(f"a request from {host}:{port} failed: {type(exc).__name__}: {exc}")
+            _log(Message("a request from {h:any}:{p:any} failed: {e:any}: {d:external}", host,
+                         port, type(exc).__name__, str(exc)))
             if is_debug():
                 import traceback
 

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
+from zhuoji.flows.cli.errors import fail
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.cli.prefect_env import quiet_prefect
 from zhuoji.flows.runtime.heartbeats import DEFAULT_CRASHED_AFTER
-from zhuoji.flows.text.terminal import echo
-
-if TYPE_CHECKING:
-    from zhuoji.rules.glossary import Lang
 
 
 @quiet_prefect()
@@ -73,7 +69,7 @@ def deploy_command(
     try:  # before Prefect is imported: it refuses to import with a bad heartbeat
         heartbeat_seconds()
     except HeartbeatSettingError as exc:
-        _fail(str(exc), language, exc.template, exc.fields)
+        raise fail(exc) from None
     from zhuoji.flows.ingest.deploy import DeployError, serve_inbox
 
     try:
@@ -90,18 +86,4 @@ def deploy_command(
             lang=language,
         )
     except DeployError as exc:
-        _fail(str(exc), language, exc.template, exc.fields)
-
-
-def _fail(
-    english: str, language: str, template: str | None, fields: Mapping[str, object]
-) -> NoReturn:
-    """The error line (in ``language`` when the message has a template), exit status 2."""
-    line = f"error: {english}"
-    if template is not None:
-        from zhuoji.rules.glossary import text
-
-        lang: Lang = "zh" if language == "zh" else "en"
-        line = text("error: {message}", lang, message=text(template, lang, **fields))
-    echo(line, err=True)
-    raise typer.Exit(2)
+        raise fail(exc) from None

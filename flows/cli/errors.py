@@ -57,11 +57,14 @@ __all__ = [
     "EXIT_OK",
     "ZhuojiGroup",
     "describe_error",
+    "error_line",
     "fail",
     "fail_sql",
     "is_debug",
+    "message_of",
     "set_debug",
     "set_json_errors",
+    "shown",
 ]
 
 EXIT_OK = 0
@@ -103,10 +106,32 @@ def environment_errno(exc: BaseException) -> int | None:
 
 
 def _os_error(exc: OSError) -> str:
+    said = message_of(exc)
+    if hasattr(said, "template") and not isinstance(exc.errno, int):  # raised with a message
+        return said
     text = OS_ERROR_TEXT.get(exc.errno or -1) or (exc.strerror or str(exc)).lower()
     names = [n for n in (exc.filename, exc.filename2) if n is not None]
     where = " -> ".join(os.fsdecode(n) if isinstance(n, bytes) else str(n) for n in names)
-    return f"{where}: {text}" if where else text
+    return _message("{path:any}: {why:oserror}", where, text) if where else _message(text)
+
+
+def _message(template: str, *values: object) -> str:
+    """A message of the glossary (its Chinese is printed under ``--lang zh``), made
+    without importing the engine's package when it is not loaded yet."""
+    from zhuoji.rules.messages import Message
+
+    if not values and "{" in template:
+        return template
+    return Message(template, *values)
+
+
+def message_of(exc: BaseException) -> str:
+    """What ``exc`` says: the :class:`~zhuoji.rules.messages.Message` it was raised with
+    (kept, so that it is printed in the invocation's language), else ``str(exc)``."""
+    args = exc.args
+    if len(args) == 1 and isinstance(args[0], str) and hasattr(args[0], "template"):
+        return args[0]
+    return str(exc)
 
 
 _PROJECT = ("zhuoji.flows", "zhuoji.parsers", "zhuoji.rules")
@@ -140,47 +165,75 @@ def describe_error(exc: BaseException) -> str:
     if _is_from(exc, "duckdb"):
         message = str(exc).split("\n", 1)[0]
         if code is not None:
-            return f"{os_error_text(code)}: {message}"
-        return message
+            return _message("{why:oserror}: {d:external}", os_error_text(code), message)
+        return _message("{d:external}", message)
     if _is_from(exc, "httpx", "httpcore"):
         url = os.environ.get("PREFECT_API_URL")
-        where = f" at {url} (PREFECT_API_URL)" if url else ""
-        return (
-            f"cannot reach the Prefect API{where}: {str(exc) or type(exc).__name__}; "
-            "start it (`prefect server start`) or unset PREFECT_API_URL"
-        )
+        detail = str(exc) or type(exc).__name__
+        if url:
+            return _message(
+                "cannot reach the Prefect API at {url:any} (PREFECT_API_URL): {d:external}; "
+                "start it (`prefect server start`) or unset PREFECT_API_URL", url, detail)
+        return _message(
+            "cannot reach the Prefect API: {d:external}; "
+            "start it (`prefect server start`) or unset PREFECT_API_URL", detail)
     if "Failed to reach API" in str(exc):
         url = os.environ.get("PREFECT_API_URL")
-        where = f" at {url} (PREFECT_API_URL)" if url else ""
-        return (
-            f"cannot reach the Prefect API{where}: start it (`prefect server start`) "
-            "or unset PREFECT_API_URL"
-        )
+        if url:
+            return _message(
+                "cannot reach the Prefect API at {url:any} (PREFECT_API_URL): start it "
+                "(`prefect server start`) or unset PREFECT_API_URL", url)
+        return _message("cannot reach the Prefect API: start it (`prefect server start`) "
+                        "or unset PREFECT_API_URL")
     if _package_of(type(exc)) in _PROJECT and str(exc):
-        return str(exc)  # the project's own errors say what to do
+        return message_of(exc)  # the project's own errors say what to do
     if isinstance(exc, ValueError | LookupError) and _is_from(exc, *_PROJECT):
-        return str(exc)
+        return message_of(exc)
     if isinstance(exc, MemoryError):
-        return (
+        return _message(
             "out of memory: the command needed more than the system (or `ulimit -v`) allows; "
             "free memory, raise the limit or ask for less (a table holds its rows: "
             "--format csv or json streams them)"
         )
     if isinstance(exc, TimeoutError):
-        return f"timed out: {exc}" if str(exc) else "timed out"
+        return _message("timed out: {d:external}", str(exc)) if str(exc) else _message(
+            "timed out")
     if code is not None:
-        return f"{os_error_text(code)}: {exc}"
+        return _message("{why:oserror}: {d:external}", os_error_text(code), str(exc))
     detail = str(exc).split("\n", 1)[0]
-    return (
-        f"unexpected error {_type_path(exc)}: {detail} "
-        "(run with --debug for the traceback, and report it)"
+    return _message(
+        "unexpected error {t:any}: {d:external} "
+        "(run with --debug for the traceback, and report it)", _type_path(exc), detail
     )
+
+
+def shown(message: str) -> str:
+    """``message`` in the invocation's language (``--lang``, else the locale): English as
+    it is; in Chinese a :class:`~zhuoji.rules.messages.Message` by its glossary template
+    (:func:`zhuoji.rules.glossary.render`)."""
+    from zhuoji.flows.cli.lang import current_lang
+
+    lang = current_lang()
+    if lang == "en" or not message:
+        return message
+    from zhuoji.rules.glossary import render
+
+    return render(message, lang)
+
+
+def error_line(message: str) -> str:
+    """The whole error line: ``error: ...`` (``错误：...`` in Chinese), escaped."""
+    from zhuoji.flows.cli.lang import current_lang
+
+    if current_lang() == "en":
+        return f"error: {safe(message)}"
+    return f"错误：{safe(shown(message))}"
 
 
 def _emit(
     message: str, lines: Sequence[str] = (), fields: Mapping[str, Any] | None = None
 ) -> None:
-    line = safe(message)
+    line = error_line(message)
     if _state["json"]:
         try:
             error = {"message": message, **(fields or {})}
@@ -188,20 +241,26 @@ def _emit(
             sys.stdout.flush()
         except OSError:
             pass
-    sys.stderr.write(f"error: {line}\n" + "".join(f"{more}\n" for more in lines))
+    sys.stderr.write(f"{line}\n" + "".join(f"{more}\n" for more in lines))
     sys.stderr.flush()
 
 
 def fail(
-    message: str,
+    message: str | BaseException,
     code: int = EXIT_ERROR,
     *,
     lines: Sequence[str] = (),
     fields: Mapping[str, Any] | None = None,
 ) -> typer.Exit:
-    """Print ``message`` as the error line (then ``lines``, already escaped: where in a
-    query it went wrong); returns the Exit to raise. With ``--json`` the error object
-    holds ``fields`` too."""
+    """Print ``message`` (a :class:`~zhuoji.rules.messages.Message`, or an exception: what
+    it says, :func:`message_of`) as the error line, in the invocation's language, then
+    ``lines`` (already escaped: where in a query it went wrong); returns the Exit to raise.
+    The JSON error object (``--json``) holds the English, and ``fields`` too."""
+    if isinstance(message, BaseException):
+        said = message_of(message)
+        if not hasattr(said, "template") and _is_from(message, "duckdb"):
+            said = _message("{d:external}", said)  # DuckDB's words, as they are
+        message = said
     _emit(message, lines, fields)
     return typer.Exit(code)
 
@@ -261,7 +320,8 @@ def _output_failed(exc: OSError) -> int:
     if _is_broken_pipe(exc):
         return EXIT_OK
     with suppress(OSError, ValueError):
-        sys.stderr.write(f"error: standard output: {safe(describe_error(exc))}\n")
+        sys.stderr.write(error_line(_message("standard output: {why:said}",
+                                             describe_error(exc))) + "\n")
         sys.stderr.flush()
     return EXIT_ERROR
 
@@ -274,6 +334,54 @@ def _flush_stdout(code: int) -> int:
     except OSError as exc:
         return _output_failed(exc)
     return code
+
+
+def _chinese() -> bool:
+    from zhuoji.flows.cli.lang import current_lang
+
+    return current_lang() == "zh"
+
+
+_INVALID_VALUE = ("Invalid value for ", "Invalid value: ")
+
+
+def _usage_message(exc: ClickException) -> str:
+    """Click's sentence of a usage error; a bad value's reason kept a message when the
+    command gave one (``typer.BadParameter(Message(...))``), and Click's own sentences
+    matched to the glossary's ``[message.click]`` in Chinese."""
+    english = exc.format_message()
+    if not _chinese():
+        return english
+    inner = getattr(exc, "message", "")
+    if english.startswith(_INVALID_VALUE) and inner and english.endswith(str(inner)):
+        head = english[: len(english) - len(str(inner))].rstrip()
+        if head.startswith("Invalid value for "):
+            what = head[len("Invalid value for "):].rstrip(":")
+            return _message("invalid value for {p:any}: {m:any}", what, _click_message(inner))
+        return _message("invalid value: {m:any}", _click_message(inner))
+    return _click_message(english)
+
+
+def _click_message(text: str) -> str:
+    """Click's English sentence as a message of the glossary's ``[message.click]`` (a
+    :class:`~zhuoji.rules.messages.Message` given by a command is kept)."""
+    if hasattr(text, "template"):
+        return text
+    from zhuoji.rules.glossary import glossary
+    from zhuoji.rules.messages import Message
+
+    g = glossary()
+    for template in g.templates.get("click", ()):
+        found = g.regex(template).fullmatch(text)
+        if found is not None:
+            return Message(template.english, *(found.group(s.name) for s in template.slots))
+    from zhuoji.rules.glossary import MissingChinese, is_strict
+
+    if is_strict():
+        raise MissingChinese(f"no Chinese for Click's sentence {text!r}: add its template to "
+                             "[message.click] of rules/glossary.toml, or raise the "
+                             "BadParameter with a Message")
+    return text
 
 
 class ZhuojiGroup(TyperGroup):
@@ -333,14 +441,19 @@ class ZhuojiGroup(TyperGroup):
             code = EXIT_ERROR
         except UsageError as exc:
             ctx = exc.ctx
-            hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
-            sys.stderr.write(f"error: {safe(exc.format_message())}{hint}\n")
+            if ctx is None:
+                hint = ""
+            elif _chinese():
+                hint = f"（见 `{ctx.command_path} --help`）"
+            else:
+                hint = f" (see `{ctx.command_path} --help`)"
+            sys.stderr.write(f"{error_line(_usage_message(exc))}{hint}\n")
             code = EXIT_ERROR
         except ClickException as exc:
-            sys.stderr.write(f"error: {safe(exc.format_message())}\n")
+            sys.stderr.write(f"{error_line(_usage_message(exc))}\n")
             code = EXIT_ERROR
         except typer.Abort:
-            sys.stderr.write("error: interrupted\n")
+            sys.stderr.write(error_line(_message("interrupted")) + "\n")
             code = EXIT_INTERRUPTED
         code = _flush_stdout(code)
         if standalone_mode:

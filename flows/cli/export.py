@@ -77,7 +77,7 @@ def export_whole_database(
 ) -> None:
     """``zhuoji export --database OUT``: the warehouse ``db`` copied whole into OUT."""
     from zhuoji.flows.cli.outputs import remove_stale_partials, write_whole
-    from zhuoji.flows.warehouse.export import ExportError, check_storage_version, export_database
+    from zhuoji.flows.warehouse.export import check_storage_version, export_database
     from zhuoji.flows.warehouse.sqlfiles import WarehouseError
 
     if not out_text:
@@ -94,11 +94,8 @@ def export_whole_database(
             return export_database(db, partial, version)
 
         result = write_whole(target, out, write, lambda: database_target(out, db, force))
-    except ExportError as exc:
-        fields = {k: safe(v) for k, v in exc.fields.items()}
-        raise fail(_t(exc.template, lang, **fields)) from None
-    except WarehouseError as exc:
-        raise fail(str(exc)) from None
+    except WarehouseError as exc:  # an ExportError among them
+        raise fail(exc) from None
     size = os.path.getsize(target)
     if json_output:
         import orjson

@@ -53,8 +53,11 @@ def check_dask_address(address: str) -> None:
     """Raise a usage error unless ``address`` looks like a scheduler's address."""
     match = _DASK_ADDRESS.match(address)
     if match is None or not 0 < int(match.group(3)) < 65536:
+        from zhuoji.rules.messages import Message
+
         raise typer.BadParameter(
-            f"{address!r} is not a scheduler address: expected tcp://HOST:PORT",
+            Message("{a:any} is not a scheduler address: expected tcp://HOST:PORT",
+                    repr(address)),
             param_hint="--dask-address",
         )
 
@@ -62,45 +65,51 @@ def check_dask_address(address: str) -> None:
 def explain_run_error(exc: BaseException, dask_address: str | None) -> str:
     """The one line for an ingest that could not run: a scheduler or an API that cannot
     be reached, a full or read-only disk, ..."""
+    from zhuoji.rules.messages import Message
+
     text = str(exc)
     if dask_address and isinstance(exc, OSError | TimeoutError) and (
         "connect" in text.lower() or isinstance(exc, TimeoutError)
     ):
-        return f"cannot reach the Dask scheduler at {dask_address}: {text}"
+        return Message("cannot reach the Dask scheduler at {a:any}: {d:external}",
+                       dask_address, text)
     if "Failed to reach API" in text or type(exc).__module__.startswith(("httpx", "httpcore")):
         url = os.environ.get("PREFECT_API_URL", "")
-        where = f" at {url} (PREFECT_API_URL)" if url else ""
-        return (
-            f"cannot reach the Prefect API{where}: start the server (`prefect server start`) "
-            "or unset PREFECT_API_URL for a temporary one"
-        )
+        if url:
+            return Message("cannot reach the Prefect API at {url:any} (PREFECT_API_URL): start "
+                           "the server (`prefect server start`) or unset PREFECT_API_URL for "
+                           "a temporary one", url)
+        return Message("cannot reach the Prefect API: start the server (`prefect server "
+                       "start`) or unset PREFECT_API_URL for a temporary one")
     return describe_error(exc)
 
 
 def server_lost_line(db: Path, what: str, runs: Sequence[tuple[int, str]]) -> str:
     """The one line of an ingest whose local Prefect server went away (``what``), given
     what became of its runs (:func:`zhuoji.flows.ingest.steps.interrupt_active_runs`)."""
-    rerun = "run the same command again: it starts a new local server"
+    from zhuoji.rules.messages import Message
+
     if not runs:
-        return (
-            f"ingest into {db}: {what} before the run began loading; the warehouse is "
-            f"unchanged: {rerun}"
+        return Message(
+            "ingest into {db:any}: {what:said} before the run began loading; the warehouse is "
+            "unchanged: run the same command again: it starts a new local server", db, what,
         )
     run_id, status = runs[-1]
     if status == "completed":
-        return (
-            f"ingest into {db}: {what} as the run ended; every batch is committed in the "
-            f"warehouse (run {run_id} completed), only its flow run's end is not recorded "
-            "in Prefect: the same command again skips the files loaded"
+        return Message(
+            "ingest into {db:any}: {what:said} as the run ended; every batch is committed in "
+            "the warehouse (run {run:n} completed), only its flow run's end is not recorded "
+            "in Prefect: the same command again skips the files loaded", db, what, run_id,
         )
     marked = (
-        f"run {run_id} is marked interrupted"
+        Message("run {run:n} is marked interrupted", run_id)
         if status == "interrupted"
-        else f"the next run marks run {run_id} interrupted"
+        else Message("the next run marks run {run:n} interrupted", run_id)
     )
-    return (
-        f"ingest into {db}: {what}; the batches committed before are safe in the "
-        f"warehouse ({marked}): {rerun} and skips the files already loaded"
+    return Message(
+        "ingest into {db:any}: {what:said}; the batches committed before are safe in the "
+        "warehouse ({marked:said}): run the same command again: it starts a new local server "
+        "and skips the files already loaded", db, what, marked,
     )
 
 
@@ -266,7 +275,7 @@ def ingest_command(
         try:
             require_dask_extra()
         except MissingExtraError as exc:
-            raise fail(str(exc)) from None
+            raise fail(exc) from None
     check_limits()  # before the workers start: they read the same variables
     log_plain_run()
     found = find_log_paths(paths)  # the one walk of the paths: the run takes it as it is
@@ -288,13 +297,16 @@ def ingest_command(
             on_server_start=None if quiet or json_output else announce_server_start(language),
         )
     except (InputPathError, WarehouseError, DaskClusterError) as exc:
-        raise fail(str(exc)) from None
+        raise fail(exc) from None
     except (KeyboardInterrupt, BrokenPipeError):
         raise
     except Exception as exc:
         if is_debug():
             raise
-        raise fail(f"ingest into {db}: {explain_run_error(exc, dask_address)}") from None
+        from zhuoji.rules.messages import Message
+
+        raise fail(Message("ingest into {db:any}: {why:said}", db,
+                           explain_run_error(exc, dask_address))) from None
     if json_output:
         import orjson
 
@@ -434,7 +446,7 @@ def forget_command(
     (the others are still forgotten) or on an error (a busy database, a full or read-only
     disk).
     """
-    use_lang(lang)
+    language = use_lang(lang)
     use_json(json_output)
     from rich.text import Text
 
@@ -444,28 +456,36 @@ def forget_command(
     try:
         summary = run_forget(paths, db)
     except WarehouseError as exc:
-        raise fail(str(exc)) from None
+        raise fail(exc) from None
+    from zhuoji.rules.glossary import text
+    from zhuoji.rules.messages import Message
+
     if json_output:
         print_json(forget_json(summary))
         if summary.unknown:
             use_json(False)  # the document above names them: one document on stdout
-            raise fail(f"not in the warehouse {db}: {', '.join(summary.unknown)}")
+            raise fail(Message("not in the warehouse {db:any}: {paths:any}", db,
+                               ", ".join(summary.unknown)))
         return
     console = make_console()
     for path in summary.forgotten:
-        console.print(Text.assemble(("forgot", "cyan"), f" {safe(path)}"), soft_wrap=True)
+        console.print(Text.assemble((text("forgot", language), "cyan"), f" {safe(path)}"),
+                      soft_wrap=True)
     if summary.run_id is not None:
-        files = "file" if len(summary.forgotten) == 1 else "files"
         console.print(
-            Text(
-                f"forget run {summary.run_id} into {safe(summary.db)}: "
-                f"{len(summary.forgotten):,} {files} forgotten "
-                f"(their games: {summary.games:,}, hands: {summary.hands:,})"
-            ),
+            Text(text(
+                "forget run {run} into {db}: {n} file forgotten (their games: {games}, "
+                "hands: {hands})" if len(summary.forgotten) == 1 else
+                "forget run {run} into {db}: {n} files forgotten (their games: {games}, "
+                "hands: {hands})", language, run=summary.run_id, db=safe(summary.db),
+                n=f"{len(summary.forgotten):,}", games=f"{summary.games:,}",
+                hands=f"{summary.hands:,}",
+            )),
             soft_wrap=True,
         )
     if summary.unknown:
-        raise fail(f"not in the warehouse {db}: {', '.join(summary.unknown)}")
+        raise fail(Message("not in the warehouse {db:any}: {paths:any}", db,
+                           ", ".join(summary.unknown)))
 
 
 def forget_json(summary: ForgetSummary) -> dict[str, Any]:

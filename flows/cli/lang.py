@@ -8,17 +8,14 @@ come from the glossary (:mod:`zhuoji.rules.glossary`), imported when a command r
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
+from zhuoji.flows.runtime.language import Lang, choose_lang, current_lang, locale_lang
+
 __all__ = ["LangChoice", "LangOption", "current_lang", "locale_lang", "use_lang"]
-
-Lang = Literal["en", "zh"]
-
 
 class LangChoice(StrEnum):
     ZH = "zh"
@@ -37,32 +34,11 @@ LangOption = Annotated[
 ]
 """The option every command takes (``lang: LangOption = None``)."""
 
-_state: dict[str, Lang | None] = {"lang": None}
-
-
-def locale_lang(environ: Mapping[str, str] | None = None) -> Lang:
-    """``zh`` when the first of ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` that is set (and not
-    empty) starts with ``zh``, else ``en`` (:func:`zhuoji.rules.glossary.default_lang`, without
-    importing the engine's package)."""
-    env = os.environ if environ is None else environ
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = env.get(name, "")
-        if value:
-            return "zh" if value.lower().startswith("zh") else "en"
-    return "en"
-
-
 def use_lang(value: LangChoice | str | None, *, reset: bool = False) -> Lang:
     """Take the command's ``--lang`` (None: keep what the root command was given, or the
     locale's); ``reset`` (the root command) forgets an earlier invocation's choice."""
     if reset:
-        _state["lang"] = None
+        choose_lang(None)
     if value is not None:
-        _state["lang"] = "zh" if str(value).lower() == "zh" else "en"
+        choose_lang("zh" if str(value).lower() == "zh" else "en")
     return current_lang()
-
-
-def current_lang() -> Lang:
-    """The language of this invocation."""
-    chosen = _state["lang"]
-    return chosen if chosen is not None else locale_lang()

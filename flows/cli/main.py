@@ -58,6 +58,7 @@ def build_app() -> typer.Typer:
         simulate,
     )
     from zhuoji.flows.cli.app import app
+    from zhuoji.flows.cli.help import speak_help
 
     commands = (
         ("audit", audit.audit_command),
@@ -82,6 +83,7 @@ def build_app() -> typer.Typer:
         app.command(name)(command)
     for name, group in groups:
         app.add_typer(group, name=name)
+    speak_help(app)  # every command's --help in the invocation's language
     return app
 
 

@@ -39,6 +39,12 @@ PARTIAL = ".partial-"
 T = TypeVar("T")
 
 
+def _message(template: str, *values: object) -> str:
+    from zhuoji.rules.messages import Message
+
+    return Message(template, *values)
+
+
 def _stat(path: Path | str) -> os.stat_result | None:
     try:
         return os.stat(path)
@@ -63,10 +69,10 @@ def refuse_the_inputs(
                 and os.path.samestat(out_stat, path_stat)
             )
             if same:
-                raise fail(
-                    f"{safe(out)} is {what} {safe(path)}, which {command} reads; "
-                    f"give another {option}"
-                )
+                raise fail(_message(
+                    "{out:any} is {what:input} {path:any}, which {command:any} reads; "
+                    "give another {option:any}", safe(out), what, safe(path), command, option,
+                ))
 
 
 def output_target(
@@ -91,18 +97,22 @@ def output_target(
         if not stat.S_ISREG(found.st_mode):
             from zhuoji.parsers.read import describe_file_type
 
-            raise fail(
-                f"{safe(out)} is {describe_file_type(found.st_mode)}; {command} writes only "
-                "to a regular file or a new path"
-            )
+            raise fail(_message(
+                "{out:any} is {kind:any}; {command:any} writes only to a regular file or a "
+                "new path", safe(out), describe_file_type(found.st_mode), command,
+            ))
         if not force:
-            raise fail(f"{safe(out)} exists; give --force to replace it")
+            raise fail(_message("{out:any} exists; give --force to replace it", safe(out)))
     # A symbolic link is followed: its target is replaced, the link is kept.
     target = Path(os.path.realpath(out)) if os.path.islink(out) else out
     folder = target.parent
     if not folder.is_dir() and not (make_folder and not folder.exists()):
-        missing = "is not a folder" if folder.exists() else "does not exist"
-        raise fail(f"cannot write {safe(out)}: the folder {safe(folder)} {missing}")
+        raise fail(_message(
+            "cannot write {out:any}: the folder {folder:any} is not a folder"
+            if folder.exists() else
+            "cannot write {out:any}: the folder {folder:any} does not exist",
+            safe(out), safe(folder),
+        ))
     return target
 
 
@@ -210,7 +220,8 @@ def write_whole(
                 except OSError as exc:
                     raise named(exc, out) from None
                 if check_again() != target:
-                    raise fail(f"{safe(out)} changed while it was written; nothing was written")
+                    raise fail(_message("{out:any} changed while it was written; nothing was "
+                                        "written", safe(out)))
                 os.replace(partial, target)
         except BaseException:
             partial.unlink(missing_ok=True)

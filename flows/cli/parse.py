@@ -57,7 +57,7 @@ def check_limits() -> None:
     try:
         current_limits()
     except ValueError as exc:
-        raise fail(str(exc)) from None
+        raise fail(exc) from None
 
 
 @dataclass(slots=True)
@@ -80,6 +80,7 @@ def validate_file(path: Path) -> FileReport:
     with."""
     from zhuoji.flows.audit.service import AuditOptions, FileFault, generate_audits
     from zhuoji.parsers.errors import MalformedLogError
+    from zhuoji.rules.messages import Message
 
     report = FileReport(path)
     try:
@@ -89,7 +90,8 @@ def validate_file(path: Path) -> FileReport:
                 report.errors.append(item.error)
             elif item.error is not None:
                 report.errors.append(MalformedLogError(
-                    f"no usable ruleset: {item.error}", path=str(path), json_path="ruleset",
+                    Message("no usable ruleset: {why:said}", item.error), path=str(path),
+                    json_path="ruleset",
                     game_id=item.game.game_id,
                 ))
             else:
@@ -167,6 +169,7 @@ def validate_command(
 
     from zhuoji.flows.text.messages import malformed_text
     from zhuoji.rules.glossary import render, text
+    from zhuoji.rules.messages import Message
 
     def t(english: str) -> str:
         return text(english, language)
@@ -187,15 +190,15 @@ def validate_command(
             emit_json({"file": missing, "status": "missing", "errors": [
                 {"message": expanded.why(missing)}]})
         else:
-            why = render(expanded.why(missing), language)
-            err_console.print(Text.assemble((t("error "), "bold red"),
-                                            f"{safe(missing)}: {safe(why)}"))
+            why = render(Message("{path:any}: {reason:said}", missing, expanded.why(missing)),
+                         language)
+            err_console.print(Text.assemble((t("error "), "bold red"), safe(why)))
     for skip in expanded.skipped:
         if json_lines:
             emit_json({"file": str(skip.path), "status": "skipped", "reason": skip.reason})
         else:
-            console.print(Text.assemble((t("skip  "), "yellow"), f"{safe(skip.path)}: "
-                                        f"{safe(render(skip.reason, language))}"))
+            console.print(Text.assemble((t("skip  "), "yellow"), safe(render(
+                Message("{path:any}: {reason:said}", str(skip.path), skip.reason), language))))
     for path in expanded.files:
         report = validate_file(path)
         games += report.games
@@ -209,8 +212,8 @@ def validate_command(
             console.print(Text.assemble((t("error "), "bold red"),
                                         safe(malformed_text(error, language))))
         if report.failure is not None:
-            console.print(Text.assemble((t("error "), "bold red"), f"{safe(path)}: "
-                                        f"{safe(render(report.failure, language))}"))
+            console.print(Text.assemble((t("error "), "bold red"), safe(render(
+                Message("{path:any}: {reason:said}", str(path), report.failure), language))))
         if report.is_valid and not quiet:
             console.print(Text.assemble(
                 (t("ok    "), "green"),
@@ -278,11 +281,14 @@ def convert_command(
 
     Exit status: 0 when the target is written, 2 on any error.
     """
-    use_lang(lang)
+    language = use_lang(lang)
     use_json(json_output)
+    from zhuoji.flows.cli.errors import message_of
     from zhuoji.parsers.errors import MalformedLogError
     from zhuoji.parsers.read import parse_encoding
     from zhuoji.parsers.write import write_games
+    from zhuoji.rules.glossary import text
+    from zhuoji.rules.messages import Message
 
     console = _console()
 
@@ -290,12 +296,12 @@ def convert_command(
         return fail(message, EXIT_MALFORMED)
 
     if not source.exists():
-        raise error(f"{source}: no such file")
+        raise error(Message("{path:any}: no such file", str(source)))
     try:
         parse_encoding(source)
         encoding, gzipped = parse_encoding(target)
     except ValueError as exc:
-        raise error(str(exc)) from None
+        raise error(message_of(exc)) from None
     # Written under a temporary name that keeps the suffix (it sets the encoding), then
     # moved into place, so a failed conversion leaves no partial target behind.
     from zhuoji.flows.cli.outputs import output_target, write_whole
@@ -314,7 +320,7 @@ def convert_command(
             check,
         )
     except (MalformedLogError, ValueError) as exc:
-        raise error(str(exc)) from None
+        raise error(message_of(exc)) from None
     except OSError as exc:
         raise error(describe_error(exc)) from None
     if json_output:
@@ -326,4 +332,5 @@ def convert_command(
             "games": count,
         })
         return
-    console.print(f"wrote {_plural(count, 'game')} to {safe(target)}", markup=False)
+    console.print(text("wrote {games} to {path}", language,
+                       games=_plural(count, "game", language), path=safe(target)), markup=False)

@@ -86,7 +86,9 @@ def parse_params(items: Sequence[str]) -> dict[str, str]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise WarehouseError(f"expected --param KEY=VALUE, got {item!r}")
+            from zhuoji.rules.messages import Message
+
+            raise WarehouseError(Message("expected --param KEY=VALUE, got {q:any}", repr(item)))
         params[key.strip()] = value
     return params
 
@@ -146,7 +148,7 @@ def column_title(column: str, lang: Lang) -> str:
 
 
 def _fail(exc: Exception) -> typer.Exit:
-    return fail(str(exc))
+    return fail(exc)
 
 
 @contextmanager
@@ -282,10 +284,13 @@ def _write_table(
         if wanted is None or len(shown) < wanted:
             shown.extend(batch if wanted is None else batch[: wanted - len(shown)])
         if len(shown) > TABLE_ROWS_LIMIT:
-            raise fail(
-                f"a table shows at most {TABLE_ROWS_LIMIT:,} rows and this result has more; "
-                "--format csv or json writes every row (--max-rows N shows the first N)"
-            )
+            from zhuoji.rules.messages import Message
+
+            raise fail(Message(
+                "a table shows at most {n:n} rows and this result has more; "
+                "--format csv or json writes every row (--max-rows N shows the first N)",
+                f"{TABLE_ROWS_LIMIT:,}",
+            ))
     table = Table(show_lines=False)
     for i, column in enumerate(columns):
         values = [row[i] for row in shown if row[i] is not None]
@@ -433,8 +438,11 @@ def export_format(out: Path, fmt: ExportFormat | None) -> ExportFormat:
     found = _SUFFIX_FORMATS.get(out.suffix.lower())
     if found is None:
         known = ", ".join(_SUFFIX_FORMATS)
+        from zhuoji.rules.messages import Message
+
         raise typer.BadParameter(
-            f"cannot tell the format from {out.name!r} (suffixes: {known}); give --format",
+            Message("cannot tell the format from {name:any} (suffixes: {known:any}); give "
+                    "--format", repr(out.name), known),
             param_hint="--out",
         )
     return found
@@ -530,7 +538,10 @@ def _write_parquet(query: Query, f: IO[bytes], out: Path) -> int:
                 writer.write_batch(pa.RecordBatch.from_arrays(batch.columns, schema=schema))
                 rows += batch.num_rows
     except pa.ArrowException as exc:
-        raise fail(f"cannot write {safe(out)} as Parquet: {str(exc).splitlines()[0]}") from None
+        from zhuoji.rules.messages import Message
+
+        raise fail(Message("cannot write {out:any} as Parquet: {d:external}", safe(out),
+                           str(exc).splitlines()[0])) from None
     return rows
 
 
@@ -584,13 +595,17 @@ def export_command(
     Exit status: 0 when the file is written, 2 on an error.
     """
     use_lang(lang)
+    from zhuoji.rules.messages import Message
+
     use_json(json_output)
     if not out:
-        raise typer.BadParameter("is empty; name the file to write", param_hint="--out")
+        raise typer.BadParameter(Message("is empty; name the file to write"),
+                                 param_hint="--out")
     if (query is None) == (report is None):
-        raise typer.BadParameter("give exactly one of --sql and --report", param_hint="--sql")
+        raise typer.BadParameter(Message("give exactly one of --sql and --report"),
+                                 param_hint="--sql")
     if param and report is None:
-        raise typer.BadParameter("--param goes with --report", param_hint="--param")
+        raise typer.BadParameter(Message("--param goes with --report"), param_hint="--param")
     path = Path(out)
     chosen = export_format(path, fmt)
     target = export_target(path, db, force)

@@ -47,7 +47,9 @@ def parse_assignment(text: str) -> tuple[str, object]:
 
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
-        raise RulesetError(f"expected KEY=VALUE, got {text!r}")
+        from zhuoji.rules.messages import Message
+
+        raise RulesetError(Message("expected KEY=VALUE, got {q:any}", repr(text)))
     try:
         value: object = json.loads(raw)
     except json.JSONDecodeError:
@@ -56,7 +58,7 @@ def parse_assignment(text: str) -> tuple[str, object]:
 
 
 def _fail(exc: RulesetError) -> typer.Exit:
-    return fail(str(exc))
+    return fail(exc)
 
 
 def _load(name: str) -> RulesetBase:
@@ -329,7 +331,10 @@ def settings_matrix_markdown(names: Sequence[str]) -> str:
     rulesets = [load_preset(n) for n in names]
     families = sorted({r.family for r in rulesets})
     if len(families) > 1:
-        raise RulesetError(f"presets of several families ({', '.join(families)}) in one matrix")
+        from zhuoji.rules.messages import Message
+
+        raise RulesetError(Message("presets of several families ({f:any}) in one matrix",
+                                   ", ".join(families)))
     values = [settings_of(r) for r in rulesets]
     out = [
         "| setting | " + " | ".join(f"`{n}`" for n in names) + " |",

@@ -37,6 +37,7 @@ def simulated_families() -> list[str]:
 
 
 def _rulesets(names: list[str]) -> tuple[str, ...]:
+    from zhuoji.rules.messages import Message
     from zhuoji.rules.presets import family_of_preset, is_preset, preset_names
 
     played = simulated_families()
@@ -49,13 +50,15 @@ def _rulesets(names: list[str]) -> tuple[str, ...]:
                     out.extend(preset_names(family))
             elif not is_preset(part):
                 raise typer.BadParameter(
-                    f"unknown preset {part!r}; the presets are: {', '.join(preset_names())}",
+                    Message("unknown preset {p:any}; the presets are: {all:any}", repr(part),
+                            ", ".join(preset_names())),
                     param_hint="--ruleset",
                 )
             elif family_of_preset(part) not in played:
                 raise typer.BadParameter(
-                    f"preset {part!r} is of the {family_of_preset(part)} family, which has no "
-                    f"bots; the simulator plays the families {', '.join(played)}",
+                    Message("preset {p:any} is of the {f:any} family, which has no bots; the "
+                            "simulator plays the families {all:any}", repr(part),
+                            family_of_preset(part), ", ".join(played)),
                     param_hint="--ruleset",
                 )
             else:
@@ -101,7 +104,7 @@ def simulate(
     Same seed, same bytes. With --faults, that fraction of hands carries one defect, listed
     in OUT/faults.jsonl with the finding the audit must report.
     """
-    use_lang(lang)
+    language = use_lang(lang)
     use_json(json_output)
     from rich.progress import (
         BarColumn,
@@ -168,14 +171,21 @@ def simulate(
             "faults_by_kind": dict(sorted(summary.by_kind.items())),
         })
         return
-    table = RichTable(title=f"simulated into {out}", show_header=False)
-    table.add_row("presets", ", ".join(request.rulesets))
-    table.add_row("encoding", f"{encoding.value}{' (gzip)' if gzipped else ''}")
-    table.add_row("files", str(summary.files))
-    table.add_row("games", str(summary.games))
-    table.add_row("hands", str(summary.hands))
-    table.add_row("time", f"{elapsed:.1f} s ({summary.hands / max(elapsed, 1e-9):,.0f} hands/s)")
+    from zhuoji.rules.glossary import text
+
+    def t(english: str, **fields: object) -> str:
+        return text(english, language, **fields)
+
+    table = RichTable(title=t("simulated into {out}", out=out), show_header=False)
+    table.add_row(t("presets"), ", ".join(request.rulesets))
+    table.add_row(t("encoding"), f"{encoding.value}{' (gzip)' if gzipped else ''}")
+    table.add_row(t("files"), str(summary.files))
+    table.add_row(t("games"), str(summary.games))
+    table.add_row(t("hands"), str(summary.hands))
+    table.add_row(t("time"), t("{seconds} s ({rate} hands/s)", seconds=f"{elapsed:.1f}",
+                               rate=f"{summary.hands / max(elapsed, 1e-9):,.0f}"))
     if faults > 0:
-        kinds = ", ".join(f"{k} {n}" for k, n in summary.by_kind.items()) or "none"
-        table.add_row("faults", f"{len(summary.faults)} in {FAULTS_MANIFEST}: {kinds}")
+        kinds = ", ".join(f"{k} {n}" for k, n in summary.by_kind.items()) or t("none")
+        table.add_row(t("faults"), t("{n} in {file}: {kinds}", n=len(summary.faults),
+                                     file=FAULTS_MANIFEST, kinds=kinds))
     console.print(table)

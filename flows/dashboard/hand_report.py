@@ -27,6 +27,7 @@ from zhuoji.flows.ingest.worker import game_error
 from zhuoji.flows.warehouse.rows import RowBuffer
 from zhuoji.parsers.read import parse_encoding
 from zhuoji.rules.glossary import Lang
+from zhuoji.rules.messages import Message
 
 __all__ = ["HandReport", "HandReportError", "render_hand_report"]
 
@@ -50,7 +51,9 @@ class HandReport:
 
 def _listed(values: list[str]) -> str:
     shown = ", ".join(values[:_SHOWN])
-    return shown + (f" and {len(values) - _SHOWN} more" if len(values) > _SHOWN else "")
+    if len(values) > _SHOWN:
+        return Message("{shown:any} and {n:n} more", shown, len(values) - _SHOWN)
+    return shown
 
 
 def _pick(
@@ -59,24 +62,25 @@ def _pick(
     """The game (and hand) of ``path`` the report is about; a clear error naming what the
     file holds when the choice is missing or wrong."""
     if not games:
-        raise HandReportError(f"{path}: the file holds no game")
+        raise HandReportError(Message("{path:any}: the file holds no game", path))
     if game_id is None:
         if len(games) > 1:
-            raise HandReportError(
-                f"{path} holds {len(games)} games; choose one with --game: "
-                f"{_listed(sorted(games))}"
-            )
+            raise HandReportError(Message(
+                "{path:any} holds {n:n} games; choose one with --game: {ids:any}",
+                path, len(games), _listed(sorted(games)),
+            ))
         (game_id,) = games
     elif game_id not in games:
-        raise HandReportError(
-            f"{path} holds no game {game_id!r}; its games: {_listed(sorted(games))}"
-        )
+        raise HandReportError(Message(
+            "{path:any} holds no game {g:any}; its games: {ids:any}", path, repr(game_id),
+            _listed(sorted(games)),
+        ))
     hands = games[game_id]
     if hand_no not in hands:
-        raise HandReportError(
-            f"game {game_id!r} of {path} has no hand {hand_no}; its hands: "
-            f"{_listed([str(h) for h in sorted(hands)])}"
-        )
+        raise HandReportError(Message(
+            "game {g:any} of {path:any} has no hand {n:n}; its hands: {ids:any}",
+            repr(game_id), path, hand_no, _listed([str(h) for h in sorted(hands)]),
+        ))
     return game_id, hand_no
 
 
@@ -96,14 +100,16 @@ def _audit(
     fault: GameAudit | None = None
     for item in generate_audits(source, options, sink=content):
         if isinstance(item, FileFault):
-            raise HandReportError(f"{source}: {item.error}")
+            raise HandReportError(Message("{path:any}: {reason:said}", source,
+                                          item.error.args[0]))
         games[item.game.game_id] = [h.hand_no for h in item.game.hands]
         audited[item.game.game_id] = item
         if item.error is not None and fault is None:
             fault = item
     game, hand = _pick(source, games, hand_no, game_id)
     if fault is not None:
-        raise HandReportError(f"{source} cannot be audited: {game_error(fault).sentence}")
+        raise HandReportError(Message("{path:any} cannot be audited: {why:said}", source,
+                                      game_error(fault).sentence))
     return audited[game], hand, content.hexdigest()
 
 

@@ -45,6 +45,7 @@ from zhuoji.flows.dashboard.words import (
     term_text,
 )
 from zhuoji.rules.glossary import Lang, glossary, zh
+from zhuoji.rules.messages import Message
 
 __all__ = [
     "DashboardLimits",
@@ -68,7 +69,7 @@ class DashboardLimits:
     def __post_init__(self) -> None:
         for name in self.__slots__:
             if getattr(self, name) < 1:
-                raise DashboardError(f"dashboard limit {name} must be at least 1")
+                raise DashboardError(Message("dashboard limit {name:any} must be at least 1", name))
 
 
 def family_sections(rows: Sequence[Row], lang: Lang) -> list[dict[str, Any]]:

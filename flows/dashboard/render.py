@@ -39,6 +39,7 @@ from zhuoji.flows.dashboard.words import (
 )
 from zhuoji.flows.text.terminal import safe
 from zhuoji.rules.glossary import Lang, expand, glossary, render
+from zhuoji.rules.messages import Message
 
 if TYPE_CHECKING:
     import duckdb
@@ -125,6 +126,7 @@ def _ctx_text(ctx: Any, english: str, **fields: Any) -> Markup:
     else:
         source = glossary(family).texts.get(expand(english))
     if source is None:
+        # a programming error, never a user's: not translated
         raise DashboardError(
             f"the glossary has no Chinese for the page text {expand(english)!r}")
     if not fields:
@@ -152,7 +154,8 @@ def query(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> list[Row]
     text = read_query(name)
     wanted = sql_parameters(text)
     if sorted(wanted) != sorted(params):
-        raise DashboardError(f"query {name} takes {wanted}, not {tuple(sorted(params))}")
+        raise DashboardError(Message("query {name:any} takes {w:any}, not {p:any}", name, wanted,
+                                     tuple(sorted(params))))
     result = run_query(con, text, params or None)
     columns = result.columns
     return [dict(zip(columns, row, strict=True)) for row in result.rows]

@@ -49,6 +49,7 @@ from zhuoji.flows.dashboard.render import (
 from zhuoji.flows.dashboard.words import fmt_time, page_slug
 from zhuoji.flows.warehouse.reader import open_reader
 from zhuoji.rules.glossary import Lang
+from zhuoji.rules.messages import Message
 
 __all__ = [
     "DashboardSummary",
@@ -105,10 +106,10 @@ def check_out(db: Path, out: Path) -> None:
     for path in (db, Path(f"{db}.wal")):
         real = Path(os.path.realpath(path))
         if real == target or target in real.parents:
-            raise DashboardError(
-                f"--out {out} holds the warehouse {path}; the dashboard replaces its "
-                "folder: choose a folder apart from the warehouse"
-            )
+            raise DashboardError(Message(
+                "--out {out:any} holds the warehouse {path:any}; the dashboard replaces its "
+                "folder: choose a folder apart from the warehouse", out, path,
+            ))
 
 
 def _prepare_out(out: Path) -> None:
@@ -116,18 +117,18 @@ def _prepare_out(out: Path) -> None:
     build writes; never touch other folders or files."""
     if out.exists():
         if not out.is_dir():
-            raise DashboardError(f"{out} exists and is not a folder")
+            raise DashboardError(Message("{out:any} exists and is not a folder", out))
         if any(out.iterdir()) and not (out / MARKER).exists():
-            raise DashboardError(
-                f"{out} is not empty and was not written by `zhuoji dashboard`; "
-                "choose an empty or new folder"
-            )
+            raise DashboardError(Message(
+                "{out:any} is not empty and was not written by `zhuoji dashboard`; "
+                "choose an empty or new folder", out,
+            ))
         foreign = _foreign_file(out) if (out / MARKER).exists() else None
         if foreign is not None:
-            raise DashboardError(
-                f"{out} holds {foreign}, which `zhuoji dashboard` did not write; a build "
-                "replaces the folder: move it away or choose another folder"
-            )
+            raise DashboardError(Message(
+                "{out:any} holds {f:any}, which `zhuoji dashboard` did not write; a build "
+                "replaces the folder: move it away or choose another folder", out, foreign,
+            ))
     out.mkdir(parents=True, exist_ok=True)
     (out / MARKER).write_text(
         "written by zhuoji dashboard; replaced on each build\n", encoding="utf-8"

@@ -16,7 +16,7 @@ What an operator watching the serving process sees: each run is named
 ``ingest-FOLDER-YYYYMMDD-HHMMSS`` (:func:`run_name_for`, the inbox folder's name and the
 run's start in UTC) and prints one line as it starts and one as it ends (the files loaded,
 quarantined and unchanged, the hands, the seconds), in the command's language, whatever
-Prefect's log level (:func:`say`). A run whose process dies is marked Crashed: at once
+Prefect's log level (:func:`console_line`). A run whose process dies is marked Crashed: at once
 when the serving process sees it end (Prefect's runner marks the run, :func:`report_crash`
 its ingest subflow, and prints a line), else by the server's automation once the run's
 heartbeats stop (:mod:`zhuoji.flows.runtime.heartbeats`).
@@ -50,6 +50,7 @@ from zhuoji.flows.runtime.heartbeats import (
     heartbeat_seconds,
 )
 from zhuoji.flows.text.terminal import echo, safe
+from zhuoji.rules.messages import Message
 
 if TYPE_CHECKING:
     from prefect.client.schemas.objects import FlowRun, State
@@ -69,13 +70,7 @@ for the processes it starts; unset, the locale's."""
 
 
 class DeployError(ValueError):
-    """A deployment that cannot be served as asked; the message says why (``template``
-    and ``fields``, when set, are the message for the glossary)."""
-
-    def __init__(self, message: str, template: str | None = None, **fields: object) -> None:
-        super().__init__(message)
-        self.template = template
-        self.fields = fields
+    """A deployment that cannot be served as asked; the message says why."""
 
 
 # --- what the console shows ------------------------------------------------------------------
@@ -93,7 +88,7 @@ def console_lang() -> Lang:
     return default_lang()
 
 
-def say(english: str, **fields: object) -> None:
+def console_line(english: str, **fields: object) -> None:
     """Print one console line (the glossary's sentence ``english`` in the console's
     language, with the time) on standard output, where the serving process shows it."""
     from zhuoji.rules.glossary import text
@@ -139,14 +134,14 @@ def report_crash(flow: Flow[Any, Any], flow_run: FlowRun, state: State[Any]) -> 
     except Exception:
         pass
     if subflows:
-        say(
+        console_line(
             "{time} ERROR {run} crashed: {reason}; marked crashed with it: {subflows}",
             run=safe(name),
             reason=safe(reason),
             subflows=", ".join(safe(s) for s in subflows),
         )
     else:
-        say("{time} ERROR {run} crashed: {reason}", run=safe(name), reason=safe(reason))
+        console_line("{time} ERROR {run} crashed: {reason}", run=safe(name), reason=safe(reason))
 
 
 # --- the flow --------------------------------------------------------------------------------
@@ -166,13 +161,13 @@ def inbox_flow(
     wait: float = DEFAULT_WAIT_SECONDS,
 ) -> dict[str, Any]:
     """Ingest the folder ``inbox`` into the database ``db``; the run's summary. The run's
-    start and end are one console line each (:func:`say`); the ingest subflow carries the
+    start and end are one console line each (:func:`console_line`); the ingest subflow carries the
     run's tags."""
     from prefect import tags
     from prefect.runtime import flow_run
 
     name = safe(flow_run.name)
-    say("{time} INFO {run} started: ingesting {inbox} into {db}", run=name,
+    console_line("{time} INFO {run} started: ingesting {inbox} into {db}", run=name,
         inbox=safe(inbox), db=safe(db))
     started = time.monotonic()
     try:
@@ -182,10 +177,10 @@ def inbox_flow(
                 progress=False, prefect=True,
             )
     except Exception as exc:
-        say("{time} ERROR {run} failed after {seconds} s: {error}", run=name,
+        console_line("{time} ERROR {run} failed after {seconds} s: {error}", run=name,
             seconds=f"{time.monotonic() - started:.1f}", error=safe(_first_line(exc)))
         raise
-    say(
+    console_line(
         "{time} INFO {run} completed in {seconds} s: files {loaded} loaded, "
         "{quarantined} quarantined, {skipped} unchanged; {hands} hands",
         run=name,
@@ -210,9 +205,9 @@ def deployment_parameters(
     folder ``zhuoji deploy`` was started in); the inbox must be a folder."""
     folder = Path(inbox)
     if not folder.is_dir():
-        raise DeployError(f"{inbox}: the inbox must be an existing folder")
+        raise DeployError(Message("{inbox:any}: the inbox must be an existing folder", inbox))
     if wait < 0:
-        raise DeployError("the wait must be 0 seconds or more")
+        raise DeployError(Message("the wait must be 0 seconds or more"))
     return {
         "inbox": folder.resolve().as_posix(),
         "db": Path(db).resolve().as_posix(),
@@ -276,21 +271,21 @@ def serve_inbox(
     try:  # a --db that is no DuckDB file (a FIFO, a folder ...) fails now, not every run
         check_database_file(db, missing_ok=True)
     except WarehouseError as exc:
-        raise DeployError(str(exc)) from None
+        raise DeployError(exc.args[0] if len(exc.args) == 1 else str(exc)) from None
     if not PREFECT_API_URL.value():
-        raise DeployError(
+        raise DeployError(Message(
             "zhuoji deploy needs a Prefect server that outlives it: start one with "
             "`prefect server start` and set PREFECT_API_URL (e.g. http://127.0.0.1:4200/api)"
-        )
+        ))
     if interval is not None and cron is not None:
-        raise DeployError("give --interval or --cron, not both")
+        raise DeployError(Message("give --interval or --cron, not both"))
     if interval is not None and interval <= 0:
-        raise DeployError("the interval must be more than 0 seconds")
+        raise DeployError(Message("the interval must be more than 0 seconds"))
     try:
         heartbeat = heartbeat_seconds()
         check_crashed_after(crashed_after, heartbeat)
     except HeartbeatSettingError as exc:
-        raise DeployError(str(exc), exc.template, **exc.fields) from None
+        raise DeployError(exc.args[0]) from None
     parameters = deployment_parameters(
         inbox, db, workers=workers, dask_address=dask_address, wait=wait
     )
@@ -299,13 +294,11 @@ def serve_inbox(
     try:
         ensure_crash_automation(tag, crashed_after, heartbeat)
     except Exception as exc:  # an API that refuses it: the deployment would not be watched
-        raise DeployError(
-            f"the Prefect server did not take the automation that marks dead runs "
-            f"crashed: {_first_line(exc)}",
+        raise DeployError(Message(
             "the Prefect server did not take the automation that marks dead runs "
-            "crashed: {error}",
-            error=_first_line(exc),
-        ) from None
+            "crashed: {error:external}",
+            _first_line(exc),
+        )) from None
     with _served_environment(heartbeat, lang):
         inbox_flow.serve(
             name=deployment,

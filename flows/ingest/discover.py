@@ -15,7 +15,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zhuoji.parsers.errors import system_reason
 from zhuoji.parsers.read import describe_file_type, is_log_path, open_regular_file
+from zhuoji.rules.messages import Message
 
 _GLOB_CHARS = frozenset("*?[")
 _CHUNK = 1 << 20
@@ -26,7 +28,7 @@ class InputPathError(ValueError):
     named pipe or a device)."""
 
     def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
+        super().__init__(Message("{path:any}: {reason:any}", path, reason))
         self.path = path
         self.reason = reason
 
@@ -92,7 +94,7 @@ class LogPaths:
     def why(self, arg: str) -> str:
         """Why a :attr:`missing` argument names nothing: ``"no such file or folder"``,
         ``"no file matches this pattern"`` or ``"not a regular file (a named pipe (FIFO))"``."""
-        return self.reasons.get(arg, "no such file or folder")
+        return self.reasons.get(arg, Message("no such file or folder"))
 
 
 def _irregular(path: str) -> str | None:
@@ -102,14 +104,14 @@ def _irregular(path: str) -> str | None:
         mode = os.stat(path).st_mode
     except OSError as exc:
         if os.path.islink(path):
-            return "a broken symbolic link (not read)"
-        return f"cannot be examined ({exc.strerror})"
+            return Message("a broken symbolic link (not read)")
+        return Message("cannot be examined ({why:any})", system_reason(exc))
     kind = describe_file_type(mode)
     if kind is None:
         return None
     if os.path.islink(path):
-        kind = f"a symbolic link to {kind.removeprefix('a ')}"
-    return f"not a regular file ({kind}), not read"
+        kind = Message("a symbolic link to {kind:linkkind}", kind.removeprefix("a "))
+    return Message("not a regular file ({kind:any}), not read", kind)
 
 
 def _generate_folder(folder: Path, skipped: list[SkippedPath]) -> Iterator[Path]:
@@ -121,7 +123,8 @@ def _generate_folder(folder: Path, skipped: list[SkippedPath]) -> Iterator[Path]
         for name in dirs:
             full = os.path.join(root, name)
             if os.path.islink(full):
-                skipped.append(SkippedPath(full, "a symbolic link to a folder (not followed)"))
+                skipped.append(SkippedPath(
+                    full, Message("a symbolic link to a folder (not followed)")))
         for name in sorted(files):
             if not is_log_path(name):
                 continue
@@ -170,7 +173,7 @@ def find_log_paths(args: Iterable[str | os.PathLike[str]]) -> LogPaths:
                 found.update(files)
             elif not matched:
                 out.missing.append(text)
-                out.reasons[text] = "no file matches this pattern"
+                out.reasons[text] = Message("no file matches this pattern")
             continue
         p = Path(text)
         if p.is_dir():
@@ -182,15 +185,15 @@ def find_log_paths(args: Iterable[str | os.PathLike[str]]) -> LogPaths:
             out.missing.append(text)
             broken = os.path.islink(text) and isinstance(exc, FileNotFoundError)
             if broken:
-                out.reasons[text] = "a broken symbolic link"
+                out.reasons[text] = Message("a broken symbolic link")
             elif not isinstance(exc, FileNotFoundError):
-                out.reasons[text] = f"cannot be examined ({exc.strerror})"
+                out.reasons[text] = Message("cannot be examined ({why:any})", system_reason(exc))
             continue
         if kind is None:
             found.add(p)
         else:
             out.missing.append(text)
-            out.reasons[text] = f"not a regular file ({kind})"
+            out.reasons[text] = Message("not a regular file ({kind:any})", kind)
     out.files = sorted(found)
     seen: set[str] = set()
     for item in sorted(skipped, key=lambda s: s.path):

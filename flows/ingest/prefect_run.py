@@ -75,6 +75,7 @@ from zhuoji.flows.runtime.temporary_server import ServerStart
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.rows import FileOutcome
 from zhuoji.flows.warehouse.store import KnownFile
+from zhuoji.rules.messages import Message
 from zhuoji.rules.version import ENGINE_VERSION
 
 # --- Prefect tasks (thin wrappers) -----------------------------------------------------------
@@ -419,10 +420,11 @@ def require_dask_extra() -> None:
 
     missing = [m for m in ("prefect_dask", "distributed") if importlib.util.find_spec(m) is None]
     if missing:
-        raise MissingExtraError(
-            f"--dask-address needs {' and '.join(missing)}, which are not installed: "
-            "install zhuoji with the dask extra (pip install 'zhuoji[dask]')"
-        )
+        raise MissingExtraError(Message(
+            "--dask-address needs {m:any}, which are not installed: "
+            "install zhuoji with the dask extra (pip install 'zhuoji[dask]')",
+            " and ".join(missing),
+        ))
 
 
 def dask_worker_count(dask_address: str) -> int:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from zhuoji.flows.ingest.discover import LogPaths
 from zhuoji.flows.ingest.steps import RunRequest, RunSummary, prepare_run
+from zhuoji.rules.messages import Message
 
 if TYPE_CHECKING:
     from zhuoji.flows.runtime.temporary_server import ServerStart
@@ -32,7 +33,7 @@ def flow_path_forced() -> bool:
         return False
     if value in ("1", "true", "yes"):
         return True
-    raise ValueError(f"{FLOW_PATH_ENV}={value!r}: expected 1 or 0")
+    raise ValueError(Message("{name:any}={v:any}: expected 1 or 0", FLOW_PATH_ENV, repr(value)))
 
 
 def takes_flow_path(request: RunRequest, prefect: bool = False) -> bool:

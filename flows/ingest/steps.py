@@ -43,6 +43,7 @@ from zhuoji.flows.ingest.planning import FilePlan, plan_batches, stale_files
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.rows import FileOutcome, FileStatus
 from zhuoji.flows.warehouse.store import KnownFile
+from zhuoji.rules.messages import Message
 from zhuoji.rules.version import ENGINE_VERSION
 
 
@@ -364,13 +365,13 @@ def prepare_run(
             size += os.stat(path).st_size
         small = size <= SMALL_RUN_BYTES
     if wait < 0:
-        raise ValueError("the wait must be 0 seconds or more")
+        raise ValueError(Message("the wait must be 0 seconds or more"))
     deadline = time.monotonic() + wait
     warehouse.check_writable(db, wait=wait)
     if workers is not None and workers < 1:
-        raise ValueError("at least one worker is needed")
+        raise ValueError(Message("at least one worker is needed"))
     if batch_size is not None and batch_size < 1:
-        raise ValueError("the batch size must be at least 1")
+        raise ValueError(Message("the batch size must be at least 1"))
     return RunRequest(
         args=args,
         files=files,

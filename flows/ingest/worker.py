@@ -42,6 +42,7 @@ from zhuoji.parsers.errors import MalformedLogError
 from zhuoji.parsers.models import INT32_MAX, INT32_MIN
 from zhuoji.parsers.read import parse_encoding
 from zhuoji.rules.audit import HandAudit
+from zhuoji.rules.messages import Message
 from zhuoji.rules.settings import RulesetError
 from zhuoji.rules.version import ENGINE_VERSION
 
@@ -73,7 +74,7 @@ class FileChangedError(ValueError):
     """The file's content changed between hashing and processing (the task retries)."""
 
     def __init__(self, path: str) -> None:
-        super().__init__(f"{path}: the file changed while it was being read")
+        super().__init__(Message("{path:any}: the file changed while it was being read", path))
         self.path = path
 
 
@@ -101,14 +102,14 @@ def game_error(item: GameAudit) -> FileError:
     """The reason a game without an audit quarantines its file (:data:`INGEST_AUDIT`)."""
     reason = item.error or ""
     if item.fault is GameFault.RULESET:
-        reason = f"no usable ruleset: {reason}"
+        reason = Message("no usable ruleset: {why:said}", reason)
     json_path = item.error_at
-    where = f"{item.path}, game {item.game.game_id!r}" + (
-        f", field {json_path}" if json_path else ""
-    )
+    game = repr(item.game.game_id)
+    where = (Message("{p:any}, game {g:quoted}, field {f:any}", item.path, game, json_path)
+             if json_path else Message("{p:any}, game {g:quoted}", item.path, game))
     return FileError(
-        sentence=f"{where}: {reason}", message=reason, json_path=json_path,
-        game_id=item.game.game_id,
+        sentence=Message("{w:where}: {r:said}", where, reason), message=reason,
+        json_path=json_path, game_id=item.game.game_id,
     )
 
 

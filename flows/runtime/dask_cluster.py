@@ -33,6 +33,8 @@ import importlib.metadata
 import time
 from typing import Any
 
+from zhuoji.rules.messages import Message
+
 CONNECT_SECONDS = 10.0
 """How long to wait for the scheduler to answer."""
 
@@ -92,7 +94,7 @@ class DaskClusterError(RuntimeError):
     """A Dask cluster the ingest cannot run on; the one-line message says why and what to do."""
 
     def __init__(self, address: str, reason: str) -> None:
-        super().__init__(f"Dask cluster {address}: {reason}")
+        super().__init__(Message("Dask cluster {a:any}: {why:said}", address, reason))
         self.address = address
         self.reason = reason
 
@@ -119,8 +121,9 @@ def connect(address: str, timeout: float = CONNECT_SECONDS) -> Any:
     except Exception as exc:
         raise DaskClusterError(
             address,
-            f"the scheduler does not answer within {timeout:g} s ({first_line(exc)}); "
-            "check the address (tcp://host:8786) and that `dask scheduler` runs there",
+            Message("the scheduler does not answer within {s:any} s ({d:external}); "
+                    "check the address (tcp://host:8786) and that `dask scheduler` runs there",
+                    f"{timeout:g}", first_line(exc)),
         ) from None
 
 
@@ -143,8 +146,9 @@ def check_dask_cluster(
         if not workers:
             raise DaskClusterError(
                 address,
-                f"the scheduler has no workers (none joined within {worker_wait_seconds:g} s); "
-                f"start them with `dask worker {address}` where zhuoji is installed",
+                Message("the scheduler has no workers (none joined within {s:any} s); "
+                        "start them with `dask worker {a:any}` where zhuoji is installed",
+                        f"{worker_wait_seconds:g}", address),
             )
         try:
             answers: dict[str, Any] = client.run(
@@ -152,7 +156,7 @@ def check_dask_cluster(
             )
         except Exception as exc:
             raise DaskClusterError(
-                address, f"the workers did not answer ({first_line(exc)})"
+                address, Message("the workers did not answer ({d:external})", first_line(exc))
             ) from None
         _check_answers(address, answers)
         return len(answers)
@@ -173,12 +177,13 @@ def check_workers_reach_api(address: str, api_url: str) -> None:
     if bad:
         answer = answers[bad[0]]
         why = first_line(answer) if isinstance(answer, BaseException) else f"status {answer}"
-        others = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        others = Message(" (and {n:n} more)", len(bad) - 1) if len(bad) > 1 else ""
         raise DaskClusterError(
             address,
-            f"worker {bad[0]}{others} cannot reach the Prefect API at {api_url} ({why}); "
-            "run a Prefect server the workers can reach (`prefect server start --host "
-            "0.0.0.0`) and set PREFECT_API_URL to its address",
+            Message("worker {w:any}{o:external} cannot reach the Prefect API at {u:any} "
+                    "({d:external}); run a Prefect server the workers can reach (`prefect "
+                    "server start --host 0.0.0.0`) and set PREFECT_API_URL to its address",
+                    bad[0], others, api_url, why),
         )
 
 
@@ -216,17 +221,22 @@ def _check_answers(address: str, answers: dict[str, Any]) -> None:
     """A :class:`DaskClusterError` naming the first worker (in address order) that fails."""
     mine = local_version()
     wanted = f"zhuoji {mine}" if mine else "zhuoji"
-    install = f"install the same zhuoji wheel ({wanted}) on every worker (see docs/pipeline.md)"
+    install = Message("install the same zhuoji wheel ({w:any}) on every worker (see "
+                      "docs/pipeline.md)", wanted)
     bad: list[str] = []
     for worker in sorted(answers):
         answer = answers[worker]
         if isinstance(answer, BaseException):
-            bad.append(f"worker {worker} cannot import zhuoji ({first_line(answer)})")
+            bad.append(Message("worker {w:any} cannot import zhuoji ({d:external})", worker,
+                               first_line(answer)))
         elif mine is not None and answer != mine:
-            bad.append(f"worker {worker} runs zhuoji {answer}, this process {mine}")
+            bad.append(Message("worker {w:any} runs zhuoji {v:any}, this process {m:any}",
+                               worker, answer, mine))
     if bad:
-        others = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
-        raise DaskClusterError(address, f"{bad[0]}{others}; {install}")
+        if len(bad) > 1:
+            raise DaskClusterError(address, Message(
+                "{b:said} (and {n:n} more); {i:said}", bad[0], len(bad) - 1, install))
+        raise DaskClusterError(address, Message("{b:said}; {i:said}", bad[0], install))
 
 
 class DaskWatch:
@@ -270,7 +280,8 @@ class DaskWatch:
             workers = len(self._client.scheduler_info(n_workers=-1)["workers"])
         except Exception as exc:
             raise DaskClusterError(
-                self.address, f"the scheduler stopped answering ({first_line(exc)})"
+                self.address, Message("the scheduler stopped answering ({d:external})",
+                                      first_line(exc))
             ) from None
         now = time.monotonic()
         if workers:
@@ -281,9 +292,9 @@ class DaskWatch:
         elif now - self._workerless_since >= self.no_worker_seconds:
             raise DaskClusterError(
                 self.address,
-                f"no worker left for {self.no_worker_seconds:g} s with a task of {files} "
-                "file(s) waiting; the run stops here (what it loaded stays loaded, the next "
-                "run does the rest)",
+                Message("no worker left for {s:any} s with a task of {n:n} file(s) waiting; "
+                        "the run stops here (what it loaded stays loaded, the next run does "
+                        "the rest)", f"{self.no_worker_seconds:g}", files),
             )
 
 

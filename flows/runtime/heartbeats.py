@@ -73,13 +73,8 @@ _TERMINAL_EVENTS = (
 
 
 class HeartbeatSettingError(ValueError):
-    """The heartbeat in the environment, or the crash window, cannot be used; ``template``
-    and ``fields`` are the message for the glossary (``str()`` is the English)."""
-
-    def __init__(self, template: str, **fields: object) -> None:
-        super().__init__(template.format(**fields))
-        self.template = template
-        self.fields = fields
+    """The heartbeat in the environment, or the crash window, cannot be used (raised with
+    a :class:`~zhuoji.rules.messages.Message`)."""
 
 
 def heartbeat_seconds(environ: Mapping[str, str] | None = None) -> int:
@@ -98,12 +93,14 @@ def heartbeat_seconds(environ: Mapping[str, str] | None = None) -> int:
         except ValueError:
             seconds = 0
         if seconds < MINIMUM_HEARTBEAT:
-            raise HeartbeatSettingError(
-                "{name}={value}: a flow run's heartbeat is a whole number of seconds, "
+            from zhuoji.rules.messages import Message
+
+            raise HeartbeatSettingError(Message(
+                "{name:any}={value:any}: a flow run's heartbeat is a whole number of seconds, "
                 "30 or more (zhuoji deploy needs heartbeats to see a run die)",
-                name=name,
-                value=value,
-            )
+                name,
+                value,
+            ))
         return seconds
     return DEFAULT_HEARTBEAT
 
@@ -117,13 +114,15 @@ def check_crashed_after(crashed_after: float, heartbeat: int) -> None:
     """Refuse a crash window that a healthy run's heartbeat could miss."""
     least = least_crashed_after(heartbeat)
     if crashed_after < least:
-        raise HeartbeatSettingError(
-            "--crashed-after {after} s is too short for a heartbeat every {heartbeat} s: "
-            "give {least} s or more",
-            after=f"{crashed_after:g}",
-            heartbeat=heartbeat,
-            least=least,
-        )
+        from zhuoji.rules.messages import Message
+
+        raise HeartbeatSettingError(Message(
+            "--crashed-after {after:any} s is too short for a heartbeat every {heartbeat:any} s: "
+            "give {least:any} s or more",
+            f"{crashed_after:g}",
+            heartbeat,
+            least,
+        ))
 
 
 def glob_escape(text: str) -> str:

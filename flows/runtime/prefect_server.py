@@ -44,6 +44,7 @@ from zhuoji.flows.runtime.temporary_server import (
     LocalPrefectServer,
     ServerStartError,
 )
+from zhuoji.rules.messages import Message
 
 # --- the reused local server -----------------------------------------------------------------
 
@@ -169,9 +170,11 @@ def _seconds_from_env(name: str, default: float) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"{name}={text!r}: expected a number of seconds") from None
+        raise ValueError(Message("{name:any}={v:any}: expected a number of seconds", name,
+                                 repr(text))) from None
     if value < 0 or value != value:
-        raise ValueError(f"{name}={text!r}: expected a number of seconds, 0 or more")
+        raise ValueError(Message("{name:any}={v:any}: expected a number of seconds, 0 or more",
+                                 name, repr(text)))
     return value
 
 
@@ -359,23 +362,28 @@ def lock_holder(path: Path) -> int | None:
 
 def describe_process(pid: int) -> str:
     """``PID n`` with its command line and, if it is stopped (Ctrl-Z), how to resume it."""
-    text = f"PID {pid}"
+    shown = ""
     with suppress(OSError):
         raw = Path(f"/proc/{pid}/cmdline").read_bytes()
         command = " ".join(raw.decode("utf-8", "replace").replace("\0", " ").split())
         if command:
-            text += f" ({command[:120]}{'...' if len(command) > 120 else ''})"
+            shown = f" ({command[:120]}{'...' if len(command) > 120 else ''})"
     with suppress(OSError, IndexError):
         stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
         if stat.rsplit(")", 1)[1].split()[0] in ("T", "t"):
-            text += f", which is stopped (`kill -CONT {pid}` resumes it)"
-    return text
+            return Message("PID {pid:n}{c:external}, which is stopped (`kill -CONT {p:n}` "
+                           "resumes it)", pid, shown, pid)
+    return Message("PID {pid:n}{c:external}", pid, shown)
 
 
 def _say(line: str) -> None:
-    """One line on standard error (a wait the user should know of)."""
+    """One line on standard error (a wait the user should know of), in the invocation's
+    language."""
+    from zhuoji.flows.runtime.language import current_lang
+    from zhuoji.rules.glossary import render
+
     with suppress(OSError, ValueError):
-        sys.stderr.write(line + "\n")
+        sys.stderr.write(render(line, current_lang()) + "\n")
         sys.stderr.flush()
 
 
@@ -401,7 +409,7 @@ def _held_lock(
 
     def held_by() -> str:
         holder = lock_holder(path)
-        return "another process" if holder is None else describe_process(holder)
+        return Message("another process") if holder is None else describe_process(holder)
 
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -419,18 +427,18 @@ def _held_lock(
                     now = time.monotonic()
                     if now >= said:
                         said = float("inf")
-                        notify(
-                            f"{who}: waiting up to {bound:g} s for the local Prefect server's "
-                            f"{name} {path}, held by {held_by()} ({LOCK_WAIT_ENV} sets how "
-                            "long)"
-                        )
+                        notify(Message(
+                            "{who:any}: waiting up to {s:any} s for the local Prefect server's "
+                            "{name:lockname} {path:any}, held by {h:any} ({env:any} sets how "
+                            "long)", who, f"{bound:g}", name, path, held_by(), LOCK_WAIT_ENV,
+                        ))
                     if now >= deadline:
-                        raise ServerLockTimeout(
-                            f"the local Prefect server's {name} {path} is still held by "
-                            f"{held_by()} after {bound:g} s: end that process or let it "
-                            f"finish, then run the command again ({LOCK_WAIT_ENV} sets "
-                            "how long to wait)"
-                        ) from None
+                        raise ServerLockTimeout(Message(
+                            "the local Prefect server's {name:lockname} {path:any} is still "
+                            "held by {h:any} after {s:any} s: end that process or let it "
+                            "finish, then run the command again ({env:any} sets how long to "
+                            "wait)", name, path, held_by(), f"{bound:g}", LOCK_WAIT_ENV,
+                        )) from None
                     time.sleep(POLL_SECONDS)
         if record_pid:
             with suppress(OSError):  # who holds it, for a process that waits for it
@@ -470,7 +478,7 @@ class ReusedPrefectServer(LocalPrefectServer):
         super().__init__(timeout)
         self.idle = idle
         self.home = home if home is not None else server_home()
-        self.errors_shown = f"its errors are in {self.home / LOG_NAME}"
+        self.errors_shown = Message("its errors are in {path:any}", self.home / LOG_NAME)
         self.lock_wait = lock_wait_seconds(timeout) if lock_wait is None else lock_wait
         self.who = who
         self.record: ServerRecord | None = None
@@ -658,7 +666,8 @@ class ServerWatch:
         last_answer = next_check = time.monotonic()
         while not self._stop.wait(_WATCH_INTERVAL):
             if not self.alive():
-                self._lose(f"the local Prefect server at {self.url} stopped (its process ended)")
+                self._lose(Message("the local Prefect server at {url:any} stopped (its process "
+                                   "ended)", self.url))
                 return
             now = time.monotonic()
             if self._hurry.is_set():
@@ -673,10 +682,12 @@ class ServerWatch:
             if answers(self.url, timeout=timeout):
                 last_answer = time.monotonic()
             elif time.monotonic() - last_answer >= self.silent and not self._stop.is_set():
-                self._lose(
-                    f"the local Prefect server at {self.url} stopped answering (no answer "
-                    f"for {self.silent:g} s{self._after})"
-                )
+                self._lose(Message(
+                    "the local Prefect server at {url:any} stopped answering (no answer for "
+                    "{s:any} s after Ctrl-C)" if self._after else
+                    "the local Prefect server at {url:any} stopped answering (no answer for "
+                    "{s:any} s)", self.url, f"{self.silent:g}",
+                ))
                 return
             next_check = time.monotonic() + min(_HEALTH_INTERVAL, self.silent / 2)
 

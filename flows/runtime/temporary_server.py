@@ -37,6 +37,8 @@ from types import TracebackType
 import prefect
 from prefect.settings import get_current_settings
 
+from zhuoji.rules.messages import Message
+
 SERVER_ENV = {
     "PREFECT_UI_ENABLED": "0",  # an API only: the UI's assets are not served
     "PREFECT__SERVER_EPHEMERAL": "1",
@@ -148,6 +150,7 @@ class LocalPrefectServer:
     @property
     def api_url(self) -> str:
         if self.port is None:
+            # a programming error, never a user's: not translated
             raise RuntimeError("the server is not started")
         return f"http://127.0.0.1:{self.port}/api"
 
@@ -191,7 +194,7 @@ class LocalPrefectServer:
         """Start the server process (its output goes to this process's)."""
         return subprocess.Popen(command, env=env)
 
-    errors_shown = "its errors are printed above"
+    errors_shown: str = Message("its errors are printed above")
 
     def start(self) -> str:
         """Start the server and wait until it answers; its API address.
@@ -223,13 +226,14 @@ class LocalPrefectServer:
                 return self.api_url
             self.process = None
             if code != _STARTUP_FAILURE or port_is_free(self.port):
-                raise ServerStartError(
-                    f"the {self.kind} Prefect server exited with code {code} before it "
-                    f"answered ({self.errors_shown})"
-                )
-        raise ServerStartError(
-            f"the {self.kind} Prefect server found no free port in {_START_ATTEMPTS} attempts"
-        )
+                raise ServerStartError(Message(
+                    "the {k:serverkind} Prefect server exited with code {c:any} before it "
+                    "answered ({e:said})", self.kind, code, self.errors_shown,
+                ))
+        raise ServerStartError(Message(
+            "the {k:serverkind} Prefect server found no free port in {n:n} attempts",
+            self.kind, _START_ATTEMPTS,
+        ))
 
     def _wait_healthy(self, deadline: float) -> int | None:
         """``None`` once the API answers; the exit code if the process ends first."""
@@ -247,11 +251,12 @@ class LocalPrefectServer:
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 pass
             if time.monotonic() >= deadline:
-                raise ServerStartError(
-                    f"the {self.kind} Prefect server did not answer within {self.timeout:g} s "
+                raise ServerStartError(Message(
+                    "the {k:serverkind} Prefect server did not answer within {s:any} s "
                     "(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS sets how long to "
-                    "wait; PREFECT_API_URL points at a running server instead)"
-                )
+                    "wait; PREFECT_API_URL points at a running server instead)", self.kind,
+                    f"{self.timeout:g}",
+                ))
             time.sleep(POLL_SECONDS)
 
     def stop(self) -> None:

@@ -51,6 +51,7 @@ def damage_document(data: bytes, fault: Fault, rng: random.Random) -> bytes:
     if fault.kind is FaultKind.TRUNCATED_FILE:
         start, length = _event_offset(game, data.rstrip(b"\n"), hand, event)
         return data[: start + max(1, length // 2)]
+    # a programming error, never a user's: not translated
     raise ValueError(f"{fault.kind} is not damage a document can have")
 
 
@@ -75,6 +76,7 @@ def damage_stream_lines(
         text = out[at]
         cut = text[: max(1, len(text) // 2)]
         return [*out[:at], cut if last else cut + b"\n"]
+    # a programming error, never a user's: not translated
     raise ValueError(f"{fault.kind} is not damage a stream can have")
 
 
@@ -91,11 +93,13 @@ def _stream_line(lines: list[bytes], fault: Fault) -> int:
             if event == (fault.event_index or 0):
                 return i
             event += 1
+    # a programming error, never a user's: not translated
     raise ValueError(f"hand {fault.hand_no} event {fault.event_index} is not in the game")
 
 
 def _spoil_tile(event: dict[str, Any], rng: random.Random) -> None:
     """Write the event's tile as text no parser accepts (the event must carry a tile)."""
     if "tile" not in event:
+        # a programming error, never a user's: not translated
         raise ValueError(f"a {event.get('type')} event carries no tile to spoil")
     event["tile"] = rng.choice(("10m", "0p", "5x", "Z", "十条"))

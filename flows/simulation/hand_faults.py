@@ -548,6 +548,7 @@ def _bad_bird(c: _Context) -> list[_Attempt]:
 def _result(c: _Context) -> RecordedResult:
     result = c.record.result
     if result is None:
+        # a programming error, never a user's: not translated
         raise ValueError(f"hand {c.record.hand_no} has no recorded result to tamper with")
     return result
 
@@ -682,6 +683,7 @@ def inject_hand_fault(
     offers no place for that kind (e.g. no declared-ready player for ``frozen_hand``)."""
     injector = _INJECTORS.get(kind)
     if injector is None:
+        # a programming error, never a user's: not translated
         raise ValueError(f"{kind} is file damage, not a hand fault")
     for record, index, note in injector(_Context(hand, ruleset, rng)):
         findings = audit_hand(record, ruleset).findings

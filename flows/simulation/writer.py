@@ -48,6 +48,7 @@ from zhuoji.parsers.read import Encoding
 from zhuoji.parsers.write import format_document, generate_stream_lines
 from zhuoji.rules.bots import SimulatedGame, bots_of
 from zhuoji.rules.events import HandRecord
+from zhuoji.rules.messages import Message
 from zhuoji.rules.presets import load_preset
 from zhuoji.rules.settings import RulesetBase
 from zhuoji.rules.table import table_rules_of
@@ -95,13 +96,15 @@ class SimulationRequest:
 
     def __post_init__(self) -> None:
         if self.games < 1 or self.hands_per_game < 1 or self.games_per_file < 1:
-            raise ValueError("games, hands per game and games per file must be at least 1")
+            raise ValueError(Message("games, hands per game and games per file must be at least 1"))
         if not 0.0 <= self.faults <= 1.0:
-            raise ValueError(f"the fault rate must be between 0 and 1, not {self.faults}")
+            raise ValueError(Message("the fault rate must be between 0 and 1, not {v:any}",
+                                     self.faults))
         if self.base_stake < 1:
-            raise ValueError(f"the base stake must be at least 1, not {self.base_stake}")
+            raise ValueError(Message("the base stake must be at least 1, not {v:any}",
+                                     self.base_stake))
         if not self.rulesets:
-            raise ValueError("name at least one preset")
+            raise ValueError(Message("name at least one preset"))
 
     @property
     def hands(self) -> int:

@@ -41,13 +41,15 @@ from zhuoji.flows.warehouse.reports import (
     report_parameters,
 )
 from zhuoji.flows.warehouse.sqlfiles import WarehouseError, read_sql
+from zhuoji.rules.messages import Message
 
 __all__ = ["ReportInfo", "UnknownTableError", "Warehouse", "open_warehouse"]
 
 
 class UnknownTableError(WarehouseError):
     def __init__(self, name: str, known: list[str]) -> None:
-        super().__init__(f"unknown table {name!r} (tables: {', '.join(known)})")
+        super().__init__(Message("unknown table {q:any} (tables: {known:any})", repr(name),
+                                 ", ".join(known)))
         self.name = name
 
 
@@ -125,7 +127,7 @@ class Warehouse:
         call."""
         self._check_table(name)
         if limit is not None and limit < 0:
-            raise WarehouseError(f"limit must be 0 or more, not {limit}")
+            raise WarehouseError(Message("limit must be 0 or more, not {n:any}", limit))
         keys = [
             str(k)
             for (k,) in self._con.execute(read_sql("load/catalog_keys"), {"table": name})

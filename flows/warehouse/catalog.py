@@ -138,6 +138,7 @@ def parse_schema_comments(
             if match is not None:
                 name = match.group(1)
                 if not pending:
+                    # a programming error, never a user's: not translated
                     raise CatalogError(
                         f"{source}, line {number}: table {name} has no comment "
                         "(write it as -- lines right above CREATE TABLE)"
@@ -189,6 +190,7 @@ def _report_sql(text: str, path: str) -> str:
     while body.endswith(";"):
         body = body[:-1].rstrip()
     if not body:
+        # a programming error, never a user's: not translated
         raise CatalogError(f"{path}: the report file is empty")
     return body
 
@@ -281,9 +283,11 @@ def parse_column_comments(text: str, source: str) -> dict[str, str]:
             continue
         match = _COLUMN_NAME.search(code)
         if match is None:
+            # a programming error, never a user's: not translated
             raise CatalogError(f"{source}, line {number}: the comment follows no column name")
         name = match.group(1)
         if name in out:
+            # a programming error, never a user's: not translated
             raise CatalogError(f"{source}, line {number}: column {name} is commented twice")
         out[name] = comment
         last = name

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from zhuoji.flows.warehouse.sqlfiles import WarehouseError, read_sql
+from zhuoji.rules.messages import Message
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -62,13 +63,8 @@ _VERSION = re.compile(r"v(\d{1,4})\.(\d{1,4})\.(\d{1,4})")
 
 
 class ExportError(WarehouseError):
-    """An export refused or failed: ``template`` (the English text, with ``{field}``
-    names, the key of its Chinese in the glossary) and ``fields`` say why."""
-
-    def __init__(self, template: str, **fields: object) -> None:
-        super().__init__(template.format(**fields))
-        self.template = template
-        self.fields = fields
+    """An export refused or failed (raised with a :class:`~zhuoji.rules.messages.Message`
+    that says why)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,26 +104,26 @@ def check_storage_version(version: str) -> str:
 
     match = _VERSION.fullmatch(version)
     if version != "latest" and match is None:
-        raise ExportError(
-            "--storage-version {version} is no DuckDB release; give one such as "
-            "{default} (the default), v1.4.0 or latest",
-            version=version, default=DEFAULT_STORAGE_VERSION,
-        )
+        raise ExportError(Message(
+            "--storage-version {version:any} is no DuckDB release; give one such as "
+            "{default:any} (the default), v1.4.0 or latest",
+            version, DEFAULT_STORAGE_VERSION,
+        ))
     if match is not None and tuple(int(n) for n in match.groups()) < OLDEST_READABLE:
-        raise ExportError(
-            "--storage-version {version}: no DuckDB before v0.10.0 opens a file DuckDB "
-            "{duckdb} writes; the oldest format it writes is {default} (the default)",
-            version=version, duckdb=_duckdb_version(), default=DEFAULT_STORAGE_VERSION,
-        )
+        raise ExportError(Message(
+            "--storage-version {version:any}: no DuckDB before v0.10.0 opens a file DuckDB "
+            "{duckdb:any} writes; the oldest format it writes is {default:any} (the default)",
+            version, _duckdb_version(), DEFAULT_STORAGE_VERSION,
+        ))
     con = duckdb.connect()
     try:
         con.execute(f"ATTACH ':memory:' AS probe (STORAGE_VERSION '{version}')")
     except duckdb.Error:
-        raise ExportError(
-            "--storage-version {version} is not a DuckDB release DuckDB {duckdb} knows; "
-            "give one such as {default} (the default), v1.4.0 or latest",
-            version=version, duckdb=_duckdb_version(), default=DEFAULT_STORAGE_VERSION,
-        ) from None
+        raise ExportError(Message(
+            "--storage-version {version:any} is not a DuckDB release DuckDB {duckdb:any} "
+            "knows; give one such as {default:any} (the default), v1.4.0 or latest",
+            version, _duckdb_version(), DEFAULT_STORAGE_VERSION,
+        )) from None
     finally:
         con.close()
     return version
@@ -141,12 +137,12 @@ def check_out_file(out: Path, target: Path) -> None:
 
     wal = Path(f"{target}.wal")
     if os.path.lexists(wal):
-        raise ExportError(
-            "{out} has a write-ahead log {wal}: a DuckDB client has it open for writing, "
-            "or was stopped while writing; close the client (or remove {wal}) and export "
-            "again",
-            out=out, wal=wal,
-        )
+        raise ExportError(Message(
+            "{out:any} has a write-ahead log {wal:any}: a DuckDB client has it open for "
+            "writing, or was stopped while writing; close the client (or remove {wal2:any}) "
+            "and export again",
+            str(out), str(wal), str(wal),
+        ))
     try:
         fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError:
@@ -156,11 +152,11 @@ def check_out_file(out: Path, target: Path) -> None:
         # lock here cannot take while it is held; taking it and closing the file is free.
         fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except OSError:
-        raise ExportError(
-            "{out} is open for writing in another program (a DuckDB client); close it and "
-            "export again",
-            out=out,
-        ) from None
+        raise ExportError(Message(
+            "{out:any} is open for writing in another program (a DuckDB client); close it "
+            "and export again",
+            str(out),
+        )) from None
     finally:
         os.close(fd)
 
@@ -345,10 +341,10 @@ def _copy(
     if wrong:
         shown = "; ".join(wrong[:3]) + (f" (and {len(wrong) - 3} more)"
                                          if len(wrong) > 3 else "")
-        raise ExportError(
-            "the copy of {db} is not the warehouse ({what}); nothing was written",
-            db=db, what=shown,
-        )
+        raise ExportError(Message(
+            "the copy of {db:any} is not the warehouse ({what:any}); nothing was written",
+            str(db), shown,
+        ))
     tags = con.execute(
         "SELECT tags['storage_version'] FROM duckdb_databases() WHERE database_name = ?",
         [into],
@@ -357,6 +353,7 @@ def _copy(
     con.execute(f"CHECKPOINT {_quote(into)}")
     con.execute(f"DETACH {_quote(into)}")
     if Path(f"{partial}.wal").exists():
-        raise ExportError("the copy of {db} kept a write-ahead log; nothing was written",
-                          db=db)
+        raise ExportError(Message(
+            "the copy of {db:any} kept a write-ahead log; nothing was written", str(db)
+        ))
     return ExportResult(storage_version, tag.rstrip("+"), ours, views)

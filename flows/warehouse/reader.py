@@ -25,6 +25,7 @@ from zhuoji.flows.warehouse.store import (
     open_error,
     open_writer,
 )
+from zhuoji.rules.messages import Message
 
 
 class QueryNotAllowedError(WarehouseError):
@@ -108,14 +109,14 @@ def check_query(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     reads (SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA, CALL)."""
     statements = con.extract_statements(sql)
     if not statements:
-        raise QueryNotAllowedError("the query is empty: give one SQL statement")
+        raise QueryNotAllowedError(Message("the query is empty: give one SQL statement"))
     if len(statements) > 1:
-        raise QueryNotAllowedError(
-            f"the query holds {len(statements)} statements; zhuoji sql runs exactly one"
-        )
+        raise QueryNotAllowedError(Message(
+            "the query holds {n:n} statements; zhuoji sql runs exactly one", len(statements)
+        ))
     kind = statements[0].type.name
     if kind not in _READING:
-        raise QueryNotAllowedError(
-            f"zhuoji sql only reads (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, "
-            f"PRAGMA, CALL); this is a {kind} statement"
-        )
+        raise QueryNotAllowedError(Message(
+            "zhuoji sql only reads (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, "
+            "PRAGMA, CALL); this is a {k:any} statement", kind,
+        ))

@@ -18,6 +18,7 @@ import duckdb
 
 from zhuoji.flows.warehouse.catalog import split_comment
 from zhuoji.flows.warehouse.sqlfiles import SQL_ROOT, WarehouseError, read_sql
+from zhuoji.rules.messages import Message
 
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -25,7 +26,8 @@ _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 class UnknownReportError(WarehouseError):
     def __init__(self, name: str) -> None:
         known = ", ".join(report_names())
-        super().__init__(f"unknown report {name!r} (reports: {known})")
+        super().__init__(Message("unknown report {q:any} (reports: {known:any})", repr(name),
+                                 known))
         self.name = name
 
 
@@ -123,14 +125,19 @@ def bind_report_parameters(
     missing = [p for p in wanted if p not in params]
     extra = sorted(p for p in params if p not in wanted)
     if missing:
-        raise ReportParameterError(
-            f"report {name} needs " + ", ".join(spelling.format(p) for p in missing)
-        )
+        raise ReportParameterError(Message(
+            "report {name:any} needs {p:any}", name, ", ".join(spelling.format(p) for p in missing)
+        ))
     if extra:
-        taken = ", ".join(wanted) if wanted else "none"
-        raise ReportParameterError(
-            f"report {name} takes no parameter {', '.join(extra)} (parameters: {taken})"
-        )
+        if wanted:
+            raise ReportParameterError(Message(
+                "report {name:any} takes no parameter {p:any} (parameters: {taken:any})",
+                name, ", ".join(extra), ", ".join(wanted),
+            ))
+        raise ReportParameterError(Message(
+            "report {name:any} takes no parameter {p:any} (parameters: none)", name,
+            ", ".join(extra),
+        ))
     return {p: params[p] for p in wanted}
 
 

@@ -253,6 +253,7 @@ class FileOutcome:
 
     def shard(self, table: str) -> str:
         if self.shard_dir is None:
+            # a programming error, never a user's: not translated
             raise ValueError(f"{self.path}: a quarantined file has no shards")
         return (Path(self.shard_dir) / f"{table}.parquet").as_posix()
 
@@ -385,6 +386,7 @@ _HAND_PLAYERS_COLUMNS: tuple[str, ...] = (
 )
 """The order :meth:`RowBuffer._add_hand` builds a ``hand_players`` row in."""
 if tuple(SCHEMAS["hand_players"].names) != _HAND_PLAYERS_COLUMNS:
+    # a programming error, never a user's: not translated
     raise RuntimeError("the hand_players row layout does not match its schema")
 
 _KONG_INDEX: dict[KongKind, int] = {kind: i for i, (kind, _) in enumerate(KONG_COLUMNS)}
@@ -469,6 +471,7 @@ class RowBuffer:
                 del column[marks["ledger"] :]
             self.pending_hands = hands
         elif any(segment[0] == path for segment in self._segments):
+            # a programming error, never a user's: not translated
             raise ValueError(f"{path}: only the file added last can be dropped")
         return path not in self.written_files
 
@@ -680,6 +683,7 @@ class RowBuffer:
                 pieces.append(pa.repeat(pa.scalar(path, _STR), end - marks[table]))
         column = pa.chunked_array(pieces, type=_STR) if pieces else pa.chunked_array([], _STR)
         if len(column) != total:
+            # a programming error, never a user's: not translated
             raise RuntimeError(f"{table}: rows without a file")
         return data.append_column(pa.field(SOURCE_COLUMN, _STR), column)
 

@@ -76,6 +76,7 @@ class MeldTextError(ValueError):
     """A ``melds`` text that is not ``kind:tile`` items separated by commas."""
 
     def __init__(self, text: str, reason: str) -> None:
+        # a programming error, never a user's: not translated
         super().__init__(f"melds {text!r}: {reason}")
         self.text = text
 
@@ -159,16 +160,19 @@ def parse_melds(text: str) -> list[tuple[MeldKind, Tile]]:
     for item in text.split(","):
         kind_text, sep, tile_text = item.partition(":")
         if not sep:
+            # a programming error, never a user's: not translated
             raise MeldTextError(text, f"item {item!r} has no ':'")
         try:
             kind = MeldKind(kind_text)
         except ValueError:
+            # a programming error, never a user's: not translated
             raise MeldTextError(text, f"unknown meld kind {kind_text!r}") from None
         try:
             tile = Tile.parse(tile_text)
         except ValueError as exc:
             raise MeldTextError(text, str(exc)) from None
         if kind is MeldKind.CHOW and not (tile < 27 and tile % 9 <= 6):
+            # a programming error, never a user's: not translated
             raise MeldTextError(text, f"a chow from {tile_text} has no three tiles in rank order")
         melds.append((kind, tile))
     return melds

@@ -25,6 +25,7 @@ from zhuoji.flows.warehouse.sqlfiles import (
     read_sql,
     rollback,
 )
+from zhuoji.rules.messages import Message
 
 
 class SchemaVersionError(WarehouseError):
@@ -33,13 +34,15 @@ class SchemaVersionError(WarehouseError):
 
     def __init__(self, path: str, version: int, latest: int, why: str = "") -> None:
         if version > latest:
-            what = (f"its schema is version {version}, newer than this zhuoji's ({latest}): "
-                    f"read it with the zhuoji that wrote it, or upgrade zhuoji")
+            super().__init__(Message(
+                "database {path:any}: its schema is version {v:n}, newer than this zhuoji's "
+                "({l:n}): read it with the zhuoji that wrote it, or upgrade zhuoji", path,
+                version, latest))
         else:
-            what = (f"its schema is version {version}, older than this zhuoji's ({latest}), "
-                    f"and it could not be brought up to date ({why}); run `zhuoji ingest` "
-                    f"on it once, which does")
-        super().__init__(f"database {path}: {what}")
+            super().__init__(Message(
+                "database {path:any}: its schema is version {v:n}, older than this zhuoji's "
+                "({l:n}), and it could not be brought up to date ({why:external}); run "
+                "`zhuoji ingest` on it once, which does", path, version, latest, why))
         self.path = path
         self.version = version
         self.latest = latest
@@ -56,6 +59,7 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> int:
     """
     files = list(generate_schema_files())
     if not files or files[0].version != 0:
+        # a programming error, never a user's: not translated
         raise WarehouseError("sql/schema/000_*.sql (the schema_version table) is missing")
     con.execute(files[0].path.read_text(encoding="utf-8"))
     row = con.execute(read_sql("load/schema_version")).fetchone()
@@ -175,7 +179,10 @@ def apply_catalog(con: duckdb.DuckDBPyConnection, files: Sequence[SchemaFile]) -
             try:
                 con.execute(view.sql)
             except duckdb.Error as exc:
-                raise WarehouseError(f"{view.source}: cannot be made a view: {exc}") from exc
+                # a programming error, never a user's: not translated
+                raise WarehouseError(
+                    f"{view.source}: cannot be made a view: {exc}"
+                ) from exc
         con.commit()
     except BaseException:
         rollback(con)

@@ -49,6 +49,7 @@ def generate_schema_files() -> Iterator[SchemaFile]:
     for path in sorted((SQL_ROOT / "schema").glob("*.sql")):
         match = _SCHEMA_NAME.match(path.name)
         if match is None:
+            # a programming error, never a user's: not translated
             raise WarehouseError(f"{path}: schema files are named NNN_name.sql")
         yield SchemaFile(version=int(match.group(1)), name=match.group(2), path=path)
 

@@ -34,6 +34,7 @@ from zhuoji.flows.warehouse.rows import (
 )
 from zhuoji.flows.warehouse.schema import apply_schema
 from zhuoji.flows.warehouse.sqlfiles import WarehouseError, _unregister, read_sql, rollback
+from zhuoji.rules.messages import Message
 
 _LOCK_TEXT = "Could not set lock on file"
 _LOCK_PID = re.compile(r"\(PID (\d+)\)")
@@ -56,16 +57,20 @@ class DatabaseBusyError(WarehouseError):
         can_wait: bool = True,
     ) -> None:
         who = f" (PID {pid})" if pid is not None else ""
-        after = f" after waiting {waited:g} s" if waited > 0 else ""
+        after = Message(" after waiting {s:any} s", f"{waited:g}") if waited > 0 else ""
         if holder == "reader":
-            what = f"a reader{who} holds it open read-only, which keeps any writer out"
-            todo = "try again when it is closed"
+            what = Message("a reader{who:external} holds it open read-only, which keeps any "
+                           "writer out", who)
+            todo = (Message("try again when it is closed, or pass --wait SECONDS to wait for it")
+                    if can_wait else Message("try again when it is closed"))
         else:
-            what = f"an ingest{who} is writing to it"
-            todo = "try again when it finishes"
-        if can_wait:
-            todo += ", or pass --wait SECONDS to wait for it"
-        super().__init__(f"database {path} is busy{after}: {what}; {todo}")
+            what = Message("an ingest{who:external} is writing to it", who)
+            todo = (Message("try again when it finishes, or pass --wait SECONDS to wait for it")
+                    if can_wait else Message("try again when it finishes"))
+        super().__init__(Message("database {path:any} is busy{after:any}: {what:any}; "
+                                 "{todo:any}", path, after, what, todo) if after else
+                         Message("database {path:any} is busy: {what:any}; {todo:any}", path,
+                                 what, todo))
         self.path = path
         self.holder = holder
         self.pid = pid
@@ -74,7 +79,8 @@ class DatabaseBusyError(WarehouseError):
 
 class DatabaseMissingError(WarehouseError):
     def __init__(self, path: str) -> None:
-        super().__init__(f"database {path} does not exist; create it with `zhuoji ingest`")
+        super().__init__(Message(
+            "database {path:any} does not exist; create it with `zhuoji ingest`", path))
         self.path = path
 
 
@@ -85,7 +91,7 @@ class DatabaseFileError(WarehouseError):
     block on a FIFO, or load an extension to read a SQLite file)."""
 
     def __init__(self, path: str, what: str) -> None:
-        super().__init__(f"database {path} {what}")
+        super().__init__(Message("database {path:any} {what:said}", path, what))
         self.path = path
 
 
@@ -95,7 +101,8 @@ class DatabaseStorageError(WarehouseError):
 
     def __init__(self, path: str, code: int, detail: str) -> None:
         what = os_error_text(code)
-        super().__init__(f"database {path}: {what} ({detail})")
+        super().__init__(Message("database {path:any}: {why:oserror} ({d:external})", path, what,
+                                 detail))
         self.path = path
         self.errno = code
 
@@ -179,11 +186,11 @@ _HEADER_SIZE = 4096
 _HEADERS_SIZE = 3 * _HEADER_SIZE  # the main header, then the two database headers
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _KINDS = (
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, Message("a folder")),
+    (stat.S_ISFIFO, Message("a FIFO (named pipe)")),
+    (stat.S_ISCHR, Message("a character device")),
+    (stat.S_ISBLK, Message("a block device")),
+    (stat.S_ISSOCK, Message("a socket")),
 )
 
 
@@ -233,36 +240,38 @@ def _check_wal(name: str) -> None:
     except OSError:
         return
     if not stat.S_ISREG(mode):
-        what = next((text for test, text in _KINDS if test(mode)), "not a regular file")
-        raise DatabaseFileError(name, f"has {wal} beside it, its write-ahead log, and that is "
-                                      f"{what}, not a file")
+        what = next((text for test, text in _KINDS if test(mode)), Message("not a regular file"))
+        raise DatabaseFileError(name, Message("has {wal:any} beside it, its write-ahead log, and "
+                                              "that is {what:any}, not a file", wal, what))
 
 
 def _check_kind(name: str, mode: int) -> None:
     if stat.S_ISREG(mode):
         return
-    what = next((text for test, text in _KINDS if test(mode)), "not a regular file")
-    raise DatabaseFileError(name, f"is {what}, not a DuckDB file")
+    what = next((text for test, text in _KINDS if test(mode)), Message("not a regular file"))
+    raise DatabaseFileError(name, Message("is {what:any}, not a DuckDB file", what))
 
 
 def _check_header(name: str, head: bytes, size: int) -> None:
     if size == 0:
-        raise DatabaseFileError(name, "is an empty file, not a DuckDB file")
+        raise DatabaseFileError(name, Message("is an empty file, not a DuckDB file"))
     if head.startswith(_SQLITE_MAGIC):
-        raise DatabaseFileError(
-            name, "is a SQLite database, not a DuckDB file (zhuoji reads only the DuckDB "
+        raise DatabaseFileError(name, Message(
+            "is a SQLite database, not a DuckDB file (zhuoji reads only the DuckDB "
             "files `zhuoji ingest` writes)"
-        )
+        ))
     if head[_MAGIC_OFFSET : _MAGIC_OFFSET + len(DUCKDB_MAGIC)] != DUCKDB_MAGIC:
-        raise DatabaseFileError(name, "is not a DuckDB file (its header has no DuckDB magic)")
-    if size < _HEADERS_SIZE:
         raise DatabaseFileError(
-            name, f"is damaged: {size:,} bytes, shorter than a DuckDB file's headers "
-            f"({_HEADERS_SIZE:,} bytes); {_CUT_SHORT}"
-        )
+            name, Message("is not a DuckDB file (its header has no DuckDB magic)"))
+    if size < _HEADERS_SIZE:
+        raise DatabaseFileError(name, Message(
+            "is damaged: {n:n} bytes, shorter than a DuckDB file's headers ({h:n} bytes); "
+            "{todo:said}", f"{size:,}", f"{_HEADERS_SIZE:,}", _CUT_SHORT,
+        ))
 
 
-_CUT_SHORT = "restore it from a backup, or remove it and build it again with `zhuoji ingest`"
+_CUT_SHORT = Message(
+    "restore it from a backup, or remove it and build it again with `zhuoji ingest`")
 _MAX_BLOCK = 1 << 62  # DuckDB's block ids from here up are not blocks of the file
 
 
@@ -308,10 +317,10 @@ def check_blocks(con: duckdb.DuckDBPyConnection, path: str | Path) -> None:
 
 
 def _cut_short(path: str | Path, size: int, needed: int) -> None:
-    raise DatabaseFileError(
-        str(path), f"is damaged: {size:,} bytes, but its blocks in use need at least "
-        f"{needed:,} (the file was cut short); {_CUT_SHORT}"
-    )
+    raise DatabaseFileError(str(path), Message(
+        "is damaged: {n:n} bytes, but its blocks in use need at least {m:n} (the file was "
+        "cut short); {todo:said}", f"{size:,}", f"{needed:,}", _CUT_SHORT,
+    ))
 
 
 def _check_opened(con: duckdb.DuckDBPyConnection, path: str | Path) -> None:
@@ -335,11 +344,11 @@ def open_error(path: str | Path, exc: BaseException) -> WarehouseError | None:
     if isinstance(exc, duckdb.IOException | duckdb.SerializationException):
         first = str(exc).split("\n", 1)[0]
         if "Could not read enough bytes" in first:
-            return DatabaseFileError(
-                str(path), f"is damaged: a block it uses lies past its end (the file was cut "
-                f"short); {_CUT_SHORT}"
-            )
-        return DatabaseFileError(str(path), f"cannot be opened: {first}")
+            return DatabaseFileError(str(path), Message(
+                "is damaged: a block it uses lies past its end (the file was cut short); "
+                "{todo:said}", _CUT_SHORT,
+            ))
+        return DatabaseFileError(str(path), Message("cannot be opened: {d:external}", first))
     return None
 
 
@@ -381,7 +390,8 @@ def check_writable(path: str | os.PathLike[str], *, wait: float = 0) -> None:
         folder = target.parent if str(target.parent) else Path(".")
         if folder.is_dir() and not os.access(folder, os.W_OK):
             code = errno.EROFS if _is_read_only_mount(folder) else errno.EACCES
-            raise DatabaseStorageError(str(path), code, f"cannot create files in {folder}")
+            raise DatabaseStorageError(str(path), code,
+                                       Message("cannot create files in {f:any}", folder))
         return
     _connect_waiting(Path(path), {}, wait).close()
 
