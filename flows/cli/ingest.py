@@ -4,17 +4,25 @@ calls for a small run with no server configured:
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 import typer
 
-from zhuoji.flows.cli.errors import EXIT_ERROR, describe_error, fail, is_debug, set_json_errors
+from zhuoji.flows.cli.errors import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    describe_error,
+    fail,
+    is_debug,
+    set_json_errors,
+)
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.cli.prefect_env import quiet_prefect
 from zhuoji.flows.text.terminal import make_console, safe
@@ -101,6 +109,67 @@ def server_lost_line(db: Path, what: str, runs: Sequence[tuple[int, str]]) -> st
     )
 
 
+def interrupted_line(db: Path, run: tuple[int, str] | None, lang: Lang = "en") -> str:
+    """The one line of an ingest ended by Ctrl-C, given what became of its run
+    (:func:`zhuoji.flows.ingest.steps.last_run_status`; None: no run was recorded)."""
+    from zhuoji.rules.glossary import text
+
+    if run is None:
+        return text(
+            "ingest into {db}: interrupted before the run began loading; the warehouse is "
+            "unchanged", lang, db=safe(str(db)),
+        )
+    run_id, status = run
+    if status == "completed":
+        return text(
+            "ingest into {db}: interrupted as the run ended; every batch is committed in "
+            "the warehouse (run {run} completed)", lang, db=safe(str(db)), run=run_id,
+        )
+    if status == "interrupted":
+        return text(
+            "ingest into {db}: interrupted; the batches committed before are safe in the "
+            "warehouse (run {run} is marked interrupted): the same command again skips the "
+            "files already loaded and loads the rest", lang, db=safe(str(db)), run=run_id,
+        )
+    return text(
+        "ingest into {db}: interrupted; the batches committed before are safe in the "
+        "warehouse (the next run marks run {run} interrupted): the same command again "
+        "skips the files already loaded and loads the rest", lang, db=safe(str(db)),
+        run=run_id,
+    )
+
+
+def _last_run() -> tuple[int, str] | None:
+    if "zhuoji.flows.ingest.steps" not in sys.modules:  # interrupted before it was imported
+        return None
+    from zhuoji.flows.ingest.steps import last_run_status
+
+    return last_run_status()
+
+
+Command = TypeVar("Command", bound=Callable[..., None])
+
+
+def ends_in_one_line_when_interrupted(command: Command) -> Command:
+    """``zhuoji ingest`` interrupted (Ctrl-C) at any point of its run: one line
+    (:func:`interrupted_line`) and exit status 130. The run's row is marked interrupted
+    and its workers ended on the way (:func:`zhuoji.flows.ingest.steps.ingest_steps`,
+    :meth:`zhuoji.flows.runtime.pool.ForkServerTaskRunner.stop_workers`)."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            command(*args, **kwargs)
+        except KeyboardInterrupt:
+            from zhuoji.flows.cli.lang import current_lang
+
+            db = Path(kwargs.get("db", "zhuoji.duckdb"))
+            line = interrupted_line(db, _last_run(), current_lang())
+            raise fail(line, EXIT_INTERRUPTED) from None
+
+    return cast(Command, run)
+
+
 def exit_when_server_lost(db: Path) -> Callable[[str], None]:
     """What ``zhuoji ingest`` does when its local Prefect server goes away mid-run (see
     :class:`zhuoji.flows.runtime.prefect_server.ServerWatch`): mark its run interrupted in the
@@ -128,6 +197,7 @@ def exit_when_server_lost(db: Path) -> Callable[[str], None]:
     return lost
 
 
+@ends_in_one_line_when_interrupted
 @quiet_prefect()
 def ingest_command(
     paths: Annotated[

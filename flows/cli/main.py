@@ -132,4 +132,8 @@ def main() -> None:
         code = exc.code
         record_status(code if isinstance(code, int) else 0 if code is None else 1)
         raise
+    except KeyboardInterrupt:  # a Ctrl-C before the command began (its imports)
+        sys.stderr.write("error: interrupted\n")
+        record_status(130)
+        raise SystemExit(130) from None
     record_status(0)
