@@ -399,11 +399,12 @@ def last_run_status() -> tuple[int, str] | None:
     """The run this process last wrote, once :func:`ingest_steps` has ended (returned or
     raised): its id and ``completed``, ``interrupted`` (marked so as it was interrupted)
     or ``running`` (not marked: the next run marks it); None when no run was recorded."""
-    for run in reversed(_ACTIVE_RUNS):
-        if run.finished:
-            return run.run_id, "completed"
-        return run.run_id, "interrupted" if run.interrupted else "running"
-    return None
+    if not _ACTIVE_RUNS:
+        return None
+    run = _ACTIVE_RUNS[-1]
+    if run.finished:
+        return run.run_id, "completed"
+    return run.run_id, "interrupted" if run.interrupted else "running"
 
 
 def _mark_interrupted(con: duckdb.DuckDBPyConnection, run: _ActiveRun) -> None:
