@@ -4,17 +4,25 @@ calls for a small run with no server configured:
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 import typer
 
-from zhuoji.flows.cli.errors import EXIT_ERROR, describe_error, fail, is_debug, set_json_errors
+from zhuoji.flows.cli.errors import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    describe_error,
+    fail,
+    is_debug,
+    set_json_errors,
+)
 from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
 from zhuoji.flows.cli.lang import LangOption, use_lang
 from zhuoji.flows.cli.prefect_env import quiet_prefect
@@ -113,6 +121,63 @@ def server_lost_line(db: Path, what: str, runs: Sequence[tuple[int, str]]) -> st
     )
 
 
+def interrupted_line(db: Path, run: tuple[int, str] | None) -> str:
+    """The one line of an ingest ended by Ctrl-C, given what became of its run
+    (:func:`zhuoji.flows.ingest.steps.last_run_status`; None: no run was recorded)."""
+    from zhuoji.rules.messages import Message
+
+    if run is None:
+        return Message(
+            "ingest into {db:any}: interrupted before the run began loading; the warehouse is "
+            "unchanged", str(db),
+        )
+    run_id, status = run
+    if status == "completed":
+        return Message(
+            "ingest into {db:any}: interrupted as the run ended; every batch is committed in "
+            "the warehouse (run {run:n} completed)", str(db), run_id,
+        )
+    marked = (
+        Message("run {run:n} is marked interrupted", run_id)
+        if status == "interrupted"
+        else Message("the next run marks run {run:n} interrupted", run_id)
+    )
+    return Message(
+        "ingest into {db:any}: interrupted; the batches committed before are safe in the "
+        "warehouse ({marked:said}): the same command again skips the files already loaded "
+        "and loads the rest", str(db), marked,
+    )
+
+
+def _last_run() -> tuple[int, str] | None:
+    if "zhuoji.flows.ingest.steps" not in sys.modules:  # interrupted before it was imported
+        return None
+    from zhuoji.flows.ingest.steps import last_run_status
+
+    return last_run_status()
+
+
+Command = TypeVar("Command", bound=Callable[..., None])
+
+
+def ends_in_one_line_when_interrupted(command: Command) -> Command:
+    """``zhuoji ingest`` interrupted (Ctrl-C) at any point of its run: one line
+    (:func:`interrupted_line`) and exit status 130. The run's row is marked interrupted
+    and its workers ended on the way (:func:`zhuoji.flows.ingest.steps.ingest_steps`,
+    :meth:`zhuoji.flows.runtime.pool.ForkServerTaskRunner.stop_workers`)."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            command(*args, **kwargs)
+        except KeyboardInterrupt:
+            db = Path(kwargs.get("db", "zhuoji.duckdb"))
+            line = interrupted_line(db, _last_run())
+            raise fail(line, EXIT_INTERRUPTED) from None
+
+    return cast(Command, run)
+
+
 def exit_when_server_lost(db: Path) -> Callable[[str], None]:
     """What ``zhuoji ingest`` does when its local Prefect server goes away mid-run (see
     :class:`zhuoji.flows.runtime.prefect_server.ServerWatch`): mark its run interrupted in the
@@ -165,6 +230,7 @@ def announce_server_start(lang: Lang) -> Callable[[ServerStart], None]:
     return say
 
 
+@ends_in_one_line_when_interrupted
 @quiet_prefect()
 def ingest_command(
     paths: Annotated[

@@ -135,4 +135,11 @@ def main() -> None:
         code = exc.code
         record_status(code if isinstance(code, int) else 0 if code is None else 1)
         raise
+    except KeyboardInterrupt:  # a Ctrl-C before the command began (its imports)
+        from zhuoji.flows.cli.errors import error_line
+        from zhuoji.rules.messages import Message
+
+        sys.stderr.write(error_line(Message("interrupted")) + "\n")
+        record_status(130)
+        raise SystemExit(130) from None
     record_status(0)

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import duckdb
 
+from zhuoji.flows.ingest.interrupt import raise_if_interrupted
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.rows import FileError, FileOutcome, FileStatus, remove_shards
 
@@ -75,11 +76,15 @@ def load_outcomes(
     error: one file never costs the batch. Any other failure (a shard gone missing, a
     full disk) leaves the database as it was and is raised (the task retries).
     """
-    final = settle_clashes(con, outcomes)
     try:
-        warehouse.load_batch(con, final, run_id, add_counts(counts, final))
-    except _REFUSED:
-        final = _load_one_by_one(con, final, run_id, counts)
+        final = settle_clashes(con, outcomes)
+        try:
+            warehouse.load_batch(con, final, run_id, add_counts(counts, final))
+        except _REFUSED:
+            final = _load_one_by_one(con, final, run_id, counts)
+    except Exception:
+        raise_if_interrupted()  # a Ctrl-C DuckDB ended the load with: not retried
+        raise
     remove_shards(outcomes)  # as the workers sent them: clashes keep no shard folder
     return final
 

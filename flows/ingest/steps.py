@@ -39,6 +39,7 @@ from typing import Any, Protocol
 import duckdb
 
 from zhuoji.flows.ingest.discover import FileDigest, InputPathError, LogPaths, find_log_paths
+from zhuoji.flows.ingest.interrupt import interrupted, watch_interrupts
 from zhuoji.flows.ingest.planning import FilePlan, plan_batches, stale_files
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.rows import FileOutcome, FileStatus
@@ -396,6 +397,7 @@ class _ActiveRun:
     run_id: int
     finished: bool = False
     ended: bool = False  # ingest_steps returned or raised: the cursor is closed
+    interrupted: bool = False  # marked 'interrupted' by this process (:func:`ingest_steps`)
 
 
 _ACTIVE_RUNS: list[_ActiveRun] = []
@@ -416,6 +418,9 @@ def interrupt_active_runs(timeout: float = 5.0) -> list[tuple[int, str]]:
 
     def mark() -> None:
         for run in list(_ACTIVE_RUNS):
+            if run.interrupted:
+                results.append((run.run_id, "interrupted"))
+                continue
             if run.finished or run.ended:
                 results.append((run.run_id, "completed" if run.finished else "running"))
                 continue
@@ -434,6 +439,36 @@ def interrupt_active_runs(timeout: float = 5.0) -> list[tuple[int, str]]:
     marker.join(timeout)
     done = {run_id for run_id, _ in results}
     return results + [(r.run_id, "running") for r in _ACTIVE_RUNS if r.run_id not in done]
+
+
+def last_run_status() -> tuple[int, str] | None:
+    """The run this process last wrote, once :func:`ingest_steps` has ended (returned or
+    raised): its id and ``completed``, ``interrupted`` (marked so as it was interrupted)
+    or ``running`` (not marked: the next run marks it); None when no run was recorded."""
+    if not _ACTIVE_RUNS:
+        return None
+    run = _ACTIVE_RUNS[-1]
+    if run.finished:
+        return run.run_id, "completed"
+    return run.run_id, "interrupted" if run.interrupted else "running"
+
+
+def _mark_interrupted(con: duckdb.DuckDBPyConnection, run: _ActiveRun) -> None:
+    """Mark ``run`` ``interrupted`` in ``ingest_runs`` now, rather than leaving it
+    ``running`` for the next run to mark: the run's transaction, if one was open (the
+    interrupt came during a batch's load), is rolled back first. A failure, or a second
+    interrupt meanwhile, leaves the row to the next run."""
+    with suppress(duckdb.Error):
+        con.rollback()  # (an error when no transaction is open)
+    try:
+        con.execute(
+            "UPDATE ingest_runs SET status = 'interrupted' "
+            "WHERE run_id = $run_id AND status = 'running'",
+            {"run_id": run.run_id},
+        )
+    except (duckdb.Error, KeyboardInterrupt):
+        return
+    run.interrupted = True
 
 
 class RunSteps(Protocol):
@@ -507,6 +542,38 @@ def ingest_steps(
     process again are removed (each step its own transaction, each one safe to repeat).
     Batches are pipelined where ``steps`` can: the next batch is processed while this
     process loads one."""
+    with watch_interrupts():  # (a Ctrl-C that DuckDB turns into an error of its own)
+        return _ingest_steps(
+            steps,
+            args=args,
+            files=files,
+            db=db,
+            workers=workers,
+            batch_size=batch_size,
+            runner_label=runner_label,
+            progress=progress,
+            writer_threads=writer_threads,
+            full_refresh=full_refresh,
+            prune=prune,
+            wait=wait,
+        )
+
+
+def _ingest_steps(
+    steps: RunSteps,
+    *,
+    args: Sequence[str],
+    files: Sequence[str],
+    db: str,
+    workers: int,
+    batch_size: int | None,
+    runner_label: str,
+    progress: bool,
+    writer_threads: int | None,
+    full_refresh: bool,
+    prune: bool,
+    wait: float,
+) -> RunSummary:
     started = time.perf_counter()
     started_at = datetime.now(UTC).replace(tzinfo=None)
     logger = steps.logger
@@ -602,6 +669,16 @@ def ingest_steps(
         )
         active.finished = True
         shutil.rmtree(staging_root, ignore_errors=True)
+    except BaseException as exc:
+        # Interrupted (Ctrl-C, also when DuckDB turned it into an error of its own): the
+        # run is marked so now. (A run that failed is marked by the next run, as one
+        # killed.)
+        stopped = not isinstance(exc, Exception) or interrupted()
+        if active is not None and not active.finished and stopped:
+            _mark_interrupted(con, active)
+        if isinstance(exc, Exception) and interrupted():
+            raise KeyboardInterrupt from None
+        raise
     finally:
         display.close()
         if active is not None:  # (it stays in _ACTIVE_RUNS until the next run)

@@ -123,9 +123,12 @@ _IN_POOL_WORKER = False
 
 def init_pool_worker(parent: int | None) -> None:
     """The pool's initializer in each worker: it dies with ``parent`` (the fork server,
-    :func:`die_with_parent`) and knows itself a worker (:func:`in_pool_worker`)."""
+    :func:`die_with_parent`), ignores Ctrl-C (``SIGINT``: the ingest process ends its
+    workers, see :mod:`zhuoji.flows.runtime.fork_server_guard`) and knows itself a worker
+    (:func:`in_pool_worker`)."""
     global _IN_POOL_WORKER
     _IN_POOL_WORKER = True
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent)
 
 

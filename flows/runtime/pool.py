@@ -49,6 +49,8 @@ executor itself.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
 import sys
 import threading
 import types
@@ -131,6 +133,54 @@ class ForkServerTaskRunner(ProcessPoolTaskRunner):
         self._dispatch_in_order()
         return self
 
+    def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> None:
+        """Prefect's end of the pool (it waits for every running task) once the flow
+        ended or failed; once it was interrupted (Ctrl-C: a ``KeyboardInterrupt``, or any
+        other exception that is not an ``Exception``), :meth:`stop_workers` instead."""
+        if exc_type is None or issubclass(exc_type, Exception) or in_pool_worker():
+            super().__exit__(exc_type, exc_value, traceback)
+            return
+        self.stop_workers()
+        TaskRunner.__exit__(self, exc_type, exc_value, traceback)
+
+    def stop_workers(self) -> None:
+        """End the pool at once, for a run that was interrupted: its workers are killed
+        (they ignore Ctrl-C, see :mod:`zhuoji.flows.runtime.fork_server_guard`), and with
+        them the fork server, its tasks are cancelled, and nothing waits for them.
+
+        Prefect's own end waits for each running task to finish (a task is about 15,000
+        hands: half a minute and more), then for the thread that forwards the workers'
+        logs (up to 5 s, and for ever on a queue a killed worker left locked). Killing a
+        worker mid-task loses nothing: its shards are in the staging folder, which the
+        next run clears, and its batch was not loaded. The fork server goes too: a worker
+        the pool was still asking it for (the pool forks its workers as the first tasks
+        are submitted, and the fork answers only once the fork server's imports are done,
+        seconds after the start) would otherwise be forked after the others were killed,
+        and the interpreter's exit would wait for its task. The next run in this process
+        starts a new one (:func:`start_fork_server`). The thread forwarding the workers'
+        logs is a daemon, left to end with the process; the queue it reads is not joined
+        at exit (``cancel_join_thread``), nor is the pool's result thread waited for: it
+        ends as soon as it sees the workers gone."""
+        resolver = getattr(self, "_resolver_executor", None)
+        if isinstance(resolver, ThreadPoolExecutor):
+            resolver.shutdown(wait=False, cancel_futures=True)
+            self._resolver_executor = None
+        executor = self._executor
+        self._executor = None
+        if getattr(self, "_initializer", None) is init_pool_worker:  # (forked workers)
+            server = fork_server_pid()
+            if server is not None:
+                with suppress(OSError):  # (gone already)
+                    os.kill(server, signal.SIGKILL)
+        if executor is not None:
+            _kill(executor)
+            # (it waits for a worker being forked, which the fork server's end fails)
+            executor.shutdown(wait=False, cancel_futures=True)
+            _kill(executor)
+        queue = self._subprocess_message_queue
+        if queue is not None:
+            queue.cancel_join_thread()
+
     def _dispatch_in_order(self) -> None:
         """Hand the submitted tasks to the pool in the order they were submitted.
 
@@ -183,6 +233,17 @@ class ForkServerTaskRunner(ProcessPoolTaskRunner):
             initargs=(self._subprocess_message_queue, self._initializer, self._initargs),
         )
         return True
+
+
+def _kill(executor: ProcessPoolExecutor) -> None:
+    """Kill the worker processes of ``executor`` and reap them."""
+    workers = list((getattr(executor, "_processes", None) or {}).values())
+    for worker in workers:
+        with suppress(Exception):  # (gone already, or never started)
+            worker.kill()
+    for worker in workers:
+        with suppress(Exception):
+            worker.join(timeout=5)
 
 
 def current_pool_repair() -> Callable[[], object]:
