@@ -93,6 +93,11 @@ PROGRAMMING_ERROR = "# a programming error, never a user's: not translated"
 """The comment, on the line above a ``raise``, of an error no user can cause."""
 _SHOWN_MODULES = ("flows", "parsers")
 """Where an exception's text reaches a user (the engine's findings are messages already)."""
+_RULES_SHOWN = frozenset({"RulesetError", "UnknownPresetError", "UnknownSettingError",
+                          "UnknownFamilyError"})
+"""The engine's errors a user causes (a preset, a setting, a family named on the command line
+or in a log): in rules/ these are checked as every error of flows/ and parsers/ is. The
+engine's other errors say a log the replay reads as a finding, or a programming error."""
 
 
 def _sources() -> Iterator[tuple[Path, ast.Module, list[str]]]:
@@ -152,6 +157,7 @@ def missing_chinese() -> list[str]:
     templates = g.index("")
     out: list[str] = []
     for path, tree, lines in _sources():
+        in_rules = path.relative_to(ROOT).parts[0] == "rules"
         shown_module = path.relative_to(ROOT).parts[0] in _SHOWN_MODULES
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and node.args:
@@ -181,10 +187,11 @@ def missing_chinese() -> list[str]:
                 elif name in _LINE_WRITERS and _starts_an_error_line(first):
                     out.append(f"{_where(path, node)}: an error line written as English text: "
                                "raise fail(message) (flows/cli/errors.py)")
-            if (shown_module and isinstance(node, ast.Raise)
+            if ((shown_module or in_rules) and isinstance(node, ast.Raise)
                     and isinstance(node.exc, ast.Call) and node.exc.args):
                 name = _name(node.exc)
                 if (name not in _NOT_SHOWN and name[:1].isupper()
+                        and (shown_module or name in _RULES_SHOWN)
                         and PROGRAMMING_ERROR not in lines[node.lineno - 2]
                         and any(_is_text(arg) for arg in node.exc.args)):
                     out.append(f"{_where(path, node)}: {name} is raised with English text: "
@@ -421,3 +428,33 @@ def test_the_dashboard_progress_lines_in_chinese(tmp_path: Path) -> None:
     en = [line for line in lines["en"] if line.strip()]
     assert any(re.fullmatch(r"dashboard: overview: \d+ pages? written \(\d+\.\d s\)", line)
                for line in en), en
+
+
+@pytest.mark.parametrize(("args", "zh", "en"), [
+    (["rules", "show", "nope"], "错误：未知的预设 'nope'；预设有：",
+     "error: unknown preset 'nope'; the presets are: "),
+    (["rules", "show", "guiyang", "--set", "bogus=1"], "错误：规则 'guiyang'：未知的设置 'bogus'",
+     "error: ruleset 'guiyang': unknown setting 'bogus'"),
+    (["rules", "show", "guiyang", "--set", "multiple_win=true"],
+     "错误：规则 'guiyang'：未知的设置 'multiple_win'（是否想写 'multiple_winners'？）",
+     "error: ruleset 'guiyang': unknown setting 'multiple_win' (did you mean "
+     "'multiple_winners'?)"),
+    (["rules", "show", "guiyang", "--set", "chicken_scope=1"],
+     "错误：规则 'guiyang'：覆盖无效：设置 'chicken_scope' (chickens.scope) = 1：应为以下之一：",
+     "error: ruleset 'guiyang': bad override: setting 'chicken_scope' (chickens.scope) = 1: "
+     "expected one of "),
+    (["rules", "diff", "guiyang", "changsha"],
+     "错误：规则 'guiyang'（guizhou）与 'changsha'（changsha）属于不同玩法：其设置无法比较",
+     "error: rulesets 'guiyang' (guizhou) and 'changsha' (changsha) are of different "
+     "families: their settings do not compare"),
+], ids=["unknown-preset", "unknown-setting", "did-you-mean", "wrong-type", "families"])
+def test_the_engines_ruleset_errors_in_chinese(args: list[str], zh: str, en: str) -> None:
+    """A preset, a setting or an override the engine refuses (rules/presets.py,
+    rules/settings.py) is a message: Chinese under --lang zh, English as it was."""
+    result = zhuoji(*args, "--lang", "zh")
+    assert result.returncode == 2 and result.stderr.startswith(zh), result.stderr
+    from zhuoji.rules.presets import preset_names
+
+    assert english_left(result.stderr, *preset_names()) == [], result.stderr
+    english = zhuoji(*args, "--lang", "en")
+    assert english.returncode == 2 and english.stderr.startswith(en), english.stderr
