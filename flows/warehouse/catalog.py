@@ -185,8 +185,21 @@ def schema_comments(schema_files: Iterable[Path]) -> dict[str, TableDoc]:
     return tables
 
 
+ZH_LINE = "-- zh:"
+"""A header line of a report file that gives its description in Chinese (``zhuoji report
+--list --lang zh``); it is no part of the view (its definition and comment are the
+English)."""
+
+
+def without_zh_lines(text: str) -> str:
+    """A query file's text without its ``-- zh:`` description lines."""
+    if ZH_LINE not in text:
+        return text
+    return "\n".join(line for line in text.split("\n") if not line.startswith(ZH_LINE))
+
+
 def _report_sql(text: str, path: str) -> str:
-    body = text.strip()
+    body = without_zh_lines(text).strip()
     while body.endswith(";"):
         body = body[:-1].rstrip()
     if not body:
