@@ -684,3 +684,32 @@ def test_the_progress_bars_in_chinese(tmp_path: Path) -> None:
                          "--lang", "zh")
     assert re.search(r"模拟 \S* ?2000/2000 手数 [\d,]+ 手/秒", sim), sim
     assert "模拟结果写入" in sim
+
+
+def test_a_logs_unusable_ruleset_in_chinese(tmp_path: Path) -> None:
+    """zhuoji audit of a game whose ruleset is an unknown preset or a bad override: the
+    engine's refusal is Chinese under --lang zh; the English line and --json as they were."""
+    import json
+
+    source = ROOT / "data" / "sample" / "sim" / "document" / "sim-guiyang-2026-00000.json"
+    game = json.loads(source.read_text(encoding="utf-8"))
+    unknown = tmp_path / "unknown.json"
+    unknown.write_text(json.dumps({**game, "ruleset": "nope"}), encoding="utf-8")
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({**game, "rule_overrides": {"chicken_scope": 1}}),
+                     encoding="utf-8")
+    gid = game["game_id"]
+    zh = zhuoji("audit", str(unknown), "--lang", "zh")
+    assert zh.returncode == 2, zh.stderr
+    assert f"错误：{unknown}，牌局 '{gid}'：未知的预设 'nope'；预设有：" in zh.stdout, zh.stdout
+    zh = zhuoji("audit", str(wrong), "--lang", "zh")
+    assert (f"错误：{wrong}，牌局 '{gid}'：规则 'guiyang'：覆盖无效：设置 'chicken_scope' "
+            "(chickens.scope) = 1：应为以下之一：'hand', 'hand_and_discards'") in zh.stdout
+    en = zhuoji("audit", str(wrong), "--lang", "en")
+    assert (f"error: {wrong}, game '{gid}': ruleset 'guiyang': bad override: setting "
+            "'chicken_scope' (chickens.scope) = 1: expected one of 'hand', "
+            "'hand_and_discards'") in en.stdout
+    line = json.loads(zhuoji("audit", str(wrong), "--json", "--lang", "zh").stdout)
+    assert line["error"]["message"] == (
+        "ruleset 'guiyang': bad override: setting 'chicken_scope' (chickens.scope) = 1: "
+        "expected one of 'hand', 'hand_and_discards'")
