@@ -262,9 +262,9 @@ _FOLDERS = {REPORT_SCHEMA: "reports", INTERNAL_SCHEMA: "internal"}
 
 def view_comment(name: str, sql: str, description: str, schema: str = REPORT_SCHEMA) -> str:
     """A view's comment: the report (or the dashboard's query, in ``internal``), the
-    digest of its file's text (which tells a stale view from a current one) and its
-    description."""
-    digest = hashlib.sha256(sql.encode()).hexdigest()[:12]
+    digest of its file's text (which tells a stale view from a current one; its ``-- zh:``
+    lines left out, which are no part of the view) and its description."""
+    digest = hashlib.sha256(without_zh_lines(sql).encode()).hexdigest()[:12]
     source = f"sql/{_FOLDERS[schema]}/{name}.sql, sha256 {digest}"
     if schema == REPORT_SCHEMA:
         return f"Report {name} ({source}): {description}"

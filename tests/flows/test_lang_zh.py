@@ -652,8 +652,19 @@ def test_report_list_in_chinese() -> None:
     assert "zh:" not in en and not re.search(r"[\u4e00-\u9fff]", en)
     listed = zhuoji("report", "--list", "--format", "json", "--lang", "zh").stdout
     assert "zh:" not in listed and not re.search(r"[\u4e00-\u9fff]", listed)
+    from zhuoji.flows.warehouse.catalog import view_comment, view_statements, without_zh_lines
+    from zhuoji.flows.warehouse.reports import read_report
+
     for name in report_names():
         assert "zh:" not in report_description(name)
+        text = read_report(name)
+        assert "\n-- zh: " in text, name  # every report has its Chinese description ...
+        # ... and the view, its comment and its digest are those of the file without it
+        assert view_comment(name, text, "d") == view_comment(name, without_zh_lines(text), "d")
+    made = view_statements({}, {"leaderboard": read_report("leaderboard")},
+                           {"leaderboard": report_description("leaderboard")},
+                           {"leaderboard": ()})
+    assert made and not any("-- zh:" in statement.sql for statement in made)
 
 
 def _on_a_terminal(*args: str) -> str:
