@@ -236,7 +236,7 @@ _LABEL_WRITERS = frozenset({"echo", "secho", "print", "add_column", "add_row", "
 """What prints a line or a table's cell, header or title (Click, Rich): none is given English
 text of its own; a label goes through ``t``/``text`` (or is a :class:`Message`)."""
 _LABEL_KEYWORDS = frozenset({"title", "caption", "header"})
-_COLLECTIONS = frozenset({"rows", "lines", "header", "headers"})
+_COLLECTIONS = frozenset({"rows", "lines", "parts", "header", "headers"})
 """In flows/cli: the rows and lines a command builds before it prints them."""
 _MARKUP = re.compile(r"\[/?[a-z ]*\]")
 
