@@ -22,7 +22,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from zhuoji.rules.families import DEFAULT_FAMILY, UnknownFamilyError, family_named
-from zhuoji.rules.settings import RulesetBase, RulesetError, apply_overrides, excerpt
+from zhuoji.rules.messages import Message
+from zhuoji.rules.settings import RulesetBase, RulesetError, apply_overrides, excerpt, said
 
 DEFAULT_PRESET = "guiyang"
 _SUFFIX = ".toml"
@@ -62,9 +63,8 @@ def is_preset(name: str) -> bool:
 def preset_text(name: str) -> str:
     """The TOML text of a preset file (comments included)."""
     if not is_preset(name):
-        raise UnknownPresetError(
-            f"unknown preset {excerpt(name)}; the presets are: {', '.join(_names())}"
-        )
+        raise UnknownPresetError(Message("unknown preset {p:any}; the presets are: {all:any}",
+                                         excerpt(name), ", ".join(_names())))
     text: str = _preset_dir().joinpath(name + _SUFFIX).read_text(encoding="utf-8")
     return text
 
@@ -74,19 +74,21 @@ def parse_preset_table(name: str, text: str) -> dict[str, Any]:
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise RulesetError(f"preset {name!r}: not valid TOML: {exc}") from None
+        raise RulesetError(Message("preset {p:any}: not valid TOML: {d:external}", repr(name),
+                                   str(exc))) from None
     if "name" in table and table["name"] != name:
-        raise RulesetError(
-            f"preset {name!r}: the file says name = {table['name']!r}; a preset is named "
-            "by its file"
-        )
+        raise RulesetError(Message(
+            "preset {p:any}: the file says name = {q:any}; a preset is named by its file",
+            repr(name), repr(table["name"])))
     for key in ("title", "seed", "family"):
         if not isinstance(table.get(key), str) or not table[key]:
-            raise RulesetError(f"preset {name!r}: the file must state its own {key!r}")
+            raise RulesetError(Message("preset {p:any}: the file must state its own {k:any}",
+                                       repr(name), repr(key)))
     try:
         family_named(table["family"])
     except UnknownFamilyError as exc:
-        raise UnknownFamilyError(f"preset {name!r}: field 'family': {exc}") from None
+        raise UnknownFamilyError(Message("preset {p:any}: field 'family': {why:said}",
+                                         repr(name), said(exc))) from None
     return table
 
 
@@ -102,21 +104,22 @@ def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
 
 def _resolved_table(name: str, chain: tuple[str, ...] = ()) -> dict[str, Any]:
     if name in chain:
-        raise RulesetError(f"preset {chain[0]!r}: extends forms a cycle: {' -> '.join(chain)}")
+        raise RulesetError(Message("preset {p:any}: extends forms a cycle: {c:any}",
+                                   repr(chain[0]), " -> ".join(chain)))
     table = parse_preset_table(name, preset_text(name))
     parent = table.pop("extends", None)
     if parent is None:
         return table
     if not isinstance(parent, str):
-        raise RulesetError(f"preset {name!r}: extends must name a preset")
+        raise RulesetError(Message("preset {p:any}: extends must name a preset", repr(name)))
     if not is_preset(parent):
-        raise UnknownPresetError(f"preset {name!r} extends unknown preset {parent!r}")
+        raise UnknownPresetError(Message("preset {p:any} extends unknown preset {q:any}",
+                                         repr(name), repr(parent)))
     base = _resolved_table(parent, (*chain, name))
     if base["family"] != table["family"]:
-        raise RulesetError(
-            f"preset {name!r}: field 'family': {table['family']!r}, but it extends "
-            f"{parent!r} of family {base['family']!r}"
-        )
+        raise RulesetError(Message(
+            "preset {p:any}: field 'family': {f:any}, but it extends {q:any} of family {g:any}",
+            repr(name), repr(table["family"]), repr(parent), repr(base["family"])))
     for key in ("title", "seed", "article"):
         base.pop(key, None)
     return _merge(base, table)
@@ -145,24 +148,28 @@ def presets_by_family() -> dict[str, list[str]]:
 def ruleset_from_table(name: str, table: Mapping[str, Any], where: str = "") -> RulesetBase:
     """A preset table (``extends`` resolved, ``name`` left out) validated by its family's
     settings model; raises RulesetError naming the preset (and ``where``, its file)."""
-    label = f"preset {name!r}" + (f" ({where})" if where else "")
+    label = (Message("preset {p:any} ({w:any})", repr(name), where) if where
+             else Message("preset {p:any}", repr(name)))
     data = dict(table)
     data["name"] = name
     family_name = data.setdefault("family", DEFAULT_FAMILY)
     if not isinstance(family_name, str):
-        raise RulesetError(f"{label}: field 'family': {family_name!r} is not a family name")
+        raise RulesetError(Message("{l:said}: field 'family': {f:any} is not a family name",
+                                   label, repr(family_name)))
     try:
         family = family_named(family_name)
     except UnknownFamilyError as exc:
-        raise UnknownFamilyError(f"{label}: field 'family': {exc}") from None
+        raise UnknownFamilyError(Message("{l:said}: field 'family': {why:said}", label,
+                                         said(exc))) from None
     try:
         return family.settings.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" if e["loc"] else str(e["msg"])
+        problems = [
+            Message("{f:any}: {d:external}", ".".join(str(p) for p in e["loc"]), str(e["msg"]))
+            if e["loc"] else Message("{d:external}", str(e["msg"]))
             for e in exc.errors()
-        )
-        raise RulesetError(f"{label}: {problems}") from None
+        ]
+        raise RulesetError(Message("{l:said}: {why:said*; }", label, problems)) from None
 
 
 @cache
@@ -178,21 +185,25 @@ def load_preset_file(path: Path) -> RulesetBase:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise RulesetError(f"preset file {str(path)!r}: cannot be read: {exc}") from None
+        raise RulesetError(Message("preset file {p:any}: cannot be read: {d:external}",
+                                   repr(str(path)), str(exc))) from None
     try:
         table = parse_preset_table(name, text)
     except RulesetError as exc:
-        raise type(exc)(f"{path}: {exc}") from None
+        raise type(exc)(Message("{path:any}: {reason:said}", str(path), said(exc))) from None
     parent = table.pop("extends", None)
     if parent is not None:
         if not isinstance(parent, str) or not is_preset(parent):
-            raise UnknownPresetError(f"{path}: preset {name!r} extends unknown preset {parent!r}")
+            raise UnknownPresetError(Message(
+                "{path:any}: {reason:said}", str(path),
+                Message("preset {p:any} extends unknown preset {q:any}", repr(name),
+                        repr(parent))))
         base = _resolved_table(parent)
         if base["family"] != table["family"]:
-            raise RulesetError(
-                f"{path}: preset {name!r}: field 'family': {table['family']!r}, but it "
-                f"extends {parent!r} of family {base['family']!r}"
-            )
+            raise RulesetError(Message("{path:any}: {reason:said}", str(path), Message(
+                "preset {p:any}: field 'family': {f:any}, but it extends {q:any} of family "
+                "{g:any}", repr(name), repr(table["family"]), repr(parent),
+                repr(base["family"]))))
         for key in ("title", "seed", "article"):
             base.pop(key, None)
         table = _merge(base, table)

@@ -24,6 +24,8 @@ from typing import Any, ClassVar, Literal, TypeVar, get_args, get_origin
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic.fields import FieldInfo
 
+from zhuoji.rules.messages import Message
+
 __all__ = [
     "IDENTITY_FIELDS",
     "MAX_HAND_VALUE",
@@ -35,6 +37,7 @@ __all__ = [
     "diff_settings",
     "excerpt",
     "format_setting",
+    "said",
     "setting_value",
     "settings_of",
 ]
@@ -192,10 +195,14 @@ class RulesetBase(BaseModel):
         known = sorted(set(paths) | set(aliases))
         # no setting name is near a long key (and difflib's time grows with its length)
         close = difflib.get_close_matches(key, known, n=3) if len(key) <= 64 else []
-        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
         if key in IDENTITY_FIELDS:
-            hint = " (it names the ruleset and cannot be overridden)"
-        raise UnknownSettingError(f"unknown setting {excerpt(key)}{hint}")
+            raise UnknownSettingError(Message(
+                "unknown setting {k:any} (it names the ruleset and cannot be overridden)",
+                excerpt(key)))
+        if close:
+            raise UnknownSettingError(Message("unknown setting {k:any} (did you mean {c:any}?)",
+                                              excerpt(key), ", ".join(repr(c) for c in close)))
+        raise UnknownSettingError(Message("unknown setting {k:any}", excerpt(key)))
 
     @classmethod
     def setting_description(cls, path: str) -> str:
@@ -250,10 +257,9 @@ def diff_settings(a: RulesetBase, b: RulesetBase) -> list[tuple[str, object, obj
     """Settings whose values differ: ``(path, value in a, value in b)`` in path order (the
     two of one family; raises :class:`RulesetError` otherwise)."""
     if type(a) is not type(b):
-        raise RulesetError(
-            f"rulesets {a.name!r} ({a.family}) and {b.name!r} ({b.family}) are of different "
-            "families: their settings do not compare"
-        )
+        raise RulesetError(Message(
+            "rulesets {a:any} ({fa:any}) and {b:any} ({fb:any}) are of different families: "
+            "their settings do not compare", repr(a.name), a.family, repr(b.name), b.family))
     sa, sb = settings_of(a), settings_of(b)
     return [(p, sa[p], sb[p]) for p in type(a).setting_paths() if sa[p] != sb[p]]
 
@@ -275,20 +281,19 @@ def apply_overrides(ruleset: _R, overrides: Mapping[str, object]) -> _R:
         try:
             path = model.parse_setting_key(key)
         except UnknownSettingError as exc:
-            raise UnknownSettingError(f"ruleset {ruleset.name!r}: {exc}") from None
+            raise UnknownSettingError(Message("ruleset {r:any}: {why:said}", repr(ruleset.name),
+                                              said(exc))) from None
         if path in key_of:
-            raise RulesetError(
-                f"ruleset {ruleset.name!r}: setting {path!r} is overridden twice "
-                f"({key_of[path]!r} and {key!r})"
-            )
+            raise RulesetError(Message(
+                "ruleset {r:any}: setting {p:any} is overridden twice ({a:any} and {b:any})",
+                repr(ruleset.name), repr(path), repr(key_of[path]), repr(key)))
         key_of[path] = key
         wrong = _type_mismatch(model, path, overrides[key])
         if wrong is not None:
             name = repr(path) if key == path else f"{key!r} ({path})"
-            raise RulesetError(
-                f"ruleset {ruleset.name!r}: bad override: setting {name} = "
-                f"{excerpt(overrides[key])}: {wrong}"
-            )
+            raise RulesetError(Message(
+                "ruleset {r:any}: bad override: setting {s:any} = {v:any}: {why:said}",
+                repr(ruleset.name), name, excerpt(overrides[key]), wrong))
         target = data
         parts = path.split(".")
         for part in parts[:-1]:
@@ -297,23 +302,33 @@ def apply_overrides(ruleset: _R, overrides: Mapping[str, object]) -> _R:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise RulesetError(
-            f"ruleset {ruleset.name!r}: bad override: {_describe_errors(exc, key_of)}"
-        ) from None
+        raise RulesetError(Message(
+            "ruleset {r:any}: bad override: {why:said*; }", repr(ruleset.name),
+            _describe_errors(exc, key_of))) from None
 
 
-def _describe_errors(exc: ValidationError, key_of: Mapping[str, str]) -> str:
-    parts = []
+def said(exc: BaseException) -> str:
+    """What ``exc`` says: the :class:`~zhuoji.rules.messages.Message` it was raised with,
+    else its text (another program's words, shown as they are)."""
+    if len(exc.args) == 1 and isinstance(exc.args[0], Message):
+        return exc.args[0]
+    return Message("{d:external}", str(exc))
+
+
+def _describe_errors(exc: ValidationError, key_of: Mapping[str, str]) -> list[Message]:
+    parts: list[Message] = []
     for err in exc.errors():
         if not err["loc"]:  # a rule between settings: its message names them
-            parts.append(str(err["msg"]))
+            # pydantic's words around the model's own rule, as they are
+            parts.append(Message("{d:external}", str(err["msg"])))
             continue
         where = ".".join(str(p) for p in err["loc"])
         path = ".".join(str(p) for p in err["loc"][:2])
         written = key_of.get(path) or key_of.get(str(err["loc"][0]) if err["loc"] else "")
         name = repr(where) if written in (None, where) else f"{written!r} ({where})"
-        parts.append(f"setting {name} = {excerpt(err.get('input'))}: {err['msg']}")
-    return "; ".join(parts)
+        parts.append(Message("setting {s:any} = {v:any}: {d:external}", name,
+                             excerpt(err.get("input")), str(err["msg"])))
+    return parts
 
 
 def _field_of(model: type[RulesetBase], path: str) -> FieldInfo:
@@ -350,21 +365,23 @@ def _mismatch(info: FieldInfo, value: object) -> str | None:
             for key, item in entry.items():
                 why = _mismatch(fields[key], item) if key in fields else None
                 if why is not None:
-                    return f"entry {n}, {key!r} = {excerpt(item)}: {why}"
+                    return Message("entry {n:n}, {k:any} = {v:any}: {why:said}", n, repr(key),
+                                   excerpt(item), why)
         return None
     if get_origin(annotation) is Literal:
         choices = get_args(annotation)
         if value in choices and all(type(c) is type(value) for c in choices):
             return None
-        return "expected one of " + ", ".join(repr(c) for c in choices)
+        return Message("expected one of {c:any}", ", ".join(repr(c) for c in choices))
     if annotation is bool:
-        return None if isinstance(value, bool) else "expected true or false (a JSON boolean)"
+        return None if isinstance(value, bool) else Message(
+            "expected true or false (a JSON boolean)")
     if annotation is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return None
-        return "expected a whole number (a JSON integer)"
+        return Message("expected a whole number (a JSON integer)")
     if isinstance(annotation, type) and issubclass(annotation, StrEnum):
         if isinstance(value, str):
             return None
-        return "expected one of " + ", ".join(repr(c.value) for c in annotation)
+        return Message("expected one of {c:any}", ", ".join(repr(c.value) for c in annotation))
     return None

@@ -2000,8 +2000,8 @@ class TableRules:
 def _table_rules(ruleset: RulesetBase) -> TableRules:
     make = family_of(ruleset).table_rules
     if make is None:
-        raise RulesetError(f"family {ruleset.family!r} gives no table rules: its rulesets "
-                           f"cannot be replayed")
+        raise RulesetError(Message("family {f:any} gives no table rules: its rulesets cannot "
+                                   "be replayed", repr(ruleset.family)))
     rules: TableRules = make(ruleset)
     tile_set = family_of(ruleset).tile_set
     rules.tile_set = tile_set

@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 
 from zhuoji.rules.families import Family, family_of, replayable
+from zhuoji.rules.messages import Message
 from zhuoji.rules.presets import resolve_ruleset
 from zhuoji.rules.settings import RulesetBase, RulesetError
 from zhuoji.rules.tiles import TILE_TEXT, Tile, TileSet
@@ -80,11 +81,18 @@ class ResolvedRuleset:
         return self.resolved
 
 
+def _said(exc: ValueError) -> str:
+    """What ``exc`` says: the :class:`Message` the engine raised it with (shown in the
+    invocation's language), else its text."""
+    said = exc.args[0] if len(exc.args) == 1 else None
+    return said if isinstance(said, Message) else str(exc)
+
+
 def _resolution(preset: str, overrides: Mapping[str, Any] | None) -> ResolvedRuleset:
     try:
         resolved = resolve_ruleset(preset, overrides)
     except ValueError as exc:
-        return ResolvedRuleset(preset, None, str(exc), str(exc), None, None, _SUITED)
+        return ResolvedRuleset(preset, None, _said(exc), _said(exc), None, None, _SUITED)
     try:
         replayable(resolved)
     except ValueError as exc:
@@ -93,7 +101,7 @@ def _resolution(preset: str, overrides: Mapping[str, Any] | None) -> ResolvedRul
         except ValueError:
             family = None
         tiles = _SUITED if family is None else tile_texts(family.tile_set)
-        return ResolvedRuleset(preset, resolved, None, str(exc), family, None, tiles)
+        return ResolvedRuleset(preset, resolved, None, _said(exc), family, None, tiles)
     family = family_of(resolved)
     return ResolvedRuleset(preset, resolved, None, None, family, ruleset_fingerprint(resolved),
                            tile_texts(family.tile_set))

@@ -469,29 +469,29 @@ def render_summary(summary: RunSummary, lang: Lang = "en") -> Table:
 
     title = Text(t("ingest run {run} into {db}", run=summary.run_id, db=safe(summary.db)))
     table = Table(title=title, show_header=False)
-    table.add_column("what")
-    table.add_column("count", justify="right")
+    table.add_column()  # (no header: the rows say what they count)
+    table.add_column(justify="right")
     rows: list[tuple[str, str]] = [
-        ("files seen", f"{summary.files_seen:,}"),
-        ("loaded", f"{summary.files_loaded:,}"),
-        ("skipped (unchanged)", f"{summary.files_skipped:,}"),
-        ("re-audited", f"{summary.files_reaudited:,}"),
-        ("renamed (rows moved)", f"{summary.files_renamed:,}"),
-        ("pruned (gone)", f"{summary.files_pruned:,}"),
-        ("quarantined", f"{summary.files_quarantined:,}"),
-        ("games", f"{summary.games:,}"),
-        ("hands", f"{summary.hands:,}"),
-        ("violations", f"{summary.violations:,}"),
-        ("disputed hands", f"{summary.disputed_hands:,}"),
-        ("settlement findings", f"{summary.settlement_findings:,}"),
-        ("runner", t("{runner}, {workers} workers", runner=summary.runner,
-                     workers=summary.workers)),
-        ("engine", summary.engine_version),
-        ("time", t("{seconds} s ({rate} hands/s)", seconds=f"{summary.seconds:.1f}",
-                   rate=f"{summary.hands_per_second:,.0f}")),
+        (t("files seen"), f"{summary.files_seen:,}"),
+        (t("loaded"), f"{summary.files_loaded:,}"),
+        (t("skipped (unchanged)"), f"{summary.files_skipped:,}"),
+        (t("re-audited"), f"{summary.files_reaudited:,}"),
+        (t("renamed (rows moved)"), f"{summary.files_renamed:,}"),
+        (t("pruned (gone)"), f"{summary.files_pruned:,}"),
+        (t("quarantined"), f"{summary.files_quarantined:,}"),
+        (t("games"), f"{summary.games:,}"),
+        (t("hands"), f"{summary.hands:,}"),
+        (t("violations"), f"{summary.violations:,}"),
+        (t("disputed hands"), f"{summary.disputed_hands:,}"),
+        (t("settlement findings"), f"{summary.settlement_findings:,}"),
+        (t("runner"), t("{runner}, {workers} workers", runner=summary.runner,
+                        workers=summary.workers)),
+        (t("engine"), summary.engine_version),
+        (t("time"), t("{seconds} s ({rate} hands/s)", seconds=f"{summary.seconds:.1f}",
+                      rate=f"{summary.hands_per_second:,.0f}")),
     ]
     for what, count in rows:
-        table.add_row(t(what), count)
+        table.add_row(what, count)
     return table
 
 

@@ -15,7 +15,7 @@ import typer
 
 from zhuoji.flows.runtime.language import Lang, choose_lang, current_lang, locale_lang
 
-__all__ = ["LangChoice", "LangOption", "current_lang", "locale_lang", "use_lang"]
+__all__ = ["LangChoice", "LangOption", "current_lang", "locale_lang", "t", "use_lang"]
 
 class LangChoice(StrEnum):
     ZH = "zh"
@@ -42,3 +42,12 @@ def use_lang(value: LangChoice | str | None, *, reset: bool = False) -> Lang:
     if value is not None:
         choose_lang("zh" if str(value).lower() == "zh" else "en")
     return current_lang()
+
+
+def t(english: str, /, **fields: object) -> str:
+    """A command's fixed text (a label, a column's header, an informational line) in the
+    invocation's language: the glossary's ``[text]`` entry keyed by the English, formatted
+    with ``fields``."""
+    from zhuoji.rules.glossary import text
+
+    return text(english, current_lang(), **fields)

@@ -29,7 +29,7 @@ import typer
 
 from zhuoji.flows.cli.errors import EXIT_ERROR, fail, fail_sql
 from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
-from zhuoji.flows.cli.lang import LangOption, use_lang
+from zhuoji.flows.cli.lang import LangOption, current_lang, t, use_lang
 from zhuoji.flows.text.terminal import echo, make_console, safe
 
 if TYPE_CHECKING:
@@ -351,7 +351,9 @@ def _list_reports(fmt: OutputFormat = OutputFormat.TABLE) -> None:
         )
         sys.stdout.write(buffer.getvalue())
         return
-    for name, text, wanted in listed:
+    lang = current_lang()  # the table in the invocation's language (the data stay English)
+    for name, _, wanted in listed:
+        text = report_description(name, lang)
         options = " ".join(f"--param {p}=..." for p in wanted)
         echo(f"{name:24} {text}" + (f"  [{options}]" if options else ""))
 
@@ -619,4 +621,4 @@ def export_command(
     if json_output:
         print_json({"out": out, "format": chosen.value, "rows": rows, "db": str(db)})
         return
-    echo(f"wrote {rows:,} rows to {safe(path)}")
+    echo(t("wrote {rows} rows to {path}", rows=f"{rows:,}", path=safe(path)))

@@ -12,7 +12,7 @@ import typer
 
 from zhuoji.flows.cli.errors import fail
 from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
-from zhuoji.flows.cli.lang import LangOption, use_lang
+from zhuoji.flows.cli.lang import LangOption, t, use_lang
 from zhuoji.flows.text.terminal import echo
 
 if TYPE_CHECKING:
@@ -86,11 +86,12 @@ def list_lines() -> list[str]:
         family = family_named(family_name)
         if lines:
             lines.append("")
-        lines.append(f"family {family.name}: {family.title} ({family.tile_set.value} tiles)")
-        rows = [["name", "players", "seed", "title"]]
+        lines.append(t("family {name}: {title} ({tiles} tiles)", name=family.name,
+                       title=family.title, tiles=family.tile_set.value))
+        rows = [[t("name"), t("players"), t("seed"), t("title")]]
         for name in names:
             ruleset = _load(name)
-            shown = f"{name} (default)" if name == DEFAULT_PRESET else name
+            shown = t("{name} (default)", name=name) if name == DEFAULT_PRESET else name
             players = str(getattr(ruleset, "players", ""))
             rows.append([shown, players, _source(ruleset), ruleset.title])
         lines.extend("  " + line for line in format_columns(rows))
@@ -174,8 +175,8 @@ def show_lines(ruleset: RulesetBase, *, describe: bool = False,
 
     lines = [
         f"{ruleset.name}: {ruleset.title}",
-        f"family: {ruleset.family}",
-        f"seed: {_source(ruleset)}",
+        t("family: {family}", family=ruleset.family),
+        t("seed: {seed}", seed=_source(ruleset)),
     ]
     is_preset = ruleset.name in preset_names()
     parent = parent_of(ruleset.name) if is_preset else None
@@ -186,7 +187,7 @@ def show_lines(ruleset: RulesetBase, *, describe: bool = False,
 
         preset_values = settings_of(load_preset(ruleset.name))
     if parent:
-        lines.append(f"extends: {parent} (values below are resolved)")
+        lines.append(t("extends: {parent} (values below are resolved)", parent=parent))
     lines.append("")
     section = ""
     rows: list[list[str]] = []
@@ -207,9 +208,10 @@ def show_lines(ruleset: RulesetBase, *, describe: bool = False,
             row.append("# " + type(ruleset).setting_description(path))
         if sources:
             if preset_values and preset_values.get(path) != value:
-                row.append("# --set on the command line")
+                row.append("# " + t("--set on the command line"))
             else:
-                row.append("# " + origin.get(path, "not in the preset file (the model's default)"))
+                row.append("# " + origin.get(path, t("not in the preset file (the model's "
+                                                     "default)")))
         rows.append(row)
     flush()
     return lines
@@ -314,9 +316,9 @@ def diff(
         })
         return
     if not differences:
-        echo(f"{a} and {b} have the same settings")
+        echo(t("{a} and {b} have the same settings", a=a, b=b))
         return
-    rows = [["setting", a, b]]
+    rows = [[t("setting"), a, b]]
     rows.extend([p, format_setting(x), format_setting(y)] for p, x, y in differences)
     for line in format_columns(rows):
         echo(line)
@@ -337,7 +339,7 @@ def settings_matrix_markdown(names: Sequence[str]) -> str:
                                    ", ".join(families)))
     values = [settings_of(r) for r in rulesets]
     out = [
-        "| setting | " + " | ".join(f"`{n}`" for n in names) + " |",
+        f"| {t('setting')} | " + " | ".join(f"`{n}`" for n in names) + " |",
         "|---|" + "---|" * len(names),
     ]
     for path in type(rulesets[0]).setting_paths():
@@ -378,7 +380,8 @@ def matrix(json_output: JsonOption = False, lang: LangOption = None) -> None:
 
     groups = presets_by_family()
     parts = [
-        (f"### family {family}\n\n" if len(groups) > 1 else "") + settings_matrix_markdown(names)
+        (t("### family {family}", family=family) + "\n\n" if len(groups) > 1 else "")
+        + settings_matrix_markdown(names)
         for family, names in groups.items()
     ]
     echo("\n".join(parts), nl=False)

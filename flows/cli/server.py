@@ -7,7 +7,7 @@ import time
 import typer
 
 from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
-from zhuoji.flows.cli.lang import LangOption, use_lang
+from zhuoji.flows.cli.lang import LangOption, t, use_lang
 from zhuoji.flows.cli.prefect_env import quiet_prefect
 from zhuoji.flows.text.terminal import echo
 
@@ -46,17 +46,29 @@ def status_command(json_output: JsonOption = False, lang: LangOption = None) -> 
         if record is None:
             raise typer.Exit(1)
         return
-    echo(f"prefect home  {server.home}")
+    rows = [(t("prefect home"), str(server.home))]
     if record is None:
-        echo("server        not running (the next `zhuoji ingest` starts one)")
+        rows.append((t("server"), t("not running (the next `zhuoji ingest` starts one)")))
+        _labelled(rows)
         raise typer.Exit(1)
     lease = server.home / LEASE_NAME
     used = time.time() - lease.stat().st_mtime if lease.exists() else None
-    echo(f"server        {record.url} (pid {record.pid}, Prefect {record.version})")
-    echo(f"up            {time.time() - record.started_at:,.0f} s")
+    rows.append((t("server"), t("{url} (pid {pid}, Prefect {version})", url=record.url,
+                                pid=record.pid, version=record.version)))
+    rows.append((t("up"), t("{seconds} s", seconds=f"{time.time() - record.started_at:,.0f}")))
     if used is not None:
-        echo(f"last used     {used:,.0f} s ago")
-    echo(f"idle timeout  {idle:g} s (ZHUOJI_SERVER_IDLE_SECONDS)")
+        rows.append((t("last used"), t("{seconds} s ago", seconds=f"{used:,.0f}")))
+    rows.append((t("idle timeout"), t("{seconds} s (ZHUOJI_SERVER_IDLE_SECONDS)",
+                                      seconds=f"{idle:g}")))
+    _labelled(rows)
+
+
+def _labelled(rows: list[tuple[str, str]]) -> None:
+    """Each label and its value, the values aligned (a wide character counts double)."""
+    from zhuoji.flows.cli.rules import format_columns
+
+    for line in format_columns([list(row) for row in rows]):
+        echo(line)
 
 
 @server_app.command("stop")
@@ -77,7 +89,7 @@ def stop_command(json_output: JsonOption = False, lang: LangOption = None) -> No
         who="zhuoji server stop",
     )
     record = server.stop_running(
-        on_wait=lambda: echo("waiting for the ingest runs using the server to end",
+        on_wait=lambda: echo(t("waiting for the ingest runs using the server to end"),
                              err=json_output)
     )
     if json_output:
@@ -89,6 +101,6 @@ def stop_command(json_output: JsonOption = False, lang: LangOption = None) -> No
         })
         return
     if record is None:
-        echo(f"no local server runs for {server.home}")
+        echo(t("no local server runs for {home}", home=server.home))
         return
-    echo(f"stopped the local server {record.url} (pid {record.pid})")
+    echo(t("stopped the local server {url} (pid {pid})", url=record.url, pid=record.pid))

@@ -132,12 +132,14 @@ def simulate(
         base_stake=base_stake,
         file_damage=file_damage,
     )
+    from zhuoji.rules.glossary import text
+
     started = time.perf_counter()
     with Progress(
-        TextColumn("[bold]simulate"),
+        TextColumn(f"[bold]{text('simulate', language)}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("hands"),
+        TextColumn(text("hands", language)),
         TextColumn("{task.fields[rate]}"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
@@ -151,7 +153,8 @@ def simulate(
             written.append(outcome.name)
             done = progress.tasks[task].completed + outcome.hands
             rate = done / max(time.perf_counter() - started, 1e-9)
-            progress.update(task, completed=done, rate=f"{rate:,.0f} hands/s")
+            progress.update(task, completed=done,
+                            rate=text("{rate} hands/s", language, rate=f"{rate:,.0f}"))
 
         summary = run_simulation(request, out, workers=workers, on_file=advance)
     elapsed = time.perf_counter() - started
@@ -171,14 +174,13 @@ def simulate(
             "faults_by_kind": dict(sorted(summary.by_kind.items())),
         })
         return
-    from zhuoji.rules.glossary import text
 
     def t(english: str, **fields: object) -> str:
         return text(english, language, **fields)
 
     table = RichTable(title=t("simulated into {out}", out=out), show_header=False)
     table.add_row(t("presets"), ", ".join(request.rulesets))
-    table.add_row(t("encoding"), f"{encoding.value}{' (gzip)' if gzipped else ''}")
+    table.add_row(t("encoding"), encoding.value + (t(" (gzip)") if gzipped else ""))
     table.add_row(t("files"), str(summary.files))
     table.add_row(t("games"), str(summary.games))
     table.add_row(t("hands"), str(summary.hands))

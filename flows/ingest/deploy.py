@@ -300,6 +300,13 @@ def serve_inbox(
             _first_line(exc),
         )) from None
     with _served_environment(heartbeat, lang):
+        chinese = console_lang() == "zh"  # Prefect's own starting message is English
+        if chinese:
+            from zhuoji.rules.glossary import text
+
+            echo(text("serving the deployment {flow}/{name}, polling for scheduled runs; to "
+                      "trigger a run now: `prefect deployment run '{flow}/{name}'`; Ctrl-C "
+                      "stops", "zh", flow=safe(inbox_flow.name), name=safe(deployment)))
         inbox_flow.serve(
             name=deployment,
             interval=interval,
@@ -309,7 +316,7 @@ def serve_inbox(
             description=f"zhuoji ingest of {parameters['inbox']} into {parameters['db']}",
             limit=1,
             entrypoint_type=EntrypointType.MODULE_PATH,
-            print_starting_message=True,
+            print_starting_message=not chinese,
         )
 
 

@@ -151,16 +151,20 @@ class _Display:
             TimeElapsedColumn,
         )
 
+        from zhuoji.flows.runtime.language import current_lang
         from zhuoji.flows.text.terminal import make_console
+        from zhuoji.rules.glossary import text
 
+        lang = current_lang()  # the bar's words in the invocation's language
         console = make_console(stderr=True, decoration=True)  # a closed pipe: quiet
         self._progress = self._stack.enter_context(
             Progress(
-                TextColumn("[bold]ingest[/]"),
+                TextColumn(f"[bold]{text('ingest', lang)}[/]"),
                 BarColumn(),
                 MofNCompleteColumn(),
-                TextColumn("files"),
-                TextColumn("{task.fields[hands]:,} hands  {task.fields[rate]:,.0f} hands/s"),
+                TextColumn(text("files", lang)),
+                TextColumn(text("{task.fields[hands]:,} hands  {task.fields[rate]:,.0f} hands/s",
+                                lang)),
                 TimeElapsedColumn(),
                 console=console,
                 transient=False,

@@ -185,8 +185,21 @@ def schema_comments(schema_files: Iterable[Path]) -> dict[str, TableDoc]:
     return tables
 
 
+ZH_LINE = "-- zh:"
+"""A header line of a report file that gives its description in Chinese (``zhuoji report
+--list --lang zh``); it is no part of the view (its definition and comment are the
+English)."""
+
+
+def without_zh_lines(text: str) -> str:
+    """A query file's text without its ``-- zh:`` description lines."""
+    if ZH_LINE not in text:
+        return text
+    return "\n".join(line for line in text.split("\n") if not line.startswith(ZH_LINE))
+
+
 def _report_sql(text: str, path: str) -> str:
-    body = text.strip()
+    body = without_zh_lines(text).strip()
     while body.endswith(";"):
         body = body[:-1].rstrip()
     if not body:
@@ -249,9 +262,9 @@ _FOLDERS = {REPORT_SCHEMA: "reports", INTERNAL_SCHEMA: "internal"}
 
 def view_comment(name: str, sql: str, description: str, schema: str = REPORT_SCHEMA) -> str:
     """A view's comment: the report (or the dashboard's query, in ``internal``), the
-    digest of its file's text (which tells a stale view from a current one) and its
-    description."""
-    digest = hashlib.sha256(sql.encode()).hexdigest()[:12]
+    digest of its file's text (which tells a stale view from a current one; its ``-- zh:``
+    lines left out, which are no part of the view) and its description."""
+    digest = hashlib.sha256(without_zh_lines(sql).encode()).hexdigest()[:12]
     source = f"sql/{_FOLDERS[schema]}/{name}.sql, sha256 {digest}"
     if schema == REPORT_SCHEMA:
         return f"Report {name} ({source}): {description}"

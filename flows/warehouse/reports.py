@@ -16,7 +16,7 @@ from typing import Any
 
 import duckdb
 
-from zhuoji.flows.warehouse.catalog import split_comment
+from zhuoji.flows.warehouse.catalog import ZH_LINE, split_comment
 from zhuoji.flows.warehouse.sqlfiles import SQL_ROOT, WarehouseError, read_sql
 from zhuoji.rules.messages import Message
 
@@ -66,18 +66,38 @@ def internal_names() -> list[str]:
 
 
 def sql_description(text: str) -> str:
-    """A query file's first comment lines (``-- ...``), joined."""
+    """A query file's first comment lines (``-- ...``), joined (its ``-- zh:`` lines left
+    out: :func:`sql_description_zh`)."""
     lines: list[str] = []
     for line in text.splitlines():
         if not line.startswith("--"):
             break
-        lines.append(line[2:].strip())
+        if not line.startswith(ZH_LINE):
+            lines.append(line[2:].strip())
     return " ".join(lines)
 
 
-def report_description(name: str) -> str:
-    """The report's first comment lines (``-- ...``), joined."""
-    return sql_description(read_report(name))
+def sql_description_zh(text: str) -> str | None:
+    """The Chinese description of a query file: its first comment lines that start with
+    ``-- zh:``, joined; None when it has none."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        if not line.startswith("--"):
+            break
+        if line.startswith(ZH_LINE):
+            lines.append(line[len(ZH_LINE):].strip())
+    return "".join(lines) or None
+
+
+def report_description(name: str, lang: str = "en") -> str:
+    """The report's first comment lines (``-- ...``), joined; in Chinese its ``-- zh:``
+    lines (the English when it has none)."""
+    text = read_report(name)
+    if lang == "zh":
+        zh = sql_description_zh(text)
+        if zh is not None:
+            return zh
+    return sql_description(text)
 
 
 def read_report(name: str) -> str:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from zhuoji.rules.messages import Message
 from zhuoji.rules.settings import RulesetBase, RulesetError
 from zhuoji.rules.tiles import TileSet
 
@@ -101,9 +102,11 @@ def register(family: Family) -> Family:
     """
     known = _REGISTRY.get(family.name)
     if known is not None and known != family:
+        # a programming error, never a user's: not translated
         raise RulesetError(f"family {family.name!r} is registered twice")
     default = family.settings.model_fields["family"].default
     if default != family.name:
+        # a programming error, never a user's: not translated
         raise RulesetError(
             f"family {family.name!r}: its settings model {family.settings.__name__} gives "
             f"family = {default!r}"
@@ -138,7 +141,8 @@ def family_named(name: str) -> Family:
     family = _REGISTRY.get(name)
     if family is None:
         known = ", ".join(sorted(_REGISTRY)) or "(none)"
-        raise UnknownFamilyError(f"unknown family {name!r}; the families are: {known}")
+        raise UnknownFamilyError(Message("unknown family {f:any}; the families are: {all:any}",
+                                         repr(name), known))
     return family
 
 
@@ -152,8 +156,7 @@ def replayable(ruleset: RulesetBase) -> RulesetBase:
     ruleset of a family that cannot raises :class:`RulesetError` naming the family."""
     family = family_of(ruleset)
     if family.table_rules is None:
-        raise RulesetError(
-            f"ruleset {ruleset.name!r} is of the {family.name!r} family, which has no table "
-            f"rules: its hands cannot be replayed"
-        )
+        raise RulesetError(Message(
+            "ruleset {r:any} is of the {f:any} family, which has no table rules: its hands "
+            "cannot be replayed", repr(ruleset.name), repr(family.name)))
     return ruleset

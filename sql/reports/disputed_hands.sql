@@ -1,4 +1,5 @@
 -- Hands whose recorded result differs from the recomputed one: both sets of deltas, both next dealers, the findings.
+-- zh: 记录结果与重算结果不符的牌局：两组得分变化、两个下一任庄家、各条发现。
 WITH seats AS (
     SELECT
         game_id,

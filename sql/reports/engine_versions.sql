@@ -1,6 +1,7 @@
 -- Which engine versions and rulesets produced the warehouse: files, games and hands per engine version,
 -- preset and ruleset fingerprint (NULL: loaded before they were recorded), the runs that loaded them,
 -- and whether that engine is the one of the latest completed ingest run (the next ingest re-audits the others).
+-- zh: 生成数据仓库的引擎版本与规则：按引擎版本、预设和规则指纹统计的文件、牌局与手数（NULL：记录这些之前载入的），载入它们的运行，以及该引擎是否为最近一次完成的导入运行所用的引擎（下次导入会重新审计其他的）。
 WITH latest AS (
     SELECT engine_version
     FROM ingest_runs

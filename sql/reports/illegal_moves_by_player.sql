@@ -1,4 +1,5 @@
 -- Illegal-move findings per player and code (findings with no player at fault are left out).
+-- zh: 按玩家和代码统计的违规发现（不归咎于任何玩家的发现不计）。
 WITH names AS (
     SELECT player_id, name
     FROM (

@@ -1,4 +1,5 @@
 -- Players ranked by net score (recomputed) within each rule family, one ranking per family (their points are on different scales): hands, win, self-draw and deal-in rates, average win value, kongs and chickens per hand (NULL for a family without chickens).
+-- zh: 各玩法内按净得分（重算）排名的玩家，每种玩法一张排名（各玩法分值尺度不同）：手数、胡牌率、自摸率与点炮率、平均胡牌分值、每手的杠与鸡（没有鸡的玩法为 NULL）。
 WITH names AS (
     SELECT player_id, name
     FROM (

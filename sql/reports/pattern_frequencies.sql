@@ -1,4 +1,5 @@
 -- Patterns among winning hands, per rule family (each family scores its own patterns, some of the same name): wins that qualify for each (a self-drawn win qualifies for self_draw, in a family whose settlement scores self_draw as a pattern: Changsha's pays a self-draw by its own rule and lists no such pattern), wins in which the settlement scored it, of those the wins valued so by a rule without qualifying (a robbed kong or a hot discard valued as another pattern, a robbed kong counted as a self-draw), and the scored share of the family's wins.
+-- zh: 各玩法胡牌中的番型（各玩法计自己的番型，有的同名）：符合各番型的胡牌数（自摸的胡牌符合 self_draw，仅限结算把 self_draw 作为番型计分的玩法：长沙按自己的规则付自摸，不列此番型），结算计了该番型的胡牌数，其中按规则如此计值而并不符合的胡牌数（抢杠或热炮按另一番型计值，抢杠算作自摸），以及计分占该玩法胡牌的比例。
 WITH wins AS (
     SELECT
         row_number() OVER () AS win,

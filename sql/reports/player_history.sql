@@ -1,4 +1,5 @@
 -- One player's hands in play order with the game's rule family, the recomputed and recorded result, a running score within the family (families' points are on different scales) and the player's own findings.
+-- zh: 一位玩家按对局顺序的各手：牌局的玩法、重算与记录的结果、玩法内的累计得分（各玩法分值尺度不同）以及该玩家自己的发现。
 SELECT
     hp.game_id,        -- the game (games.game_id)
     g.started_at,      -- when the game started (UTC), when the log says

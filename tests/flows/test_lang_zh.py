@@ -93,6 +93,11 @@ PROGRAMMING_ERROR = "# a programming error, never a user's: not translated"
 """The comment, on the line above a ``raise``, of an error no user can cause."""
 _SHOWN_MODULES = ("flows", "parsers")
 """Where an exception's text reaches a user (the engine's findings are messages already)."""
+_RULES_SHOWN = frozenset({"RulesetError", "UnknownPresetError", "UnknownSettingError",
+                          "UnknownFamilyError"})
+"""The engine's errors a user causes (a preset, a setting, a family named on the command line
+or in a log): in rules/ these are checked as every error of flows/ and parsers/ is. The
+engine's other errors say a log the replay reads as a finding, or a programming error."""
 
 
 def _sources() -> Iterator[tuple[Path, ast.Module, list[str]]]:
@@ -152,6 +157,7 @@ def missing_chinese() -> list[str]:
     templates = g.index("")
     out: list[str] = []
     for path, tree, lines in _sources():
+        in_rules = path.relative_to(ROOT).parts[0] == "rules"
         shown_module = path.relative_to(ROOT).parts[0] in _SHOWN_MODULES
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and node.args:
@@ -181,10 +187,11 @@ def missing_chinese() -> list[str]:
                 elif name in _LINE_WRITERS and _starts_an_error_line(first):
                     out.append(f"{_where(path, node)}: an error line written as English text: "
                                "raise fail(message) (flows/cli/errors.py)")
-            if (shown_module and isinstance(node, ast.Raise)
+            if ((shown_module or in_rules) and isinstance(node, ast.Raise)
                     and isinstance(node.exc, ast.Call) and node.exc.args):
                 name = _name(node.exc)
                 if (name not in _NOT_SHOWN and name[:1].isupper()
+                        and (shown_module or name in _RULES_SHOWN)
                         and PROGRAMMING_ERROR not in lines[node.lineno - 2]
                         and any(_is_text(arg) for arg in node.exc.args)):
                     out.append(f"{_where(path, node)}: {name} is raised with English text: "
@@ -222,6 +229,129 @@ def _commands() -> Iterator[tuple[list[str], object]]:
 
 
 COMMANDS = [path for path, _ in _commands()]
+
+
+_LABEL_WRITERS = frozenset({"echo", "secho", "print", "add_column", "add_row", "TextColumn",
+                            "Table", "Panel"})
+"""What prints a line or a table's cell, header or title (Click, Rich): none is given English
+text of its own; a label goes through ``t``/``text`` (or is a :class:`Message`)."""
+_LABEL_KEYWORDS = frozenset({"title", "caption", "header"})
+_COLLECTIONS = frozenset({"rows", "lines", "parts", "header", "headers"})
+"""In flows/cli: the rows and lines a command builds before it prints them."""
+_MARKUP = re.compile(r"\[/?[a-z ]*\]")
+
+
+def _constant_parts(node: ast.expr) -> list[str]:
+    """The literal text of ``node``: a literal, an f-string's literal parts, literals joined
+    by ``+``, either branch of ``a if c else b``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.JoinedStr):
+        return [str(v.value) for v in node.values if isinstance(v, ast.Constant)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _constant_parts(node.left) + _constant_parts(node.right)
+    if isinstance(node, ast.IfExp):
+        return _constant_parts(node.body) + _constant_parts(node.orelse)
+    return []
+
+
+def _says_english(literal: str) -> bool:
+    """An English word (two letters or more) once Rich's markup, options, paths,
+    identifiers, placeholders and quoted commands are taken out."""
+    return re.search(r"[A-Za-z]{2,}", _NOT_WORDS.sub(" ", _MARKUP.sub(" ", literal))) is not None
+
+
+def _label_nodes(tree: ast.Module, in_cli: bool) -> Iterator[ast.expr]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _name(node) in _LABEL_WRITERS:
+            yield from node.args
+            yield from (k.value for k in node.keywords if k.arg in _LABEL_KEYWORDS)
+        if not in_cli:
+            continue
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(x, ast.Name) and x.id in _COLLECTIONS for x in targets):
+                yield node.value
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("append", "extend")
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in _COLLECTIONS):
+            yield from node.args
+
+
+def english_labels() -> list[str]:
+    """Every fixed English label or line the commands print without the glossary: a
+    literal or an f-string's text given to ``echo``/``print``/Rich's ``add_column``,
+    ``add_row``, ``TextColumn``, ``Table(title=...)``, or put in a command's ``rows`` or
+    ``lines``; each with its file and line."""
+    out: list[str] = []
+    for path, tree, _ in _sources():
+        parts = path.relative_to(ROOT).parts
+        if parts[0] != "flows":
+            continue
+        for label in _label_nodes(tree, parts[1] == "cli"):
+            for sub in _outside_lookups(label):
+                for literal in _constant_parts(sub):
+                    if _says_english(literal):
+                        out.append(f"{_where(path, sub)}: the label {literal!r} is English "
+                                   "text: say it with t(...)/text(...) and give it its "
+                                   "Chinese in [text] of rules/glossary.toml")
+    return sorted(set(out))
+
+
+def _outside_lookups(node: ast.expr) -> Iterator[ast.expr]:
+    """The string parts of ``node`` that are not inside a lookup of the glossary (``t``,
+    ``text``, ``Message``...): those are translated."""
+    if isinstance(node, ast.Call):  # Rich's Text pieces are walked; any other call's value
+        if _name(node) in ("assemble", "Text"):  # is its own (a lookup, a name, a number)
+            for arg in node.args:
+                yield from _outside_lookups(arg)
+        return
+    if isinstance(node, ast.Tuple) and len(node.elts) == 2 and isinstance(
+            node.elts[1], ast.Constant):  # (text, style): a Rich style is no label
+        yield from _outside_lookups(node.elts[0])
+        return
+    if isinstance(node, ast.Constant | ast.JoinedStr | ast.BinOp | ast.IfExp):
+        yield node
+        if isinstance(node, ast.JoinedStr):
+            for value in node.values:
+                if isinstance(value, ast.FormattedValue):
+                    yield from _outside_lookups(value.value)
+            return
+        if isinstance(node, ast.BinOp):
+            yield from _outside_lookups(node.left)
+            yield from _outside_lookups(node.right)
+        return
+    if isinstance(node, ast.List | ast.Tuple | ast.ListComp | ast.GeneratorExp | ast.Starred):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                yield from _outside_lookups(child)
+
+
+def test_no_command_prints_an_english_label() -> None:
+    found = english_labels()
+    assert not found, "labels without Chinese:\n" + "\n".join(found)
+
+
+def test_the_label_check_finds_a_new_english_label() -> None:
+    """A table's header, a progress bar's word, a status line, a row of a command's table:
+    each is named with its file and line."""
+    module = ROOT / "flows" / "cli" / "_probe_labels.py"
+    module.write_text(
+        "def f(echo, table, TextColumn, t, home):\n"
+        "    table.add_column('players')\n"
+        "    TextColumn('[bold]ingest[/]')\n"
+        "    echo(f'prefect home  {home}')\n"
+        "    rows = [['name', t('title')]]\n"
+        "    echo(t('seed: {seed}', seed=home))\n", encoding="utf-8")
+    try:
+        found = "\n".join(english_labels())
+    finally:
+        module.unlink()
+    assert "flows/cli/_probe_labels.py:2: the label 'players' is English" in found
+    assert "flows/cli/_probe_labels.py:3: the label '[bold]ingest[/]' is English" in found
+    assert "flows/cli/_probe_labels.py:4: the label 'prefect home  ' is English" in found
+    assert "flows/cli/_probe_labels.py:5: the label 'name' is English" in found
+    assert "'title'" not in found and ":6:" not in found, found
 
 
 def test_every_help_paragraph_has_chinese() -> None:
@@ -421,3 +551,176 @@ def test_the_dashboard_progress_lines_in_chinese(tmp_path: Path) -> None:
     en = [line for line in lines["en"] if line.strip()]
     assert any(re.fullmatch(r"dashboard: overview: \d+ pages? written \(\d+\.\d s\)", line)
                for line in en), en
+
+
+@pytest.mark.parametrize(("args", "zh", "en"), [
+    (["rules", "show", "nope"], "错误：未知的预设 'nope'；预设有：",
+     "error: unknown preset 'nope'; the presets are: "),
+    (["rules", "show", "guiyang", "--set", "bogus=1"], "错误：规则 'guiyang'：未知的设置 'bogus'",
+     "error: ruleset 'guiyang': unknown setting 'bogus'"),
+    (["rules", "show", "guiyang", "--set", "multiple_win=true"],
+     "错误：规则 'guiyang'：未知的设置 'multiple_win'（是否想写 'multiple_winners'？）",
+     "error: ruleset 'guiyang': unknown setting 'multiple_win' (did you mean "
+     "'multiple_winners'?)"),
+    (["rules", "show", "guiyang", "--set", "chicken_scope=1"],
+     "错误：规则 'guiyang'：覆盖无效：设置 'chicken_scope' (chickens.scope) = 1：应为以下之一：",
+     "error: ruleset 'guiyang': bad override: setting 'chicken_scope' (chickens.scope) = 1: "
+     "expected one of "),
+    (["rules", "diff", "guiyang", "changsha"],
+     "错误：规则 'guiyang'（guizhou）与 'changsha'（changsha）属于不同玩法：其设置无法比较",
+     "error: rulesets 'guiyang' (guizhou) and 'changsha' (changsha) are of different "
+     "families: their settings do not compare"),
+], ids=["unknown-preset", "unknown-setting", "did-you-mean", "wrong-type", "families"])
+def test_the_engines_ruleset_errors_in_chinese(args: list[str], zh: str, en: str) -> None:
+    """A preset, a setting or an override the engine refuses (rules/presets.py,
+    rules/settings.py) is a message: Chinese under --lang zh, English as it was."""
+    result = zhuoji(*args, "--lang", "zh")
+    assert result.returncode == 2 and result.stderr.startswith(zh), result.stderr
+    from zhuoji.rules.presets import preset_names
+
+    assert english_left(result.stderr, *preset_names()) == [], result.stderr
+    english = zhuoji(*args, "--lang", "en")
+    assert english.returncode == 2 and english.stderr.startswith(en), english.stderr
+
+
+# --- the labels of the commands' tables and lines ----------------------------------------------
+
+
+def test_the_rules_tables_in_chinese() -> None:
+    """rules list|show|diff|matrix: the column headers and the lines a command writes
+    itself are Chinese (the presets' and families' titles are the family folders' data,
+    shown as they are); the English is unchanged."""
+    listed = zhuoji("rules", "list", "--lang", "zh")
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert any(line.startswith("玩法 guizhou：") and line.endswith("（108 张牌）")
+               for line in lines), lines
+    header = next(line for line in lines if "规则来源" in line).split()
+    assert header == ["名称", "人数", "规则来源", "标题"], lines
+    assert any(line.split()[:1] == ["guiyang（默认）"] for line in lines), lines
+    shown = zhuoji("rules", "show", "guiyang-2p", "--lang", "zh").stdout.splitlines()
+    assert shown[1:4] == ["玩法：guizhou", "规则来源：000_1f7fb64d63d6ccbe.txt, 贵阳麻将(1)",
+                          "基于：guiyang（以下为合并后的值）"], shown
+    changed = zhuoji("rules", "show", "guiyang", "--set", "players=3", "--lang", "zh")
+    assert any(line.startswith("players") and line.endswith("# 命令行的 --set")
+               for line in changed.stdout.splitlines()), changed.stdout
+    diff = zhuoji("rules", "diff", "guiyang", "guiyang-2p", "--lang", "zh").stdout
+    assert diff.splitlines()[0].split() == ["设置", "guiyang", "guiyang-2p"], diff
+    same = zhuoji("rules", "diff", "guiyang", "guiyang", "--lang", "zh").stdout
+    assert same == "guiyang 与 guiyang 的设置相同\n"
+    matrix = zhuoji("rules", "matrix", "--lang", "zh").stdout
+    assert "### 玩法 guizhou\n" in matrix and "\n| 设置 | `" in matrix
+    assert "### family" not in matrix and "| setting |" not in matrix
+    english = zhuoji("rules", "list", "--lang", "en").stdout.splitlines()
+    assert any(line.startswith("family guizhou: ") and line.endswith(" (108 tiles)")
+               for line in english)
+    assert next(line for line in english if " seed " in line).split()[:4] == [
+        "name", "players", "seed", "title"]
+    assert zhuoji("rules", "diff", "guiyang", "guiyang").stdout == \
+        "guiyang and guiyang have the same settings\n"
+    assert "### family guizhou\n" in zhuoji("rules", "matrix", "--lang", "en").stdout
+
+
+def test_server_status_in_chinese(tmp_path: Path) -> None:
+    """zhuoji server status: its labels (and a server that does not run) in Chinese,
+    aligned; the English lines as they were."""
+    env = {"PREFECT_HOME": str(tmp_path), "PREFECT_API_URL": ""}
+    zh = zhuoji("server", "status", "--lang", "zh", env=env)
+    assert zh.returncode == 1, zh.stderr
+    assert zh.stdout == (f"Prefect 主目录  {tmp_path}\n"
+                         "服务器          未运行（下一次 `zhuoji ingest` 会启动一个）\n")
+    en = zhuoji("server", "status", "--lang", "en", env=env)
+    assert en.stdout == (f"prefect home  {tmp_path}\n"
+                         "server        not running (the next `zhuoji ingest` starts one)\n")
+
+
+def test_report_list_in_chinese() -> None:
+    """zhuoji report --list: each report's description in Chinese (its file's ``-- zh:``
+    line); the English, the JSON and the views' comments keep the English."""
+    from zhuoji.flows.warehouse.reports import report_description, report_names
+
+    zh = zhuoji("report", "--list", "--lang", "zh")
+    assert zh.returncode == 0, zh.stderr
+    lines = zh.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == report_names()
+    for line in lines:
+        assert re.search(r"[\u4e00-\u9fff]{4}", line), line
+        assert english_left(line) == [], line
+    assert "一位玩家按对局顺序的各手" in zh.stdout and "[--param player=...]" in zh.stdout
+    en = zhuoji("report", "--list", "--lang", "en").stdout
+    assert "player_history           One player's hands in play order" in en
+    assert "zh:" not in en and not re.search(r"[\u4e00-\u9fff]", en)
+    listed = zhuoji("report", "--list", "--format", "json", "--lang", "zh").stdout
+    assert "zh:" not in listed and not re.search(r"[\u4e00-\u9fff]", listed)
+    from zhuoji.flows.warehouse.catalog import view_comment, view_statements, without_zh_lines
+    from zhuoji.flows.warehouse.reports import read_report
+
+    for name in report_names():
+        assert "zh:" not in report_description(name)
+        text = read_report(name)
+        assert "\n-- zh: " in text, name  # every report has its Chinese description ...
+        # ... and the view, its comment and its digest are those of the file without it
+        assert view_comment(name, text, "d") == view_comment(name, without_zh_lines(text), "d")
+    made = view_statements({}, {"leaderboard": read_report("leaderboard")},
+                           {"leaderboard": report_description("leaderboard")},
+                           {"leaderboard": ()})
+    assert made and not any("-- zh:" in statement.sql for statement in made)
+
+
+def _on_a_terminal(*args: str) -> str:
+    parent, child = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES", "LANG")}
+    process = subprocess.Popen(
+        [sys.executable, "-c", ENTRY, *args], stdout=child, stderr=child,
+        stdin=subprocess.DEVNULL, cwd=ROOT, env={**env, **STRICT, "NO_COLOR": "1",
+                                                 "COLUMNS": "120"})
+    os.close(child)
+    try:
+        return _read_terminal(parent, process)
+    finally:
+        os.close(parent)
+
+
+def test_the_progress_bars_in_chinese(tmp_path: Path) -> None:
+    """The bars of zhuoji ingest and zhuoji simulate on a real terminal: their words in
+    Chinese (English as they were)."""
+    out = _on_a_terminal("ingest", str(ROOT / "data" / "sample"), "--db",
+                         str(tmp_path / "zh.duckdb"), "--lang", "zh")
+    assert re.search(r"导入 \S* ?\d+/\d+ 文件数 [\d,]+ 手  [\d,]+ 手/秒", out), out
+    assert "发现文件" in out
+    en = _on_a_terminal("ingest", str(ROOT / "data" / "sample"), "--db",
+                        str(tmp_path / "en.duckdb"), "--lang", "en")
+    assert re.search(r"ingest \S* ?\d+/\d+ files [\d,]+ hands  [\d,]+ hands/s", en), en
+    sim = _on_a_terminal("simulate", "--out", str(tmp_path / "sim"), "--games", "250",
+                         "--lang", "zh")
+    assert re.search(r"模拟 \S* ?2000/2000 手数 [\d,]+ 手/秒", sim), sim
+    assert "模拟结果写入" in sim
+
+
+def test_a_logs_unusable_ruleset_in_chinese(tmp_path: Path) -> None:
+    """zhuoji audit of a game whose ruleset is an unknown preset or a bad override: the
+    engine's refusal is Chinese under --lang zh; the English line and --json as they were."""
+    import json
+
+    source = ROOT / "data" / "sample" / "sim" / "document" / "sim-guiyang-2026-00000.json"
+    game = json.loads(source.read_text(encoding="utf-8"))
+    unknown = tmp_path / "unknown.json"
+    unknown.write_text(json.dumps({**game, "ruleset": "nope"}), encoding="utf-8")
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({**game, "rule_overrides": {"chicken_scope": 1}}),
+                     encoding="utf-8")
+    gid = game["game_id"]
+    zh = zhuoji("audit", str(unknown), "--lang", "zh")
+    assert zh.returncode == 2, zh.stderr
+    assert f"错误：{unknown}，牌局 '{gid}'：未知的预设 'nope'；预设有：" in zh.stdout, zh.stdout
+    zh = zhuoji("audit", str(wrong), "--lang", "zh")
+    assert (f"错误：{wrong}，牌局 '{gid}'：规则 'guiyang'：覆盖无效：设置 'chicken_scope' "
+            "(chickens.scope) = 1：应为以下之一：'hand', 'hand_and_discards'") in zh.stdout
+    en = zhuoji("audit", str(wrong), "--lang", "en")
+    assert (f"error: {wrong}, game '{gid}': ruleset 'guiyang': bad override: setting "
+            "'chicken_scope' (chickens.scope) = 1: expected one of 'hand', "
+            "'hand_and_discards'") in en.stdout
+    line = json.loads(zhuoji("audit", str(wrong), "--json", "--lang", "zh").stdout)
+    assert line["error"]["message"] == (
+        "ruleset 'guiyang': bad override: setting 'chicken_scope' (chickens.scope) = 1: "
+        "expected one of 'hand', 'hand_and_discards'")

@@ -33,6 +33,7 @@ from pydantic import (
 )
 
 from zhuoji.rules.events import KongKind
+from zhuoji.rules.messages import Message
 from zhuoji.rules.settings import RulesetBase, RulesetError
 from zhuoji.rules.tiles import Tile
 
@@ -263,6 +264,7 @@ class PatternValues(BaseModel):
     def value_of(self, pattern: str) -> int:
         """The value of a pattern by its name (``"all_pungs"``); raises RulesetError."""
         if pattern not in PatternValues.model_fields:
+            # a programming error, never a user's: not translated
             raise RulesetError(f"no shape pattern named {pattern!r}")
         value: int = getattr(self, pattern)
         return value
@@ -737,8 +739,7 @@ def guizhou_ruleset(ruleset: RulesetBase) -> Ruleset:
     """``ruleset`` as a Guizhou ruleset, for the code that replays and settles the Guizhou
     family; a ruleset of another family raises :class:`RulesetError` naming it."""
     if not isinstance(ruleset, Ruleset):
-        raise RulesetError(
-            f"ruleset {ruleset.name!r} is of the {ruleset.family!r} family; this command "
-            f"replays the guizhou family only"
-        )
+        raise RulesetError(Message(
+            "ruleset {r:any} is of the {f:any} family; this command replays the guizhou "
+            "family only", repr(ruleset.name), repr(ruleset.family)))
     return ruleset
