@@ -17,8 +17,11 @@ Both come from one source each, so neither can drift:
   that takes parameters (``player_history``) has no view: its query cannot run without
   them. The dashboard's own queries (``sql/internal/``) that bind no parameter are views
   of the schema ``internal`` (:data:`INTERNAL_SCHEMA`) the same way, apart from the
-  reports. Views of queries that no longer exist (or moved to the other schema) are
-  dropped.
+  reports. ``internal`` also holds what several queries share (``player_names``, each
+  player's latest name, read by two reports and a dashboard query): a view is made after
+  the views it reads (:func:`creation_order`, and ``internal`` before ``reports``), as
+  DuckDB binds a view's query when it is made. Views of queries that no longer exist (or
+  moved to the other schema) are dropped.
 
 :func:`comment_statements` and :func:`view_statements` give the statements;
 :func:`zhuoji.flows.warehouse.schema.apply_catalog` runs them after the schema files on every
@@ -41,6 +44,7 @@ __all__ = [
     "TableDoc",
     "ViewStatement",
     "comment_statements",
+    "creation_order",
     "parse_column_comments",
     "parse_schema_comments",
     "quote_identifier",
@@ -48,6 +52,7 @@ __all__ = [
     "schema_comments",
     "split_comment",
     "view_comment",
+    "view_reads",
     "view_reports",
     "view_statements",
 ]
@@ -307,6 +312,45 @@ def parse_column_comments(text: str, source: str) -> dict[str, str]:
     return out
 
 
+_QUALIFIED = re.compile(
+    r'(?<![A-Za-z0-9_."])"?([A-Za-z_][A-Za-z0-9_]*)"?\s*\.\s*"?([A-Za-z_][A-Za-z0-9_]*)"?'
+)
+
+
+def view_reads(text: str, schema: str) -> set[str]:
+    """The views of ``schema`` a query reads: each ``schema.name`` in its code (not in a
+    ``--`` comment), by name."""
+    code = "\n".join(split_comment(line)[0] for line in text.splitlines())
+    return {name for owner, name in _QUALIFIED.findall(code) if owner.lower() == schema.lower()}
+
+
+def creation_order(queries: Mapping[str, str], schema: str) -> list[str]:
+    """The views of ``schema`` (name -> query text) in the order they can be made: by
+    name, each after the views of the schema it reads (DuckDB binds a view's query when
+    it is made, so ``internal.player_names`` must exist before a view reading it). A
+    cycle is a :class:`CatalogError` naming its views."""
+    order: list[str] = []
+    state: dict[str, bool] = {}  # False: being placed, True: placed
+
+    def place(name: str, path: tuple[str, ...]) -> None:
+        if state.get(name) is True:
+            return
+        if state.get(name) is False:
+            cycle = " -> ".join(f"{schema}.{n}" for n in (*path[path.index(name):], name))
+            # a programming error, never a user's: not translated
+            raise CatalogError(f"sql/{_FOLDERS.get(schema, schema)}: views read each other "
+                               f"({cycle})")
+        state[name] = False
+        for read in sorted(view_reads(queries[name], schema) & set(queries) - {name}):
+            place(read, (*path, name))
+        state[name] = True
+        order.append(name)
+
+    for name in sorted(queries):
+        place(name, ())
+    return order
+
+
 def view_statements(
     existing: Mapping[str, str | None],
     reports: Mapping[str, str],
@@ -318,10 +362,11 @@ def view_statements(
     dashboard's queries) hold exactly one view per parameter-free query: drop the views
     of queries that are gone, create or replace the others from their files (``reports``:
     name -> SQL text) with their comments (:func:`view_comment`) and their columns'
-    (:func:`parse_column_comments`). ``existing`` maps the views the schema holds to their
+    (:func:`parse_column_comments`), each after the views of ``schema`` it reads
+    (:func:`creation_order`). ``existing`` maps the views the schema holds to their
     comments: a view whose comment is already the wanted one is current and left alone,
     so an up-to-date warehouse gets no statement."""
-    views = view_reports(parameters)
+    views = creation_order({n: reports[n] for n in view_reports(parameters)}, schema)
     quoted = quote_identifier(schema)
     out: list[ViewStatement] = []
     for name in sorted(set(existing) - set(views)):

@@ -10,6 +10,7 @@ import duckdb
 
 from zhuoji.flows.warehouse.schema import (
     SchemaVersionError,
+    catalog_current,
     latest_schema_version,
     schema_version_of,
 )
@@ -39,9 +40,11 @@ def open_reader(
     DuckDB file or cut short (:func:`check_database_file`, :func:`check_blocks`).
 
     A database an older zhuoji wrote is first brought up to date (opened for writing
-    once, as the next ingest would: its new columns filled); one a newer zhuoji wrote,
-    or an older one that cannot be written now (busy, a read-only disk), is a
-    :class:`SchemaVersionError`.
+    once, as the next ingest would: its new columns filled, its views made from this
+    zhuoji's files); one a newer zhuoji wrote, or one of an older schema that cannot be
+    written now (busy, a read-only disk), is a :class:`SchemaVersionError`. One whose
+    schema is current but whose views are not (:func:`catalog_current`) is read as it
+    is when it cannot be written now.
 
     ``sealed``: the connection reaches nothing but this database (no file is read or
     written, no extension loaded, no setting changed): what ``zhuoji sql`` runs a
@@ -57,16 +60,29 @@ def open_reader(
         raise
     version = schema_version_of(con)
     latest = latest_schema_version()
-    if version < 0 or version == latest:  # no schema_version table: not ours to upgrade
+    if version < 0:  # no schema_version table: not ours to upgrade
+        return con
+    try:
+        current = version == latest and catalog_current(con)
+    except BaseException:
+        con.close()
+        raise
+    if current:
         return con
     con.close()
     if version > latest:
         raise SchemaVersionError(str(path), version, latest)
-    # written by an older zhuoji: brought up to date once, as the next ingest would
+    # written by an older zhuoji (its schema, or its views: a report reading a view it
+    # lacks, as internal.player_names), brought up to date once, as the next ingest would
     try:
         open_writer(path).close()
-    except WarehouseError as exc:
-        raise SchemaVersionError(str(path), version, latest, str(exc)) from None
+    except (WarehouseError, duckdb.Error) as exc:
+        if version < latest:
+            if isinstance(exc, WarehouseError):
+                raise SchemaVersionError(str(path), version, latest, str(exc)) from None
+            raise
+        # only its views are older and it cannot be written now (busy, a read-only
+        # disk): read it as it is
     return _connect_reader(path, config)
 
 

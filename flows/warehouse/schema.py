@@ -140,15 +140,17 @@ def fill_families(con: duckdb.DuckDBPyConnection) -> None:
         raise
 
 
-VIEW_SCHEMAS = ((catalog.REPORT_SCHEMA, REPORTS_FOLDER), (catalog.INTERNAL_SCHEMA, INTERNAL_FOLDER))
-"""Each schema of views and the folder of ``sql/`` its queries are read from."""
+VIEW_SCHEMAS = ((catalog.INTERNAL_SCHEMA, INTERNAL_FOLDER), (catalog.REPORT_SCHEMA, REPORTS_FOLDER))
+"""Each schema of views and the folder of ``sql/`` its queries are read from, in the order
+their views are made: ``internal`` first, as reports read its views (``internal.player_names``)
+and DuckDB binds a view's query when it is made."""
 
 
-def apply_catalog(con: duckdb.DuckDBPyConnection, files: Sequence[SchemaFile]) -> None:
-    """Comment every table and column from the DDL files' comments and make the views
-    (``reports.<name>`` for each parameter-free report, ``internal.<name>`` for each of the
-    dashboard's), their columns commented, in one transaction; only what changed is
-    written (see :mod:`zhuoji.flows.warehouse.catalog`)."""
+def catalog_statements(
+    con: duckdb.DuckDBPyConnection, files: Sequence[SchemaFile]
+) -> tuple[list[str], list[catalog.ViewStatement]]:
+    """The ``COMMENT ON`` statements and the view statements that would bring the
+    database's catalog up to date (none for an up-to-date one); only reads."""
     tables = catalog.schema_comments(f.path for f in files)
     stored = [
         (str(t), None if c is None else str(c), None if m is None else str(m))
@@ -168,7 +170,22 @@ def apply_catalog(con: duckdb.DuckDBPyConnection, files: Sequence[SchemaFile]) -
             {n: sql_parameters(t) for n, t in texts.items()},
             schema,
         )
-    comments = catalog.comment_statements(stored, tables)
+    return catalog.comment_statements(stored, tables), statements
+
+
+def catalog_current(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the database's comments and views are those of this zhuoji's files (a
+    warehouse written by a zhuoji whose report or dashboard files differ is not)."""
+    comments, statements = catalog_statements(con, list(generate_schema_files()))
+    return not comments and not statements
+
+
+def apply_catalog(con: duckdb.DuckDBPyConnection, files: Sequence[SchemaFile]) -> None:
+    """Comment every table and column from the DDL files' comments and make the views
+    (``reports.<name>`` for each parameter-free report, ``internal.<name>`` for each of the
+    dashboard's queries), their columns commented, in one transaction; only what changed
+    is written (see :mod:`zhuoji.flows.warehouse.catalog`)."""
+    comments, statements = catalog_statements(con, files)
     if not comments and not statements:
         return
     con.begin()

@@ -4,22 +4,6 @@ WITH everyone AS (
     FROM players AS p
     JOIN games AS g USING (game_id)
 ),
-names AS (
-    SELECT player_id, name
-    FROM (
-        SELECT
-            p.player_id,
-            p.name,
-            row_number() OVER (
-                PARTITION BY p.player_id
-                ORDER BY g.started_at DESC NULLS LAST, p.game_id DESC, p.name
-            ) AS pick
-        FROM players AS p
-        JOIN games AS g USING (game_id)
-        WHERE p.name IS NOT NULL
-    )
-    WHERE pick = 1
-),
 span AS (
     SELECT
         g.family,
@@ -112,7 +96,7 @@ SELECT
     sp.last_played  -- when the last started (UTC)
 FROM everyone AS e
 LEFT JOIN seats AS s ON s.family IS NOT DISTINCT FROM e.family AND s.player_id = e.player_id
-LEFT JOIN names AS n ON n.player_id = e.player_id
+LEFT JOIN internal.player_names AS n ON n.player_id = e.player_id
 LEFT JOIN span AS sp ON sp.family IS NOT DISTINCT FROM e.family AND sp.player_id = e.player_id
 LEFT JOIN findings AS f ON f.family IS NOT DISTINCT FROM e.family AND f.player_id = e.player_id
 LEFT JOIN disputes AS d ON d.family IS NOT DISTINCT FROM e.family AND d.player_id = e.player_id

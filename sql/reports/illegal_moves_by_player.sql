@@ -1,22 +1,6 @@
 -- Illegal-move findings per player and code (findings with no player at fault are left out).
 -- zh: 按玩家和代码统计的违规发现（不归咎于任何玩家的发现不计）。
-WITH names AS (
-    SELECT player_id, name
-    FROM (
-        SELECT
-            p.player_id,
-            p.name,
-            row_number() OVER (
-                PARTITION BY p.player_id
-                ORDER BY g.started_at DESC NULLS LAST, p.game_id DESC, p.name
-            ) AS pick
-        FROM players AS p
-        JOIN games AS g USING (game_id)
-        WHERE p.name IS NOT NULL
-    )
-    WHERE pick = 1
-),
-counts AS (
+WITH counts AS (
     SELECT
         player_id,
         code,
@@ -35,5 +19,5 @@ SELECT
     c.hands,                -- hands holding at least one of them
     c.fatal                 -- findings that stopped the hand's replay
 FROM counts AS c
-LEFT JOIN names AS n USING (player_id)
+LEFT JOIN internal.player_names AS n USING (player_id)
 ORDER BY c.player_id, c.findings DESC, c.code

@@ -1,22 +1,6 @@
 -- Players ranked by net score (recomputed) within each rule family, one ranking per family (their points are on different scales): hands, win, self-draw and deal-in rates, average win value, kongs and chickens per hand (NULL for a family without chickens).
 -- zh: 各玩法内按净得分（重算）排名的玩家，每种玩法一张排名（各玩法分值尺度不同）：手数、胡牌率、自摸率与点炮率、平均胡牌分值、每手的杠与鸡（没有鸡的玩法为 NULL）。
-WITH names AS (
-    SELECT player_id, name
-    FROM (
-        SELECT
-            p.player_id,
-            p.name,
-            row_number() OVER (
-                PARTITION BY p.player_id
-                ORDER BY g.started_at DESC NULLS LAST, p.game_id DESC, p.name
-            ) AS pick
-        FROM players AS p
-        JOIN games AS g USING (game_id)
-        WHERE p.name IS NOT NULL
-    )
-    WHERE pick = 1
-),
-board AS (
+WITH board AS (
     SELECT
         g.family,
         row_number() OVER (
@@ -50,5 +34,5 @@ SELECT
     b.kongs_per_hand,     -- kongs made per hand (exposed, added and concealed; robbed kongs not counted)
     b.chickens_per_hand   -- chickens the player was paid for per hand, all kinds; NULL for a family without chickens
 FROM board AS b
-LEFT JOIN names AS n USING (player_id)
+LEFT JOIN internal.player_names AS n USING (player_id)
 ORDER BY b.family NULLS LAST, b.rank

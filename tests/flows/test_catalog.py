@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from tests.flows.conftest import Corpus, ingest_plain
 from zhuoji.flows.cli.main import app
 from zhuoji.flows.warehouse import catalog
+from zhuoji.flows.warehouse import schema as warehouse_schema
 from zhuoji.flows.warehouse import store as warehouse
 from zhuoji.flows.warehouse.analyst import open_warehouse
 from zhuoji.flows.warehouse.reader import open_reader
@@ -386,6 +387,144 @@ def test_names_beside_ids(sample_db: Path, tmp_path: Path) -> None:
     with open_warehouse(renamed) as wh:
         board = wh.report("leaderboard").filter(pl.col("player_id") == player)
         assert set(board["player_name"].to_list()) == {"新名字"}
+
+
+def test_latest_names_are_written_once(sample_db: Path) -> None:
+    """Each player's latest name is one query, ``internal.player_names``, which the two
+    reports and the dashboard's players query read; none repeats it."""
+    readers = ("leaderboard", "illegal_moves_by_player", "dashboard_players")
+    for name in readers:
+        text = read_query(name)
+        assert "JOIN internal.player_names AS n" in text, name
+    picking = [n for n in [*report_names(), *internal_names()]
+               if "ORDER BY g.started_at DESC NULLS LAST, p.game_id DESC, p.name" in read_query(n)]
+    assert picking == ["player_names"]
+    assert set(readers) <= {n for n in [*report_names(), *internal_names()]
+                            if "player_names" in catalog.view_reads(read_query(n),
+                                                                    catalog.INTERNAL_SCHEMA)}
+    names = dict(_rows(sample_db, "SELECT player_id, name FROM internal.player_names"))
+    assert names and names == {p: n for p, n in _latest_names(sample_db).items()
+                               if n is not None}
+    assert _rows(sample_db, "SELECT column_name, comment IS NOT NULL FROM duckdb_columns() "
+                     "WHERE schema_name = 'internal' AND table_name = 'player_names'") == [
+        ("player_id", True), ("name", True)]
+
+
+def test_a_view_is_made_after_the_views_it_reads() -> None:
+    """DuckDB binds a view's query when it is made: ``internal.dashboard_players`` (first
+    by name) is made after ``internal.player_names``, which it reads, and the report
+    views after the ``internal`` ones."""
+    texts = {n: read_query(n) for n in internal_names()}
+    order = catalog.creation_order(texts, catalog.INTERNAL_SCHEMA)
+    assert sorted(order) == sorted(texts)
+    assert order.index("player_names") < order.index("dashboard_players")
+    assert [s for s, _ in warehouse_schema.VIEW_SCHEMAS] == [catalog.INTERNAL_SCHEMA,
+                                                    catalog.REPORT_SCHEMA]
+    statements = catalog.view_statements(
+        {}, texts, dict.fromkeys(texts, "x"), {n: sql_parameters(t) for n, t in texts.items()},
+        catalog.INTERNAL_SCHEMA)
+    made = [s.report for s in statements if s.sql.startswith("CREATE OR REPLACE VIEW")]
+    assert made.index("player_names") < made.index("dashboard_players")
+    # a name in a comment is not read; views that read each other are refused, named
+    assert catalog.view_reads("SELECT 1  -- not internal.a\nFROM internal.b, x.c",
+                              "internal") == {"b"}
+    assert catalog.creation_order({"b": "SELECT * FROM s.a", "a": "SELECT 1"}, "s") == [
+        "a", "b"]
+    with pytest.raises(catalog.CatalogError,
+                       match=r"views read each other \(s\.a -> s\.b -> s\.a\)"):
+        catalog.creation_order({"a": "FROM s.b", "b": "FROM s.a"}, "s")
+
+
+def test_a_warehouse_without_player_names_gets_it_at_its_next_open(
+    sample_db: Path, tmp_path: Path
+) -> None:
+    """A warehouse an older zhuoji wrote (schema 021, each query with the names in a CTE
+    of its own, no ``internal.player_names``): the next open (here a report's) makes the
+    view before the report views that read it."""
+    old = tmp_path / "old.duckdb"
+    shutil.copyfile(sample_db, old)
+    inline = "(" + read_query("player_names").split("\n", 1)[1].rstrip() + "\n)"
+    con = duckdb.connect(str(old))
+    try:
+        con.execute("ALTER TABLE ingest_runs DROP COLUMN disputed_hands")
+        con.execute("DELETE FROM schema_version WHERE version >= 22")
+        con.execute("DROP SCHEMA internal CASCADE")
+        for name in ("leaderboard", "illegal_moves_by_player"):
+            text = read_report(name).replace("internal.player_names", inline)
+            con.execute(f"CREATE OR REPLACE VIEW reports.{name} AS {text}")
+        before = {n: con.execute(f"SELECT * FROM reports.{n}").fetchall()
+                  for n in ("leaderboard", "illegal_moves_by_player")}
+    finally:
+        con.close()
+    result = runner.invoke(app, ["report", "leaderboard", "--db", str(old), "-f", "csv"])
+    assert result.exit_code == 0, result.output
+    assert ("internal", "player_names") in _rows(
+        old, "SELECT schema_name, view_name FROM duckdb_views() WHERE NOT internal")
+    for name, rows in before.items():
+        assert _rows(old, f"SELECT * FROM reports.{name}") == rows
+        (definition,) = _rows(old, "SELECT sql FROM duckdb_views() WHERE schema_name = "
+                                   "'reports' AND view_name = ?", [name])
+        assert "internal.player_names" in str(definition[0])
+    assert _rows(old, "SELECT * FROM internal.dashboard_players") == _rows(
+        sample_db, "SELECT * FROM internal.dashboard_players")
+
+
+def _without_player_names(src: Path, dst: Path) -> Path:
+    """A copy of ``src`` as the zhuoji before ``internal.player_names`` wrote it (the
+    schema as now): the view missing, the two reports' views naming players in their own
+    query."""
+    shutil.copyfile(src, dst)
+    inline = "(" + read_query("player_names").split("\n", 1)[1].rstrip() + "\n)"
+    con = duckdb.connect(str(dst))
+    try:
+        con.execute("DROP VIEW internal.player_names")
+        for name in ("leaderboard", "illegal_moves_by_player"):
+            text = read_report(name).replace("internal.player_names", inline)
+            con.execute(f"CREATE OR REPLACE VIEW reports.{name} AS {text}")
+    finally:
+        con.close()
+    return dst
+
+
+def test_a_current_schema_without_player_names_gets_it_at_a_read(
+    sample_db: Path, tmp_path: Path
+) -> None:
+    """The schema is current but the views are not (written before the reports read
+    ``internal.player_names``): a reading command brings them up to date first, and the
+    report runs."""
+    old = _without_player_names(sample_db, tmp_path / "old.duckdb")
+    result = runner.invoke(app, ["report", "leaderboard", "--db", str(old), "-f", "csv"])
+    assert result.exit_code == 0, result.output
+    expected = runner.invoke(app, ["report", "leaderboard", "--db", str(sample_db), "-f", "csv"])
+    assert result.stdout == expected.stdout
+    assert _rows(old, "SELECT count(*) FROM internal.player_names") == _rows(
+        sample_db, "SELECT count(*) FROM internal.player_names")
+
+
+def test_views_not_current_are_read_as_they_are_while_another_process_holds_it(
+    sample_db: Path, tmp_path: Path
+) -> None:
+    """When the views cannot be brought up to date now (another process holds the file),
+    a reading command reads the warehouse as it is instead of failing."""
+    import subprocess
+    import sys
+
+    old = _without_player_names(sample_db, tmp_path / "old.duckdb")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys; c = duckdb.connect(sys.argv[1], "
+         "read_only=True); print('ready', flush=True); sys.stdin.read()", str(old)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "ready\n"
+        result = runner.invoke(app, ["report", "disputed_hands", "--db", str(old)])
+        assert result.exit_code == 0, result.output
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    assert ("internal", "player_names") not in _rows(
+        old, "SELECT schema_name, view_name FROM duckdb_views() WHERE NOT internal")
 
 
 # --- the dashboard's queries: apart from the reports -------------------------------------
