@@ -18,7 +18,7 @@ is an error, and nothing is written.
 Measured with DuckDB 2.0.1 writing and DuckDB 1.5.6 reading the warehouse of
 ``data/sample`` (docs/pipeline.md, "Opening the warehouse in BI tools"): every storage
 version from v1.0.0 to v1.5.0 keeps everything above (each table's rows identical, the
-views' results identical, all 124 comments); v1.0.0, the oldest DuckDB 2 writes, is
+views' results identical, all its comments); v1.0.0, the oldest DuckDB 2 writes, is
 what every DuckDB from 0.10 on opens, hence the default. DuckDB records what a file
 needs as a tag (``v1.0.0+``), reported as :attr:`ExportResult.readable_from`.
 """
