@@ -521,6 +521,7 @@ class RunSteps(Protocol):
         """Make the summary known where the run is watched."""
 
 
+@watch_interrupts()  # (a Ctrl-C that DuckDB turns into an error of its own)
 def ingest_steps(
     steps: RunSteps,
     *,
@@ -546,38 +547,6 @@ def ingest_steps(
     process again are removed (each step its own transaction, each one safe to repeat).
     Batches are pipelined where ``steps`` can: the next batch is processed while this
     process loads one."""
-    with watch_interrupts():  # (a Ctrl-C that DuckDB turns into an error of its own)
-        return _ingest_steps(
-            steps,
-            args=args,
-            files=files,
-            db=db,
-            workers=workers,
-            batch_size=batch_size,
-            runner_label=runner_label,
-            progress=progress,
-            writer_threads=writer_threads,
-            full_refresh=full_refresh,
-            prune=prune,
-            wait=wait,
-        )
-
-
-def _ingest_steps(
-    steps: RunSteps,
-    *,
-    args: Sequence[str],
-    files: Sequence[str],
-    db: str,
-    workers: int,
-    batch_size: int | None,
-    runner_label: str,
-    progress: bool,
-    writer_threads: int | None,
-    full_refresh: bool,
-    prune: bool,
-    wait: float,
-) -> RunSummary:
     started = time.perf_counter()
     started_at = datetime.now(UTC).replace(tzinfo=None)
     logger = steps.logger
