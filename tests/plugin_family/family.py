@@ -1,0 +1,29 @@
+"""The 平胡 test family's registration: imported by the registry's lookup when
+``ZHUOJI_FAMILIES`` names this folder (or an entry point of ``zhuoji.families`` names this
+module)."""
+
+from __future__ import annotations
+
+from zhuoji.rules.families import Family, register
+from zhuoji.rules.tiles import TileSet
+
+from . import _until_merged
+from .legality import table_rules
+from .patterns import PATTERNS
+from .settings import Ruleset
+from .settlement import audit_result, settle
+
+FAMILY: Family = register(
+    Family(
+        name="pinghu",
+        title="平胡 pinghu: a test family kept outside zhuoji, pong and kong, paid by pattern",
+        settings=Ruleset,
+        settle=settle,
+        audit_result=audit_result,
+        patterns=PATTERNS,
+        tile_set=TileSet.SUITED,
+        table_rules=table_rules,
+    )
+)
+
+_until_merged.install()
