@@ -2,7 +2,8 @@
 
 :func:`replay_snapshots` plays a hand's events on a :class:`~zhuoji.rules.table.Table` and, after
 the deal and after every applied event, reads the table's public state: each seat's
-concealed tiles, melds and discards, the wall count, the seat to act and the phase. The
+concealed tiles, melds and discards, the wall count, the seat to act and the phase, and
+the marks the ruleset's family puts on it (``Family.panel_marks``). The
 first fatal violation stops the replay, as it stops :func:`~zhuoji.rules.replay.replay_hand`;
 the event that caused it is not applied (the last snapshot is the table before it).
 Nothing here changes the table other than through :meth:`~zhuoji.rules.table.Table.step`.
@@ -31,6 +32,7 @@ from zhuoji.rules.events import (
     SmallWin,
     Win,
 )
+from zhuoji.rules.families import family_of
 from zhuoji.rules.melds import Meld, MeldKind
 from zhuoji.rules.settings import RulesetBase
 from zhuoji.rules.table import IllegalMoveError, Table
@@ -117,7 +119,11 @@ def _meld_data(meld: Meld) -> Data:
 
 
 def table_data(table: Table) -> Data:
-    """The table's state now, read through its public methods only."""
+    """The table's state now, read through its public methods only. The family's marks
+    (``Family.panel_marks``, :mod:`zhuoji.rules.marks`) are each seat's ``marks`` and the
+    table's (``marks``), as plain data."""
+    hook = family_of(table.ruleset).panel_marks
+    marks = () if hook is None else tuple(hook(table))
     seats = []
     for seat in range(table.n_players):
         data: Data = {
@@ -127,7 +133,7 @@ def table_data(table: Table) -> Data:
                 {"tile": d.tile.text, "claimed": d.claimed_by is not None}
                 for d in table.discards(seat)
             ],
-            "ready": table.declared_ready_at(seat) is not None,
+            "marks": [m.data() for m in marks if m.seat == seat],
         }
         flowers = table.flowers(seat)
         if flowers:  # a family with flowers: those the seat has shown
@@ -138,7 +144,7 @@ def table_data(table: Table) -> Data:
         "phase": table.phase.value,
         "wall_left": table.wall_left,
         "winners": [w.seat for w in table.winners],
-        "flip": None if table.flip is None else table.flip.text,
+        "marks": [m.data() for m in marks if m.seat is None],
         "seats": seats,
     }
 

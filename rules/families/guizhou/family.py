@@ -6,6 +6,7 @@ from types import MappingProxyType
 
 from zhuoji.rules.families import Family, register
 from zhuoji.rules.families.guizhou.legality import table_rules
+from zhuoji.rules.families.guizhou.panel import hand_marks, panel_marks
 from zhuoji.rules.families.guizhou.patterns import Pattern
 from zhuoji.rules.families.guizhou.settings import Ruleset
 from zhuoji.rules.families.guizhou.settlement import audit_result, settle
@@ -24,6 +25,8 @@ FAMILY: Family = register(
         table_rules=table_rules,
         chickens=True,
         extras=MappingProxyType({"simulate": "zhuoji.rules.families.guizhou.simulate"}),
+        panel_marks=panel_marks,
+        hand_marks=hand_marks,
     )
 )
 """The family as registered."""
