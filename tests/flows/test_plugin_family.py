@@ -266,6 +266,7 @@ def test_the_dashboard(warehouse: tuple[Path, dict[str, Any]], tmp_path: Path) -
     (page,) = (out / "zh" / "hands").glob("pinghu-disputed-h*.html")
     text = page.read_text(encoding="utf-8")
     assert "平和" in text and "和牌" in text and "replay" in text
+    assert '"pinghu_won"' in text and "已和" in text  # its badge on the replay panel
     assert (out / "hands" / page.name).is_file()
 
 

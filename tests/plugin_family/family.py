@@ -9,6 +9,7 @@ from zhuoji.rules.tiles import TileSet
 
 from . import _until_merged
 from .legality import table_rules
+from .panel import panel_marks
 from .patterns import PATTERNS
 from .settings import Ruleset
 from .settlement import audit_result, settle
@@ -23,6 +24,7 @@ FAMILY: Family = register(
         patterns=PATTERNS,
         tile_set=TileSet.SUITED,
         table_rules=table_rules,
+        panel_marks=panel_marks,
     )
 )
 
