@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from zhuoji.rules.event_kinds import EventKind
 from zhuoji.rules.messages import Message
 from zhuoji.rules.settings import RulesetBase, RulesetError
 from zhuoji.rules.tiles import TileSet
@@ -83,6 +84,13 @@ class Family:
     ruleset)`` gives a hand's :class:`~zhuoji.rules.continuing.Carry` from the game's previous
     hand's :class:`~zhuoji.rules.replay.HandReplay` and the carry it started with (both ``None``
     for the game's first hand)."""
+    # --- the event kinds the family declares itself
+    event_declarations: tuple[EventKind, ...] = ()
+    """The declarations of the family's own event kinds (each an
+    :class:`~zhuoji.rules.event_kinds.EventKind`, in its folder's ``events`` module): the
+    log's name, fields, token, snapshot and text of each. The core's and its mechanics'
+    kinds are declared in :mod:`zhuoji.rules.event_kinds`; ``event_kinds`` names which of
+    all the declared kinds the family plays."""
 
 
 REGISTRATION_MODULE = "family"
