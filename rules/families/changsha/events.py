@@ -9,6 +9,7 @@ from typing import Any
 from zhuoji.rules.event_kinds import Data, EventField, EventKind, FieldKind
 from zhuoji.rules.events import SmallWin
 from zhuoji.rules.families.changsha.patterns import SmallWinKind
+from zhuoji.rules.messages import Message
 
 
 def _snapshot(ev: Any) -> Data:
@@ -24,7 +25,9 @@ SMALL_WIN = EventKind(
                 "板板胡, missing_suit 缺一色, two_triplets 六六顺"),
      EventField("tiles", FieldKind.TILES, min_length=1, description="the tiles shown")),
     snapshot=_snapshot,
+    describe=lambda ev: Message("seat {seat}: small_win", ev.seat),
 )
-"""``small_win``: no token in the tests' notation; its snapshot names the small win."""
+"""``small_win``: no token in the tests' notation; its snapshot names the small win; the
+core's messages call it ``seat N: small_win`` (the family's own checks say more)."""
 
 EVENT_KINDS: tuple[EventKind, ...] = (SMALL_WIN,)
