@@ -10,25 +10,32 @@ log and the engine (``flows/audit/bridge.py``) find a kind by :func:`kind_of` an
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from zhuoji.rules.event_kinds import CORE_KINDS, EventKind
-from zhuoji.rules.families import families
+from zhuoji.rules.families import Family, families
 
 __all__ = ["all_event_kinds", "describe_event", "event_name", "kind_named", "kind_of"]
 
-_BY_CLASS: dict[type, EventKind] = {}
-_BY_NAME: dict[str, EventKind] = {}
-_ALL: list[EventKind] = []
-_SEEN: list[object] = [None]  # the families the tables were built from
+
+class _Tables(NamedTuple):
+    registered: tuple[Family, ...]  # the families the tables were built from
+    kinds: tuple[EventKind, ...]
+    by_name: dict[str, EventKind]
+    by_class: dict[type, EventKind]
 
 
-def _load() -> None:
-    """Build the tables when the registered families are not those they were built from
-    (a family kept elsewhere, a test's, registers when its module is imported)."""
+_TABLES: list[_Tables] = [_Tables((), (), {}, {})]
+
+
+def _tables() -> _Tables:
+    """The tables, built again when the registered families are not those they were built
+    from (a family kept elsewhere, a test's, registers when its module is imported). Built
+    aside and put in place at once: a lookup never sees them half built."""
     registered = families()
-    if _SEEN[0] == registered:
-        return
+    tables = _TABLES[0]
+    if tables.registered == registered and tables.kinds:
+        return tables
     kinds = list(CORE_KINDS)
     for family in registered:
         kinds.extend(family.event_declarations)
@@ -44,36 +51,26 @@ def _load() -> None:
             raise ValueError(f"{kind.cls.__name__} is the value of two event kinds")
         by_name[kind.name] = kind
         by_class[kind.cls] = kind
-    _ALL[:] = list(by_name.values())
-    _BY_NAME.clear()
-    _BY_NAME.update(by_name)
-    _BY_CLASS.clear()
-    _BY_CLASS.update(by_class)
-    _SEEN[0] = registered
+    tables = _Tables(registered, tuple(by_name.values()), by_name, by_class)
+    _TABLES[0] = tables
+    return tables
 
 
 def all_event_kinds() -> tuple[EventKind, ...]:
     """Every declared event kind: the core's, then the families' (by family name)."""
-    _load()
-    return tuple(_ALL)
+    return _tables().kinds
 
 
 def kind_named(name: str) -> EventKind:
     """The kind whose events the log names ``name``; ``KeyError`` when none is declared."""
-    kind = _BY_NAME.get(name)
-    if kind is None:
-        _load()
-        kind = _BY_NAME[name]
-    return kind
+    kind = _TABLES[0].by_name.get(name)
+    return kind if kind is not None else _tables().by_name[name]
 
 
 def kind_of(event: object) -> EventKind:
     """The declared kind of an engine event; ``KeyError`` when its class is of none."""
-    kind = _BY_CLASS.get(type(event))
-    if kind is None:
-        _load()
-        kind = _BY_CLASS[type(event)]
-    return kind
+    kind = _TABLES[0].by_class.get(type(event))
+    return kind if kind is not None else _tables().by_class[type(event)]
 
 
 def event_name(event: object) -> str:

@@ -53,12 +53,15 @@ _CONVERTERS: dict[type, Callable[[Any], Event]] = {}
 def _converters() -> dict[type, Callable[[Any], Event]]:
     """The converter of each event class of both readers to the engine's value, built from
     the kinds' declarations (:mod:`zhuoji.rules.event_kinds`) on first use."""
-    if not _CONVERTERS:
+    table = _CONVERTERS
+    if not table:
+        built: dict[type, Callable[[Any], Event]] = {}
         for cls in (*get_args(get_args(LogEvent)[0]), *fast.EVENT_CLASSES):
             name = (cls.__struct_config__.tag if issubclass(cls, msgspec.Struct)
                     else cls.__dataclass_fields__["type"].default)
-            _CONVERTERS[cls] = from_log(kind_named(name))
-    return _CONVERTERS
+            built[cls] = from_log(kind_named(name))
+        table.update(built)  # at once: another thread never sees it half built
+    return table
 
 
 def hand_records(game: Game | fast.Game) -> list[HandRecord]:
