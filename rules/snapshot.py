@@ -14,23 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from zhuoji.rules.event_kinds import generic_snapshot
+from zhuoji.rules.event_registry import kind_of
 from zhuoji.rules.events import (
-    Bird,
-    Chow,
-    Discard,
-    Draw,
     Event,
-    ExhaustiveDraw,
-    Flip,
-    Flower,
     HandRecord,
-    Kong,
-    Pong,
-    Ready,
-    Roll,
-    Seabed,
-    SmallWin,
-    Win,
 )
 from zhuoji.rules.families import family_of
 from zhuoji.rules.melds import Meld, MeldKind
@@ -64,51 +52,15 @@ class HandSnapshots:
 
 
 def event_data(event: Event) -> Data:
-    """An event as plain data: ``kind`` and the fields it has (tiles as text)."""
-    if isinstance(event, Draw):
-        return {"kind": "draw", "seat": event.seat, "tile": event.tile.text}
-    if isinstance(event, Discard):
-        return {"kind": "discard", "seat": event.seat, "tile": event.tile.text}
-    if isinstance(event, Pong):
-        return {
-            "kind": "pong", "seat": event.seat, "tile": event.tile.text,
-            "from": event.from_seat,
-        }
-    if isinstance(event, Kong):
-        return {
-            "kind": f"kong_{event.kind.value}", "seat": event.seat, "tile": event.tile.text,
-            "from": event.from_seat,
-        }
-    if isinstance(event, Ready):
-        return {"kind": "ready", "seat": event.seat}
-    if isinstance(event, Win):
-        return {
-            "kind": "win" if event.from_seat is not None else "self_draw_win",
-            "seat": event.seat, "tile": event.tile.text, "from": event.from_seat,
-        }
-    if isinstance(event, Flip):
-        return {"kind": "flip", "tile": event.tile.text}
-    if isinstance(event, ExhaustiveDraw):
-        return {"kind": "exhaustive_draw"}
-    if isinstance(event, Flower):
-        return {"kind": "flower", "seat": event.seat, "tile": event.tile.text}
-    if isinstance(event, Chow):
-        return {
-            "kind": "chow", "seat": event.seat, "tiles": [t.text for t in event.tiles],
-            "from": event.from_seat,
-        }
-    # the wall mechanics' events and Changsha's 起手小胡 (``tile`` and ``tiles`` hold tiles
-    # only: the page marks them)
-    if isinstance(event, Roll):
-        return {"kind": "roll", "seat": event.seat, "dice": list(event.dice)}
-    if isinstance(event, Seabed):
-        return {"kind": "seabed_take" if event.take else "seabed_decline", "seat": event.seat}
-    if isinstance(event, Bird):
-        return {"kind": "bird", "tiles": [t.text for t in event.tiles]}
-    if isinstance(event, SmallWin):
-        return {"kind": "small_win", "seat": event.seat, "small_win": event.kind,
-                "tiles": [t.text for t in event.tiles]}
-    return {"kind": type(event).__name__.lower()}
+    """An event as plain data: ``kind`` and the fields it has (tiles as text), as its kind's
+    declaration gives it (:class:`zhuoji.rules.event_kinds.EventKind`'s ``snapshot``)."""
+    try:
+        kind = kind_of(event)
+    except KeyError:  # a value of no declared kind
+        return {"kind": type(event).__name__.lower()}
+    if kind.snapshot is not None:
+        return kind.snapshot(event)
+    return generic_snapshot(kind, event)
 
 
 def _meld_data(meld: Meld) -> Data:

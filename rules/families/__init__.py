@@ -33,6 +33,7 @@ from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Any
 
+from zhuoji.rules.event_kinds import EventKind
 from zhuoji.rules.marks import HandMarks, Mark
 from zhuoji.rules.messages import Message
 from zhuoji.rules.settings import RulesetBase, RulesetError
@@ -114,6 +115,13 @@ class Family:
     (:class:`~zhuoji.rules.marks.HandMarks`: its marked tiles, its lines of facts, its
     notes) from the game's ruleset (None when the stored one cannot be resolved) and the
     warehouse's row of the hand (``dashboard_hand_header``). None: no mark."""
+    # --- the event kinds the family declares itself
+    event_declarations: tuple[EventKind, ...] = ()
+    """The declarations of the family's own event kinds (each an
+    :class:`~zhuoji.rules.event_kinds.EventKind`, in its folder's ``events`` module): the
+    log's name, fields, token, snapshot and text of each. The core's and its mechanics'
+    kinds are declared in :mod:`zhuoji.rules.event_kinds`; ``event_kinds`` names which of
+    all the declared kinds the family plays."""
 
 
 REGISTRATION_MODULE = "family"
