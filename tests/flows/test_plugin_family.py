@@ -64,11 +64,9 @@ def _json(result: subprocess.CompletedProcess[str]) -> Any:
     return json.loads(result.stdout)
 
 
-@pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The family's logs, written by its bots: GAMES games of each preset, and one game
-    whose recorded result of a won hand is tampered with (a disputed hand)."""
-    out = tmp_path_factory.mktemp("pinghu-logs")
+def write_logs(out: Path) -> Path:
+    """The family's logs in ``out``, written by its bots: GAMES games of each preset, and
+    one game whose recorded result of a won hand is tampered with (a disputed hand)."""
     made = subprocess.run(
         [sys.executable, "-P", str(FOLDER / "logs.py"), str(out), str(GAMES), ",".join(PRESETS)],
         capture_output=True, text=True, timeout=300, check=False, cwd=ROOT,
@@ -85,6 +83,12 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (out / "pinghu-disputed.json").write_text(json.dumps(game, ensure_ascii=False),
                                               encoding="utf-8")
     return out
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The family's logs (:func:`write_logs`)."""
+    return write_logs(tmp_path_factory.mktemp("pinghu-logs"))
 
 
 @pytest.fixture(scope="module")
