@@ -40,7 +40,7 @@ with tarfile.open(sdist) as tar:
     in_sdist = {name.removeprefix(top + "/") for name in tar.getnames()}
 need_wheel = (
     [f"zhuoji/flows/sql/{p.relative_to(root / 'sql').as_posix()}" for p in (root / "sql").rglob("*.sql")]
-    + ["zhuoji/" + p.relative_to(root).as_posix() for p in (root / "rules" / "presets").glob("*.toml")]
+    + ["zhuoji/" + p.relative_to(root).as_posix() for p in (root / "rules" / "families").glob("*/presets/*.toml")]
     + ["zhuoji/rules/glossary.toml"]
     + ["zhuoji/" + p.relative_to(root).as_posix() for p in (root / "flows" / "dashboard" / "assets").iterdir()]
 )

@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
+from importlib.resources.abc import Traversable
 from types import MappingProxyType
 from typing import Any
 
@@ -32,6 +35,7 @@ __all__ = [
     "Family",
     "UnknownFamilyError",
     "families",
+    "family_folder",
     "family_named",
     "family_names",
     "family_of",
@@ -83,6 +87,12 @@ class Family:
     ruleset)`` gives a hand's :class:`~zhuoji.rules.continuing.Carry` from the game's previous
     hand's :class:`~zhuoji.rules.replay.HandReplay` and the carry it started with (both ``None``
     for the game's first hand)."""
+    # --- the family's words and presets (the files of its folder)
+    folder: Traversable | None = None
+    """The family's folder, where its files are found by their names: its words
+    (``glossary.toml``, :mod:`zhuoji.rules.glossary`) and its presets (``presets/*.toml``,
+    :mod:`zhuoji.rules.presets`). None: the folder of the package its settings model is
+    defined in (``rules/families/<name>/``, or a family's own package kept elsewhere)."""
 
 
 REGISTRATION_MODULE = "family"
@@ -144,6 +154,16 @@ def family_named(name: str) -> Family:
         raise UnknownFamilyError(Message("unknown family {f:any}; the families are: {all:any}",
                                          repr(name), known))
     return family
+
+
+def family_folder(family: Family) -> Traversable:
+    """The folder a family's files are found in (:attr:`Family.folder`, or by default the
+    folder of the package that defines its settings model)."""
+    if family.folder is not None:
+        return family.folder
+    module = sys.modules[family.settings.__module__]
+    package = module.__name__ if hasattr(module, "__path__") else module.__package__
+    return resources.files(package or module.__name__)
 
 
 def family_of(ruleset: RulesetBase) -> Family:

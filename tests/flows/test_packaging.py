@@ -47,14 +47,15 @@ def test_every_sql_file_is_package_data() -> None:
 
 
 def test_every_preset_and_asset_is_package_data() -> None:
-    presets = list((ROOT / "rules" / "presets").glob("*"))
+    presets = list((ROOT / "rules" / "families").glob("*/presets/*"))
     assert all(p.suffix == ".toml" or p.name == "__init__.py" or p.name == "__pycache__"
                for p in presets), presets
     folder = ROOT / "flows" / "dashboard" / "assets"
     assets = [p for p in folder.iterdir() if p.name != "__pycache__"]
     assert assets and all(p.is_file() for p in assets), "assets are one flat folder ('*')"
     assert _package_data("zhuoji.flows.dashboard.assets") == ["*"]
-    assert _package_data("zhuoji.rules.presets") == ["*.toml"]
+    for family in ("guizhou", "changsha"):
+        assert _package_data(f"zhuoji.rules.families.{family}") == ["presets/*.toml"]
 
 
 def _constraints() -> dict[str, Version]:
