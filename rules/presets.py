@@ -25,8 +25,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from zhuoji.rules.families import (
-    DEFAULT_FAMILY,
     UnknownFamilyError,
+    default_family,
     families,
     family_folder,
     family_named,
@@ -205,7 +205,8 @@ def ruleset_from_table(name: str, table: Mapping[str, Any], where: str = "") -> 
              else Message("preset {p:any}", repr(name)))
     data = dict(table)
     data["name"] = name
-    family_name = data.setdefault("family", DEFAULT_FAMILY)
+    family_name = data["family"] if "family" in data else data.setdefault(
+        "family", default_family())
     if not isinstance(family_name, str):
         raise RulesetError(Message("{l:said}: field 'family': {f:any} is not a family name",
                                    label, repr(family_name)))
