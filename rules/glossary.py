@@ -548,12 +548,22 @@ def _folders() -> dict[str, Traversable]:
     return folders
 
 
+_KEYS: dict[int, tuple[str, ...]] = {}
+"""The key of the glossary's caches by the number of registered families (a family never
+leaves the registry)."""
+
+
 def _key() -> tuple[str, ...]:
-    names = {name for name, _ in _conventional()}
+    """The families whose words the glossary holds: the folders of ``rules/families/`` and
+    the registered families, by name (the caches' key)."""
     registry = sys.modules.get("zhuoji.rules.families")
-    if registry is not None:
-        names.update(family.name for family in registry.registered())
-    return tuple(sorted(names))
+    registered = () if registry is None else registry.registered()
+    key = _KEYS.get(len(registered))
+    if key is None:
+        names = {name for name, _ in _conventional()}
+        names.update(family.name for family in registered)
+        key = _KEYS[len(registered)] = tuple(sorted(names))
+    return key
 
 
 @cache

@@ -109,6 +109,8 @@ the folder's ``__init__`` imports nothing, so that the core may import a family'
 (its types) without registering it half-imported."""
 
 _REGISTRY: dict[str, Family] = {}
+_REGISTERED: list[tuple[Family, ...]] = [()]
+"""The registered families by name, made again at each registration (:func:`registered`)."""
 _discovered: list[bool] = []
 
 
@@ -136,6 +138,7 @@ def register(family: Family) -> Family:
                 raise RulesetError(f"families {other.name!r} and {family.name!r} are both "
                                    "the default family (Family.default)")
     _REGISTRY[family.name] = family
+    _REGISTERED[0] = tuple(_REGISTRY[name] for name in sorted(_REGISTRY))
     return family
 
 
@@ -150,8 +153,8 @@ def _discover() -> None:
 
 def registered() -> tuple[Family, ...]:
     """The families registered so far, by name, without importing the folders of this
-    package first (:func:`families` does)."""
-    return tuple(_REGISTRY[name] for name in sorted(_REGISTRY))
+    package first (:func:`families` does); the same tuple until the next registration."""
+    return _REGISTERED[0]
 
 
 def families() -> tuple[Family, ...]:
