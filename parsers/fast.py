@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import gc
 from datetime import datetime
-from typing import Annotated, Any, Final, Literal, Union
+from typing import Annotated, Any, Final, Literal, Union, get_args
 
 import msgspec
 from msgspec import Meta, Struct
@@ -132,7 +132,7 @@ class ChowEvent(
     t: Count | None = None
 
 
-# --- wallend events: the end of the wall and kong draws
+# --- the wall mechanics' events: the end of the wall and kong draws
 class RollEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="roll"):
     seat: Seat
     dice: Annotated[tuple[Die, ...], Meta(min_length=2, max_length=2)]
@@ -150,14 +150,14 @@ class BirdEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="bird")
     t: Count | None = None
 
 
-# --- claims events
+# --- chow and flowers: the flower shown
 class FlowerEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="flower"):
     seat: Seat
     tile: TileText
     t: Count | None = None
 
 
-# --- sichuan events
+# --- the exchange and the declared suit (换三张, 定缺)
 class ExchangeEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="exchange"):
     seat: Seat
     tiles: Annotated[tuple[TileText, ...], Meta(min_length=1)]
@@ -171,7 +171,7 @@ class DeclareSuitEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag=
     t: Count | None = None
 
 
-# --- changsha events
+# --- the small win shown on the dealt hand (起手小胡)
 class SmallWinEvent(_Event, frozen=True, kw_only=True, tag_field="type", tag="small_win"):
     seat: Seat
     kind: Literal["four_of_a_kind", "no_258", "missing_suit", "two_triplets"]
@@ -197,24 +197,8 @@ Event = Union[  # noqa: UP007  (spelled like the models' union)
     DeclareSuitEvent,
     SmallWinEvent,
 ]
-EVENT_CLASSES: Final = (
-    DrawEvent,
-    DiscardEvent,
-    PongEvent,
-    KongEvent,
-    ReadyEvent,
-    WinEvent,
-    FlipEvent,
-    ExhaustiveDrawEvent,
-    ChowEvent,
-    RollEvent,
-    SeabedEvent,
-    BirdEvent,
-    FlowerEvent,
-    ExchangeEvent,
-    DeclareSuitEvent,
-    SmallWinEvent,
-)
+EVENT_CLASSES: Final[tuple[type[Event], ...]] = get_args(Event)
+"""Every event struct, in the union's order (their tags are the models' ``EVENT_TYPES``)."""
 
 
 class _Value(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, gc=False):
@@ -356,69 +340,16 @@ def parse_game(document: bytes | str, *, tiles: TileSetOf | None = None) -> Game
 # --- from the models ---------------------------------------------------------------------
 
 
+_BY_TYPE: Final[dict[str, type[Event]]] = {
+    str(cls.__struct_config__.tag): cls for cls in EVENT_CLASSES
+}
+
+
 def _event_from_model(event: models.Event) -> Event:
-    if isinstance(event, models.DrawEvent):
-        return DrawEvent(seat=event.seat, tile=event.tile, t=event.t)  # type: ignore[arg-type]
-    if isinstance(event, models.DiscardEvent):
-        return DiscardEvent(seat=event.seat, tile=event.tile, t=event.t)  # type: ignore[arg-type]
-    if isinstance(event, models.PongEvent):
-        return PongEvent(
-            seat=event.seat,
-            tile=event.tile,  # type: ignore[arg-type]
-            from_seat=event.from_seat,
-            t=event.t,
-        )
-    if isinstance(event, models.KongEvent):
-        return KongEvent(
-            seat=event.seat,
-            tile=event.tile,  # type: ignore[arg-type]
-            kind=event.kind,
-            from_seat=event.from_seat,
-            t=event.t,
-        )
-    if isinstance(event, models.ReadyEvent):
-        return ReadyEvent(seat=event.seat, t=event.t)
-    if isinstance(event, models.WinEvent):
-        return WinEvent(
-            seat=event.seat,
-            tile=event.tile,  # type: ignore[arg-type]
-            from_seat=event.from_seat,
-            t=event.t,
-        )
-    if isinstance(event, models.FlipEvent):
-        return FlipEvent(tile=event.tile, t=event.t)  # type: ignore[arg-type]
-    if isinstance(event, models.ChowEvent):
-        return ChowEvent(
-            seat=event.seat,
-            tiles=event.tiles,  # type: ignore[arg-type]
-            from_seat=event.from_seat,
-            t=event.t,
-        )
-    if isinstance(event, models.RollEvent):
-        return RollEvent(seat=event.seat, dice=event.dice, t=event.t)
-    if isinstance(event, models.SeabedEvent):
-        return SeabedEvent(seat=event.seat, take=event.take, t=event.t)
-    if isinstance(event, models.BirdEvent):
-        return BirdEvent(tiles=event.tiles, t=event.t)  # type: ignore[arg-type]
-    if isinstance(event, models.FlowerEvent):
-        return FlowerEvent(seat=event.seat, tile=event.tile, t=event.t)  # type: ignore[arg-type]
-    if isinstance(event, models.ExchangeEvent):
-        return ExchangeEvent(
-            seat=event.seat,
-            tiles=event.tiles,  # type: ignore[arg-type]
-            to=event.to,
-            t=event.t,
-        )
-    if isinstance(event, models.DeclareSuitEvent):
-        return DeclareSuitEvent(seat=event.seat, suit=event.suit, t=event.t)
-    if isinstance(event, models.SmallWinEvent):
-        return SmallWinEvent(
-            seat=event.seat,
-            kind=event.kind,
-            tiles=event.tiles,  # type: ignore[arg-type]
-            t=event.t,
-        )
-    return ExhaustiveDrawEvent(t=event.t)
+    """The same event in this form: the struct of its ``type``, field by field (the
+    models' tiles are canonical text already)."""
+    cls = _BY_TYPE[event.type]
+    return cls(**{name: getattr(event, name) for name in cls.__struct_fields__})
 
 
 def _result_from_model(result: models.Result) -> Result:

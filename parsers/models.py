@@ -6,7 +6,7 @@ canonical suited input is checked by pydantic-core alone, any other accepted spe
 (Chinese names, glyphs, the honours and flowers) is normalised by
 :func:`zhuoji.parsers.tiles.parse_tile_text`. Which tiles a game may hold is given by the
 validation's context (:class:`TileContext`): without one, the 108-tile notation, as before
-the families beyond Guizhou; the readers hold a game to the tiles of its ruleset
+the honours and flowers were read; the readers hold a game to the tiles of its ruleset
 (:func:`validate_game_json`, ``tiles``). Only the format is checked
 here (seats within the player count, lengths per seat); game rules such as deal sizes or a
 fifth copy of a tile are left to the rules layer.
@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass as plain_dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 
 from pydantic import (
     BaseModel,
@@ -261,7 +261,7 @@ class ChowEvent:
     t: Millis | None = None
 
 
-# --- wallend events: the end of the wall and kong draws
+# --- the wall mechanics' events: the end of the wall and kong draws
 @dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
 class RollEvent:
     type: Literal["roll"] = "roll"
@@ -287,7 +287,7 @@ class BirdEvent:
     t: Millis | None = None
 
 
-# --- claims events
+# --- chow and flowers: the flower shown
 @dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
 class FlowerEvent:
     type: Literal["flower"] = "flower"
@@ -296,7 +296,7 @@ class FlowerEvent:
     t: Millis | None = None
 
 
-# --- sichuan events
+# --- the exchange and the declared suit (换三张, 定缺)
 @dataclass(frozen=True, slots=True, kw_only=True, config=_EVENT_CONFIG)
 class ExchangeEvent:
     type: Literal["exchange"] = "exchange"
@@ -319,7 +319,7 @@ class DeclareSuitEvent:
     t: Millis | None = None
 
 
-# --- changsha events
+# --- the small win shown on the dealt hand (起手小胡)
 SmallWinKindText = Literal["four_of_a_kind", "no_258", "missing_suit", "two_triplets"]
 
 
@@ -356,24 +356,10 @@ Event = Annotated[
     ],
     Field(discriminator="type"),
 ]
-EVENT_TYPES: tuple[str, ...] = (
-    "draw",
-    "discard",
-    "pong",
-    "kong",
-    "ready",
-    "win",
-    "flip",
-    "exhaustive_draw",
-    "chow",
-    "roll",
-    "seabed",
-    "bird",
-    "flower",
-    "exchange",
-    "declare_suit",
-    "small_win",
+EVENT_TYPES: tuple[str, ...] = tuple(
+    cls.__dataclass_fields__["type"].default for cls in get_args(get_args(Event)[0])
 )
+"""Every event's ``type``, in the union's order."""
 
 
 class Player(_Frozen):

@@ -6,15 +6,15 @@ Canonical text is a rank digit and a suit letter (``"5m"`` 万, ``"5p"`` 筒, ``
 U+1F02A, the joker, for ``W``); :func:`parse_tile_text` turns any of them into canonical
 text. The table of accepted spellings is data built once at import.
 
-The families beyond Guizhou add honours ``1z``-``7z`` (东 南 西 北 白 发 中, U+1F000-U+1F006)
+The 136- and 144-tile sets add the honours ``1z``-``7z`` (东 南 西 北 白 发 中, U+1F000-U+1F006)
 and flowers ``1f``-``8f`` (春 夏 秋 冬 梅 兰 竹 菊, U+1F026-U+1F029 and U+1F022-U+1F025):
 ``parse_tile_text(text, extended=True)`` reads them. Without ``extended`` an honour or a
 flower is an unknown tile, and the message says which it is.
 
 Which tiles a game may hold is its family's business, not the format's: a reader is given
 a :data:`TileSetOf` (the ruleset's name to the canonical texts of its tiles), and without
-one it holds every game to :data:`SUITED_TILE_SET`, the 108-tile notation of the Guizhou
-logs. ``docs/log-format.md`` ("Honours and flowers") says why.
+one it holds every game to :data:`SUITED_TILE_SET`, the 108-tile notation of the suited
+games. ``docs/log-format.md`` ("Honours and flowers") says why.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from zhuoji.rules.messages import Message
 CANONICAL_TILES: tuple[str, ...] = tuple(
     [f"{rank}{suit}" for suit in "mps" for rank in range(1, 10)] + ["W"]
 )
-"""The 28 canonical tile texts of the Guizhou logs, in the order of ``zhuoji.rules.tiles.Tile``."""
+"""The 28 canonical tile texts of the 108-tile games and the wildcard, in the order of
+``zhuoji.rules.tiles.Tile``."""
 
 HONOUR_TILES: tuple[str, ...] = tuple(f"{rank}z" for rank in range(1, 8))
 """The honours 东 南 西 北 白 发 中, in the order of ``zhuoji.rules.tiles.Tile`` (after ``W``)."""
@@ -39,7 +40,7 @@ EXTENDED_TILES: tuple[str, ...] = CANONICAL_TILES + HONOUR_TILES + FLOWER_TILES
 
 SUITED_TILE_SET: frozenset[str] = frozenset(CANONICAL_TILES)
 """The tiles of the 108-tile games (and the wildcard): what a reader given no
-:data:`TileSetOf` accepts, as every reader did before the families beyond Guizhou."""
+:data:`TileSetOf` accepts, as every reader did before the honours and flowers were read."""
 FULL_TILE_SET: frozenset[str] = frozenset(EXTENDED_TILES)
 """Every tile of the format's notation (144 tiles and the wildcard)."""
 
@@ -119,7 +120,7 @@ def _generate_extra_spellings() -> Iterator[tuple[str, str]]:
 
 
 TILE_SPELLINGS: dict[str, str] = dict(_generate_spellings())
-"""Every accepted spelling of a tile of the Guizhou logs, mapped to its canonical text."""
+"""Every accepted spelling of a suited tile or the wildcard, mapped to its canonical text."""
 EXTRA_SPELLINGS: dict[str, str] = dict(_generate_extra_spellings())
 """Every spelling of an honour or a flower, mapped to its canonical text."""
 EXTENDED_SPELLINGS: dict[str, str] = {**TILE_SPELLINGS, **EXTRA_SPELLINGS}

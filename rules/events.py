@@ -1,7 +1,11 @@
 """The rules engine's own event values (frozen, slotted).
 
 These mirror the log format's events with tiles as :class:`~zhuoji.rules.tiles.Tile`; the
-replayer never sees the parsers' models, a bridge in ``flows/`` converts.
+replayer never sees the parsers' models, a bridge in ``flows/`` converts. Each event kind
+(its log name, fields, token, snapshot and text) is declared once, in
+:mod:`zhuoji.rules.event_kinds` for the core and its mechanics and in a family's folder for
+the family's own kinds (``flip``, ``small_win``): the values here are what the declarations
+build.
 """
 
 from __future__ import annotations
@@ -149,7 +153,7 @@ class Chow:
 quick_init(Chow)
 
 
-# --- claims events
+# --- chow and flowers: the flower shown (rules/claims.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +260,7 @@ class HandRecord:
 quick_init(HandRecord)
 
 
-# --- wallend events: the end of the wall and kong draws (rules/wall_events.py)
+# --- the wall mechanics' events: the end of the wall and kong draws (rules/wall_events.py)
 @dataclass(frozen=True, slots=True)
 class Roll:
     """Dice thrown during the hand (开杠: the kong's replacement is counted by them)."""
@@ -305,7 +309,7 @@ quick_init(Bird)
 WallEvent = Roll | Seabed | Bird
 """The events of the wall mechanics (``roll``, ``seabed``, ``bird``)."""
 
-# --- sichuan events
+# --- the exchange and the declared suit (rules/continuing.py)
 @dataclass(frozen=True, slots=True)
 class Exchange:
     """换三张: ``seat`` passes ``tiles`` (from its dealt hand) to seat ``to``."""
@@ -348,7 +352,7 @@ class DeclareSuit:
 quick_init(DeclareSuit)
 
 
-# --- changsha events
+# --- the small win shown on the dealt hand (a family's own kind, declared in its folder)
 @dataclass(frozen=True, slots=True)
 class SmallWin:
     """起手小胡: ``seat`` shows ``tiles`` of its dealt hand as a small win of ``kind``

@@ -2,7 +2,8 @@
 
 :func:`replay_snapshots` plays a hand's events on a :class:`~zhuoji.rules.table.Table` and, after
 the deal and after every applied event, reads the table's public state: each seat's
-concealed tiles, melds and discards, the wall count, the seat to act and the phase. The
+concealed tiles, melds and discards, the wall count, the seat to act and the phase, and
+the marks the ruleset's family puts on it (``Family.panel_marks``). The
 first fatal violation stops the replay, as it stops :func:`~zhuoji.rules.replay.replay_hand`;
 the event that caused it is not applied (the last snapshot is the table before it).
 Nothing here changes the table other than through :meth:`~zhuoji.rules.table.Table.step`.
@@ -13,24 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from zhuoji.rules.event_kinds import generic_snapshot
+from zhuoji.rules.event_registry import kind_of
 from zhuoji.rules.events import (
-    Bird,
-    Chow,
-    Discard,
-    Draw,
     Event,
-    ExhaustiveDraw,
-    Flip,
-    Flower,
     HandRecord,
-    Kong,
-    Pong,
-    Ready,
-    Roll,
-    Seabed,
-    SmallWin,
-    Win,
 )
+from zhuoji.rules.families import family_of
 from zhuoji.rules.melds import Meld, MeldKind
 from zhuoji.rules.settings import RulesetBase
 from zhuoji.rules.table import IllegalMoveError, Table
@@ -62,51 +52,15 @@ class HandSnapshots:
 
 
 def event_data(event: Event) -> Data:
-    """An event as plain data: ``kind`` and the fields it has (tiles as text)."""
-    if isinstance(event, Draw):
-        return {"kind": "draw", "seat": event.seat, "tile": event.tile.text}
-    if isinstance(event, Discard):
-        return {"kind": "discard", "seat": event.seat, "tile": event.tile.text}
-    if isinstance(event, Pong):
-        return {
-            "kind": "pong", "seat": event.seat, "tile": event.tile.text,
-            "from": event.from_seat,
-        }
-    if isinstance(event, Kong):
-        return {
-            "kind": f"kong_{event.kind.value}", "seat": event.seat, "tile": event.tile.text,
-            "from": event.from_seat,
-        }
-    if isinstance(event, Ready):
-        return {"kind": "ready", "seat": event.seat}
-    if isinstance(event, Win):
-        return {
-            "kind": "win" if event.from_seat is not None else "self_draw_win",
-            "seat": event.seat, "tile": event.tile.text, "from": event.from_seat,
-        }
-    if isinstance(event, Flip):
-        return {"kind": "flip", "tile": event.tile.text}
-    if isinstance(event, ExhaustiveDraw):
-        return {"kind": "exhaustive_draw"}
-    if isinstance(event, Flower):
-        return {"kind": "flower", "seat": event.seat, "tile": event.tile.text}
-    if isinstance(event, Chow):
-        return {
-            "kind": "chow", "seat": event.seat, "tiles": [t.text for t in event.tiles],
-            "from": event.from_seat,
-        }
-    # the wall mechanics' events and Changsha's 起手小胡 (``tile`` and ``tiles`` hold tiles
-    # only: the page marks them)
-    if isinstance(event, Roll):
-        return {"kind": "roll", "seat": event.seat, "dice": list(event.dice)}
-    if isinstance(event, Seabed):
-        return {"kind": "seabed_take" if event.take else "seabed_decline", "seat": event.seat}
-    if isinstance(event, Bird):
-        return {"kind": "bird", "tiles": [t.text for t in event.tiles]}
-    if isinstance(event, SmallWin):
-        return {"kind": "small_win", "seat": event.seat, "small_win": event.kind,
-                "tiles": [t.text for t in event.tiles]}
-    return {"kind": type(event).__name__.lower()}
+    """An event as plain data: ``kind`` and the fields it has (tiles as text), as its kind's
+    declaration gives it (:class:`zhuoji.rules.event_kinds.EventKind`'s ``snapshot``)."""
+    try:
+        kind = kind_of(event)
+    except KeyError:  # a value of no declared kind
+        return {"kind": type(event).__name__.lower()}
+    if kind.snapshot is not None:
+        return kind.snapshot(event)
+    return generic_snapshot(kind, event)
 
 
 def _meld_data(meld: Meld) -> Data:
@@ -117,7 +71,11 @@ def _meld_data(meld: Meld) -> Data:
 
 
 def table_data(table: Table) -> Data:
-    """The table's state now, read through its public methods only."""
+    """The table's state now, read through its public methods only. The family's marks
+    (``Family.panel_marks``, :mod:`zhuoji.rules.marks`) are each seat's ``marks`` and the
+    table's (``marks``), as plain data."""
+    hook = family_of(table.ruleset).panel_marks
+    marks = () if hook is None else tuple(hook(table))
     seats = []
     for seat in range(table.n_players):
         data: Data = {
@@ -127,7 +85,7 @@ def table_data(table: Table) -> Data:
                 {"tile": d.tile.text, "claimed": d.claimed_by is not None}
                 for d in table.discards(seat)
             ],
-            "ready": table.declared_ready_at(seat) is not None,
+            "marks": [m.data() for m in marks if m.seat == seat],
         }
         flowers = table.flowers(seat)
         if flowers:  # a family with flowers: those the seat has shown
@@ -138,7 +96,7 @@ def table_data(table: Table) -> Data:
         "phase": table.phase.value,
         "wall_left": table.wall_left,
         "winners": [w.seat for w in table.winners],
-        "flip": None if table.flip is None else table.flip.text,
+        "marks": [m.data() for m in marks if m.seat is None],
         "seats": seats,
     }
 

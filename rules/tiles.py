@@ -7,7 +7,7 @@ wildcard ``W`` (万能鸡); then ``28-34`` the honours ``1z``-``7z`` (东 南 �
 (``"5m"``, ``"W"``, ``"1z"``, ``"1f"``) is handled here; Chinese names and glyphs are the
 parsers' business.
 
-A family plays with one :class:`TileSet`: 108 suited tiles (Guizhou, Sichuan), 136 with
+A family plays with one :class:`TileSet`: 108 suited tiles (the three suits alone), 136 with
 the honours, or 144 with the flowers too. The hand analysis works on count vectors of
 :data:`NUM_KINDS` (the suited kinds and the wildcard); the tiles after the wildcard never
 enter those vectors, so the 108-tile games pay nothing for them.

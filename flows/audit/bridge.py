@@ -4,7 +4,10 @@
 :class:`~zhuoji.rules.events.HandRecord` values, one per hand; :func:`hand_from_record` and
 :func:`game_from_records` go the other way, for code that produces hands (a simulator)
 and wants to write them as logs. The forward direction runs once per hand in the replay
-hot path, so it is plain loops and dictionary look-ups.
+hot path, so it is plain loops and dictionary look-ups. Each event kind is converted as
+its declaration says (:mod:`zhuoji.rules.event_kinds`, a family's ``events`` module): one
+function per kind written from it, and back to the log by its fields; no kind is spelled
+here.
 
 :func:`zhuoji.flows.audit.rulesets.ruleset_tiles` (where every ruleset is resolved)
 is what the readers of :mod:`zhuoji.parsers.read` take as ``tiles``.
@@ -12,64 +15,53 @@ is what the readers of :mod:`zhuoji.parsers.read` take as ``tiles``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, get_args
+
+import msgspec
 
 from zhuoji.parsers import fast
 from zhuoji.parsers.models import (
-    BirdEvent,
-    ChowEvent,
-    DeclareSuitEvent,
     DiscardEvent,
     DrawEvent,
-    ExchangeEvent,
-    FlipEvent,
-    FlowerEvent,
     Game,
     Hand,
-    KongEvent,
     Player,
     PongEvent,
-    ReadyEvent,
     Result,
     ResultItem,
-    RollEvent,
-    SeabedEvent,
-    SmallWinEvent,
     TileContext,
-    WinEvent,
 )
 from zhuoji.parsers.models import Event as LogEvent
 from zhuoji.parsers.tiles import FULL_TILE_SET
+from zhuoji.rules.event_kinds import from_log, to_log
+from zhuoji.rules.event_registry import kind_named, kind_of
 from zhuoji.rules.events import (
-    Bird,
-    Chow,
-    DeclareSuit,
     Discard,
     Draw,
     Event,
-    Exchange,
-    ExhaustiveDraw,
-    Flip,
-    Flower,
     HandRecord,
-    Kong,
-    KongKind,
     Pong,
-    Ready,
     RecordedItem,
     RecordedResult,
-    Roll,
-    Seabed,
-    SmallWin,
-    Suit,
-    Win,
 )
 from zhuoji.rules.tiles import TILE_BY_TEXT, TILE_TEXT
 
-_KONG_KIND: dict[str, KongKind] = {kind.value: kind for kind in KongKind}
-_EXHAUSTIVE_DRAW = ExhaustiveDraw()
-_SUIT: dict[str, Suit] = {suit.value: suit for suit in Suit}
+_CONVERTERS: dict[type, Callable[[Any], Event]] = {}
+
+
+def _converters() -> dict[type, Callable[[Any], Event]]:
+    """The converter of each event class of both readers to the engine's value, built from
+    the kinds' declarations (:mod:`zhuoji.rules.event_kinds`) on first use."""
+    table = _CONVERTERS
+    if not table:
+        built: dict[type, Callable[[Any], Event]] = {}
+        for cls in (*get_args(get_args(LogEvent)[0]), *fast.EVENT_CLASSES):
+            name = (cls.__struct_config__.tag if issubclass(cls, msgspec.Struct)
+                    else cls.__dataclass_fields__["type"].default)
+            built[cls] = from_log(kind_named(name))
+        table.update(built)  # at once: another thread never sees it half built
+    return table
 
 
 def hand_records(game: Game | fast.Game) -> list[HandRecord]:
@@ -103,48 +95,21 @@ def hand_record(hand: Hand | fast.Hand, *, n_players: int, base_stake: int = 1) 
 
 
 def _generate_events(events: Sequence[LogEvent]) -> list[Event]:
-    tiles = TILE_BY_TEXT
     out: list[Event] = []
     append = out.append
     draws, discards, pongs = _DRAWS, _DISCARDS, _PONGS
+    convert = _converters()
     for ev in events:
-        # Ordered by how often each type occurs in a hand.
+        # The draws, discards and pongs (nine in ten events) from the tables below; any
+        # other kind as its declaration converts it.
         if isinstance(ev, DrawEvent):
             append(draws[ev.seat][ev.tile])
         elif isinstance(ev, DiscardEvent):
             append(discards[ev.seat][ev.tile])
         elif isinstance(ev, PongEvent):
             append(pongs[ev.seat][ev.from_seat][ev.tile])
-        elif isinstance(ev, KongEvent):
-            append(Kong(ev.seat, tiles[ev.tile], _KONG_KIND[ev.kind], ev.from_seat))
-        elif isinstance(ev, WinEvent):
-            append(Win(ev.seat, tiles[ev.tile], ev.from_seat))
-        elif isinstance(ev, FlipEvent):
-            append(Flip(tiles[ev.tile]))
-        elif isinstance(ev, ReadyEvent):
-            append(Ready(ev.seat))
-        elif isinstance(ev, ChowEvent):
-            append(Chow(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.from_seat))
-        # --- wallend events
-        elif isinstance(ev, RollEvent):
-            append(Roll(ev.seat, tuple(ev.dice)))
-        elif isinstance(ev, SeabedEvent):
-            append(Seabed(ev.seat, ev.take))
-        elif isinstance(ev, BirdEvent):
-            append(Bird(tuple([tiles[t] for t in ev.tiles])))
-        # --- claims events
-        elif isinstance(ev, FlowerEvent):
-            append(Flower(ev.seat, tiles[ev.tile]))
-        # --- sichuan events
-        elif isinstance(ev, ExchangeEvent):
-            append(Exchange(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.to))
-        elif isinstance(ev, DeclareSuitEvent):
-            append(DeclareSuit(ev.seat, _SUIT[ev.suit]))
-        # --- changsha events
-        elif isinstance(ev, SmallWinEvent):
-            append(SmallWin(ev.seat, ev.kind, tuple([tiles[t] for t in ev.tiles])))
         else:
-            append(_EXHAUSTIVE_DRAW)
+            append(convert[ev.__class__](ev))
     return out
 
 
@@ -164,14 +129,15 @@ _PONGS: tuple[tuple[dict[str, Pong], ...], ...] = tuple(
 
 
 def _generate_fast_events(events: Sequence[fast.Event]) -> list[Event]:
-    tiles = TILE_BY_TEXT
     out: list[Event] = []
     append = out.append
     draw, discard, pong = fast.DrawEvent, fast.DiscardEvent, fast.PongEvent
     draws, discards, pongs = _DRAWS, _DISCARDS, _PONGS
+    convert = _converters()
     for ev in events:
-        # Ordered by how often each type occurs in a hand; exact class tests (the structs
-        # are final), cheaper than isinstance. Seats are 0-3 (checked by the parser).
+        # The draws, discards and pongs by exact class tests (the structs are final),
+        # cheaper than isinstance; any other kind as its declaration converts it. Seats
+        # are 0-3 (checked by the parser).
         kind = ev.__class__
         if kind is draw:
             append(draws[ev.seat][ev.tile])  # type: ignore[union-attr]
@@ -179,36 +145,8 @@ def _generate_fast_events(events: Sequence[fast.Event]) -> list[Event]:
             append(discards[ev.seat][ev.tile])  # type: ignore[union-attr]
         elif kind is pong:
             append(pongs[ev.seat][ev.from_seat][ev.tile])  # type: ignore[union-attr,index]
-        elif isinstance(ev, fast.KongEvent):
-            append(Kong(ev.seat, tiles[ev.tile], _KONG_KIND[ev.kind], ev.from_seat))
-        elif isinstance(ev, fast.WinEvent):
-            append(Win(ev.seat, tiles[ev.tile], ev.from_seat))
-        elif isinstance(ev, fast.FlipEvent):
-            append(Flip(tiles[ev.tile]))
-        elif isinstance(ev, fast.ReadyEvent):
-            append(Ready(ev.seat))
-        elif isinstance(ev, fast.ChowEvent):
-            append(Chow(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.from_seat))
-        # --- wallend events
-        elif isinstance(ev, fast.RollEvent):
-            append(Roll(ev.seat, tuple(ev.dice)))
-        elif isinstance(ev, fast.SeabedEvent):
-            append(Seabed(ev.seat, ev.take))
-        elif isinstance(ev, fast.BirdEvent):
-            append(Bird(tuple([tiles[t] for t in ev.tiles])))
-        # --- claims events
-        elif isinstance(ev, fast.FlowerEvent):
-            append(Flower(ev.seat, tiles[ev.tile]))
-        # --- sichuan events
-        elif isinstance(ev, fast.ExchangeEvent):
-            append(Exchange(ev.seat, tuple([tiles[t] for t in ev.tiles]), ev.to))
-        elif isinstance(ev, fast.DeclareSuitEvent):
-            append(DeclareSuit(ev.seat, _SUIT[ev.suit]))
-        # --- changsha events
-        elif isinstance(ev, fast.SmallWinEvent):
-            append(SmallWin(ev.seat, ev.kind, tuple([tiles[t] for t in ev.tiles])))
         else:
-            append(_EXHAUSTIVE_DRAW)
+            append(convert[kind](ev))
     return out
 
 
@@ -265,71 +203,8 @@ def _recorded_result(result: Result | fast.Result) -> RecordedResult:
 
 
 def _event_dict(event: Event) -> dict[str, Any]:
-    if isinstance(event, Draw):
-        return {"type": "draw", "seat": event.seat, "tile": TILE_TEXT[event.tile]}
-    if isinstance(event, Discard):
-        return {"type": "discard", "seat": event.seat, "tile": TILE_TEXT[event.tile]}
-    if isinstance(event, Pong):
-        return {
-            "type": "pong",
-            "seat": event.seat,
-            "tile": TILE_TEXT[event.tile],
-            "from": event.from_seat,
-        }
-    if isinstance(event, Kong):
-        out: dict[str, Any] = {
-            "type": "kong",
-            "seat": event.seat,
-            "tile": TILE_TEXT[event.tile],
-            "kind": event.kind.value,
-        }
-        if event.from_seat is not None:
-            out["from"] = event.from_seat
-        return out
-    if isinstance(event, Win):
-        out = {"type": "win", "seat": event.seat, "tile": TILE_TEXT[event.tile]}
-        if event.from_seat is not None:
-            out["from"] = event.from_seat
-        return out
-    if isinstance(event, Flip):
-        return {"type": "flip", "tile": TILE_TEXT[event.tile]}
-    if isinstance(event, Ready):
-        return {"type": "ready", "seat": event.seat}
-    if isinstance(event, ExhaustiveDraw):
-        return {"type": "exhaustive_draw"}
-    # --- wallend events
-    if isinstance(event, Roll):
-        return {"type": "roll", "seat": event.seat, "dice": list(event.dice)}
-    if isinstance(event, Seabed):
-        return {"type": "seabed", "seat": event.seat, "take": event.take}
-    if isinstance(event, Bird):
-        return {"type": "bird", "tiles": [TILE_TEXT[t] for t in event.tiles]}
-    # --- claims events
-    if isinstance(event, Flower):
-        return {"type": "flower", "seat": event.seat, "tile": TILE_TEXT[event.tile]}
-    # --- sichuan events
-    if isinstance(event, Exchange):
-        return {
-            "type": "exchange",
-            "seat": event.seat,
-            "tiles": [TILE_TEXT[t] for t in event.tiles],
-            "to": event.to,
-        }
-    if isinstance(event, DeclareSuit):
-        return {"type": "declare_suit", "seat": event.seat, "suit": event.suit.value}
-    if isinstance(event, SmallWin):
-        return {
-            "type": "small_win",
-            "seat": event.seat,
-            "kind": event.kind,
-            "tiles": [TILE_TEXT[t] for t in event.tiles],
-        }
-    return {
-        "type": "chow",
-        "seat": event.seat,
-        "tiles": [TILE_TEXT[t] for t in event.tiles],
-        "from": event.from_seat,
-    }
+    """An engine event as the log writes it, by its kind's declaration."""
+    return to_log(kind_of(event), event)
 
 
 def _hand_dict(record: HandRecord, dice: Sequence[int] | None) -> dict[str, Any]:

@@ -22,10 +22,13 @@ from zhuoji.flows.dashboard.replay_page import (
     replay_json,
 )
 from zhuoji.flows.dashboard.tiles import melds_html, tile_html, tiles_html
-from zhuoji.flows.dashboard.words import code_chinese, esc, label_text, page_text
+from zhuoji.flows.dashboard.words import code_chinese, esc, label, label_text, page_text
 from zhuoji.flows.text.verdict import explanation_lines, hand_verdict
 from zhuoji.flows.warehouse.rows_tiles import parse_discards
+from zhuoji.rules.families import UnknownFamilyError, family_named
 from zhuoji.rules.glossary import Lang, glossary, render, tile_zh
+from zhuoji.rules.marks import Fact, HandMarks, Part
+from zhuoji.rules.settings import RulesetBase
 from zhuoji.rules.tiles import Tile, parse_tiles
 
 if TYPE_CHECKING:
@@ -34,7 +37,9 @@ if TYPE_CHECKING:
 __all__ = [
     "LedgerGroup",
     "SeatTiles",
+    "facts_html",
     "hand_context",
+    "hand_marks",
     "ledger_groups",
     "replay_context",
     "seat_tiles",
@@ -88,19 +93,45 @@ def ledger_groups(items: Sequence[Row], n_players: int) -> list[LedgerGroup]:
 
 
 @cache
-def _chicken_tiles(ruleset: str, overrides: str | None) -> frozenset[Tile] | None:
-    """The standing chickens of a game's ruleset (none when it cannot be resolved); None
-    for a family that plays no chickens (no flip either)."""
+def _ruleset(ruleset: str, overrides: str | None) -> RulesetBase | None:
+    """A game's ruleset as the warehouse stored it, resolved; None when it cannot be."""
     try:
-        rules = resolve_stored(ruleset, overrides or None).resolved
+        return resolve_stored(ruleset, overrides or None).resolved
     except ValueError:  # stored text that is no JSON
-        return frozenset()
-    if rules is None:
-        return frozenset()
-    chickens = getattr(rules, "chickens", None)  # a family that scores chickens
-    if chickens is None:
         return None
-    return frozenset(Tile(c.tile) for c in chickens.standing)
+
+
+def hand_marks(h: Row) -> HandMarks:
+    """The marks of the hand's family on its page (``Family.hand_marks``): none for a
+    family without them or that the registry does not know."""
+    try:
+        hook = family_named(str(h["family"])).hand_marks
+    except UnknownFamilyError:
+        return HandMarks()
+    if hook is None:
+        return HandMarks()
+    return hook(_ruleset(str(h["ruleset"]), h["rule_overrides"]), h)
+
+
+def _part_html(part: Part, lang: Lang, family: str | None) -> Markup:
+    if part.label:
+        return label(part.label, lang, family)
+    if part.row:
+        return tiles_html(part.tiles, small=part.small,
+                          chickens=frozenset(part.tiles) if part.marked else frozenset())
+    if part.tiles:
+        return Markup("").join(tile_html(t, small=part.small, chicken=part.marked)
+                               for t in part.tiles)
+    return Markup(esc(part.text))
+
+
+def facts_html(facts: Sequence[Fact], lang: Lang, family: str | None) -> Markup:
+    """The lines a family adds to a hand page's facts, one ``<div>`` each."""
+    return Markup("\n").join(
+        Markup("<div><b>{}</b>: {}</div>").format(
+            label(f.label, lang, family),
+            Markup("").join(_part_html(p, lang, family) for p in f.parts))
+        for f in facts)
 
 
 def _parse_tile(text: str | None) -> Tile | None:
@@ -112,9 +143,9 @@ def _parse_tile(text: str | None) -> Tile | None:
         return None
 
 
-def seat_tiles(row: Row, chickens: frozenset[Tile], family: str | None = None) -> SeatTiles:
-    """A ``hand_tiles`` row as tile boxes (the melds' kinds in the family's words); a
-    self-drawn winning tile is shown apart."""
+def seat_tiles(row: Row, marked: frozenset[Tile], family: str | None = None) -> SeatTiles:
+    """A ``hand_tiles`` row as tile boxes (the melds' kinds in the family's words; the
+    ``marked`` tiles with the gold edge); a self-drawn winning tile is shown apart."""
     try:
         concealed = parse_tiles(str(row["concealed"]))
         discards = parse_discards(str(row["discards"]))
@@ -124,10 +155,10 @@ def seat_tiles(row: Row, chickens: frozenset[Tile], family: str | None = None) -
     if won is not None and won in concealed:
         concealed.remove(won)
     return SeatTiles(
-        concealed=tiles_html(concealed, chickens=chickens),
-        melds=melds_html(str(row["melds"]), chickens, family),
-        win_tile=None if won is None else tile_html(won, chicken=won in chickens, won=True),
-        discards=tiles_html(discards, small=True, chickens=chickens),
+        concealed=tiles_html(concealed, chickens=marked),
+        melds=melds_html(str(row["melds"]), marked, family),
+        win_tile=None if won is None else tile_html(won, chicken=won in marked, won=True),
+        discards=tiles_html(discards, small=True, chickens=marked),
     )
 
 
@@ -180,12 +211,8 @@ def hand_context(
     in ``lang`` and in the words of its ruleset's family (``family`` in the context).
     ``replay``: the hand's steps when the caller has them (:func:`replay_context`)."""
     family = h["family"]
-    played = _chicken_tiles(str(h["ruleset"]), h["rule_overrides"])
-    standing = played or frozenset()
-    flip = _parse_tile(h["flip_tile"])
-    flip_chicken = None if flip is None or flip.is_wild else flip.next_in_suit()
-    chickens = standing if flip_chicken is None else standing | {flip_chicken}
-    by_seat = {int(r["seat"]): seat_tiles(r, chickens, family) for r in tiles}
+    marks = hand_marks(h)
+    by_seat = {int(r["seat"]): seat_tiles(r, marks.tiles, family) for r in tiles}
     diffs = [
         None
         if s["delta"] is None or s["recorded_delta"] is None
@@ -196,7 +223,7 @@ def hand_context(
     data = replay if replay is not None else _replay_data(h)
     path = h.get("path")
     return {
-        **replay_context(h, findings, chickens, names, lang, family, data),
+        **replay_context(h, findings, marks.tiles, names, lang, family, data),
         **why_context(data.why, lang, family),
         "family": family,
         # the log file by its name only: the page is sent to the players, and the folder
@@ -212,9 +239,10 @@ def hand_context(
         "groups": ledger_groups(ledger, int(h["n_players"])),
         "diffs": diffs,
         "findings": findings,
-        "flip": tile_html(flip) if flip is not None else None,
-        "flip_chicken": None if flip_chicken is None else tile_html(flip_chicken, chicken=True),
-        "standing": None if played is None else tiles_html(sorted(standing), small=True),
+        # the family's marks: its lines of facts, its notes on the replay and the tiles
+        "hand_facts": facts_html(marks.facts, lang, family),
+        "replay_note": marks.replay_note,
+        "tiles_note": marks.tiles_note,
     }
 
 
@@ -222,7 +250,7 @@ def _tile_texts(data: Any, into: set[str]) -> None:
     """Every tile text in a snapshot's data (the values of ``tile``, ``tiles``, ``concealed``)."""
     if isinstance(data, dict):
         for key, value in data.items():
-            if key in ("tile", "flip") and isinstance(value, str):
+            if key == "tile" and isinstance(value, str):
                 into.add(value)
             elif key in ("tiles", "concealed") and isinstance(value, list):
                 into.update(v for v in value if isinstance(v, str))
@@ -233,9 +261,9 @@ def _tile_texts(data: Any, into: set[str]) -> None:
             _tile_texts(value, into)
 
 
-def _tile_face(text: str, *, chicken: bool) -> str:
+def _tile_face(text: str, *, marked: bool) -> str:
     tile = Tile.parse(text)
-    html = str(tile_html(tile, chicken=chicken))
+    html = str(tile_html(tile, chicken=marked))
     return html.replace('<span class="tile', f'<span data-t="{esc(text)}" class="tile', 1)
 
 
@@ -270,7 +298,7 @@ def why_context(why: HandWhy | None, lang: Lang = "en",
 def replay_context(
     h: Row,
     findings: Sequence[Row],
-    chickens: frozenset[Tile],
+    marked: frozenset[Tile],
     names: Mapping[int, Any],
     lang: Lang = "en",
     family: str | None = None,
@@ -309,9 +337,9 @@ def replay_context(
                 snapshots,
                 findings=[{**f, "message": render(str(f["message"]), lang, family)}
                           if f.get("message") else f for f in findings],
-                tiles={t: _tile_face(t, chicken=False) for t in texts},
-                chicken_tiles={
-                    t: _tile_face(t, chicken=True) for t in texts if Tile.parse(t) in chickens
+                tiles={t: _tile_face(t, marked=False) for t in texts},
+                marked_tiles={
+                    t: _tile_face(t, marked=True) for t in texts if Tile.parse(t) in marked
                 },
                 labels=words,
                 names=[str(names.get(seat, "")) for seat in range(n)],

@@ -157,12 +157,12 @@ def hand_replay(path: str, sha256: str | None, game_id: str, hand_no: int) -> Re
 
 def _seat_text(seat: Mapping[str, Any]) -> dict[str, Any]:
     """A seat of a snapshot, compact: tile lists as space-separated text, a claimed
-    discard marked with a trailing ``*``."""
+    discard marked with a trailing ``*``; the family's marks on the seat as they are."""
     return {
         "concealed": " ".join(seat["concealed"]),
         "melds": seat["melds"],
         "discards": " ".join(d["tile"] + ("*" if d["claimed"] else "") for d in seat["discards"]),
-        "ready": seat["ready"],
+        "marks": seat["marks"],
     }
 
 
@@ -195,7 +195,7 @@ def replay_json(
     *,
     findings: Sequence[Mapping[str, Any]],
     tiles: Mapping[str, str],
-    chicken_tiles: Mapping[str, str],
+    marked_tiles: Mapping[str, str],
     labels: Mapping[str, str],
     names: Sequence[str],
 ) -> str:
@@ -203,8 +203,9 @@ def replay_json(
 
     ``findings`` are the page's findings (``event_index``, ``code``, ``seat``, ``item_no``):
     each is placed on the step that shows its event (the step after it, or the last step
-    when the event was not applied); ``tiles`` and ``chicken_tiles`` are the tile faces by
-    tile text; ``labels`` the words of the replay panel by key."""
+    when the event was not applied); ``tiles`` and ``marked_tiles`` are the tile faces by
+    tile text (plain, and with the gold edge of a tile the family marks:
+    ``Family.hand_marks``); ``labels`` the words of the replay panel by key."""
     steps = snapshots.steps
     last = len(steps) - 1
     marks = []
@@ -223,7 +224,7 @@ def replay_json(
         "fatal": None if snapshots.fatal is None else snapshots.fatal.code.value,
         "marks": marks,
         "tiles": dict(sorted(tiles.items())),
-        "chickens": dict(sorted(chicken_tiles.items())),
+        "marked": dict(sorted(marked_tiles.items())),
         "labels": dict(labels),
         "names": [safe(name) for name in names],
     }

@@ -26,13 +26,15 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
 from types import MappingProxyType
 from typing import Any
 
+from zhuoji.rules.event_kinds import EventKind
+from zhuoji.rules.marks import HandMarks, Mark
 from zhuoji.rules.messages import Message
 from zhuoji.rules.settings import RulesetBase, RulesetError
 from zhuoji.rules.tiles import TileSet
@@ -91,6 +93,24 @@ class Family:
     ruleset)`` gives a hand's :class:`~zhuoji.rules.continuing.Carry` from the game's previous
     hand's :class:`~zhuoji.rules.replay.HandReplay` and the carry it started with (both ``None``
     for the game's first hand)."""
+    # --- the replay panel's and the hand page's marks (rules/marks.py)
+    panel_marks: Callable[[Any], Sequence[Mark]] | None = None
+    """``panel_marks(table)`` -> the family's marks on the replay panel after an event
+    (:class:`~zhuoji.rules.marks.Mark`: a seat's badge, a tile the table shows), read from the
+    table's public state; called after the deal and after every event of a hand shown step by
+    step (:func:`zhuoji.rules.snapshot.table_data`). None: no mark."""
+    hand_marks: Callable[[RulesetBase | None, Mapping[str, Any]], HandMarks] | None = None
+    """``hand_marks(ruleset, hand)`` -> the family's marks on a hand's page
+    (:class:`~zhuoji.rules.marks.HandMarks`: its marked tiles, its lines of facts, its
+    notes) from the game's ruleset (None when the stored one cannot be resolved) and the
+    warehouse's row of the hand (``dashboard_hand_header``). None: no mark."""
+    # --- the event kinds the family declares itself
+    event_declarations: tuple[EventKind, ...] = ()
+    """The declarations of the family's own event kinds (each an
+    :class:`~zhuoji.rules.event_kinds.EventKind`, in its folder's ``events`` module): the
+    log's name, fields, token, snapshot and text of each. The core's and its mechanics'
+    kinds are declared in :mod:`zhuoji.rules.event_kinds`; ``event_kinds`` names which of
+    all the declared kinds the family plays."""
     # --- the family's words and presets (the files of its folder)
     folder: Traversable | None = None
     """The family's folder, where its files are found by their names: its words

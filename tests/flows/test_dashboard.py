@@ -696,3 +696,29 @@ def test_lists_of_hands_of_both_families_name_each_rows_codes_in_its_words(
         row = next(r for r in html.split("<tr>") if slug in r)
         word, other = ("漏胡", "过水不胡") if family == "changsha" else ("过水不胡", "漏胡")
         assert word in row and other not in row, (family, row)
+
+
+def test_a_family_s_marks_on_a_hand_page() -> None:
+    """``Family.hand_marks``: the chicken family's hand page marks its chickens (the
+    standing ones and the flip's) and adds the tile flipped and the standing chickens to its
+    facts, in the markup the page always had; a family without the hook marks nothing."""
+    from zhuoji.flows.dashboard.words import label
+
+    header = {"family": "guizhou", "ruleset": "guiyang", "rule_overrides": None,
+              "flip_tile": "1p"}
+    marks = hand_page.hand_marks(header)
+    assert marks.tiles == {Tile.S1, Tile.P2}
+    facts = hand_page.facts_html(marks.facts, "en", "guizhou")
+    assert facts == (
+        f'<div><b>{label("flip", "en", "guizhou")}</b>: {tile_html(Tile.P1)} → '
+        f'{label("flip_chicken", "en", "guizhou")} {tile_html(Tile.P2, chicken=True)}</div>\n'
+        f'<div><b>{label("standing", "en", "guizhou")}</b>: '
+        f'{tiles.tiles_html([Tile.S1], small=True)}</div>'
+    )
+    unflipped = hand_page.hand_marks({**header, "flip_tile": None})
+    assert unflipped.tiles == {Tile.S1}
+    assert "</b>: –</div>" in hand_page.facts_html(unflipped.facts, "zh", "guizhou")
+    for family in ("changsha", "no-such-family"):
+        plain = hand_page.hand_marks({**header, "family": family, "ruleset": "changsha"})
+        assert plain.tiles == frozenset() and plain.facts == ()
+        assert plain.replay_note is None and plain.tiles_note is None

@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from tests.support.builders import make_hand, random_playout
-from zhuoji.rules.events import Discard, Event, Kong, Pong
+from zhuoji.rules.events import Discard, Event, Flip, Kong, Pong, Ready
 from zhuoji.rules.presets import load_preset
 from zhuoji.rules.snapshot import event_data, replay_snapshots
 from zhuoji.rules.table import Table
@@ -109,3 +109,33 @@ def test_a_hand_that_stops_short_reports_the_end_of_the_log() -> None:
     snaps = replay_snapshots(short, RULESET)
     assert len(snaps.steps) == 4 and snaps.stopped_at is None
     assert snaps.fatal is not None and snaps.fatal.code.value == "premature_end"
+
+
+def test_the_family_s_marks_are_in_the_snapshots() -> None:
+    """The family's ``panel_marks``: from a seat's declaration on, its row carries the
+    declared-ready badge; after the flip, the table carries the tile flipped. A family
+    without the hook marks nothing."""
+    record = random_playout(random.Random(21), RULESET)
+    assert {Ready, Flip} <= {type(e) for e in record.events}
+    snaps = replay_snapshots(record, RULESET)
+    assert snaps.stopped_at is None
+    declared: set[int] = set()
+    flipped: list[dict[str, Any]] = []
+    for step in snaps.steps:
+        event = record.events[step.step - 1] if step.step else None
+        if isinstance(event, Ready):
+            declared.add(event.seat)
+        if isinstance(event, Flip):
+            flipped = [{"kind": "flip", "tile": event.tile.text}]
+        assert step.table["marks"] == flipped
+        assert [s["marks"] for s in step.table["seats"]] == [
+            [{"kind": "declared", "label": "declared", "class": "gold"}] if seat in declared
+            else [] for seat in range(len(step.table["seats"]))
+        ]
+    assert declared and flipped
+
+    changsha = load_preset("changsha")
+    plain = replay_snapshots(random_playout(random.Random(3), changsha), changsha)
+    assert plain.steps
+    for step in plain.steps:
+        assert step.table["marks"] == [] and all(s["marks"] == [] for s in step.table["seats"])

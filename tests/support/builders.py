@@ -1,7 +1,9 @@
 """Write hands compactly in tests.
 
 Events are tokens separated by spaces; ``S`` is a seat digit, ``T`` a tile (``5m``, ``W``),
-``F`` the seat a tile comes from:
+``F`` the seat a tile comes from. Each kind's letter is its declaration's ``token``
+(:mod:`zhuoji.rules.event_kinds`, a family's ``events`` module); the kinds without one
+(the wall mechanics', the exchange's) are written out as values:
 
 =============  ==================================
 ``S+T``        draw                 (``1+5m``)
@@ -31,17 +33,16 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from zhuoji.rules.event_kinds import EventKind, FieldKind
+from zhuoji.rules.event_registry import all_event_kinds, kind_of
 from zhuoji.rules.events import (
-    Chow,
     Discard,
     Draw,
     Event,
     ExhaustiveDraw,
     Flip,
-    Flower,
     HandRecord,
     Kong,
-    KongKind,
     Pong,
     Ready,
     Win,
@@ -51,42 +52,61 @@ from zhuoji.rules.settings import RulesetBase
 from zhuoji.rules.table import Phase, Table, table_rules_of
 from zhuoji.rules.tiles import NUM_KINDS, NUM_SUITED, Tile, parse_tiles
 
+
+def _tokens() -> tuple[dict[str, tuple[EventKind, int]], dict[str, tuple[EventKind, int]]]:
+    """Each declared token letter: the kind and the index of its choice (the kong's
+    ``EAC``), for the seated kinds (``1+5m``) and the others (``F5m``, ``X``)."""
+    seated: dict[str, tuple[EventKind, int]] = {}
+    leading: dict[str, tuple[EventKind, int]] = {}
+    for kind in all_event_kinds():
+        for i, letter in enumerate(kind.token or ""):
+            (seated if kind.seated else leading)[letter] = (kind, i)
+    return seated, leading
+
+
+_SEATED, _LEADING = _tokens()
 _TOKEN = re.compile(
-    r"^(?:(?P<seat>\d)(?P<op>[-+PEACRHY*])(?P<tiles>(?:\d+[mpszf]|W)?)(?:<(?P<src>\d))?"
-    r"|F(?P<flip>\d[mps]|W)|(?P<x>X))$"
+    rf"^(?:(?P<seat>\d)(?P<op>[{re.escape(''.join(_SEATED))}])(?P<tiles>(?:\d+[mpszf]|W)*)"
+    rf"(?:<(?P<src>\d))?|(?P<lead>[{re.escape(''.join(_LEADING))}])(?P<rest>(?:\d+[mpszf]|W)?))$"
 )
-_KONG = {"E": KongKind.EXPOSED, "A": KongKind.ADDED, "C": KongKind.CONCEALED}
 
 
 def parse_event(token: str) -> Event:
+    """The event a token writes, field by field as its kind declares them
+    (:mod:`zhuoji.rules.event_kinds`)."""
     m = _TOKEN.match(token)
     if m is None:
         raise ValueError(f"bad event token {token!r}")
-    if m["x"]:
-        return ExhaustiveDraw()
-    if m["flip"]:
-        return Flip(parse_tiles(m["flip"])[0])
-    seat, op = int(m["seat"]), m["op"]
-    tiles = parse_tiles(m["tiles"]) if m["tiles"] else []
-    src = int(m["src"]) if m["src"] is not None else None
-    if op == "R":
-        return Ready(seat)
-    if op == "Y":
-        assert src is not None
-        return Chow(seat, tuple(tiles), src)
-    tile = tiles[0]
-    if op == "*":  # a flower shown (a family playing flowers: tests/rules/wide_family)
-        return Flower(seat, tile)
-    if op == "+":
-        return Draw(seat, tile)
-    if op == "-":
-        return Discard(seat, tile)
-    if op == "P":
-        assert src is not None
-        return Pong(seat, tile, src)
-    if op in _KONG:
-        return Kong(seat, tile, _KONG[op], src)
-    return Win(seat, tile, src)
+    if m["lead"]:
+        kind, choice = _LEADING[m["lead"]]
+        seat, text, src = None, m["rest"], None
+    else:
+        kind, choice = _SEATED[m["op"]]
+        seat, text = int(m["seat"]), m["tiles"]
+        src = int(m["src"]) if m["src"] is not None else None
+    tiles = parse_tiles(text) if text else []
+    values: list[object] = []
+    for f in kind.fields:
+        value: object
+        if f.name == "seat":
+            value = seat
+        elif f.kind is FieldKind.TILE:
+            if len(tiles) != 1:
+                raise ValueError(f"bad event token {token!r}: one tile expected")
+            value = tiles[0]
+        elif f.kind is FieldKind.TILES:
+            value = tuple(tiles)
+        elif f.kind is FieldKind.SEAT:
+            value = src
+        elif f.kind is FieldKind.CHOICE:
+            value = f.choices[choice] if f.enum is None else f.enum(f.choices[choice])
+        else:
+            raise ValueError(f"bad event token {token!r}: its kind has no token")
+        if value is None and not f.optional:
+            raise ValueError(f"bad event token {token!r}: no {f.name}")
+        values.append(value)
+    event: Event = kind.cls(*values)
+    return event
 
 
 def parse_events(text: str) -> tuple[Event, ...]:
@@ -95,28 +115,24 @@ def parse_events(text: str) -> tuple[Event, ...]:
 
 def format_event(ev: Event) -> str:
     """The inverse of :func:`parse_event` (for readable failure messages)."""
-    if isinstance(ev, Draw):
-        return f"{ev.seat}+{ev.tile}"
-    if isinstance(ev, Discard):
-        return f"{ev.seat}-{ev.tile}"
-    if isinstance(ev, Pong):
-        return f"{ev.seat}P{ev.tile}<{ev.from_seat}"
-    if isinstance(ev, Kong):
-        op = {v: k for k, v in _KONG.items()}[ev.kind]
-        src = f"<{ev.from_seat}" if ev.from_seat is not None else ""
-        return f"{ev.seat}{op}{ev.tile}{src}"
-    if isinstance(ev, Ready):
-        return f"{ev.seat}R"
-    if isinstance(ev, Win):
-        src = f"<{ev.from_seat}" if ev.from_seat is not None else ""
-        return f"{ev.seat}H{ev.tile}{src}"
-    if isinstance(ev, Flip):
-        return f"F{ev.tile}"
-    if isinstance(ev, ExhaustiveDraw):
-        return "X"
-    if not isinstance(ev, Chow):
+    try:
+        kind = kind_of(ev)
+    except KeyError:
+        kind = None
+    if kind is None or kind.token is None:
         raise ValueError(f"{ev!r} has no token here")
-    return f"{ev.seat}Y{''.join(str(t) for t in ev.tiles)}<{ev.from_seat}"
+    op, tiles, src = kind.token, "", ""
+    for f in kind.fields:
+        value = getattr(ev, f.name)
+        if f.kind is FieldKind.CHOICE:
+            op = kind.token[f.choices.index(value if f.enum is None else value.value)]
+        elif f.kind is FieldKind.TILE:
+            tiles = str(value)
+        elif f.kind is FieldKind.TILES:
+            tiles = "".join(str(t) for t in value)
+        elif f.kind is FieldKind.SEAT and f.name != "seat" and value is not None:
+            src = f"<{value}"
+    return f"{ev.seat}{op}{tiles}{src}" if kind.seated else f"{op}{tiles}"
 
 
 def test_ruleset(**settings: object) -> Ruleset:

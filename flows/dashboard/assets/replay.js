@@ -49,9 +49,9 @@
   }
   var faces = {};
   function face(tile, extra) {
-    var key = (D.chickens[tile] ? "c:" : "t:") + tile;
+    var key = (D.marked[tile] ? "c:" : "t:") + tile;
     if (!Object.prototype.hasOwnProperty.call(faces, key)) {
-      var html = D.chickens[tile] || D.tiles[tile];
+      var html = D.marked[tile] || D.tiles[tile];
       var made;
       if (html) { // a face the page's builder made (tile_html)
         var holder = document.createElement("div");
@@ -102,6 +102,10 @@
     var s = steps[k];
     document.getElementById("replay-step").textContent = String(k);
     var text = k === 0 ? W.deal : fill(W.event, { index: k - 1 }) + ": " + sentence(s.event);
+    // the family's marks on the table: those with words follow the event's sentence
+    s.marks.forEach(function (m) {
+      if (m.label) { text += " · " + (W[m.label] || m.label) + (m.tile ? " " + named(m.tile) : ""); }
+    });
     if (k === last && D.stopped) {
       text += " · " + fill(W.not_applied, { sentence: sentence(D.stopped) });
     }
@@ -119,10 +123,18 @@
         badges.appendChild(document.createTextNode(" "));
         badges.appendChild(element("span", "badge green", W.winner));
       }
-      if (state.ready) {
+      // the family's marks on the seat (the snapshot's): a badge each, in the page's words
+      state.marks.forEach(function (m) {
+        if (!m.label) { return; } // data the panel does not draw
         badges.appendChild(document.createTextNode(" "));
-        badges.appendChild(element("span", "badge gold", W.declared));
-      }
+        var badge = element("span", m["class"] ? "badge " + m["class"] : "badge",
+          W[m.label] || m.label);
+        if (m.tile) {
+          badge.appendChild(document.createTextNode(" "));
+          badge.appendChild(face(m.tile, "small"));
+        }
+        badges.appendChild(badge);
+      });
       clear(row.querySelector(".r-concealed")).appendChild(
         tileRow(split(state.concealed).map(function (t) { return face(t); })));
       melds(clear(row.querySelector(".r-melds")), state.melds);

@@ -5,7 +5,9 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from zhuoji.rules.families import Family, register
+from zhuoji.rules.families.guizhou.events import EVENT_KINDS
 from zhuoji.rules.families.guizhou.legality import table_rules
+from zhuoji.rules.families.guizhou.panel import hand_marks, panel_marks
 from zhuoji.rules.families.guizhou.patterns import Pattern
 from zhuoji.rules.families.guizhou.settings import Ruleset
 from zhuoji.rules.families.guizhou.settlement import audit_result, settle
@@ -24,6 +26,9 @@ FAMILY: Family = register(
         chickens=True,
         default=True,
         extras=MappingProxyType({"simulate": "zhuoji.rules.families.guizhou.simulate"}),
+        panel_marks=panel_marks,
+        hand_marks=hand_marks,
+        event_declarations=EVENT_KINDS,
     )
 )
 """The family as registered."""
