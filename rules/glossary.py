@@ -1,7 +1,7 @@
 """The one glossary of the project's Chinese: every term once, and the message templates.
 
 ``rules/glossary.toml`` (read with :mod:`importlib.resources`, so an installed wheel has
-it) holds
+it), with each family's words added to it, holds
 
 * **terms**, in sections (``pattern``, ``reason``, ``kong``, ``chicken``, ``meld``,
   ``code``, ``outcome``, ``label``, ``tile`` ...): ``key = "中文"`` or
@@ -18,9 +18,9 @@ it) holds
   or for a clause of another group (an event, a seat's tiles, the table's phase), which
   is translated in turn; ``{name:kind*SEP}`` is one or more of them joined by ``SEP``.
   ``<section.key>`` in a Chinese template is that term's Chinese;
-* **the words of a family** (``[family.<name>.<section>]``): the terms are Guizhou's (the
-  first family); a family that calls a term otherwise gives its word there, keyed as the
-  term is (``[family.changsha.kong]`` ``concealed = "暗杠"``). ``key = "中文"`` is the
+* **the words of a family** (``[family.<name>.<section>]``): the terms are the first
+  family's (the base words); a family that calls a term otherwise gives its word there,
+  keyed as the term is (``[family.<name>.kong]`` ``concealed = "暗杠"``). ``key = "中文"`` is the
   family's Chinese for the term, its English staying the term's; ``key = "=section.key"``
   the Chinese of that term as the family says it; ``key = ["English", "中文"]`` both. A key
   that names no term is an error. :func:`glossary` with ``family=`` gives the glossary in
@@ -29,6 +29,19 @@ it) holds
   ``<section.key>`` (in an English sentence too) are the family's; the English a template
   matches and a text is looked up by stay the base's (the engine writes its messages
   without knowing the family). A family with no words of its own has the base glossary.
+
+**A family's words file**: what a family owns is in its folder, ``glossary.toml`` (the
+format above): its name (``[families]``), its line in ``zhuoji rules list`` in both
+languages (``[family_title]``, keyed by its name), its patterns, terms, texts, templates
+and its ``[family.<name>.<section>]`` words. The folders are those of ``rules/families/``
+(found without importing the registry, so that a command's help needs no engine) and,
+once :mod:`zhuoji.rules.families` is imported, every registered family's
+(:func:`zhuoji.rules.families.family_folder`: a family kept elsewhere gives its
+``folder``). Each file's entries are added to the glossary's, after them, in the families'
+order by name: a term, text, help or template the glossary (or an earlier file) has already
+is an error naming the file; the glossary itself refers to no family's term, so that it
+stands alone. A family registered later adds its words then (the caches are by the
+registered families).
 
 Every function that gives a term's Chinese (:func:`zh`, :func:`term`, :func:`expand`,
 :func:`text`, :func:`translate` ...) takes ``family``: the name of a ruleset's family
@@ -51,11 +64,13 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib.resources import files
+from importlib.resources.abc import Traversable
 from typing import Literal, cast
 
 from zhuoji.rules.messages import Message
@@ -68,6 +83,7 @@ __all__ = [
     "MissingChinese",
     "default_lang",
     "expand",
+    "family_title",
     "glossary",
     "help_text",
     "is_strict",
@@ -167,7 +183,7 @@ class Glossary:
     group_regex: Mapping[str, str]
     source: str
     family: str | None = None
-    """The family whose words these are; None: the base words (Guizhou's)."""
+    """The family whose words these are; None: the base words (the first family's)."""
     family_terms: Mapping[str, Terms] = field(default_factory=dict, compare=False)
     """Each family that has words of its own (``[family.<name>.*]``): all the terms in its
     words."""
@@ -418,13 +434,60 @@ def _expand_terms(terms: dict[str, dict[str, tuple[str, str]]]) -> None:
                 table[key] = (_expand(english, terms, where), _expand(chinese, terms, where))
 
 
-def parse_glossary(source: str, family: str | None = None) -> Glossary:
-    """The glossary of a TOML text (see the module's docstring), in the words of
+_MERGED_TABLES = ("text", "help")
+"""The top-level tables besides the terms that a family's words file adds entries to."""
+
+
+def _merge_words(data: dict[str, object], words: Mapping[str, object], where: str) -> None:
+    """A family's words file (``where``, its TOML table ``words``) added to the glossary's
+    table ``data`` (in place): its terms to their sections, its ``[family.<name>.*]``
+    tables, texts, helps and message templates to theirs, after the glossary's own; an
+    entry the glossary has already is an error naming the file."""
+
+    def into(target: dict[str, object], table: object, path: str) -> None:
+        if not isinstance(table, Mapping):
+            raise GlossaryError(f"{where}: {path} is not a table")
+        for key, value in table.items():
+            if key in target:
+                raise GlossaryError(f"{where}: {path}.{key} is in the glossary already")
+            target[key] = value
+
+    def table_of(parent: dict[str, object], key: str, path: str) -> dict[str, object]:
+        found = parent.setdefault(key, {})
+        if not isinstance(found, dict):
+            raise GlossaryError(f"{where}: {path} is not a table in the glossary")
+        return found
+
+    for section, table in words.items():
+        if section == "message":
+            if not isinstance(table, Mapping):
+                raise GlossaryError(f"{where}: message is not a table of groups")
+            groups = table_of(data, "message", "message")
+            for group, entries in table.items():
+                into(table_of(groups, group, f"message.{group}"), entries, f"message.{group}")
+        elif section == "family":
+            if not isinstance(table, Mapping):
+                raise GlossaryError(f"{where}: family is not a table of families")
+            into(table_of(data, "family", "family"), table, "family")
+        else:
+            into(table_of(data, section, section), table, section)
+
+
+def parse_glossary(source: str, family: str | None = None,
+                   words: Sequence[tuple[str, str]] = ()) -> Glossary:
+    """The glossary of a TOML text (see the module's docstring) with the families' words
+    files (``words``: each file's name and text, in order) added to it, in the words of
     ``family`` when given (:meth:`Glossary.for_family`)."""
     data = tomllib.loads(source)
+    for where, text_ in words:
+        try:
+            table = tomllib.loads(text_)
+        except tomllib.TOMLDecodeError as exc:
+            raise GlossaryError(f"{where}: not valid TOML: {exc}") from None
+        _merge_words(data, table, where)
     terms = _terms(data)
     families = {
-        name: _terms(data, words, terms) for name, words in _family_words(data, terms).items()
+        name: _terms(data, own, terms) for name, own in _family_words(data, terms).items()
     }
     _expand_terms(terms)
     for family_terms in families.values():
@@ -456,10 +519,69 @@ def parse_glossary(source: str, family: str | None = None) -> Glossary:
     return base.for_family(family)
 
 
+WORDS_FILE = "glossary.toml"
+"""A family's words: the file of that name in its folder (the format of
+``rules/glossary.toml``)."""
+
+
 @cache
-def _base() -> Glossary:
+def _conventional() -> tuple[tuple[str, Traversable], ...]:
+    """The folders of ``rules/families/`` that are families (a package each), by name:
+    found without importing the registry (a command's help needs the words, not the
+    engine)."""
+    root = files("zhuoji.rules").joinpath("families")
+    return tuple(
+        (entry.name, entry)
+        for entry in sorted(root.iterdir(), key=lambda e: e.name)
+        if entry.is_dir() and entry.joinpath("__init__.py").is_file()
+    )
+
+
+def _folders() -> dict[str, Traversable]:
+    """Each family's folder by name: the folders of ``rules/families/`` and, once the
+    registry is imported, every family it has registered (a family kept elsewhere too)."""
+    folders = dict(_conventional())
+    registry = sys.modules.get("zhuoji.rules.families")
+    if registry is not None:
+        for family in registry.registered():
+            folders[family.name] = registry.family_folder(family)
+    return folders
+
+
+_KEYS: dict[int, tuple[str, ...]] = {}
+"""The key of the glossary's caches by the number of registered families (a family never
+leaves the registry)."""
+
+
+def _key() -> tuple[str, ...]:
+    """The families whose words the glossary holds: the folders of ``rules/families/`` and
+    the registered families, by name (the caches' key)."""
+    registry = sys.modules.get("zhuoji.rules.families")
+    registered = () if registry is None else registry.registered()
+    key = _KEYS.get(len(registered))
+    if key is None:
+        names = {name for name, _ in _conventional()}
+        names.update(family.name for family in registered)
+        key = _KEYS[len(registered)] = tuple(sorted(names))
+    return key
+
+
+@cache
+def _base_of(key: tuple[str, ...]) -> Glossary:
     source = files("zhuoji.rules").joinpath("glossary.toml").read_text(encoding="utf-8")
-    return parse_glossary(source)
+    folders = _folders()
+    words = []
+    for name in key:
+        file = folders[name].joinpath(WORDS_FILE)
+        if file.is_file():
+            words.append((f"{name}'s words ({file})", file.read_text(encoding="utf-8")))
+    return parse_glossary(source, words=words)
+
+
+def _base() -> Glossary:
+    """The core glossary with every family's words (read again when a family registers
+    later)."""
+    return _base_of(_key())
 
 
 def _words(family: str | None) -> str | None:
@@ -469,8 +591,8 @@ def _words(family: str | None) -> str | None:
 
 
 @cache
-def _family_glossary(family: str) -> Glossary:
-    return _base().for_family(family)
+def _family_glossary(key: tuple[str, ...], family: str) -> Glossary:
+    return _base_of(key).for_family(family)
 
 
 def glossary(family: str | None = None) -> Glossary:
@@ -478,24 +600,33 @@ def glossary(family: str | None = None) -> Glossary:
     ``family`` (each family's read once; the base words for None or a family with no words
     of its own)."""
     words = _words(family)
-    return _base() if words is None else _family_glossary(words)
+    return _base() if words is None else _family_glossary(_key(), words)
 
 
 @cache
-def _expand_cached(words: str, family: str | None) -> str:
+def _expand_cached(words: str, family: str | None, key: tuple[str, ...]) -> str:
     return _expand(words, glossary(family).terms, repr(words))
 
 
 def expand(words: str, family: str | None = None) -> str:
     """``<section.key>`` references in ``words`` replaced by the terms' Chinese (the
     family's words)."""
-    return _expand_cached(words, _words(family)) if "<" in words else words
+    return _expand_cached(words, _words(family), _key()) if "<" in words else words
 
 
 def zh(section: str, key: str, family: str | None = None) -> str:
     """The Chinese of a term (the family's word); KeyError when the glossary has no such
     term."""
     return glossary(family).terms[section][key][1]
+
+
+def family_title(name: str, lang: Lang, default: str = "") -> str:
+    """A family's line in ``zhuoji rules list`` in ``lang``: its words' ``[family_title]``
+    entry (keyed by the family's name), ``default`` when they have none."""
+    pair = glossary().terms.get("family_title", {}).get(name)
+    if pair is None:
+        return default
+    return pair[1] if lang == "zh" else pair[0]
 
 
 def term(section: str, key: str, lang: Lang, family: str | None = None) -> str:
@@ -648,7 +779,9 @@ def translate_or_none(message: str, group: str = "message",
 
 
 @cache
-def _cached(message: str, group: str, family: str | None) -> str | None:
+def _cached(message: str, group: str, family: str | None, key: tuple[str, ...]) -> str | None:
+    # ``key``: the families whose words the glossary holds (a family registered later
+    # adds its words)
     return translate_or_none(message, group, family)
 
 
@@ -659,7 +792,7 @@ def translate(message: str, lang: Lang = "zh", group: str = "message",
     if lang == "en" or not message:
         return message
     if _DIGITS.search(message) is None and len(message) < 200:
-        done = _cached(message, group, _words(family))
+        done = _cached(message, group, _words(family), _key())
     else:
         done = translate_or_none(message, group, family)
     return message if done is None else done
@@ -765,7 +898,7 @@ def _translated(message: str, group: str, family: str | None) -> str | None:
     if _LATIN.search(message) is None:
         return message
     if _DIGITS.search(message) is None and len(message) < 200:
-        return _cached(message, group, _words(family))
+        return _cached(message, group, _words(family), _key())
     return translate_or_none(message, group, family)
 
 
@@ -784,7 +917,7 @@ _SEAT_ZH = re.compile(r"座位(\d+)")
 
 def with_names_zh(line: str, names: list[str] | tuple[str, ...]) -> str:
     """A Chinese line with each ``座位N`` followed by the player's name, as
-    :func:`zhuoji.rules.families.guizhou.settlement.with_names` does in English."""
+    a settlement's ``with_names`` does in English."""
 
     def one(m: re.Match[str]) -> str:
         seat = int(m.group(1))

@@ -1,12 +1,15 @@
-"""The presets the project ships: one TOML file per preset in ``rules/presets/``.
+"""The presets the project ships: one TOML file per preset in its family's folder
+(``presets/*.toml`` of the folder each registered family is found in,
+:func:`zhuoji.rules.families.family_folder`).
 
-A preset file names its rule family (``family = "guizhou"``) and holds the settings of that
-family's settings model (:mod:`zhuoji.rules.families`; for Guizhou
-:class:`~zhuoji.rules.families.guizhou.settings.Ruleset`), without ``name``, which is the file's
-stem. It may start from another preset of its family with ``extends = "other"``: its
-tables are merged over the other's, key by key. Files are read once through
-:mod:`importlib.resources` (the one read this package makes) and cached;
-:func:`load_preset_file` reads a preset file from anywhere (a preset not shipped yet).
+A preset file names its rule family (``family = "<name>"``) and holds the settings of that
+family's settings model (:mod:`zhuoji.rules.families`, the family's ``settings``), without
+``name``, which is the file's stem. A preset's name is unique across the families (two
+families shipping one name is an error naming both files). It may start from another
+preset of its family with ``extends = "other"``: its tables are merged over the other's,
+key by key. Files are read once through :mod:`importlib.resources` (the one read this
+package makes) and cached; :func:`load_preset_file` reads a preset file from anywhere (a
+preset not shipped yet).
 """
 
 from __future__ import annotations
@@ -21,7 +24,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from zhuoji.rules.families import DEFAULT_FAMILY, UnknownFamilyError, family_named
+from zhuoji.rules.families import (
+    UnknownFamilyError,
+    default_family,
+    families,
+    family_folder,
+    family_named,
+)
 from zhuoji.rules.messages import Message
 from zhuoji.rules.settings import RulesetBase, RulesetError, apply_overrides, excerpt, said
 
@@ -33,19 +42,63 @@ class UnknownPresetError(RulesetError):
     """A preset name the project does not ship."""
 
 
-def _preset_dir() -> Traversable:
-    return resources.files("zhuoji.rules").joinpath("presets")
+PRESETS_FOLDER = "presets"
+"""The folder of a family's folder its presets are in."""
+
+
+def _shown(file: Traversable) -> str:
+    """A preset file's path as an error names it: from ``rules/`` for a file of the
+    package (``rules/families/<name>/presets/<preset>.toml``), else as it is."""
+    path = Path(str(file))
+    root = Path(str(resources.files("zhuoji.rules")))
+    try:
+        return (Path("rules") / path.relative_to(root)).as_posix()
+    except ValueError:
+        return str(path)
 
 
 @cache
+def _catalog_of(registered: tuple[str, ...]) -> dict[str, Traversable]:
+    found: dict[str, Traversable] = {}
+    for name in registered:
+        folder = family_folder(family_named(name)).joinpath(PRESETS_FOLDER)
+        if not folder.is_dir():
+            continue
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+            if not entry.name.endswith(_SUFFIX) or not entry.is_file():
+                continue
+            preset = entry.name[: -len(_SUFFIX)]
+            other = found.get(preset)
+            if other is not None:
+                raise RulesetError(Message(
+                    "preset {p:any} is shipped twice: {a:any} and {b:any}; a preset's name "
+                    "is unique across the families", repr(preset), _shown(other),
+                    _shown(entry)))
+            found[preset] = entry
+    return {preset: found[preset] for preset in sorted(found)}
+
+
+def _catalog() -> dict[str, Traversable]:
+    """The shipped presets by name: each registered family's ``presets/*.toml`` (read
+    again when a family registers later)."""
+    return _catalog_of(tuple(f.name for f in families()))
+
+
 def _names() -> tuple[str, ...]:
-    return tuple(
-        sorted(
-            entry.name[: -len(_SUFFIX)]
-            for entry in _preset_dir().iterdir()
-            if entry.name.endswith(_SUFFIX)
-        )
-    )
+    return tuple(_catalog())
+
+
+def preset_file(name: str, family: str | None = None) -> str:
+    """The path of a preset's file as errors name it; a name not shipped (yet): where
+    its family's folder would hold it."""
+    file = _catalog().get(name)
+    if file is None and family is not None:
+        try:
+            folder = family_folder(family_named(family))
+        except UnknownFamilyError:
+            return name + _SUFFIX
+        file = folder.joinpath(PRESETS_FOLDER).joinpath(name + _SUFFIX)
+    return name + _SUFFIX if file is None else _shown(file)
 
 
 def preset_names(family: str | None = None) -> list[str]:
@@ -65,7 +118,7 @@ def preset_text(name: str) -> str:
     if not is_preset(name):
         raise UnknownPresetError(Message("unknown preset {p:any}; the presets are: {all:any}",
                                          excerpt(name), ", ".join(_names())))
-    text: str = _preset_dir().joinpath(name + _SUFFIX).read_text(encoding="utf-8")
+    text: str = _catalog()[name].read_text(encoding="utf-8")
     return text
 
 
@@ -152,7 +205,8 @@ def ruleset_from_table(name: str, table: Mapping[str, Any], where: str = "") -> 
              else Message("preset {p:any}", repr(name)))
     data = dict(table)
     data["name"] = name
-    family_name = data.setdefault("family", DEFAULT_FAMILY)
+    family_name = data["family"] if "family" in data else data.setdefault(
+        "family", default_family())
     if not isinstance(family_name, str):
         raise RulesetError(Message("{l:said}: field 'family': {f:any} is not a family name",
                                    label, repr(family_name)))
@@ -175,7 +229,8 @@ def ruleset_from_table(name: str, table: Mapping[str, Any], where: str = "") -> 
 @cache
 def load_preset(name: str) -> RulesetBase:
     """The preset's ruleset with ``extends`` resolved; raises UnknownPresetError/RulesetError."""
-    return ruleset_from_table(name, _resolved_table(name), f"rules/presets/{name}{_SUFFIX}")
+    table = _resolved_table(name)
+    return ruleset_from_table(name, table, preset_file(name, table.get("family")))
 
 
 def load_preset_file(path: Path) -> RulesetBase:

@@ -28,7 +28,7 @@ ls "$WORK/dist"
 wheel="$(ls "$WORK"/dist/zhuoji-*.whl)"
 sdist="$(ls "$WORK"/dist/zhuoji-*.tar.gz)"
 
-echo "== contents: every sql file, preset and dashboard asset of the checkout"
+echo "== contents: every sql file, preset, family words file and dashboard asset of the checkout"
 "$PY" - "$ROOT" "$wheel" "$sdist" <<'PYEOF'
 import sys, tarfile, zipfile
 from pathlib import Path
@@ -40,7 +40,8 @@ with tarfile.open(sdist) as tar:
     in_sdist = {name.removeprefix(top + "/") for name in tar.getnames()}
 need_wheel = (
     [f"zhuoji/flows/sql/{p.relative_to(root / 'sql').as_posix()}" for p in (root / "sql").rglob("*.sql")]
-    + ["zhuoji/" + p.relative_to(root).as_posix() for p in (root / "rules" / "presets").glob("*.toml")]
+    + ["zhuoji/" + p.relative_to(root).as_posix() for p in (root / "rules" / "families").glob("*/presets/*.toml")]
+    + ["zhuoji/" + p.relative_to(root).as_posix() for p in (root / "rules" / "families").glob("*/glossary.toml")]
     + ["zhuoji/rules/glossary.toml"]
     + ["zhuoji/" + p.relative_to(root).as_posix() for p in (root / "flows" / "dashboard" / "assets").iterdir()]
 )

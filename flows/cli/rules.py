@@ -12,10 +12,12 @@ import typer
 
 from zhuoji.flows.cli.errors import fail
 from zhuoji.flows.cli.jsonout import JsonOption, print_json, use_json
-from zhuoji.flows.cli.lang import LangOption, t, use_lang
+from zhuoji.flows.cli.lang import LangOption, current_lang, t, use_lang
 from zhuoji.flows.text.terminal import echo
 
 if TYPE_CHECKING:
+    from zhuoji.rules.families import Family
+    from zhuoji.rules.glossary import Lang
     from zhuoji.rules.settings import RulesetBase, RulesetError
 
 rules_app = typer.Typer(
@@ -75,6 +77,12 @@ def _source(ruleset: RulesetBase) -> str:
     return f"{ruleset.seed}, {ruleset.article}" if ruleset.article else ruleset.seed
 
 
+def _family_title(family: Family, lang: Lang) -> str:
+    from zhuoji.rules.glossary import family_title
+
+    return family_title(family.name, lang, family.title)
+
+
 def list_lines() -> list[str]:
     """The shipped presets grouped by family: for each family a line naming it (its title
     and tile count), then its presets' name, players, seed document and article, title."""
@@ -87,7 +95,8 @@ def list_lines() -> list[str]:
         if lines:
             lines.append("")
         lines.append(t("family {name}: {title} ({tiles} tiles)", name=family.name,
-                       title=family.title, tiles=family.tile_set.value))
+                       title=_family_title(family, current_lang()),
+                       tiles=family.tile_set.value))
         rows = [[t("name"), t("players"), t("seed"), t("title")]]
         for name in names:
             ruleset = _load(name)
@@ -122,7 +131,7 @@ def list_json() -> dict[str, Any]:
             })
         families.append({
             "family": family.name,
-            "title": family.title,
+            "title": _family_title(family, "en"),
             "tiles": family.tile_set.value,
             "presets": presets,
         })

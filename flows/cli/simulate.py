@@ -30,10 +30,11 @@ def simulated_families() -> list[str]:
     """The families whose games the simulator plays: those that name their bots in the
     registry (``Family.extras["simulate"]``), the default family (Guizhou) first."""
     from zhuoji.rules.bots import BOTS_EXTRA
-    from zhuoji.rules.families import DEFAULT_FAMILY, families
+    from zhuoji.rules.families import default_family, families
 
     names = [f.name for f in families() if isinstance(f.extras.get(BOTS_EXTRA), str)]
-    return sorted(names, key=lambda name: (name != DEFAULT_FAMILY, name))
+    first = default_family()
+    return sorted(names, key=lambda name: (name != first, name))
 
 
 def _rulesets(names: list[str]) -> tuple[str, ...]:

@@ -149,8 +149,8 @@ ruleset that no longer resolves, until the next ingest re-audits its file)."""
 
 
 def family_key(name: str | None) -> str:
-    """A rule family's name as the pages use it (a section's id): ``guizhou``, ``changsha``
-    ..., :data:`UNKNOWN_FAMILY` for ``None``."""
+    """A rule family's name as the pages use it (a section's id): the registered name,
+    :data:`UNKNOWN_FAMILY` for ``None``."""
     return UNKNOWN_FAMILY if name is None else name
 
 
@@ -160,15 +160,16 @@ def _family_pair(name: str | None) -> tuple[str, str]:
 
 
 def family_label(name: str | None, lang: Lang = "en") -> Markup:
-    """A family's name: ``Guizhou <span class="zh">贵州捉鸡</span>`` in English, ``贵州捉鸡``
-    in Chinese (the family's own name when the glossary has none)."""
+    """A family's name from its words (``[families]``): ``English <span class="zh">中文</span>``
+    in English, the Chinese alone in Chinese (the family's own name when the glossary has
+    none)."""
     english, chinese = _family_pair(name)
     return _in((english, chinese or english) if lang == "zh" else (english, chinese), lang)
 
 
 def family_text(name: str | None, lang: Lang) -> str:
-    """A family's name as plain text: ``Guizhou 贵州捉鸡`` in English, ``贵州捉鸡`` in
-    Chinese."""
+    """A family's name as plain text from its words: ``English 中文`` in English, the
+    Chinese alone in Chinese."""
     english, chinese = _family_pair(name)
     if lang == "zh":
         return chinese or english

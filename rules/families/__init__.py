@@ -1,18 +1,25 @@
 """Rule families: the registry, and one subpackage per family (``rules/families/<name>/``).
 
-A family is a system of games sharing a tile set and a way of settling (Guizhou 捉鸡 is
-the first). Its folder registers one :class:`Family` when imported: its name, its
-settings model (a :class:`~zhuoji.rules.settings.RulesetBase` subclass, the TOML presets of the
-family are validated by it), its settlement, its patterns, its tile set, the event
-kinds it adds to the core's and its table rules (``table_rules``: what the core's table
-plays a ruleset of the family with). No family imports another; the registry finds
-the families by importing the ``family`` module of every subpackage of this package on
-first use (:func:`families`), so adding a family is adding a folder. A family kept outside
-this package (a platform's own, a test's) is found at the same moment, without editing
-zhuoji, through the entry points of the group ``zhuoji.families`` (:data:`ENTRY_POINTS`)
-and the environment variable ``ZHUOJI_FAMILIES`` (:data:`FAMILIES_ENV`), each naming a
-family's registration module or folder (:func:`plugin_entries`); a family's module may also
-register itself with :func:`register` when it is imported.
+A family is a system of games sharing a tile set and a way of settling (捉鸡, the
+chicken-scoring family, is the first). Its folder registers one :class:`Family` when
+imported: its name, its settings model (a :class:`~zhuoji.rules.settings.RulesetBase`
+subclass, the TOML presets of the family are validated by it), its settlement, its
+patterns, its tile set, the event kinds it adds to the core's and its table rules
+(``table_rules``: what the core's table plays a ruleset of the family with). No family
+imports another; the registry finds the families by importing the ``family`` module of
+every subpackage of this package on first use (:func:`families`), so adding a family is
+adding a folder. A family kept outside this package (a platform's own, a test's) is found
+at the same moment, without editing zhuoji, through the entry points of the group
+``zhuoji.families`` (:data:`ENTRY_POINTS`) and the environment variable
+``ZHUOJI_FAMILIES`` (:data:`FAMILIES_ENV`), each naming a family's registration module or
+folder (:func:`plugin_entries`); a family's module may also register itself with
+:func:`register` when it is imported.
+
+A family's folder also holds its words (``glossary.toml``: its name and title in both
+languages, its patterns, terms and messages, :mod:`zhuoji.rules.glossary`) and its presets
+(``presets/*.toml``, :mod:`zhuoji.rules.presets`), found there by name
+(:func:`family_folder`); the family a preset names by default is the one registered with
+``default=True`` (:func:`default_family`).
 
 ``docs/rules/families.md`` describes the split between the core and a family, and how to
 add one.
@@ -29,6 +36,8 @@ import pkgutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Any
@@ -40,25 +49,22 @@ from zhuoji.rules.settings import RulesetBase, RulesetError
 from zhuoji.rules.tiles import TileSet
 
 __all__ = [
-    "DEFAULT_FAMILY",
     "ENTRY_POINTS",
     "FAMILIES_ENV",
     "Family",
     "FamilyPluginError",
     "UnknownFamilyError",
+    "default_family",
     "families",
+    "family_folder",
     "family_named",
     "family_names",
     "family_of",
     "plugin_entries",
     "register",
+    "registered",
     "replayable",
 ]
-
-DEFAULT_FAMILY = "guizhou"
-"""The family of a preset or ruleset table that names none (the logs of ``zhuoji-log/1``
-before families were named, and their ``rule_overrides``)."""
-
 
 class UnknownFamilyError(RulesetError):
     """A family name no registered family has."""
@@ -75,8 +81,9 @@ class Family:
 
     name: str
     """The family's name (its folder's name): what a preset's ``family`` says."""
-    title: str
-    """One line for ``zhuoji rules list``."""
+    title: str = field(default="", kw_only=True)
+    """One line for ``zhuoji rules list`` where the family's words give none (their
+    ``[family_title]`` entry, in both languages: :func:`zhuoji.rules.glossary.family_title`)."""
     settings: type[RulesetBase]
     """The settings model: every preset of the family is validated by it."""
     settle: Callable[..., Any]
@@ -96,7 +103,7 @@ class Family:
     extras: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Anything else the family exposes to its own presets and tools, by name."""
     chickens: bool = False
-    """The family scores chickens (鸡, Guizhou): its settlements list them (``chickens``),
+    """The family scores chickens (鸡): its settlements list them (``chickens``),
     its hands may flip one (翻鸡), its wins may carry a penalty; the audit's JSON, the
     warehouse's chicken columns and the pages show them for its games only."""
     carry: Callable[..., Any] | None = None
@@ -122,6 +129,16 @@ class Family:
     log's name, fields, token, snapshot and text of each. The core's and its mechanics'
     kinds are declared in :mod:`zhuoji.rules.event_kinds`; ``event_kinds`` names which of
     all the declared kinds the family plays."""
+    # --- the family's words and presets (the files of its folder)
+    folder: Traversable | None = None
+    """The family's folder, where its files are found by their names: its words
+    (``glossary.toml``, :mod:`zhuoji.rules.glossary`) and its presets (``presets/*.toml``,
+    :mod:`zhuoji.rules.presets`). None: the folder of the package its settings model is
+    defined in (``rules/families/<name>/``, or a family's own package kept elsewhere)."""
+    default: bool = False
+    """The family of a preset or ruleset table that names none (the logs of
+    ``zhuoji-log/1`` before families were named, and their ``rule_overrides``):
+    :func:`default_family`. One registered family at most says so."""
 
 
 REGISTRATION_MODULE = "family"
@@ -130,6 +147,8 @@ the folder's ``__init__`` imports nothing, so that the core may import a family'
 (its types) without registering it half-imported."""
 
 _REGISTRY: dict[str, Family] = {}
+_REGISTERED: list[tuple[Family, ...]] = [()]
+"""The registered families by name, made again at each registration (:func:`registered`)."""
 _discovered: list[bool] = []
 
 
@@ -150,7 +169,14 @@ def register(family: Family) -> Family:
             f"family {family.name!r}: its settings model {family.settings.__name__} gives "
             f"family = {default!r}"
         )
+    if family.default:
+        for other in _REGISTRY.values():
+            if other.default and other.name != family.name:
+                # a programming error, never a user's: not translated
+                raise RulesetError(f"families {other.name!r} and {family.name!r} are both "
+                                   "the default family (Family.default)")
     _REGISTRY[family.name] = family
+    _REGISTERED[0] = tuple(_REGISTRY[name] for name in sorted(_REGISTRY))
     return family
 
 
@@ -295,12 +321,28 @@ def _discover() -> None:
             raise
 
 
+def registered() -> tuple[Family, ...]:
+    """The families registered so far, by name, without importing the folders of this
+    package first (:func:`families` does); the same tuple until the next registration."""
+    return _REGISTERED[0]
+
+
 def families() -> tuple[Family, ...]:
     """Every registered family, by name (the folders of this package, the entry points and
     ``ZHUOJI_FAMILIES`` are imported first); raises :class:`FamilyPluginError` naming an
     entry that cannot be imported, on this lookup and every later one."""
     _discover()
     return tuple(_REGISTRY[name] for name in sorted(_REGISTRY))
+
+
+def default_family() -> str:
+    """The name of the family a preset or ruleset table that names none belongs to: the
+    registered family whose registration says ``default=True``."""
+    for family in families():
+        if family.default:
+            return family.name
+    # a programming error, never a user's: not translated
+    raise RulesetError("no registered family is the default family (Family.default)")
 
 
 def family_names() -> list[str]:
@@ -317,6 +359,16 @@ def family_named(name: str) -> Family:
         raise UnknownFamilyError(Message("unknown family {f:any}; the families are: {all:any}",
                                          repr(name), known))
     return family
+
+
+def family_folder(family: Family) -> Traversable:
+    """The folder a family's files are found in (:attr:`Family.folder`, or by default the
+    folder of the package that defines its settings model)."""
+    if family.folder is not None:
+        return family.folder
+    module = sys.modules[family.settings.__module__]
+    package = module.__name__ if hasattr(module, "__path__") else module.__package__
+    return resources.files(package or module.__name__)
 
 
 def family_of(ruleset: RulesetBase) -> Family:

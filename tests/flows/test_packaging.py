@@ -47,14 +47,54 @@ def test_every_sql_file_is_package_data() -> None:
 
 
 def test_every_preset_and_asset_is_package_data() -> None:
-    presets = list((ROOT / "rules" / "presets").glob("*"))
+    presets = list((ROOT / "rules" / "families").glob("*/presets/*"))
     assert all(p.suffix == ".toml" or p.name == "__init__.py" or p.name == "__pycache__"
                for p in presets), presets
     folder = ROOT / "flows" / "dashboard" / "assets"
     assets = [p for p in folder.iterdir() if p.name != "__pycache__"]
     assert assets and all(p.is_file() for p in assets), "assets are one flat folder ('*')"
-    assert _package_data("zhuoji.flows.dashboard.assets") == ["*"]
-    assert _package_data("zhuoji.rules.presets") == ["*.toml"]
+    assert _package_data("zhuoji.flows.dashboard") == ["assets/*"]
+    assert _package_data("zhuoji.rules.families") == ["*/glossary.toml", "*/presets/*.toml"]
+
+
+def _wheel_files() -> set[str]:
+    """The files of the checkout a wheel holds, by the packages setuptools finds
+    (``tool.setuptools.packages.find``) and their package data's patterns: each module of
+    a package found, each data file one of its patterns matches."""
+    from setuptools import find_packages
+
+    found = PYPROJECT["tool"]["setuptools"]["packages"]["find"]
+    packages = find_packages(where=str(ROOT), include=found["include"])
+    out: set[str] = set()
+    for package in packages:
+        folder = ROOT.joinpath(*package.split("."))
+        out.update(f"{package.replace('.', '/')}/{p.name}" for p in folder.glob("*.py"))
+        for pattern in _package_data(package):
+            out.update(f"{package.replace('.', '/')}/{p.relative_to(folder).as_posix()}"
+                       for p in folder.glob(pattern) if p.is_file())
+    return out
+
+
+def test_every_familys_folder_is_in_the_wheel_without_being_named() -> None:
+    """A family's folder (its modules, its words, its presets) ships because setuptools
+    finds it: no package list and no package data names a family."""
+    setuptools_config = PYPROJECT["tool"]["setuptools"]
+    assert "packages" not in setuptools_config or "find" in setuptools_config["packages"]
+    families = sorted(p.parent.name for p in (ROOT / "rules" / "families").glob("*/family.py"))
+    assert families
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    table = text[text.index("[tool.setuptools"):text.index("[tool.pytest")]
+    for name in families:
+        assert name not in table, f"pyproject.toml's setuptools tables name {name}"
+    wheel = _wheel_files()
+    for name in families:
+        folder = ROOT / "rules" / "families" / name
+        files = [p for p in folder.rglob("*") if p.is_file() and p.suffix in (".py", ".toml")
+                 and "__pycache__" not in p.parts]
+        assert any(p.suffix == ".toml" for p in files), f"{name} has no words or presets"
+        for path in files:
+            shipped = "zhuoji/" + path.relative_to(ROOT).as_posix()
+            assert shipped in wheel, f"not in the wheel: {shipped}"
 
 
 def _constraints() -> dict[str, Version]:

@@ -9,6 +9,7 @@ import tomllib
 from collections import Counter
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,7 @@ from zhuoji.rules.families.guizhou.settlement import REASONS as GUIZHOU_REASONS
 from zhuoji.rules.families.guizhou.settlement import ChickenKind, Reason
 from zhuoji.rules.glossary import (
     GlossaryError,
+    _merge_words,
     default_lang,
     expand,
     glossary,
@@ -38,6 +40,28 @@ from zhuoji.rules.violations import ViolationCode
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = (ROOT / "rules" / "glossary.toml").read_text(encoding="utf-8")
+WORDS = {path.parent.name: path.read_text(encoding="utf-8")
+         for path in sorted((ROOT / "rules" / "families").glob("*/glossary.toml"))}
+"""Each family's words file (rules/families/<name>/glossary.toml), added to the glossary."""
+
+
+def _merged() -> dict[str, Any]:
+    """The glossary's table with every family's words added (as rules/glossary.py reads it)."""
+    data = tomllib.loads(SOURCE)
+    for name, words in WORDS.items():
+        _merge_words(data, tomllib.loads(words), name)
+    return data
+
+
+def _sentences() -> str:
+    """The sentences and message templates: the glossary's end, from [text] on, and each
+    words file's tables of texts, templates and helps."""
+    parts = [SOURCE[SOURCE.index("\n[text]\n"):]]
+    for words in WORDS.values():
+        at = [words.index(h) for h in ("\n[text]", "\n[message.", "\n[help]") if h in words]
+        if at:
+            parts.append(words[min(at):])
+    return "\n".join(parts)
 TERM_SECTIONS = ("game", "tile", "kong", "meld", "chicken", "pattern", "ready", "reason",
                  "rule", "code", "outcome")
 NAMED = ("kong", "chicken", "pattern", "ready", "reason", "rule", "code")
@@ -52,7 +76,7 @@ def test_the_installed_package_reads_the_same_file() -> None:
 def test_each_term_is_spelt_once() -> None:
     """A Chinese term is defined by one key, a family's word too; every other use refers
     to it (``=s.k`` or ``<s.k>``)."""
-    data = tomllib.loads(SOURCE)
+    data = _merged()
     spelt: Counter[str] = Counter()
     tables = [table for section, table in data.items()
               if section not in ("text", "message", "family", "help")]
@@ -67,7 +91,7 @@ def test_each_term_is_spelt_once() -> None:
     assert [t for t, n in spelt.items() if n > 1] == []
     # the sentences and the message templates (the file's end, from [text] on) quote a
     # named term only by reference
-    sentences = SOURCE[SOURCE.index("\n[text]\n"):]
+    sentences = _sentences()
     for section in NAMED:
         for key, value in data[section].items():
             chinese = value if isinstance(value, str) else value[1]

@@ -393,7 +393,8 @@ def test_extends_cycles_and_unknown_parents_fail(monkeypatch: pytest.MonkeyPatch
         load("a")
     with pytest.raises(UnknownPresetError, match="'c' extends unknown preset 'nowhere'"):
         load("c")
-    with pytest.raises(RulesetError, match=r"preset 'd' \(rules/presets/d\.toml\): players"):
+    with pytest.raises(RulesetError,
+                       match=r"preset 'd' \(rules/families/guizhou/presets/d\.toml\): players"):
         load("d")
     child: Ruleset = load("e")
     assert (child.players, child.kongs.added, child.kongs.concealed) == (3, 7, 2)

@@ -15,7 +15,6 @@ from zhuoji.rules.tiles import TileSet
 FAMILY: Family = register(
     Family(
         name="changsha",
-        title="Changsha 长沙麻将: chow, 2-5-8 pairs, 起手小胡, 大胡, 开杠 dice, 海底漫游, 扎鸟",
         settings=Ruleset,
         settle=settle,
         audit_result=audit_result,

@@ -1,6 +1,6 @@
 """The Changsha settings model: the table's rules at the top level, the core mechanics it
 plays in ``mechanics`` and the points in ``points`` (every value a setting, each with the
-seed's words in ``rules/presets/changsha.toml`` and ``docs/rules/changsha.md``)."""
+seed's words in ``presets/changsha.toml`` of this folder and ``docs/rules/changsha.md``)."""
 
 from __future__ import annotations
 

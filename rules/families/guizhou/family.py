@@ -16,7 +16,6 @@ from zhuoji.rules.tiles import TileSet
 FAMILY: Family = register(
     Family(
         name="guizhou",
-        title="Guizhou 捉鸡: chickens, kongs 豆, 报听, 翻鸡; no chow, the hand ends at a win",
         settings=Ruleset,
         settle=settle,
         audit_result=audit_result,
@@ -25,6 +24,7 @@ FAMILY: Family = register(
         event_kinds=frozenset({"ready", "flip"}),
         table_rules=table_rules,
         chickens=True,
+        default=True,
         extras=MappingProxyType({"simulate": "zhuoji.rules.families.guizhou.simulate"}),
         panel_marks=panel_marks,
         hand_marks=hand_marks,

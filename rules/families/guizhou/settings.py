@@ -7,7 +7,7 @@ settings are grouped in frozen sections
 (``patterns``, ``bonuses``, ``ready``, ``hot_discard``, ``robbed_kong``, ``kongs``,
 ``chickens``, ``draw``, ``dealer``, ``penalties``). Every field's default is the family
 default documented in ``docs/rules/README.md``; the shipped presets state every value
-explicitly (``rules/presets/*.toml``).
+explicitly (``presets/*.toml`` of the family's folder).
 
 Settings are named by dotted paths (``"chickens.scope"``) or by flat aliases that a log's
 ``rule_overrides`` may use (``"chicken_scope"``): ``Ruleset.parse_setting_key`` maps both to
