@@ -28,7 +28,6 @@ add one.
 from __future__ import annotations
 
 import importlib
-import importlib.machinery
 import importlib.metadata
 import importlib.util
 import os
@@ -191,7 +190,8 @@ FAMILIES_ENV = "ZHUOJI_FAMILIES"
 """The environment variable listing more families, separated by commas: each entry a
 registration module (``my_platform.family``, on the import path), a package holding one
 (``my_platform``: its ``family`` module is imported) or a family's folder (a path: the
-folder holding its ``family.py``, imported as a package named after the folder). Read once,
+folder holding its ``__init__.py`` and ``family.py``, imported as a package named after the
+folder). Read once,
 by the first lookup of a process; a worker process inherits it and finds the same families."""
 
 _failed: list[FamilyPluginError] = []
@@ -223,8 +223,9 @@ def _import_folder(folder: Path) -> None:
     registration module."""
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such folder")
-    if not (folder / f"{REGISTRATION_MODULE}.py").is_file():
-        raise FileNotFoundError(f"{folder}: no {REGISTRATION_MODULE}.py in the folder")
+    for needed in ("__init__.py", f"{REGISTRATION_MODULE}.py"):
+        if not (folder / needed).is_file():
+            raise FileNotFoundError(f"{folder}: no {needed} in the folder")
     name = folder.name
     if not name.isidentifier():
         raise ImportError(f"{folder}: the folder's name is no Python package name")
@@ -235,19 +236,13 @@ def _import_folder(folder: Path) -> None:
             raise ImportError(f"the name {name!r} is already a module's "
                               f"({getattr(known, '__file__', None) or name})")
     else:
-        init = folder / "__init__.py"
-        if init.is_file():
-            spec = importlib.util.spec_from_file_location(
-                name, init, submodule_search_locations=[str(folder)])
-        else:  # a folder without __init__.py: a namespace-like package
-            spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
-            spec.submodule_search_locations = [str(folder)]
-        assert spec is not None
+        spec = importlib.util.spec_from_file_location(
+            name, folder / "__init__.py", submodule_search_locations=[str(folder)])
+        assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:
-            if spec.loader is not None:
-                spec.loader.exec_module(module)
+            spec.loader.exec_module(module)
         except BaseException:
             del sys.modules[name]
             raise
