@@ -25,8 +25,6 @@ from typing import Any
 import duckdb
 import pytest
 
-import zhuoji.rules.families as registry
-
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "tests" / "plugin_family"
 DRIVERS = ("tests/plugin_family/", "tests/flows/test_plugin_family", "docs/")
@@ -38,12 +36,6 @@ PATTERN_ZH = {"ping": "平和", "duidui": "对对和", "qidui": "七对子", "qi
               "zimo": "自摸"}
 
 pytestmark = pytest.mark.xdist_group("prefect")
-
-needs_presets = pytest.mark.xfail(
-    not hasattr(registry, "family_folder"), strict=True,
-    reason="zhuoji lists the presets of rules/presets/ only, before any family is looked up: "
-           "a family's presets/ folder is not read (rules/presets.py)")
-"""Until zhuoji reads a family's presets from its folder, what uses them fails."""
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -112,7 +104,6 @@ def _rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
 
 
 # ---------------------------------------------------------------------- finding the family
-@needs_presets
 def test_the_family_is_found_from_its_folder() -> None:
     listed = _json(zhuoji("rules", "list", "--json"))
     family = next(f for f in listed["families"] if f["family"] == "pinghu")
@@ -125,7 +116,6 @@ def test_the_family_is_found_from_its_folder() -> None:
     assert {f["family"] for f in plain["families"]} == {"changsha", "guizhou"}
 
 
-@needs_presets
 def test_the_family_is_found_by_an_entry_point(logs: Path, tmp_path: Path) -> None:
     """The family installed as a distribution of its own: its folder as the package
     ``pinghu_plugin`` and an entry point of the group ``zhuoji.families``."""
@@ -168,9 +158,19 @@ def test_the_family_is_found_by_an_entry_point(logs: Path, tmp_path: Path) -> No
      "{missing}: no such folder"),
     ("{empty}",
      "error: the family '{empty}' (environment variable ZHUOJI_FAMILIES) cannot be "
-     "imported: FileNotFoundError: {empty}: no family.py in the folder",
+     "imported: FileNotFoundError: {empty}: no __init__.py in the folder",
      "错误：无法导入玩法 '{empty}'（环境变量 ZHUOJI_FAMILIES）：FileNotFoundError: "
-     "{empty}: no family.py in the folder"),
+     "{empty}: no __init__.py in the folder"),
+    ("{bare}",
+     "error: the family '{bare}' (environment variable ZHUOJI_FAMILIES) cannot be "
+     "imported: FileNotFoundError: {bare}: no family.py in the folder",
+     "错误：无法导入玩法 '{bare}'（环境变量 ZHUOJI_FAMILIES）：FileNotFoundError: "
+     "{bare}: no family.py in the folder"),
+    ("{broken}",
+     "error: the family '{broken}' (environment variable ZHUOJI_FAMILIES) cannot be "
+     "imported: ZeroDivisionError: division by zero",
+     "错误：无法导入玩法 '{broken}'（环境变量 ZHUOJI_FAMILIES）：ZeroDivisionError: "
+     "division by zero"),
     ("zhuoji.rules.tiles",
      "error: the family 'zhuoji.rules.tiles' (environment variable ZHUOJI_FAMILIES) "
      "registers no family",
@@ -180,7 +180,15 @@ def test_a_family_that_cannot_be_imported_is_named(
         entry: str, english: str, chinese: str, tmp_path: Path) -> None:
     empty = tmp_path / "empty_family"
     empty.mkdir()
-    names = {"missing": str(tmp_path / "gone"), "empty": str(empty)}
+    bare = tmp_path / "bare_family"  # a package, but no registration module
+    bare.mkdir()
+    (bare / "__init__.py").write_text("", encoding="utf-8")
+    broken = tmp_path / "broken_family"  # its registration fails as it runs
+    broken.mkdir()
+    (broken / "__init__.py").write_text("", encoding="utf-8")
+    (broken / "family.py").write_text("1 / 0\n", encoding="utf-8")
+    names = {"missing": str(tmp_path / "gone"), "empty": str(empty), "bare": str(bare),
+             "broken": str(broken)}
     entry, english, chinese = (s.format(**names) for s in (entry, english, chinese))
     listed = f"{FOLDER},{entry}"  # the good family first: the bad one still fails
     for lang, line in (("en", english), ("zh", chinese)):
@@ -196,7 +204,6 @@ def test_a_family_that_cannot_be_imported_is_named(
 
 
 # ---------------------------------------------------------------------- the pipeline
-@needs_presets
 @pytest.mark.parametrize("preset", PRESETS)
 def test_zhuoji_audit_under_each_preset(logs: Path, preset: str) -> None:
     files = sorted(str(p) for p in logs.glob(f"pinghu-{preset}-0-*.json"))
@@ -215,7 +222,6 @@ def test_zhuoji_audit_under_each_preset(logs: Path, preset: str) -> None:
     assert any(zh in text.stdout for zh in PATTERN_ZH.values())
 
 
-@needs_presets
 def test_zhuoji_audit_finds_the_disputed_hand(logs: Path) -> None:
     result = zhuoji("audit", str(logs / "pinghu-disputed.json"), "--json")
     assert result.returncode == 1, result.stderr
@@ -224,7 +230,6 @@ def test_zhuoji_audit_finds_the_disputed_hand(logs: Path) -> None:
     assert "score_mismatch" in codes
 
 
-@needs_presets
 def test_zhuoji_ingest_loads_every_game_by_workers(
         warehouse: tuple[Path, dict[str, Any]]) -> None:
     db, summary = warehouse
@@ -235,7 +240,6 @@ def test_zhuoji_ingest_loads_every_game_by_workers(
     assert {r for (r,) in _rows(db, "SELECT DISTINCT ruleset FROM games")} == set(PRESETS)
 
 
-@needs_presets
 def test_the_reports(warehouse: tuple[Path, dict[str, Any]]) -> None:
     db, _ = warehouse
     board = _json(zhuoji("report", "leaderboard", "--db", str(db), "-f", "json"))
@@ -255,7 +259,6 @@ def test_the_reports(warehouse: tuple[Path, dict[str, Any]]) -> None:
     assert zh.returncode == 0, zh.stderr
 
 
-@needs_presets
 def test_the_dashboard(warehouse: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
     db, _ = warehouse
     out = tmp_path / "site"
@@ -291,9 +294,15 @@ def test_nothing_outside_its_folder_names_the_family() -> None:
     assert outside == []
 
 
-@pytest.mark.xfail(strict=False, reason="zhuoji does not yet find a family's presets and "
-                   "words in its folder: tests/plugin_family/_until_merged.py adds them")
-def test_the_family_needs_no_workaround() -> None:
-    """The folder holds the family's own files only: nothing in it changes zhuoji's
-    modules (the workaround module is gone)."""
-    assert not (FOLDER / "_until_merged.py").exists()
+def test_the_folder_holds_the_familys_own_files_only() -> None:
+    """Nothing in the folder changes zhuoji: each module is one of the family's own parts,
+    and none reads a private name of zhuoji's modules."""
+    modules = sorted(p.name for p in FOLDER.glob("*.py"))
+    assert modules == ["__init__.py", "family.py", "legality.py", "logs.py", "panel.py",
+                       "patterns.py", "settings.py", "settlement.py"]
+    for path in FOLDER.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "._" not in text.replace("__", ""), path
+    assert sorted(p.name for p in (FOLDER / "presets").iterdir()) == sorted(
+        f"{p}.toml" for p in PRESETS)
+    assert (FOLDER / "glossary.toml").is_file()

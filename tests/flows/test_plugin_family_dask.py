@@ -20,12 +20,11 @@ from tests.flows.test_plugin_family import (
     GAMES,
     PRESETS,
     _env,
-    needs_presets,
     write_logs,
     zhuoji,
 )
 
-pytestmark = [pytest.mark.xdist_group("prefect"), needs_presets]
+pytestmark = pytest.mark.xdist_group("prefect")
 
 _WORKER_MAIN = (
     "import sys; sys.argv[0] = 'dask-worker'; "

@@ -7,7 +7,6 @@ from __future__ import annotations
 from zhuoji.rules.families import Family, register
 from zhuoji.rules.tiles import TileSet
 
-from . import _until_merged
 from .legality import table_rules
 from .panel import panel_marks
 from .patterns import PATTERNS
@@ -17,7 +16,6 @@ from .settlement import audit_result, settle
 FAMILY: Family = register(
     Family(
         name="pinghu",
-        title="平胡 pinghu: a test family kept outside zhuoji, pong and kong, paid by pattern",
         settings=Ruleset,
         settle=settle,
         audit_result=audit_result,
@@ -27,5 +25,3 @@ FAMILY: Family = register(
         panel_marks=panel_marks,
     )
 )
-
-_until_merged.install()
