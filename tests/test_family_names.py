@@ -4,8 +4,10 @@ files of that family's own folder ``rules/families/<name>/`` (its code, its pres
 words). The core names each mechanic for what it does, never for the region that plays it.
 
 Every file of those folders is read (tracked or new, not ignored), its path and its text,
-case-insensitively; the families are the folders of ``rules/families/`` that hold a
-``family.py``. A failure lists every file that names a family outside its folder.
+case-insensitively, as ``grep -rli`` reads them: a symbolic link is not followed (the
+dashboard's copy of ``docs/rules/legality.md`` is the page it links to, read with the
+docs); the families are the folders of ``rules/families/`` that hold a ``family.py``. A
+failure lists every file that names a family outside its folder.
 """
 
 from __future__ import annotations
@@ -30,12 +32,13 @@ def family_names() -> list[str]:
 
 
 def scanned_files(root: Path = ROOT) -> list[str]:
-    """Every file of the scanned folders, tracked or new (not ignored), as git names it."""
+    """Every file of the scanned folders, tracked or new (not ignored), as git names it;
+    no symbolic link."""
     listed = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", *SCANNED],
         capture_output=True, cwd=root, check=True)
     return sorted({p for p in listed.stdout.decode().split("\0")
-                   if p and (root / p).is_file()})
+                   if p and (root / p).is_file() and not (root / p).is_symlink()})
 
 
 def naming(word: str, root: Path = ROOT) -> list[str]:
@@ -96,6 +99,7 @@ def test_the_check_finds_a_name_outside_its_folder(tmp_path: Path) -> None:
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "flows" / "docs_link.md").symlink_to("../docs/changsha.md")
     assert outside("changsha", ("rules/families/changsha/",), tmp_path) == [
         "flows/a.py", "rules/families/guizhou/settings.py"]
     assert outside("guizhou", ("rules/families/guizhou/",), tmp_path) == [
