@@ -83,6 +83,11 @@ class Family:
     ruleset)`` gives a hand's :class:`~zhuoji.rules.continuing.Carry` from the game's previous
     hand's :class:`~zhuoji.rules.replay.HandReplay` and the carry it started with (both ``None``
     for the game's first hand)."""
+    # --- the simulator's faults, the referee's text, the audit's JSON
+    faults: Any = None
+    """The family's own kinds of fault, their injectors and the order a simulated hand's
+    kind is drawn in: a :class:`zhuoji.rules.faults.FamilyFaults` (its folder's
+    ``faults.py``); None: the family-neutral kinds only."""
 
 
 REGISTRATION_MODULE = "family"

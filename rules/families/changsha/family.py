@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from zhuoji.rules.families import Family, register
+from zhuoji.rules.families.changsha.faults import FAULTS
 from zhuoji.rules.families.changsha.legality import table_rules
 from zhuoji.rules.families.changsha.patterns import Pattern
 from zhuoji.rules.families.changsha.settings import Ruleset
@@ -23,6 +24,7 @@ FAMILY: Family = register(
         event_kinds=frozenset({"chow", "roll", "seabed", "bird", "small_win"}),
         table_rules=table_rules,
         extras=MappingProxyType({"simulate": "zhuoji.rules.families.changsha.simulate"}),
+        faults=FAULTS,
     )
 )
 """The family as registered."""

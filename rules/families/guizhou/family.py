@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from zhuoji.rules.families import Family, register
+from zhuoji.rules.families.guizhou.faults import FAULTS
 from zhuoji.rules.families.guizhou.legality import table_rules
 from zhuoji.rules.families.guizhou.patterns import Pattern
 from zhuoji.rules.families.guizhou.settings import Ruleset
@@ -24,6 +25,7 @@ FAMILY: Family = register(
         table_rules=table_rules,
         chickens=True,
         extras=MappingProxyType({"simulate": "zhuoji.rules.families.guizhou.simulate"}),
+        faults=FAULTS,
     )
 )
 """The family as registered."""
