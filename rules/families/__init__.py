@@ -88,6 +88,15 @@ class Family:
     """The family's own kinds of fault, their injectors and the order a simulated hand's
     kind is drawn in: a :class:`zhuoji.rules.faults.FamilyFaults` (its folder's
     ``faults.py``); None: the family-neutral kinds only."""
+    text_lines: Callable[[str, Any], list[str]] | None = None
+    """``text_lines(place, view)`` -> the family's own lines of the referee's text of a hand
+    (``zhuoji audit``) at ``place`` (one of :data:`zhuoji.rules.referee.TEXT_PLACES`), in the
+    view's language: ``view`` is a :class:`zhuoji.rules.referee.HandText` (its folder's
+    ``referee.py``)."""
+    json_keys: Callable[..., dict[str, Any]] | None = None
+    """``json_keys(place, hand, winner=None)`` -> the family's own keys of a hand's JSON object
+    (``zhuoji audit --json``) at ``place`` (one of :data:`zhuoji.rules.referee.JSON_PLACES`),
+    for a :class:`zhuoji.rules.audit.HandAudit` (its folder's ``referee.py``)."""
 
 
 REGISTRATION_MODULE = "family"

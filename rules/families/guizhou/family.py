@@ -8,6 +8,7 @@ from zhuoji.rules.families import Family, register
 from zhuoji.rules.families.guizhou.faults import FAULTS
 from zhuoji.rules.families.guizhou.legality import table_rules
 from zhuoji.rules.families.guizhou.patterns import Pattern
+from zhuoji.rules.families.guizhou.referee import json_keys, text_lines
 from zhuoji.rules.families.guizhou.settings import Ruleset
 from zhuoji.rules.families.guizhou.settlement import audit_result, settle
 from zhuoji.rules.tiles import TileSet
@@ -26,6 +27,8 @@ FAMILY: Family = register(
         chickens=True,
         extras=MappingProxyType({"simulate": "zhuoji.rules.families.guizhou.simulate"}),
         faults=FAULTS,
+        text_lines=text_lines,
+        json_keys=json_keys,
     )
 )
 """The family as registered."""
