@@ -23,11 +23,11 @@ from zhuoji.flows.audit.service import (
     player_names,
 )
 from zhuoji.rules.audit import HandAudit
-from zhuoji.rules.events import SmallWin
 from zhuoji.rules.facts import WallFacts
 from zhuoji.rules.families import family_of
 from zhuoji.rules.glossary import Lang, render
 from zhuoji.rules.mechanics import mechanics_of
+from zhuoji.rules.referee import JSON_END, JSON_LEDGER, JSON_OUTCOME, JSON_WINNER
 from zhuoji.rules.replay import HandReplay
 from zhuoji.rules.settings import RulesetBase
 from zhuoji.rules.tiles import TILE_TEXT
@@ -78,14 +78,18 @@ def game_error_json(audit: GameAudit) -> dict[str, Any]:
 
 
 def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str, Any]:
-    """The JSON object of one audited hand (see ``zhuoji audit --help``); in Chinese
-    (``lang="zh"``) each finding also has ``message_zh`` and each ledger item
-    ``detail_zh`` (in the words of the ruleset's family), the English fields staying as
-    they are."""
+    """The JSON object of one audited hand (see ``zhuoji audit --help``), with the keys of
+    the ruleset's family where it adds them (``Family.json_keys``:
+    :mod:`zhuoji.rules.referee`); in Chinese (``lang="zh"``) each finding also has
+    ``message_zh`` and each ledger item ``detail_zh`` (in the words of the ruleset's
+    family), the English fields staying as they are."""
     record, replay, settlement = hand.record, hand.replay, hand.settlement
+    assert audit.ruleset is not None
+    family = family_of(audit.ruleset)
+    own = family.json_keys or _no_keys
     values = {} if settlement is None else {w.seat: w for w in settlement.wins}
     winners = []
-    for win in replay.winners:
+    for index, win in enumerate(replay.winners):
         value = values.get(win.seat)
         winners.append({
             "seat": win.seat,
@@ -95,14 +99,9 @@ def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str,
             "patterns": [str(p) for p in win.patterns],
             "scored": None if value is None else list(value.patterns),
             "value": None if value is None else value.value,
-            "penalty": None if value is None else value.penalty,
+            **own(JSON_WINNER, hand, index),
         })
-    chickens = family_of(audit.ruleset).chickens if audit.ruleset is not None else True
-    if not chickens:  # penalties belong to the chicken family's wins
-        for entry in winners:
-            del entry["penalty"]
     recorded = record.result
-    assert audit.ruleset is not None
     out: dict[str, Any] = {
         "file": audit.path,
         "game_id": audit.game.game_id,
@@ -112,8 +111,7 @@ def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str,
         "dealer": record.dealer,
         "dealer_streak": record.dealer_streak,
         "outcome": replay.outcome.value,
-        **({"flip": None if replay.flip is None else TILE_TEXT[replay.flip]}
-           if chickens else {}),
+        **own(JSON_OUTCOME, hand),
         "violations": [
             {
                 "code": v.code.value,
@@ -139,15 +137,13 @@ def hand_json(audit: GameAudit, hand: HandAudit, lang: Lang = "en") -> dict[str,
             }
             for i in settlement.items
         ],
-        **({"chickens": None if settlement is None else [
-            {"seat": c.seat, "kind": c.kind.value, "tile": TILE_TEXT[c.tile], "count": c.count}
-            for c in getattr(settlement, "chickens", ())
-        ]} if chickens else {}),
+        **own(JSON_LEDGER, hand),
         **({} if replay.wall_facts is None else {"wall": wall_json(replay.wall_facts)}),
     }
     add_mechanics_json(out, audit.ruleset, replay)
+    out.update(own(JSON_END, hand))
     if lang == "zh":
-        words = family_of(audit.ruleset).name
+        words = family.name
         rows: list[dict[str, Any]] = out["violations"]
         for v, row in zip(hand.findings, rows, strict=True):
             row["message_zh"] = render(v.message, family=words)
@@ -184,10 +180,15 @@ def wall_json(facts: WallFacts) -> dict[str, Any]:
     }
 
 
+def _no_keys(place: str, hand: HandAudit, winner: int | None = None) -> dict[str, Any]:
+    return {}
+
+
 def add_mechanics_json(out: dict[str, Any], ruleset: RulesetBase, replay: HandReplay) -> None:
-    """The facts of the core mechanics the ruleset's family plays (换三张, 定缺, 血战到底,
-    carry) and the 起手小胡 declared (Changsha), added to a hand's JSON object (``winners``
-    already in it) only then: a Guizhou hand's object is as it was."""
+    """The facts of the optional mechanics the ruleset plays (the exchange 换三张, the
+    declared suit 定缺, play after a win, state carried from hand to hand), added to a
+    hand's JSON object (``winners`` already in it) only then: the object of a hand that
+    plays none is as it was."""
     mech = mechanics_of(ruleset)
     if mech.play_after_win:
         for entry, win in zip(out["winners"], replay.winners, strict=True):
@@ -202,12 +203,6 @@ def add_mechanics_json(out: dict[str, Any], ruleset: RulesetBase, replay: HandRe
         out["declared_suits"] = [None if s is None else s.value for s in replay.declared_suits]
     if mech.carry:
         out["carry"] = None if replay.carry is None else replay.carry.as_dict()
-    small_wins = [ev for ev in replay.noted if isinstance(ev, SmallWin)]
-    if small_wins:
-        out["small_wins"] = [
-            {"seat": ev.seat, "kind": ev.kind, "tiles": [TILE_TEXT[t] for t in ev.tiles]}
-            for ev in small_wins
-        ]
 
 
 def format_json_line(obj: dict[str, Any]) -> str:

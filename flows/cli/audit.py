@@ -72,10 +72,10 @@ def audit_command(
 
     With --json: one object per hand per line with file, game_id, hand_no, ruleset,
     violations, winners, next_dealer, deltas (null when the replay stopped on a fatal
-    violation), recorded_deltas and ledger; a Guizhou hand also has flip, chickens and
-    each winner's penalty, a hand of a family with dice, the last tile's offer or birds
-    has wall, a Changsha hand with 起手小胡 declared small_wins. A file that is
-    malformed, missing or cannot be read gives one line {"file": ..., "error": {...}};
+    violation), recorded_deltas and ledger; a hand of a family that scores chickens also
+    has flip, chickens and each winner's penalty, a hand of a family with dice, the last
+    tile's offer or birds has wall, a hand with 起手小胡 declared small_wins. A file that
+    is malformed, missing or cannot be read gives one line {"file": ..., "error": {...}};
     any other error one line {"error": {...}}. No traceback, whatever happens.
 
     Exit status: 0 when every hand is clean, 1 when any hand has a finding, 2 when a file

@@ -6,19 +6,18 @@ every line through :func:`zhuoji.flows.text.terminal.safe`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from zhuoji.flows.audit.files import GameAudit
 from zhuoji.flows.text.verdict import explanation_lines, hand_verdict
 from zhuoji.flows.text.verdict import name_zh as _name_zh
 from zhuoji.flows.text.verdict import seat_text as _seat
 from zhuoji.rules.audit import HandAudit
-from zhuoji.rules.events import SmallWin
 from zhuoji.rules.facts import DiscardFact, Outcome, SeatFacts
 from zhuoji.rules.families import family_of
 from zhuoji.rules.glossary import Lang, expand, render, text, tiles_zh, zh
 from zhuoji.rules.ledger import Ledger, format_amount, generate_item_differences
 from zhuoji.rules.melds import Meld, MeldKind
+from zhuoji.rules.referee import TEXT_SETTLEMENT, TEXT_TABLE, TEXT_TILES, HandText
 from zhuoji.rules.replay import HandReplay
 from zhuoji.rules.tiles import format_tiles
 
@@ -270,30 +269,10 @@ def _seat_lines(seat: SeatFacts, won: bool, replay: HandReplay,
     return lines
 
 
-def format_chickens(chickens: Sequence[Any], names: Sequence[str],
-                    lang: Lang = "en", *, family: str | None = None) -> list[str]:
-    """The chickens a Guizhou settlement counted."""
-    if not chickens:
-        return [_t("  none scored", lang, family)]
-    return [
-        _t("  {seat}: {count} x {tile} {kind}", lang, family, seat=_seat(c.seat, names, lang),
-           count=c.count, tile=_tile(c.tile, lang),
-           kind=zh("chicken", c.kind.value, family) if lang == "zh" else c.kind.value)
-        for c in chickens
-    ]
-
-
 def format_table_extras(replay: HandReplay, names: Sequence[str],
                         lang: Lang = "en", *, family: str | None = None) -> list[str]:
-    """The 起手小胡 declared and the birds (扎鸟), in the hands of a family that has them."""
+    """The birds (扎鸟), in the hands of a family whose wall has them."""
     out = []
-    opening = [ev for ev in replay.noted if isinstance(ev, SmallWin)]
-    if opening:
-        comma = "、" if lang == "zh" else ", "
-        out.append(_t("opening small wins: {wins}", lang, family, wins=comma.join(
-            _seat(ev.seat, names, lang) + ("" if lang == "zh" else " ")
-            + _term("pattern", ev.kind, lang, family)
-            for ev in opening)))
     wall = replay.wall_facts
     if wall is not None and wall.birds:
         comma = "、" if lang == "zh" else ", "
@@ -304,10 +283,15 @@ def format_table_extras(replay: HandReplay, names: Sequence[str],
     return out
 
 
+def _no_lines(place: str, view: HandText) -> list[str]:
+    return []
+
+
 def format_hand(audit: GameAudit, hand: HandAudit, *, full: bool,
                 lang: Lang = "en") -> list[str]:
     """The human view of one hand (``full``: the ``--hand N`` view), in ``lang`` and in the
-    words of the ruleset's family."""
+    words of the ruleset's family, with the family's own lines where it adds them
+    (``Family.text_lines``: :mod:`zhuoji.rules.referee`)."""
     names = audit.names
     record, replay, settlement = hand.record, hand.replay, hand.settlement
     assert audit.ruleset is not None
@@ -324,18 +308,16 @@ def format_hand(audit: GameAudit, hand: HandAudit, *, full: bool,
              _t("outcome: {outcome}", lang, words,
                 outcome=format_outcome(replay, names, lang, family=words))]
     lines.extend(format_winners(hand, names, lang, family=words))
+    view = HandText(hand, names, lang, words, full)
+    own = family.text_lines or _no_lines
     if full and replay.seats:
         lines.append(_t("tiles as the hand ended:", lang, words))
         lines.extend(format_tiles_at_end(replay, names, lang, family=words))
-        if "flip" in family.event_kinds:
-            flip = _t("none", lang, words) if replay.flip is None else _tile(replay.flip, lang)
-            lines.append(_t("flip: {flip}", lang, words, flip=flip))
+        lines.extend(own(TEXT_TILES, view))
+    lines.extend(own(TEXT_TABLE, view))
     lines.extend(format_table_extras(replay, names, lang, family=words))
     if settlement is not None:
-        chickens = getattr(settlement, "chickens", None)  # the Guizhou family's
-        if full and chickens is not None:
-            lines.append(_t("chickens:", lang, words))
-            lines.extend(format_chickens(chickens, names, lang, family=words))
+        lines.extend(own(TEXT_SETTLEMENT, view))
         lines.append(_t("ledger (recomputed):", lang, words))
         lines.extend(format_ledger(settlement, lang, family=words))
     lines.append(_t("deltas:", lang, words))

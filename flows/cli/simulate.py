@@ -28,7 +28,7 @@ _PROGRESS_FROM = 2000  # hands: smaller runs print only the summary
 
 def simulated_families() -> list[str]:
     """The families whose games the simulator plays: those that name their bots in the
-    registry (``Family.extras["simulate"]``), the default family (Guizhou) first."""
+    registry (``Family.extras["simulate"]``), the default family (``DEFAULT_FAMILY``) first."""
     from zhuoji.rules.bots import BOTS_EXTRA
     from zhuoji.rules.families import default_family, families
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from zhuoji.flows.simulation.faults import Fault, FaultKind
+from zhuoji.flows.simulation.faults import CoreFault, Fault
 
 __all__ = ["damage_document", "damage_stream_lines"]
 
@@ -45,10 +45,10 @@ def damage_document(data: bytes, fault: Fault, rng: random.Random) -> bytes:
     game = orjson.loads(data)
     hand = next(i for i, h in enumerate(game["hands"]) if h["hand_no"] == fault.hand_no)
     event = fault.event_index if fault.event_index is not None else 0
-    if fault.kind is FaultKind.BAD_TILE_TEXT:
+    if fault.kind == CoreFault.BAD_TILE_TEXT:
         _spoil_tile(game["hands"][hand]["events"][event], rng)
         return orjson.dumps(game) + b"\n"
-    if fault.kind is FaultKind.TRUNCATED_FILE:
+    if fault.kind == CoreFault.TRUNCATED_FILE:
         start, length = _event_offset(game, data.rstrip(b"\n"), hand, event)
         return data[: start + max(1, length // 2)]
     # a programming error, never a user's: not translated
@@ -63,16 +63,16 @@ def damage_stream_lines(
     when a server restarts and appends the next game)."""
     at = _stream_line(lines, fault)
     out = list(lines)
-    if fault.kind is FaultKind.BAD_TILE_TEXT:
+    if fault.kind == CoreFault.BAD_TILE_TEXT:
         event = orjson.loads(out[at])
         _spoil_tile(event, rng)
         out[at] = orjson.dumps(event) + b"\n"
         return out
-    if fault.kind is FaultKind.BROKEN_JSON_LINE:
+    if fault.kind == CoreFault.BROKEN_JSON_LINE:
         text = out[at].rstrip(b"\n")
         out[at] = text[:-1] + b"\n"  # the closing brace is lost
         return out
-    if fault.kind is FaultKind.TRUNCATED_FILE:
+    if fault.kind == CoreFault.TRUNCATED_FILE:
         text = out[at]
         cut = text[: max(1, len(text) // 2)]
         return [*out[:at], cut if last else cut + b"\n"]

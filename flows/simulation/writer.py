@@ -35,8 +35,8 @@ import orjson
 from zhuoji.flows.audit.bridge import hand_from_record
 from zhuoji.flows.simulation.faults import (
     MALFORMED,
+    CoreFault,
     Fault,
-    FaultKind,
     fault_kinds,
     fault_rng,
     is_file_fault,
@@ -200,14 +200,14 @@ def build_game(
     })
 
 
-def _file_fault(hand: HandRecord, kind: FaultKind, rng: random.Random) -> Fault:
+def _file_fault(hand: HandRecord, kind: str, rng: random.Random) -> Fault:
     """File damage placed at one event of ``hand`` that carries a tile."""
     spots = [i for i, e in enumerate(hand.events) if hasattr(e, "tile")]
     index = rng.choice(spots)
-    notes = {
-        FaultKind.TRUNCATED_FILE: "the file is cut off in the middle of this event",
-        FaultKind.BROKEN_JSON_LINE: "this event's line lost its closing brace",
-        FaultKind.BAD_TILE_TEXT: "this event's tile is text no parser reads",
+    notes: dict[str, str] = {
+        CoreFault.TRUNCATED_FILE: "the file is cut off in the middle of this event",
+        CoreFault.BROKEN_JSON_LINE: "this event's line lost its closing brace",
+        CoreFault.BAD_TILE_TEXT: "this event's tile is text no parser reads",
     }
     return Fault(kind, hand.hand_no, index, (MALFORMED,), notes[kind])
 
@@ -254,7 +254,7 @@ def _manifest_row(name: str, game_id: str, fault: Fault) -> dict[str, Any]:
         "game_id": game_id,
         "hand_no": fault.hand_no,
         "event_index": fault.event_index,
-        "kind": fault.kind.value,
+        "kind": str(fault.kind),
         "expected": fault.expected,
         "codes": list(fault.codes),
         "note": fault.note,

@@ -5,7 +5,8 @@ the lines of the explanation that say why (:func:`hand_verdict`).
 The same sentences serve ``zhuoji audit --hand N`` (:mod:`zhuoji.flows.cli.audit_text`
 prints them) and the hand's page (:mod:`zhuoji.flows.dashboard.hand_page` shows them), in
 English or in Chinese (``lang``; the Chinese from the glossary, in the words of the hand's
-``family``). Nothing is escaped here: the command passes every line through
+``family``; :func:`seat_text` is :mod:`zhuoji.rules.referee`'s, which a family's own lines
+use too). Nothing is escaped here: the command passes every line through
 :func:`zhuoji.flows.text.terminal.safe`, the page escapes what it shows.
 """
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from zhuoji.rules.audit import HandAudit
 from zhuoji.rules.glossary import Lang, render, text, with_names_zh, zh
 from zhuoji.rules.ledger import Ledger, generate_item_differences, with_names
+from zhuoji.rules.referee import seat_text
 
 __all__ = [
     "Verdict",
@@ -26,15 +28,6 @@ __all__ = [
     "name_zh",
     "seat_text",
 ]
-
-
-def seat_text(seat: int | None, names: Sequence[str], lang: Lang = "en") -> str:
-    """``seat 2 (周婷)``, ``seat 2`` when the seat has no name, ``-`` for no seat."""
-    if seat is None:
-        return "-"
-    if seat < len(names) and names[seat]:
-        return text("seat {seat} ({name})", lang, seat=seat, name=names[seat])
-    return text("seat {seat}", lang, seat=seat)
 
 
 def name_zh(name: str, family: str | None = None) -> str:
@@ -50,8 +43,9 @@ def name_zh(name: str, family: str | None = None) -> str:
 
 def _because(settlement: Ledger, reason: str, payer: int, payee: int) -> list[str]:
     """Explanation lines about ``reason``: those naming its Chinese term or, for a family
-    whose lines name the reason (``...: small_win (...)``), those; for the hand and plain
-    chickens, the win and the chicken lines; the payee's first."""
+    whose lines name the reason (``...: small_win (...)``), those; for the hand and the
+    chickens of a family that scores them, the win and the chicken lines; the payee's
+    first."""
     if reason not in settlement.reasons:
         return []
     if reason == "hand":

@@ -105,6 +105,10 @@ class Family:
     """The family scores chickens (鸡): its settlements list them (``chickens``),
     its hands may flip one (翻鸡), its wins may carry a penalty; the audit's JSON, the
     warehouse's chicken columns and the pages show them for its games only."""
+    """The family scores chickens (鸡, Guizhou): its settlements list them (``chickens``),
+    its hands may flip one (翻鸡), its wins may carry a penalty; the warehouse's chicken
+    columns and the pages show them for its games only (the audit's text and JSON through
+    the family's ``text_lines`` and ``json_keys``)."""
     carry: Callable[..., Any] | None = None
     """State carried from hand to hand (``mechanics.carry``): ``carry(previous, before,
     ruleset)`` gives a hand's :class:`~zhuoji.rules.continuing.Carry` from the game's previous
@@ -138,6 +142,20 @@ class Family:
     """The family of a preset or ruleset table that names none (the logs of
     ``zhuoji-log/1`` before families were named, and their ``rule_overrides``):
     :func:`default_family`. One registered family at most says so."""
+    # --- the simulator's faults, the referee's text, the audit's JSON
+    faults: Any = None
+    """The family's own kinds of fault, their injectors and the order a simulated hand's
+    kind is drawn in: a :class:`zhuoji.rules.faults.FamilyFaults` (its folder's
+    ``faults.py``); None: the family-neutral kinds only."""
+    text_lines: Callable[[str, Any], list[str]] | None = None
+    """``text_lines(place, view)`` -> the family's own lines of the referee's text of a hand
+    (``zhuoji audit``) at ``place`` (one of :data:`zhuoji.rules.referee.TEXT_PLACES`), in the
+    view's language: ``view`` is a :class:`zhuoji.rules.referee.HandText` (its folder's
+    ``referee.py``)."""
+    json_keys: Callable[..., dict[str, Any]] | None = None
+    """``json_keys(place, hand, winner=None)`` -> the family's own keys of a hand's JSON object
+    (``zhuoji audit --json``) at ``place`` (one of :data:`zhuoji.rules.referee.JSON_PLACES`),
+    for a :class:`zhuoji.rules.audit.HandAudit` (its folder's ``referee.py``)."""
 
 
 REGISTRATION_MODULE = "family"

@@ -6,9 +6,11 @@ from types import MappingProxyType
 
 from zhuoji.rules.families import Family, register
 from zhuoji.rules.families.guizhou.events import EVENT_KINDS
+from zhuoji.rules.families.guizhou.faults import FAULTS
 from zhuoji.rules.families.guizhou.legality import table_rules
 from zhuoji.rules.families.guizhou.panel import hand_marks, panel_marks
 from zhuoji.rules.families.guizhou.patterns import Pattern
+from zhuoji.rules.families.guizhou.referee import json_keys, text_lines
 from zhuoji.rules.families.guizhou.settings import Ruleset
 from zhuoji.rules.families.guizhou.settlement import audit_result, settle
 from zhuoji.rules.tiles import TileSet
@@ -29,6 +31,9 @@ FAMILY: Family = register(
         panel_marks=panel_marks,
         hand_marks=hand_marks,
         event_declarations=EVENT_KINDS,
+        faults=FAULTS,
+        text_lines=text_lines,
+        json_keys=json_keys,
     )
 )
 """The family as registered."""
