@@ -3,9 +3,10 @@ whole pipeline by the command line: the 平胡 test family of ``tests/plugin_fam
 
 Every command runs in a process of its own, with the family named only by
 ``ZHUOJI_FAMILIES=<its folder>`` (or by an entry point of an installed distribution): the
-logs its bots write, ``zhuoji rules list``, ``zhuoji audit`` under each of its presets,
-``zhuoji ingest`` by a Prefect flow run whose workers are processes of their own (they
-find the family through the inherited variable), the reports (the leaderboard and the
+logs its bots write (``zhuoji simulate``, with and without faults), ``zhuoji rules list``,
+``zhuoji audit`` under each of its presets, ``zhuoji ingest`` by a Prefect flow run whose
+workers are processes of their own (they find the family through the inherited
+variable), the reports (the leaderboard and the
 pattern frequencies among them) and the dashboard (the family's name, its patterns and a
 disputed hand's page, in both languages). A family that cannot be imported is an error
 naming its entry and where it is listed, in both languages. No file outside the folder
@@ -58,16 +59,13 @@ def _json(result: subprocess.CompletedProcess[str]) -> Any:
 
 
 def write_logs(out: Path) -> Path:
-    """The family's logs in ``out``, written by its bots: GAMES games of each preset, and
-    one game whose recorded result of a won hand is tampered with (a disputed hand)."""
-    made = subprocess.run(
-        [sys.executable, "-P", str(FOLDER / "logs.py"), str(out), str(GAMES), ",".join(PRESETS)],
-        capture_output=True, text=True, timeout=300, check=False, cwd=ROOT,
-        env=_env(ZHUOJI_FAMILIES=str(FOLDER)))
-    assert made.returncode == 0, made.stderr
-    assert len(made.stdout.split()) == GAMES * len(PRESETS)
-    first = out / "pinghu-pinghu-0-001.json"
-    game = json.loads(first.read_text(encoding="utf-8"))
+    """The family's logs in ``out``, written by its bots through ``zhuoji simulate`` (two
+    worker processes): GAMES games of each preset, and one game whose recorded result of a
+    won hand is tampered with (a disputed hand)."""
+    made = zhuoji("simulate", "--out", str(out), "--games", str(GAMES), "--ruleset",
+                  ",".join(PRESETS), "--hands-per-game", "4", "--workers", "2", "--json")
+    assert _json(made)["files"] == GAMES * len(PRESETS)
+    game = json.loads((out / "sim-pinghu-0-00000.json").read_text(encoding="utf-8"))
     won = next(h for h in game["hands"] if any(e["type"] == "win" for e in h["events"]))
     deltas = won["result"]["deltas"]
     deltas[0] += 1
@@ -131,7 +129,7 @@ def test_the_family_is_found_by_an_entry_point(logs: Path, tmp_path: Path) -> No
     path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)
     listed = _json(zhuoji("rules", "list", "--json", families=None, PYTHONPATH=path))
     assert "pinghu" in {f["family"] for f in listed["families"]}
-    audited = zhuoji("audit", str(logs / "pinghu-pinghu-0-002.json"), "--json",
+    audited = zhuoji("audit", str(logs / "sim-pinghu-0-00001.json"), "--json",
                      families=None, PYTHONPATH=path)
     assert audited.returncode == 0, audited.stderr
     # an entry point naming no module: an error naming it and its distribution
@@ -206,7 +204,7 @@ def test_a_family_that_cannot_be_imported_is_named(
 # ---------------------------------------------------------------------- the pipeline
 @pytest.mark.parametrize("preset", PRESETS)
 def test_zhuoji_audit_under_each_preset(logs: Path, preset: str) -> None:
-    files = sorted(str(p) for p in logs.glob(f"pinghu-{preset}-0-*.json"))
+    files = sorted(str(p) for p in logs.glob(f"sim-{preset}-0-*.json"))
     assert len(files) == GAMES
     result = zhuoji("audit", *files, "--json")
     assert result.returncode == 0, result.stderr  # every hand clean
@@ -228,6 +226,23 @@ def test_zhuoji_audit_finds_the_disputed_hand(logs: Path) -> None:
     codes = {f["code"] for line in result.stdout.splitlines()
              for f in json.loads(line).get("violations", [])}
     assert "score_mismatch" in codes
+
+
+def test_zhuoji_simulate_with_faults_and_the_audit_finds_them(tmp_path: Path) -> None:
+    """The simulator's family-neutral faults on the family's hands: each one the manifest
+    lists is found by ``zhuoji audit`` with one of its codes."""
+    out = tmp_path / "faulted"
+    made = _json(zhuoji("simulate", "--out", str(out), "--games", "3", "--ruleset", "pinghu",
+                        "--hands-per-game", "4", "--faults", "0.5", "--no-file-damage",
+                        "--json"))
+    assert made["faults"] > 0
+    audited = zhuoji("audit", str(out), "--json")
+    assert audited.returncode == 1, audited.stderr
+    records = [json.loads(line) for line in audited.stdout.splitlines()]
+    for fault in map(json.loads, (out / "faults.jsonl").read_text().splitlines()):
+        found = {v["code"] for r in records if (r.get("game_id"), r.get("hand_no")) == (
+            fault["game_id"], fault["hand_no"]) for v in r.get("violations", [])}
+        assert found & set(fault["codes"]), fault
 
 
 def test_zhuoji_ingest_loads_every_game_by_workers(
@@ -298,8 +313,8 @@ def test_the_folder_holds_the_familys_own_files_only() -> None:
     """Nothing in the folder changes zhuoji: each module is one of the family's own parts,
     and none reads a private name of zhuoji's modules."""
     modules = sorted(p.name for p in FOLDER.glob("*.py"))
-    assert modules == ["__init__.py", "family.py", "legality.py", "logs.py", "panel.py",
-                       "patterns.py", "settings.py", "settlement.py"]
+    assert modules == ["__init__.py", "family.py", "legality.py", "panel.py", "patterns.py",
+                       "settings.py", "settlement.py", "simulate.py"]
     for path in FOLDER.glob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert "._" not in text.replace("__", ""), path

@@ -4,6 +4,8 @@ module)."""
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from zhuoji.rules.families import Family, register
 from zhuoji.rules.tiles import TileSet
 
@@ -22,6 +24,7 @@ FAMILY: Family = register(
         patterns=PATTERNS,
         tile_set=TileSet.SUITED,
         table_rules=table_rules,
+        extras=MappingProxyType({"simulate": f"{__package__}.simulate"}),
         panel_marks=panel_marks,
     )
 )
