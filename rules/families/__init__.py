@@ -248,6 +248,10 @@ def _import_folder(folder: Path) -> None:
     if not name.isidentifier():
         raise ImportError(f"{folder}: the folder's name is no Python package name")
     known = sys.modules.get(name)
+    if known is None:  # a module of that name on the path would be shadowed: refused too
+        other = importlib.util.find_spec(name)
+        if other is not None and Path(other.origin or "").parent.resolve() != folder.resolve():
+            raise ImportError(f"the name {name!r} is already a module's ({other.origin})")
     if known is not None:
         paths = [Path(p).resolve() for p in getattr(known, "__path__", [])]
         if folder.resolve() not in paths:

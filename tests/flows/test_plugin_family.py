@@ -201,6 +201,19 @@ def test_a_family_that_cannot_be_imported_is_named(
     assert record["error"]["message"] == english.removeprefix("error: ")
 
 
+def test_a_folder_named_as_a_module_is_refused(tmp_path: Path) -> None:
+    """A folder is imported as the package named after it: one named as a module on the
+    path (``duckdb``) would shadow it in the process, and is refused instead."""
+    folder = tmp_path / "duckdb"
+    shutil.copytree(FOLDER, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    result = zhuoji("rules", "list", families=str(folder))
+    assert result.returncode == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: the family '{folder}' (environment variable "
+                           "ZHUOJI_FAMILIES) cannot be imported: ImportError: the name "
+                           "'duckdb' is already a module's ("), line
+
+
 # ---------------------------------------------------------------------- the pipeline
 @pytest.mark.parametrize("preset", PRESETS)
 def test_zhuoji_audit_under_each_preset(logs: Path, preset: str) -> None:
