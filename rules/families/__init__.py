@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -83,6 +83,14 @@ class Family:
     ruleset)`` gives a hand's :class:`~zhuoji.rules.continuing.Carry` from the game's previous
     hand's :class:`~zhuoji.rules.replay.HandReplay` and the carry it started with (both ``None``
     for the game's first hand)."""
+
+    # --- the warehouse's columns (flows/warehouse/rows.py)
+    chicken_counts: Callable[[Any], Iterable[tuple[int, str, int]]] | None = None
+    """``chicken_counts(settlement)`` -> ``(seat, kind, count)`` for each count of chickens the
+    hand's settlement paid a seat for, ``kind`` naming the ``hand_players`` column it adds to
+    (``chickens_<kind>``: ``standing``, ``flipped``, ``gold``, ``charging`` or
+    ``responsibility``). Read for a family that scores chickens (:attr:`chickens`); a family
+    without the hook has zero counts there."""
 
 
 REGISTRATION_MODULE = "family"

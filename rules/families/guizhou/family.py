@@ -9,6 +9,7 @@ from zhuoji.rules.families.guizhou.legality import table_rules
 from zhuoji.rules.families.guizhou.patterns import Pattern
 from zhuoji.rules.families.guizhou.settings import Ruleset
 from zhuoji.rules.families.guizhou.settlement import audit_result, settle
+from zhuoji.rules.families.guizhou.warehouse import chicken_counts
 from zhuoji.rules.tiles import TileSet
 
 FAMILY: Family = register(
@@ -24,6 +25,7 @@ FAMILY: Family = register(
         table_rules=table_rules,
         chickens=True,
         extras=MappingProxyType({"simulate": "zhuoji.rules.families.guizhou.simulate"}),
+        chicken_counts=chicken_counts,
     )
 )
 """The family as registered."""
