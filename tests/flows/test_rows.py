@@ -110,6 +110,24 @@ def plain_rows(games: Audited) -> dict[str, list[dict[str, Any]]]:
                 row["patterns"] = [p.value for p in wins[-1].patterns] if wins else []
                 row["scored_patterns"] = list(values[0].patterns) if values else []
                 rows["hand_players"].append(row)
+            taken: dict[int, int] = {}
+            for win_no, w in enumerate(replay.winners):
+                values = [v for v in (s.wins if s else ()) if v.seat == w.seat]
+                k = taken[w.seat] = taken.get(w.seat, -1) + 1
+                value = values[k] if k < len(values) else None
+                discarder = None if w.self_drawn else w.from_seat
+                rows["wins"].append({
+                    **key, "win_no": win_no, "seat": w.seat, "player_id": ids[w.seat],
+                    "source": "self_draw" if w.self_drawn
+                    else "robbed_kong" if w.robbed_kong else "discard",
+                    "discarder": discarder,
+                    "discarder_id": None if discarder is None else ids[discarder],
+                    "tile": TILE_TEXT[w.tile],
+                    "value": None if value is None else -value.value if value.penalty
+                    else value.value,
+                    "patterns": [p.value for p in w.patterns],
+                    "scored_patterns": list(value.patterns) if value else [],
+                })
             for i, item in enumerate(s.items if s else ()):
                 rows["ledger"].append({
                     **key, "item_no": i, "payer_seat": item.payer, "payee_seat": item.payee,
