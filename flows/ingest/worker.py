@@ -246,7 +246,8 @@ def _audit_file(path: str, sha256: str | None, buffer: RowBuffer) -> FileOutcome
             game = item.game
             resolved = item.resolved
             assert resolved is not None and resolved.family is not None
-            counts = buffer.add_game(game, path, item.hands, chickens=resolved.family.chickens)
+            counts = buffer.add_game(game, path, item.hands, chickens=resolved.family.chickens,
+                                     family=resolved.family)
             uses.add(ruleset_use_of(game.ruleset, item.overrides))
             game_ids.append(game.game_id)
             hands += counts.hands

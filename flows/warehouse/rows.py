@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -23,14 +23,19 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from zhuoji.flows.warehouse.rows_tiles import HAND_TILES_ARROW_SCHEMA, hand_tiles_row_tuples
+from zhuoji.flows.warehouse.rows_tiles import (
+    HAND_TILES_ARROW_SCHEMA,
+    format_discards,
+    hand_tiles_row_tuples,
+)
 from zhuoji.parsers import fast
 from zhuoji.parsers.models import Game
 from zhuoji.rules.audit import HandAudit
 from zhuoji.rules.events import KongKind
 from zhuoji.rules.facts import Outcome, WinFact
-from zhuoji.rules.families.guizhou.settlement import ChickenKind
+from zhuoji.rules.families import Family
 from zhuoji.rules.ledger import WinValue
+from zhuoji.rules.replay import HandReplay
 from zhuoji.rules.tiles import TILE_TEXT
 from zhuoji.rules.violations import SETTLEMENT_CODES, ViolationCode
 
@@ -42,6 +47,8 @@ DATA_TABLES: tuple[str, ...] = (
     "hand_tiles",
     "ledger",
     "violations",
+    "wins",
+    "seat_choices",
 )
 """The tables a loaded file contributes rows to, parents first."""
 
@@ -51,8 +58,11 @@ _I64 = pa.int64()
 _STR = pa.string()
 _BOOL = pa.bool_()
 
-CHICKEN_COLUMNS: tuple[tuple[ChickenKind, str], ...] = tuple(
-    (kind, f"chickens_{kind.value}") for kind in ChickenKind
+CHICKEN_KINDS: tuple[str, ...] = ("standing", "flipped", "gold", "charging", "responsibility")
+"""The kinds of chicken ``hand_players`` counts, one column each (``sql/schema/005_*``): what a
+chicken-scoring family's :attr:`~zhuoji.rules.families.Family.chicken_counts` names."""
+CHICKEN_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (kind, f"chickens_{kind}") for kind in CHICKEN_KINDS
 )
 KONG_COLUMNS: tuple[tuple[KongKind, str], ...] = (
     (KongKind.EXPOSED, "exposed_kongs"),
@@ -147,6 +157,35 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("settlement", _BOOL),
             ("message", _STR),
             ("fatal", _BOOL),
+        ]
+    ),
+    "wins": pa.schema(
+        [
+            ("game_id", _STR),
+            ("hand_no", _I32),
+            ("win_no", _I16),
+            ("seat", _I16),
+            ("player_id", _STR),
+            ("source", _STR),
+            ("discarder", _I16),
+            ("discarder_id", _STR),
+            ("tile", _STR),
+            ("value", _I32),
+            ("patterns", pa.list_(_STR)),
+            ("scored_patterns", pa.list_(_STR)),
+        ]
+    ),
+    "seat_choices": pa.schema(
+        [
+            ("game_id", _STR),
+            ("hand_no", _I32),
+            ("seat", _I16),
+            ("player_id", _STR),
+            ("declared_suit", _STR),
+            ("passed", _STR),
+            ("passed_to", _I16),
+            ("received", _STR),
+            ("received_from", _I16),
         ]
     ),
 }
@@ -390,7 +429,7 @@ if tuple(SCHEMAS["hand_players"].names) != _HAND_PLAYERS_COLUMNS:
     raise RuntimeError("the hand_players row layout does not match its schema")
 
 _KONG_INDEX: dict[KongKind, int] = {kind: i for i, (kind, _) in enumerate(KONG_COLUMNS)}
-_CHICKEN_INDEX: dict[ChickenKind, int] = {kind: i for i, (kind, _) in enumerate(CHICKEN_COLUMNS)}
+_CHICKEN_INDEX: dict[str, int] = {kind: i for i, (kind, _) in enumerate(CHICKEN_COLUMNS)}
 _SEAT_OF = attrgetter("seat")
 _NO_KONGS: tuple[int, ...] = (0,) * len(KONG_COLUMNS)
 _NO_CHICKENS: tuple[int, ...] = (0,) * len(CHICKEN_COLUMNS)
@@ -401,6 +440,20 @@ _TEXT: dict[StrEnum, str] = {
     for member in enum
 }
 """Each enum member the rows hold, as its plain text value."""
+SELF_DRAW, DISCARD, ROBBED_KONG = "self_draw", "discard", "robbed_kong"
+"""``wins.source``: how a win was won (``sql/schema/023_wins.sql``)."""
+ChickenCounts = Callable[[Any], Iterable[tuple[int, str, int]]]
+"""A family's :attr:`~zhuoji.rules.families.Family.chicken_counts`."""
+
+
+def _family_of(game: Game | fast.Game) -> Family | None:
+    """The family of a game's ruleset (cached), None when it does not resolve."""
+    from zhuoji.flows.audit.rulesets import resolve  # the engine's presets, when needed
+
+    try:
+        return resolve(game.ruleset, game.rule_overrides).family
+    except ValueError:
+        return None
 
 
 SOURCE_COLUMN = "source_file"
@@ -482,11 +535,18 @@ class RowBuffer:
         audits: Sequence[HandAudit],
         *,
         chickens: bool = True,
+        family: Family | None = None,
     ) -> GameCounts:
         """Append the rows of one audited game (either form of the log's game); returns
         its counts. ``chickens``: the game's family scores chickens (``Family.chickens``);
         without, its ``hand_players`` rows have NULL chicken columns (there is nothing to
-        count, and an average over the column leaves them out)."""
+        count, and an average over the column leaves them out). ``family``: the game's
+        family, whose hooks give its own columns (the chickens its settlements paid,
+        :attr:`~zhuoji.rules.families.Family.chicken_counts`); resolved from the game's
+        ruleset when not given."""
+        if family is None:
+            family = _family_of(game)
+        counts_of = None if family is None else family.chicken_counts
         self._begin(path)
         rows = self._rows
         game_id = game.game_id
@@ -515,7 +575,7 @@ class RowBuffer:
         disputed = 0
         tiles = rows["hand_tiles"]
         for audit in audits:
-            v, m = self._add_hand(game_id, ids, audit, chickens)
+            v, m = self._add_hand(game_id, ids, audit, chickens, counts_of)
             violations += v
             mismatches += m
             disputed += m > 0
@@ -525,7 +585,12 @@ class RowBuffer:
                           disputed_hands=disputed)
 
     def _add_hand(
-        self, game_id: str, ids: list[str], audit: HandAudit, scores_chickens: bool
+        self,
+        game_id: str,
+        ids: list[str],
+        audit: HandAudit,
+        scores_chickens: bool,
+        chicken_counts: ChickenCounts | None,
     ) -> tuple[int, int]:
         rows = self._rows
         record = audit.record
@@ -596,16 +661,23 @@ class RowBuffer:
 
         chickens: dict[int, list[int]] = {}
         values: dict[int, WinValue] = {}
+        later_values: dict[int, list[WinValue]] | None = None  # a seat's second win on
         deltas: Sequence[int | None] = (None,) * n
         if settlement is not None:
             deltas = settlement.deltas
-            for c in getattr(settlement, "chickens", ()):  # the Guizhou family's
-                counts = chickens.get(c.seat)
-                if counts is None:
-                    counts = chickens[c.seat] = [0] * len(CHICKEN_COLUMNS)
-                counts[_CHICKEN_INDEX[c.kind]] += c.count
+            if chicken_counts is not None:
+                for seat, kind, count in chicken_counts(settlement):
+                    counts = chickens.get(seat)
+                    if counts is None:
+                        counts = chickens[seat] = [0] * len(CHICKEN_COLUMNS)
+                    counts[_CHICKEN_INDEX[kind]] += count
             for win_value in settlement.wins:
-                values.setdefault(win_value.seat, win_value)
+                if win_value.seat not in values:
+                    values[win_value.seat] = win_value
+                else:
+                    if later_values is None:
+                        later_values = {}
+                    later_values.setdefault(win_value.seat, []).append(win_value)
             items = settlement.items
             if items:
                 # Column by column: a hand has about ten items.
@@ -624,6 +696,11 @@ class RowBuffer:
                 reason_column.extend(map(str, reasons))  # a family's StrEnum: its value
                 detail_column.extend(details)
         recorded_deltas: Sequence[int | None] = (None,) * n if recorded is None else recorded.deltas
+
+        if winners:
+            self._add_wins(game_id, hand_no, ids, winners, values, later_values)
+        if replay.exchanges or replay.declared_suits:
+            self._add_choices(game_id, hand_no, ids, replay)
 
         seat_facts = {s.seat: s for s in replay.seats}
         no_chickens: Sequence[int | None] = _NO_CHICKENS if scores_chickens else _NULL_CHICKENS
@@ -658,6 +735,73 @@ class RowBuffer:
                 () if value is None else value.patterns,
             ))
         return n_violations, n_settlement
+
+    def _add_wins(
+        self,
+        game_id: str,
+        hand_no: int,
+        ids: list[str],
+        winners: Sequence[WinFact],
+        values: dict[int, WinValue],
+        later_values: dict[int, list[WinValue]] | None,
+    ) -> None:
+        """The hand's ``wins`` rows, in win order. A seat's first win takes the first of
+        its settlement's :class:`WinValue` values, a later win of the same seat the next."""
+        out = self._rows["wins"]
+        seen: set[int] | None = None
+        for win_no, w in enumerate(winners):
+            seat = w.seat
+            if later_values is None:
+                value = values.get(seat)
+            elif seen is None or seat not in seen:
+                value = values.get(seat)
+                if seen is None:
+                    seen = set()
+                seen.add(seat)
+            else:
+                rest = later_values.get(seat)
+                value = rest.pop(0) if rest else None
+            source = SELF_DRAW if w.self_drawn else ROBBED_KONG if w.robbed_kong else DISCARD
+            discarder = None if w.self_drawn else w.from_seat
+            out.append((
+                game_id,
+                hand_no,
+                win_no,
+                seat,
+                ids[seat],
+                source,
+                discarder,
+                None if discarder is None else ids[discarder],
+                TILE_TEXT[w.tile],
+                None if value is None else (-value.value if value.penalty else value.value),
+                tuple(map(str, w.patterns)),  # plain text, in the family's order
+                () if value is None else value.patterns,
+            ))
+
+    def _add_choices(
+        self, game_id: str, hand_no: int, ids: list[str], replay: HandReplay
+    ) -> None:
+        """The hand's ``seat_choices`` rows (a family with an exchange or a declared suit):
+        one per seat."""
+        suits = replay.declared_suits
+        passed = {e.seat: e for e in replay.exchanges}
+        received = {e.to: e for e in replay.exchanges}
+        out = self._rows["seat_choices"]
+        for seat in range(len(ids)):
+            suit = suits[seat] if seat < len(suits) else None
+            gave = passed.get(seat)
+            got = received.get(seat)
+            out.append((
+                game_id,
+                hand_no,
+                seat,
+                ids[seat],
+                None if suit is None else suit.value,
+                None if gave is None else format_discards(gave.tiles),
+                None if gave is None else gave.to,
+                None if got is None else format_discards(got.tiles),
+                None if got is None else got.seat,
+            ))
 
     def arrow(self, table: str) -> pa.Table:
         """The buffered rows of ``table`` as an Arrow table (the buffer is not cleared)."""

@@ -33,7 +33,7 @@ import importlib.util
 import os
 import pkgutil
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -156,6 +156,14 @@ class Family:
     """``json_keys(place, hand, winner=None)`` -> the family's own keys of a hand's JSON object
     (``zhuoji audit --json``) at ``place`` (one of :data:`zhuoji.rules.referee.JSON_PLACES`),
     for a :class:`zhuoji.rules.audit.HandAudit` (its folder's ``referee.py``)."""
+
+    # --- the warehouse's columns (flows/warehouse/rows.py)
+    chicken_counts: Callable[[Any], Iterable[tuple[int, str, int]]] | None = None
+    """``chicken_counts(settlement)`` -> ``(seat, kind, count)`` for each count of chickens the
+    hand's settlement paid a seat for, ``kind`` naming the ``hand_players`` column it adds to
+    (``chickens_<kind>``: ``standing``, ``flipped``, ``gold``, ``charging`` or
+    ``responsibility``). Read for a family that scores chickens (:attr:`chickens`); a family
+    without the hook has zero counts there."""
 
 
 REGISTRATION_MODULE = "family"

@@ -3,6 +3,17 @@ WITH picked AS (
     SELECT
         unnest(CAST($game_ids AS VARCHAR[])) AS game_id,
         unnest(CAST($hand_nos AS INTEGER[])) AS hand_no
+),
+won AS (
+    SELECT
+        game_id,
+        hand_no,
+        count(*) AS winners,
+        bool_or(source = 'self_draw') AS self_drawn,
+        min(discarder) AS discarder
+    FROM wins
+    SEMI JOIN picked USING (game_id, hand_no)
+    GROUP BY game_id, hand_no
 )
 SELECT
     h.game_id,
@@ -22,9 +33,9 @@ SELECT
     h.has_wall,
     h.wall_left,
     h.outcome,
-    h.winners,
-    h.self_drawn,
-    h.discarder,
+    CAST(coalesce(w.winners, 0) AS SMALLINT) AS winners,
+    coalesce(w.self_drawn, false) AS self_drawn,
+    w.discarder,
     h.flip_tile,
     h.settled,
     h.next_dealer,
@@ -38,5 +49,6 @@ SELECT
 FROM picked
 JOIN hands AS h USING (game_id, hand_no)
 JOIN games AS g USING (game_id)
+LEFT JOIN won AS w ON w.game_id = h.game_id AND w.hand_no = h.hand_no
 LEFT JOIN files AS f ON f.path = g.path
 ORDER BY h.game_id, h.hand_no

@@ -5,12 +5,17 @@ SELECT
 FROM (
     SELECT
         CASE
-            WHEN outcome = 'win' AND winners > 1 THEN 'multiple_win'
-            WHEN outcome = 'win' AND self_drawn THEN 'self_drawn_win'
-            WHEN outcome = 'win' THEN 'discard_win'
-            ELSE outcome
+            WHEN h.outcome = 'win' AND w.winners > 1 THEN 'multiple_win'
+            WHEN h.outcome = 'win' AND w.self_drawn THEN 'self_drawn_win'
+            WHEN h.outcome = 'win' THEN 'discard_win'
+            ELSE h.outcome
         END AS kind
-    FROM hands
+    FROM hands AS h
+    LEFT JOIN (
+        SELECT game_id, hand_no, count(*) AS winners, bool_or(source = 'self_draw') AS self_drawn
+        FROM wins
+        GROUP BY game_id, hand_no
+    ) AS w ON w.game_id = h.game_id AND w.hand_no = h.hand_no
 )
 GROUP BY kind
 ORDER BY hands DESC, kind

@@ -2,13 +2,12 @@
 SELECT
     player_id,          -- the player (players.player_id)
     family,             -- the rule family (games.family)
-    pattern,            -- a pattern the settlement scored (hand_players.scored_patterns)
+    pattern,            -- a pattern the settlement scored (wins.scored_patterns)
     count(*) AS wins    -- the player's wins scoring it in the family
 FROM (
-    SELECT hp.player_id, g.family, unnest(hp.scored_patterns) AS pattern
-    FROM hand_players AS hp
+    SELECT w.player_id, g.family, unnest(w.scored_patterns) AS pattern
+    FROM wins AS w
     JOIN games AS g USING (game_id)
-    WHERE hp.winner
 )
 GROUP BY player_id, family, pattern
 ORDER BY player_id, family NULLS LAST, wins DESC, pattern

@@ -14,6 +14,22 @@ span AS (
     JOIN games AS g USING (game_id)
     GROUP BY g.family, p.player_id
 ),
+seat_wins AS (
+    SELECT game_id, hand_no, seat, bool_or(source = 'self_draw') AS self_drawn
+    FROM wins
+    GROUP BY game_id, hand_no, seat
+),
+deal_ins AS (
+    SELECT DISTINCT game_id, hand_no, discarder AS seat
+    FROM wins
+    WHERE discarder IS NOT NULL
+),
+win_values AS (
+    SELECT g.family, w.player_id, avg(w.value) AS avg_win_value, max(w.value) AS best_win_value
+    FROM wins AS w
+    JOIN games AS g USING (game_id)
+    GROUP BY g.family, w.player_id
+),
 seats AS (
     SELECT
         g.family,
@@ -22,13 +38,11 @@ seats AS (
         count(*) AS hands,
         CAST(sum(coalesce(hp.delta, 0)) AS BIGINT) AS net_score,
         CAST(sum(hp.recorded_delta) AS BIGINT) AS recorded_net,
-        count(*) FILTER (WHERE hp.winner) AS wins,
-        count(*) FILTER (WHERE hp.self_drawn) AS self_draws,
-        count(*) FILTER (WHERE hp.dealt_in) AS deal_ins,
+        count(*) FILTER (WHERE sw.seat IS NOT NULL) AS wins,
+        count(*) FILTER (WHERE sw.self_drawn) AS self_draws,
+        count(*) FILTER (WHERE di.seat IS NOT NULL) AS deal_ins,
         count(*) FILTER (WHERE hp.ready) AS ready_at_end,
         count(*) FILTER (WHERE hp.declared_ready) AS declared_ready,
-        avg(hp.win_value) AS avg_win_value,
-        max(hp.win_value) AS best_win_value,
         CAST(sum(hp.exposed_kongs) AS BIGINT) AS exposed_kongs,
         CAST(sum(hp.added_kongs) AS BIGINT) AS added_kongs,
         CAST(sum(hp.concealed_kongs) AS BIGINT) AS concealed_kongs,
@@ -39,6 +53,8 @@ seats AS (
         CAST(sum(hp.chickens_responsibility) AS BIGINT) AS chickens_responsibility
     FROM hand_players AS hp
     JOIN games AS g USING (game_id)
+    LEFT JOIN seat_wins AS sw ON sw.game_id = hp.game_id AND sw.hand_no = hp.hand_no AND sw.seat = hp.seat
+    LEFT JOIN deal_ins AS di ON di.game_id = hp.game_id AND di.hand_no = hp.hand_no AND di.seat = hp.seat
     GROUP BY g.family, hp.player_id
 ),
 findings AS (
@@ -77,8 +93,8 @@ SELECT
     s.self_draws / nullif(s.hands, 0) AS self_draw_rate,  -- self-draws per hand
     s.deal_ins / nullif(s.hands, 0) AS deal_in_rate,  -- deal-ins per hand
     s.ready_at_end / nullif(s.hands, 0) AS ready_rate,  -- ready at the end, per hand
-    s.avg_win_value,  -- average value per payer of the settled wins
-    s.best_win_value,  -- the best such value
+    v.avg_win_value,  -- average value per payer of the settled wins (wins.value)
+    v.best_win_value,  -- the best such value
     s.exposed_kongs,  -- exposed kongs (点豆) made
     s.added_kongs,  -- added kongs (转弯豆) made
     s.concealed_kongs,  -- concealed kongs (闷豆) made
@@ -96,6 +112,7 @@ SELECT
     sp.last_played  -- when the last started (UTC)
 FROM everyone AS e
 LEFT JOIN seats AS s ON s.family IS NOT DISTINCT FROM e.family AND s.player_id = e.player_id
+LEFT JOIN win_values AS v ON v.family IS NOT DISTINCT FROM e.family AND v.player_id = e.player_id
 LEFT JOIN internal.player_names AS n ON n.player_id = e.player_id
 LEFT JOIN span AS sp ON sp.family IS NOT DISTINCT FROM e.family AND sp.player_id = e.player_id
 LEFT JOIN findings AS f ON f.family IS NOT DISTINCT FROM e.family AND f.player_id = e.player_id

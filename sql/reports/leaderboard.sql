@@ -1,6 +1,26 @@
 -- Players ranked by net score (recomputed) within each rule family, one ranking per family (their points are on different scales): hands, win, self-draw and deal-in rates, average win value, kongs and chickens per hand (NULL for a family without chickens).
 -- zh: 各玩法内按净得分（重算）排名的玩家，每种玩法一张排名（各玩法分值尺度不同）：手数、胡牌率、自摸率与点炮率、平均胡牌分值、每手的杠与鸡（没有鸡的玩法为 NULL）。
-WITH board AS (
+WITH seat_wins AS (
+    SELECT
+        game_id,
+        hand_no,
+        seat,
+        bool_or(source = 'self_draw') AS self_drawn
+    FROM wins
+    GROUP BY game_id, hand_no, seat
+),
+deal_ins AS (
+    SELECT DISTINCT game_id, hand_no, discarder AS seat
+    FROM wins
+    WHERE discarder IS NOT NULL
+),
+win_values AS (
+    SELECT g.family, w.player_id, avg(w.value) AS avg_win_value
+    FROM wins AS w
+    JOIN games AS g USING (game_id)
+    GROUP BY g.family, w.player_id
+),
+board AS (
     SELECT
         g.family,
         row_number() OVER (
@@ -10,14 +30,15 @@ WITH board AS (
         hp.player_id,
         count(*) AS hands,
         CAST(sum(coalesce(hp.delta, 0)) AS BIGINT) AS net_score,
-        avg(hp.winner::INTEGER) AS win_rate,
-        avg(hp.self_drawn::INTEGER) AS self_draw_rate,
-        avg(hp.dealt_in::INTEGER) AS deal_in_rate,
-        avg(hp.win_value) AS avg_win_value,
+        avg((sw.seat IS NOT NULL)::INTEGER) AS win_rate,
+        avg(coalesce(sw.self_drawn, false)::INTEGER) AS self_draw_rate,
+        avg((di.seat IS NOT NULL)::INTEGER) AS deal_in_rate,
         avg(hp.exposed_kongs + hp.added_kongs + hp.concealed_kongs) AS kongs_per_hand,
         avg(hp.chickens_standing + hp.chickens_flipped + hp.chickens_gold + hp.chickens_charging + hp.chickens_responsibility) AS chickens_per_hand
     FROM hand_players AS hp
     JOIN games AS g USING (game_id)
+    LEFT JOIN seat_wins AS sw ON sw.game_id = hp.game_id AND sw.hand_no = hp.hand_no AND sw.seat = hp.seat
+    LEFT JOIN deal_ins AS di ON di.game_id = hp.game_id AND di.hand_no = hp.hand_no AND di.seat = hp.seat
     GROUP BY g.family, hp.player_id
 )
 SELECT
@@ -30,9 +51,10 @@ SELECT
     b.win_rate,           -- share of the hands the player won
     b.self_draw_rate,     -- share of the hands the player won by self-draw (自摸)
     b.deal_in_rate,       -- share of the hands in which a winner won on the player's discard or kong (点炮)
-    b.avg_win_value,      -- average value per payer of the player's settled wins (hand_players.win_value); NULL without one
+    v.avg_win_value,      -- average value per payer of the player's settled wins (wins.value); NULL without one
     b.kongs_per_hand,     -- kongs made per hand (exposed, added and concealed; robbed kongs not counted)
     b.chickens_per_hand   -- chickens the player was paid for per hand, all kinds; NULL for a family without chickens
 FROM board AS b
-LEFT JOIN internal.player_names AS n USING (player_id)
+LEFT JOIN win_values AS v ON v.family IS NOT DISTINCT FROM b.family AND v.player_id = b.player_id
+LEFT JOIN internal.player_names AS n ON n.player_id = b.player_id
 ORDER BY b.family NULLS LAST, b.rank

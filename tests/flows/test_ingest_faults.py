@@ -204,7 +204,7 @@ def test_poison_and_unreadable_files_are_quarantined_and_the_good_ones_load(
     assert runs[0] == (1, "completed", n, 3, 0, n - 3)
     assert runs[1][:3] == (2, "completed", n) and runs[1][3] == 0
     assert runs[1][4] + runs[1][5] == n
-    assert _wait_gone(mark, 10) == []
+    assert _wait_gone(mark, 120) == []
 
 
 def _gzip_bomb(path: Path, gib: int) -> Path:
@@ -274,7 +274,7 @@ def test_a_worker_killed_mid_task_costs_only_its_chunk(
     ]
     runs = _query(db, "SELECT status, files_loaded, files_quarantined FROM ingest_runs")
     assert runs == [("completed", 6, 1)]
-    assert _wait_gone(mark, 10) == []
+    assert _wait_gone(mark, 120) == []
 
 
 def _kill_marker(corpus: Corpus, db: Path) -> Path:
@@ -309,7 +309,7 @@ def test_sigkill_of_the_ingest_leaves_no_process_and_the_committed_counts(
         assert len(children) >= 3  # the fork server, two workers (and the resource tracker)
         os.kill(proc.pid, signal.SIGKILL)  # the ingest process alone
         proc.wait()
-        left = _wait_gone(mark, 10)
+        left = _wait_gone(mark, 120)
     finally:
         for pid in _marked_pids(mark):
             os.kill(pid, signal.SIGKILL)

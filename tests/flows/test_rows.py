@@ -110,6 +110,24 @@ def plain_rows(games: Audited) -> dict[str, list[dict[str, Any]]]:
                 row["patterns"] = [p.value for p in wins[-1].patterns] if wins else []
                 row["scored_patterns"] = list(values[0].patterns) if values else []
                 rows["hand_players"].append(row)
+            taken: dict[int, int] = {}
+            for win_no, w in enumerate(replay.winners):
+                values = [v for v in (s.wins if s else ()) if v.seat == w.seat]
+                k = taken[w.seat] = taken.get(w.seat, -1) + 1
+                value = values[k] if k < len(values) else None
+                discarder = None if w.self_drawn else w.from_seat
+                rows["wins"].append({
+                    **key, "win_no": win_no, "seat": w.seat, "player_id": ids[w.seat],
+                    "source": "self_draw" if w.self_drawn
+                    else "robbed_kong" if w.robbed_kong else "discard",
+                    "discarder": discarder,
+                    "discarder_id": None if discarder is None else ids[discarder],
+                    "tile": TILE_TEXT[w.tile],
+                    "value": None if value is None else -value.value if value.penalty
+                    else value.value,
+                    "patterns": [p.value for p in w.patterns],
+                    "scored_patterns": list(value.patterns) if value else [],
+                })
             for i, item in enumerate(s.items if s else ()):
                 rows["ledger"].append({
                     **key, "item_no": i, "payer_seat": item.payer, "payee_seat": item.payee,
@@ -279,3 +297,43 @@ def test_a_file_partly_written_cannot_be_taken_back_whole(
         buffer.drop_file("a.jsonl")
     buffer.abort()
     assert not any(tmp_path.iterdir())
+
+
+def test_every_win_of_a_hand_that_plays_on_after_a_win_is_a_row(tmp_path: Path) -> None:
+    """A hand of the test family that plays on after a win (a self-draw, then two winners on
+    one discard), with its exchange and declared suits: ``wins`` keeps the three wins in
+    order, ``seat_choices`` each seat's exchange and suit; ``hands`` and ``hand_players``
+    are written as ever."""
+    from types import SimpleNamespace
+
+    from tests.rules.test_xuezhan import RULES, hand
+    from tests.rules.xuezhan_family import FAMILY
+    from tests.rules.xuezhan_family.hands import CLEAN
+    from zhuoji.rules.replay import replay_hand
+
+    record = hand(CLEAN)
+    replay = replay_hand(record, RULES)
+    assert len(replay.winners) == 3 and not replay.violations
+    players = [SimpleNamespace(seat=s, id=f"p{s}", name=None) for s in range(4)]
+    game = SimpleNamespace(game_id="g", players=players, ruleset="xuezhan-test",
+                           rule_overrides=None, base_stake=1, started_at=None)
+    buffer = RowBuffer(tmp_path / "shards")
+    buffer.add_game(game, PATH, [HandAudit(record, replay, None, ())],  # type: ignore[arg-type]
+                    chickens=False, family=FAMILY)
+    wins = [(r["win_no"], r["seat"], r["source"], r["discarder"], r["discarder_id"], r["tile"],
+             r["value"], r["patterns"]) for r in buffer.arrow("wins").to_pylist()]
+    assert wins == [
+        (0, 1, "self_draw", None, None, "1p", None, ["win"]),
+        (1, 2, "discard", 0, "p0", "3s", None, ["win"]),
+        (2, 3, "discard", 0, "p0", "3s", None, ["win"]),
+    ]
+    choices = [(r["seat"], r["declared_suit"], r["passed"], r["passed_to"], r["received"],
+                r["received_from"]) for r in buffer.arrow("seat_choices").to_pylist()]
+    assert choices == [
+        (0, "p", "123m", 1, "777s", 3),
+        (1, "s", "789p", 2, "123m", 0),
+        (2, "m", "555s", 3, "789p", 1),
+        (3, "m", "777s", 0, "555s", 2),
+    ]
+    (row,) = buffer.arrow("hands").to_pylist()
+    assert (row["winners"], row["self_drawn"], row["discarder"]) == (3, True, 0)

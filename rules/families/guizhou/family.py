@@ -13,6 +13,7 @@ from zhuoji.rules.families.guizhou.patterns import Pattern
 from zhuoji.rules.families.guizhou.referee import json_keys, text_lines
 from zhuoji.rules.families.guizhou.settings import Ruleset
 from zhuoji.rules.families.guizhou.settlement import audit_result, settle
+from zhuoji.rules.families.guizhou.warehouse import chicken_counts
 from zhuoji.rules.tiles import TileSet
 
 FAMILY: Family = register(
@@ -34,6 +35,7 @@ FAMILY: Family = register(
         faults=FAULTS,
         text_lines=text_lines,
         json_keys=json_keys,
+        chicken_counts=chicken_counts,
     )
 )
 """The family as registered."""
