@@ -266,6 +266,14 @@ def test_zhuoji_ingest_loads_every_game_by_workers(
     assert summary["files_quarantined"] == 0 and summary["disputed_hands"] == 1
     assert _rows(db, "SELECT DISTINCT family FROM games") == [("pinghu",)]
     assert {r for (r,) in _rows(db, "SELECT DISTINCT ruleset FROM games")} == set(PRESETS)
+    # each win is a row of wins, with the family's patterns and its source
+    ((wins, winners),) = _rows(db, "SELECT (SELECT count(*) FROM wins), "
+                                   "(SELECT count(*) FROM hand_players WHERE winner)")
+    assert wins == winners > 0
+    sources = {r for (r,) in _rows(db, "SELECT DISTINCT source FROM wins")}
+    assert sources <= {"self_draw", "discard", "robbed_kong"} and "discard" in sources
+    patterns = {p for (ps,) in _rows(db, "SELECT patterns FROM wins") for p in ps}
+    assert patterns and patterns <= set(PATTERN_ZH)
 
 
 def test_the_reports(warehouse: tuple[Path, dict[str, Any]]) -> None:
