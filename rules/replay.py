@@ -11,14 +11,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from zhuoji.rules.continuing import Carry, ExchangeFact, carry_findings, sequence_finding
 from zhuoji.rules.events import Event, HandRecord, Suit
 from zhuoji.rules.facts import ChickenDiscard, Outcome, SeatFacts, WallFacts, WinFact
 from zhuoji.rules.families import family_of
 from zhuoji.rules.frozen import quick_init
 from zhuoji.rules.mechanics import mechanics_of
 from zhuoji.rules.settings import RulesetBase
-from zhuoji.rules.table import IllegalMoveError, Table
+from zhuoji.rules.table import (
+    Carry,
+    ExchangeFact,
+    IllegalMoveError,
+    Table,
+    carry_findings,
+    sequence_finding,
+)
 from zhuoji.rules.tiles import Tile
 from zhuoji.rules.violations import Violation
 

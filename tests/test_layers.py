@@ -33,8 +33,6 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("rules", "parsers", "flows")  # the top-level folders, imported as zhuoji.<name>
 BARE = frozenset(PACKAGES)
@@ -276,17 +274,7 @@ def _edge_text(edges: dict[str, dict[str, list[Import]]], a: str, b: str) -> str
     return f"    {a} -> {b}   [{wheres}]"
 
 
-ENGINE_CORE_CIRCLE = frozenset(
-    f"zhuoji.rules.{name}" for name in ("table", "claims", "continuing", "wall_events")
-)
-"""The engine core's one import circle, left to its own change (issue 33: the core as a
-package of mechanics plugging in one way, no import cycle): the table imports the claims,
-the continuing play and the wall mechanics, which call back into the table's checks. It is
-the only cycle allowed, exactly these modules, and only until that change (see
-:func:`test_the_engine_core_has_no_import_circle`)."""
-
-
-def cycles(*, allow_core_circle: bool = True) -> list[str]:
+def cycles() -> list[str]:
     """Every import cycle of executed imports, as readable text: per component, the
     shortest cycle through each of its modules (duplicates removed), each edge with where
     it is written. An import under ``if TYPE_CHECKING:`` is never run, so it closes no
@@ -295,8 +283,6 @@ def cycles(*, allow_core_circle: bool = True) -> list[str]:
     report: list[str] = []
     for component in _components(edges):
         if len(component) < 2:
-            continue
-        if allow_core_circle and set(component) == ENGINE_CORE_CIRCLE:
             continue
         members = set(component)
         seen: set[tuple[str, ...]] = set()
@@ -453,12 +439,8 @@ def test_no_import_cycle() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the engine core's import circle (ENGINE_CORE_CIRCLE) is removed by issue 33",
-)
 def test_the_engine_core_has_no_import_circle() -> None:
-    found = cycles(allow_core_circle=False)
+    found = cycles()
     assert not found, "import cycles:\n" + "\n".join(found)
 
 

@@ -25,16 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from zhuoji.rules.core.state import Phase, Table, _describe, suit_name
 from zhuoji.rules.events import DeclareSuit, Event, Exchange, Suit
 from zhuoji.rules.frozen import quick_init
 from zhuoji.rules.mechanics import Mechanics
 from zhuoji.rules.tiles import ALL_TILES, NUM_SUITED, Tile, format_tiles
 from zhuoji.rules.violations import Violation, ViolationCode
-
-if TYPE_CHECKING:
-    from zhuoji.rules.table import Table
 
 __all__ = [
     "Carry",
@@ -46,7 +43,6 @@ __all__ = [
 
 _C = ViolationCode
 _SUITS = (Suit.CHARACTERS, Suit.DOTS, Suit.BAMBOO)
-_SUIT_NAMES = ("characters (m)", "dots (p)", "bamboo (s)")
 _DECLARE_QUOTE = ("seed 003: 若摸牌结束只有两门花色，则以第三门花色作为定缺花色；"
                   "若为一门花色，则可以在其他两门花色中选择")
 
@@ -131,6 +127,35 @@ class Continuing:
     def declared_suits(self) -> tuple[Suit | None, ...]:
         return tuple([_SUITS[v] if v >= 0 else None for v in self.voids])
 
+    # ------------------------------------------------------------------ what the table calls
+    def check_active(self, t: Table, seat: int, what: str) -> Violation | None:
+        return check_active(t, seat, what)
+
+    def setup_unfinished(self, t: Table, what: str | None, seat: int | None) -> Violation:
+        return setup_unfinished(t, what, seat)
+
+    def setup_candidates(self, t: Table) -> list[Event]:
+        return setup_candidates(t)
+
+    def describe_setup(self, t: Table) -> str:
+        return describe_setup(t)
+
+    def describe_play_on(self, t: Table) -> str:
+        return describe_play_on(t)
+
+    def check_discard(self, t: Table, seat: int, tile: int) -> Violation | None:
+        return check_discard(t, seat, tile)
+
+    def check_meld(self, t: Table, seat: int, tile: int, code: ViolationCode,
+                   what: str) -> Violation | None:
+        return check_meld(t, seat, tile, code, what)
+
+    def check_win(self, t: Table, seat: int, counts: list[int], what: str) -> Violation | None:
+        return check_win(t, seat, counts, what)
+
+    def after_win(self, t: Table, seat: int, first: bool) -> None:
+        after_win(t, seat, first)
+
 
 def _event_index(fact: ExchangeFact) -> int:
     return fact.event_index
@@ -150,7 +175,7 @@ def _state(t: Table) -> Continuing:
 
 
 def _suit_name(suit: int) -> str:
-    return _SUIT_NAMES[suit]
+    return suit_name(suit)
 
 
 def _missing(seats: list[int]) -> str:
@@ -280,14 +305,10 @@ def apply_declare(t: Table, ev: DeclareSuit) -> None:
 
 def _end_setup(t: Table, c: Continuing) -> None:
     if not c.in_setup:
-        from zhuoji.rules.table import Phase
-
         t._phase = Phase.DISCARD  # the dealer's first turn
 
 
 def _setup_phase() -> object:
-    from zhuoji.rules.table import Phase
-
     return Phase.SETUP
 
 
@@ -391,8 +412,6 @@ def after_win(t: Table, seat: int, first: bool) -> None:
     won = t._won
     active = [s for s in range(n) if not won[s]]
     t._pending_kong = None  # a robbed kong gets no replacement
-    from zhuoji.rules.table import Phase
-
     if len(active) <= 1:
         t._phase = Phase.WON  # one seat left without a win: the hand is over
         return
@@ -463,6 +482,4 @@ def sequence_finding(previous: int | None, hand_no: int) -> Violation | None:
 
 # ---------------------------------------------------------------------- text
 def describe(ev: Exchange | DeclareSuit) -> str:
-    if isinstance(ev, Exchange):
-        return f"seat {ev.seat} passes {format_tiles(ev.tiles)} to seat {ev.to}"
-    return f"seat {ev.seat} declares {_suit_name('mps'.index(ev.suit.value))}"
+    return _describe(ev)

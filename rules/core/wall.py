@@ -29,6 +29,28 @@ from collections.abc import Callable
 from itertools import product
 from typing import Any, Final
 
+from zhuoji.rules.core.play import (
+    CORE_KINDS,
+    _apply_exhaustive,
+    _apply_kong,
+    _apply_win,
+    _check_discard,
+    _check_draw,
+    _check_exhaustive,
+    _check_kong,
+    _check_pong,
+    _check_win,
+)
+from zhuoji.rules.core.state import (
+    Kind,
+    Phase,
+    Table,
+    _after,
+    _apply_discard,
+    _apply_draw,
+    _apply_pong,
+    _not_plain,
+)
 from zhuoji.rules.events import (
     Bird,
     Discard,
@@ -45,31 +67,10 @@ from zhuoji.rules.events import (
 )
 from zhuoji.rules.facts import RollFact, SeabedOffer, WallFacts
 from zhuoji.rules.messages import Message
-from zhuoji.rules.table import (
-    _KINDS,
-    Kind,
-    Phase,
-    Table,
-    _after,
-    _apply_discard,
-    _apply_draw,
-    _apply_exhaustive,
-    _apply_kong,
-    _apply_pong,
-    _apply_win,
-    _check_discard,
-    _check_draw,
-    _check_exhaustive,
-    _check_kong,
-    _check_pong,
-    _check_win,
-    _not_plain,
-    register_mechanic_kind,
-)
 from zhuoji.rules.tiles import ALL_TILES, Tile, format_tiles
 from zhuoji.rules.violations import Violation, ViolationCode
 
-__all__ = ["DICE_FACES", "WALL_KINDS", "WallState", "bird_seat", "dice_stack"]
+__all__ = ["DICE_FACES", "WALL_KINDS", "WallState", "bird_seat", "dice_stack", "own_kinds"]
 
 _C = ViolationCode
 DICE_FACES = (1, 2, 3, 4, 5, 6)
@@ -528,7 +529,7 @@ def _check_wall_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
 def _wrapped(event_type: type, check: _Check, apply: Callable[[Table, Any], None]) -> Kind:
     """The core's kind of ``event_type`` with the wall's check and apply (its flags kept;
     no plain case: the table takes every event through the check)."""
-    return _KINDS[event_type]._replace(plain=_not_plain, check=check, apply=apply)
+    return CORE_KINDS[event_type]._replace(plain=_not_plain, check=check, apply=apply)
 
 
 WALL_KINDS: dict[type, Kind] = {
@@ -548,7 +549,7 @@ WALL_KINDS: dict[type, Kind] = {
 """The core's kinds as a table playing any of the wall mechanics plays them: the draw,
 discard, claims, win and exhaustive draw with the wall's rules checked first."""
 
-_OWN_KINDS: dict[str, tuple[type, Kind]] = {
+OWN_KINDS: dict[str, tuple[type, Kind]] = {
     "kong_dice": (Roll, Kind(_not_plain, _check_roll, _apply_roll)),
     "seabed": (Seabed, Kind(_not_plain, _check_seabed, _apply_seabed)),
     "birds": (Bird, Kind(_not_plain, _check_bird, _apply_bird, seated=False, after_win=True,
@@ -557,7 +558,10 @@ _OWN_KINDS: dict[str, tuple[type, Kind]] = {
 """Each mechanic's own event kind (a family not playing it has no such event:
 ``event_not_in_family``)."""
 
-for _mechanic, (_event_type, _kind) in _OWN_KINDS.items():
-    register_mechanic_kind(_mechanic, _event_type, _kind)
-    for _core_type, _core_kind in WALL_KINDS.items():
-        register_mechanic_kind(_mechanic, _core_type, _core_kind)
+
+
+def own_kinds(mechanic: str) -> dict[type, Kind]:
+    """The kinds a table plays for one of the wall mechanics: its own event kind, and the
+    core's kinds as the wall's rules wrap them (:data:`WALL_KINDS`)."""
+    event_type, kind = OWN_KINDS[mechanic]
+    return {event_type: kind, **WALL_KINDS}

@@ -29,20 +29,28 @@ family plays neither (Guizhou) never reaches this module: a ``flower`` there is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from zhuoji.rules import table as tb
+from zhuoji.rules.core.state import (
+    Kind,
+    Phase,
+    Table,
+    _claim_discard,
+    _meld,
+    _not_plain,
+    holds_flower,
+)
 from zhuoji.rules.events import Chow, Draw, Event, ExhaustiveDraw, Flower
 from zhuoji.rules.facts import ClaimKind
 from zhuoji.rules.melds import MeldKind
 from zhuoji.rules.messages import Message
-from zhuoji.rules.tiles import FLOWER_TILES, NUM_SUITED, NUM_TILE_KINDS, Tile, format_tiles
+from zhuoji.rules.tiles import FLOWER_TILES, NUM_SUITED, Tile, format_tiles
 from zhuoji.rules.violations import Violation, ViolationCode
 
-if TYPE_CHECKING:
-    from zhuoji.rules.table import Table
-
 __all__ = [
+    "CHOW_KINDS",
+    "FLOWER_KINDS",
+    "ClaimsState",
     "apply_chow",
     "apply_flower",
     "apply_flower_draw",
@@ -56,6 +64,10 @@ __all__ = [
 
 _C = ViolationCode
 _FIRST_FLOWER: Final = int(FLOWER_TILES[0])
+_CLAIM: Final = Phase.CLAIM
+_DISCARD: Final = Phase.DISCARD
+_AFTER_CLAIM: Final = Phase.DISCARD_AFTER_CLAIM
+_FLOWER_DRAW: Final = Phase.FLOWER_DRAW
 _CHOW: Final = MeldKind.CHOW
 _CLAIM_CHOW: Final = ClaimKind.CHOW
 
@@ -78,7 +90,7 @@ def _after(ev: Event, clause: str, *values: object) -> Message:
 def check_chow(t: Table, ev: Chow) -> Violation | None:
     """The violation a chow would be now, or None."""
     seat = ev.seat
-    if t._phase is not tb.Phase.CLAIM:
+    if t._phase is not _CLAIM:
         return t._v(_C.ILLEGAL_CHOW, seat, _after(ev, " but there is no discard to claim ({phase})",
                                                       t._describe_phase()))
     d, tile = t._disc.seat, t._disc.tile
@@ -128,10 +140,10 @@ def apply_chow(t: Table, ev: Chow) -> None:
     for x in ev.tiles:
         if x != tile:
             hand[x] -= 1
-    t._melds[seat].append(tb._meld(_CHOW, ev.tiles[0], ev.from_seat, False))
-    tb._claim_discard(t, seat, _CLAIM_CHOW)
+    t._melds[seat].append(_meld(_CHOW, ev.tiles[0], ev.from_seat, False))
+    _claim_discard(t, seat, _CLAIM_CHOW)
     t._turn = seat
-    t._phase = tb.Phase.DISCARD_AFTER_CLAIM
+    t._phase = _AFTER_CLAIM
     t._claimed_any = True
     t._last_draw = -1
     t._kong_turn = False
@@ -158,11 +170,6 @@ def chow_candidates(t: Table) -> list[Event]:
 
 
 # ---------------------------------------------------------------------- flowers
-def holds_flower(hand: list[int]) -> bool:
-    """Whether a (wide) count vector holds a flower."""
-    return len(hand) > _FIRST_FLOWER and any(hand[_FIRST_FLOWER:NUM_TILE_KINDS])
-
-
 def _opening(t: Table) -> bool:
     """Before the dealer's first discard and any claim: dealt flowers may be shown by any
     seat."""
@@ -177,7 +184,7 @@ def check_flower(t: Table, ev: Flower) -> Violation | None:
     hand = t._hands[seat]
     if tile >= len(hand) or not hand[tile]:
         return t._v(_C.BAD_FLOWER, seat, _after(ev, " but {held}", t.summary(seat)))
-    if t._phase is not tb.Phase.DISCARD or (t._turn != seat and not _opening(t)):
+    if t._phase is not _DISCARD or (t._turn != seat and not _opening(t)):
         return t._v(_C.BAD_FLOWER, seat,
                     _after(ev, " but a flower is shown by the player to act, or on the dealt hand "
                                "before the dealer's first discard ({phase})", t._describe_phase()))
@@ -190,7 +197,7 @@ def apply_flower(t: Table, ev: Flower) -> None:
     t._shown[seat].append(ev.tile)
     t._flower_seat = seat
     t._waits[seat] = None
-    t._phase = tb.Phase.FLOWER_DRAW
+    t._phase = _FLOWER_DRAW
 
 
 def apply_flower_draw(t: Table, ev: Draw) -> None:
@@ -200,7 +207,7 @@ def apply_flower_draw(t: Table, ev: Draw) -> None:
     if seat == t._turn:
         t._last_draw = ev.tile  # the player to act: the replacement is its drawn tile
     t._flower_seat = -1
-    t._phase = tb.Phase.DISCARD
+    t._phase = _DISCARD
 
 
 def flower_candidates(t: Table) -> list[Event]:
@@ -221,5 +228,25 @@ def flower_draw_candidates(t: Table) -> list[Event]:
     return t._draw_candidates(t._flower_seat, back=True)
 
 
-tb.register_mechanic_kind("chow", Chow, tb.Kind(tb._not_plain, check_chow, apply_chow))
-tb.register_mechanic_kind("flowers", Flower, tb.Kind(tb._not_plain, check_flower, apply_flower))
+class ClaimsState:
+    """What the table calls of chow and flowers: the candidates of ``legal_actions`` and
+    the replacement draw after a flower."""
+
+    def chow_candidates(self, t: Table) -> list[Event]:
+        return chow_candidates(t)
+
+    def flower_candidates(self, t: Table) -> list[Event]:
+        return flower_candidates(t)
+
+    def flower_draw_candidates(self, t: Table) -> list[Event]:
+        return flower_draw_candidates(t)
+
+    def apply_flower_draw(self, t: Table, ev: Draw) -> None:
+        apply_flower_draw(t, ev)
+
+
+CHOW_KINDS: dict[type, Kind] = {Chow: Kind(_not_plain, check_chow, apply_chow)}
+"""The event kind of ``chow``."""
+
+FLOWER_KINDS: dict[type, Kind] = {Flower: Kind(_not_plain, check_flower, apply_flower)}
+"""The event kind of ``flowers``."""
