@@ -63,7 +63,6 @@ COMPILED: tuple[str, ...] = (
     "zhuoji.rules.shanten",
     "zhuoji.rules.core.state",
     "zhuoji.rules.core.play",
-    "zhuoji.rules.core.continuing",
     "zhuoji.rules.core.assemble",
     "zhuoji.rules.table",
     "zhuoji.rules.families.guizhou.legality",
@@ -76,8 +75,9 @@ COMPILED: tuple[str, ...] = (
 pydantic-model modules (``zhuoji.rules.settings``, ``zhuoji.rules.presets``, each family's
 ``settings``)
 and the family registry (``zhuoji.rules.families`` and each family's ``family`` module) stay
-interpreted, and so do ``zhuoji.rules.core.wall`` and ``zhuoji.rules.core.claims`` (the wall
-mechanics, chow and flowers: a table calls into them only for a family that plays them)."""
+interpreted, and so do the optional mechanics (``zhuoji.rules.core.mechanic`` and each
+mechanic's module, whose states subclass its :class:`MechanicState`: a table calls into them
+only for a family that plays them)."""
 
 DIGEST_FILE = "_engine_digest.txt"
 """The file in ``rules/`` holding :func:`source_digest` of the sources the build compiled."""

@@ -12,14 +12,9 @@ engine, the families and the flows read.
 from __future__ import annotations
 
 from zhuoji.rules.core.assemble import TableRules
-from zhuoji.rules.core.continuing import (
-    Carry,
-    ExchangeFact,
-    carry_findings,
-    carry_of,
-    sequence_finding,
-)
 from zhuoji.rules.core.play import CORE_KINDS as _KINDS
+from zhuoji.rules.core.play_on import Carry, carry_findings, carry_of, sequence_finding
+from zhuoji.rules.core.setup import ExchangeFact
 from zhuoji.rules.core.state import (
     _EVENT_NAMES,
     ExtraShapes,

@@ -1,58 +1,31 @@
 """What a table plays, put together once per ruleset: the core's event kinds, those of the
 optional mechanics the family switches on, and the family's own.
 
-A family's ``table_rules`` makes a :class:`TableRules` (the settings in the core's names,
-its kinds and hooks); :meth:`TableRules._assemble` then adds, from the explicit list of the
-core's mechanics below, the kinds and the state each mechanic it switches on plays. Nothing
-here runs per event: a table reads the assembled kinds and state makers from its rules.
+The mechanics are the explicit list :data:`MECHANICS`, each a
+:class:`~zhuoji.rules.core.mechanic.Mechanic` plugged in the same way: the switches that turn
+it on, the kinds it adds or wraps, the state a table keeps for it (whose hooks the core
+calls). A family's ``table_rules`` makes a :class:`TableRules` (the settings in the core's
+names, its kinds and hooks); :meth:`TableRules._assemble` keeps the mechanics it switches
+on, their kinds, and whether the plain case stays. Nothing here runs per event, and a
+ruleset with no mechanic has no hook to call.
 """
 
 from __future__ import annotations
 
-from zhuoji.rules.core import claims, wall
-from zhuoji.rules.core.continuing import (
-    Continuing,
-    apply_declare,
-    apply_exchange,
-    check_declare,
-    check_exchange,
-)
+from zhuoji.rules.core import claims, play_on, setup, wall
+from zhuoji.rules.core.mechanic import Mechanic
 from zhuoji.rules.core.play import CORE_KINDS
-from zhuoji.rules.core.state import Kind, Table, TableRulesBase, _not_plain
-from zhuoji.rules.events import DeclareSuit, Exchange, HandRecord
-from zhuoji.rules.mechanics import Mechanics
+from zhuoji.rules.core.state import TableRulesBase
 
-__all__ = ["TableRules"]
+__all__ = ["MECHANICS", "TableRules"]
 
-_EXCHANGE_KINDS: dict[type, Kind] = {
-    Exchange: Kind(_not_plain, check_exchange, apply_exchange)}
-_DECLARE_KINDS: dict[type, Kind] = {
-    DeclareSuit: Kind(_not_plain, check_declare, apply_declare)}
-
-
-def _mechanic_kinds(mech: Mechanics) -> dict[type, Kind]:
-    """The kinds of the mechanics ``mech`` switches on, in the order listed."""
-    out: dict[type, Kind] = {}
-    if mech.exchange:
-        out.update(_EXCHANGE_KINDS)
-    if mech.declare_suit:
-        out.update(_DECLARE_KINDS)
-    if mech.chow:
-        out.update(claims.CHOW_KINDS)
-    if mech.flowers:
-        out.update(claims.FLOWER_KINDS)
-    for name in ("kong_dice", "seabed", "birds"):
-        if getattr(mech, name):
-            out.update(wall.own_kinds(name))
-    return out
-
-
-def _wall_state(t: Table, record: HandRecord) -> wall.WallState:
-    return wall.WallState(t, record)
-
-
-def _claims_state() -> claims.ClaimsState:
-    return claims.ClaimsState()
+MECHANICS: tuple[Mechanic, ...] = (
+    setup.MECHANIC,  # the exchange and the declared suits
+    claims.MECHANIC,  # chow and flowers
+    wall.MECHANIC,  # the end of the wall and kong draws: dice, the last tile, birds
+    play_on.MECHANIC,  # play after a win
+)
+"""Every optional mechanic of the core, in the order their kinds, states and hooks go."""
 
 
 class TableRules(TableRulesBase):
@@ -61,16 +34,12 @@ class TableRules(TableRulesBase):
 
     def _assemble(self) -> None:
         mech = self.mechanics
+        played = tuple([m for m in MECHANICS if m.plays(mech)])
         table = dict(CORE_KINDS)
-        table.update(_mechanic_kinds(mech))
+        for mechanic in played:
+            table.update(mechanic.kinds(mech))
         table.update(self.kinds)  # the family's own kinds last
         self.kinds = table
-        if mech.kong_dice or mech.seabed or mech.birds:
-            self.wall_state = _wall_state
-        if mech.chow or mech.flowers:
-            self.claims_state = _claims_state
-        if mech.exchange or mech.declare_suit or mech.play_after_win:
-            def continuing_state(n: int) -> Continuing:
-                return Continuing(mech, n)
-
-            self.continuing_state = continuing_state
+        self.mechanic_list = played
+        self.plain_cases = all([m.plain_cases for m in played])
+        self.plain_turn = all([m.plain_turn for m in played])

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from zhuoji.rules.core.mechanic import Mechanic, MechanicState
 from zhuoji.rules.core.state import (
     Kind,
     Phase,
@@ -40,16 +41,16 @@ from zhuoji.rules.core.state import (
     _not_plain,
     holds_flower,
 )
-from zhuoji.rules.events import Chow, Draw, Event, ExhaustiveDraw, Flower
+from zhuoji.rules.events import Chow, Draw, Event, ExhaustiveDraw, Flower, HandRecord
 from zhuoji.rules.facts import ClaimKind
+from zhuoji.rules.mechanics import Mechanics
 from zhuoji.rules.melds import MeldKind
 from zhuoji.rules.messages import Message
 from zhuoji.rules.tiles import FLOWER_TILES, NUM_SUITED, Tile, format_tiles
 from zhuoji.rules.violations import Violation, ViolationCode
 
 __all__ = [
-    "CHOW_KINDS",
-    "FLOWER_KINDS",
+    "MECHANIC",
     "ClaimsState",
     "apply_chow",
     "apply_flower",
@@ -228,25 +229,47 @@ def flower_draw_candidates(t: Table) -> list[Event]:
     return t._draw_candidates(t._flower_seat, back=True)
 
 
-class ClaimsState:
-    """What the table calls of chow and flowers: the candidates of ``legal_actions`` and
-    the replacement draw after a flower."""
+class ClaimsState(MechanicState):
+    """What the table keeps for chow and flowers (the flowers each seat has shown, the seat
+    whose replacement is due: the table's ``_shown`` and ``_flower_seat``), and the hooks:
+    the candidates of ``legal_actions`` and the replacement draw after a flower."""
 
-    def chow_candidates(self, t: Table) -> list[Event]:
-        return chow_candidates(t)
+    def __init__(self, mech: Mechanics) -> None:
+        self.chow = mech.chow
+        self.flowers = mech.flowers
 
-    def flower_candidates(self, t: Table) -> list[Event]:
-        return flower_candidates(t)
+    def turn_candidates(self, t: Table, out: list[Event]) -> None:
+        if self.flowers and t._phase is _DISCARD:
+            out.extend(flower_candidates(t))
 
-    def flower_draw_candidates(self, t: Table) -> list[Event]:
-        return flower_draw_candidates(t)
+    def claim_candidates(self, t: Table, out: list[Event]) -> None:
+        if self.chow:
+            out.extend(chow_candidates(t))
+
+    def phase_candidates(self, t: Table) -> list[Event] | None:
+        return flower_draw_candidates(t) if t._phase is _FLOWER_DRAW else None
 
     def apply_flower_draw(self, t: Table, ev: Draw) -> None:
         apply_flower_draw(t, ev)
 
 
-CHOW_KINDS: dict[type, Kind] = {Chow: Kind(_not_plain, check_chow, apply_chow)}
-"""The event kind of ``chow``."""
+_CHOW_KIND = Kind(_not_plain, check_chow, apply_chow)
+_FLOWER_KIND = Kind(_not_plain, check_flower, apply_flower)
 
-FLOWER_KINDS: dict[type, Kind] = {Flower: Kind(_not_plain, check_flower, apply_flower)}
-"""The event kind of ``flowers``."""
+
+def _kinds(mech: Mechanics) -> dict[type, Kind]:
+    out: dict[type, Kind] = {}
+    if mech.chow:
+        out[Chow] = _CHOW_KIND
+    if mech.flowers:
+        out[Flower] = _FLOWER_KIND
+    return out
+
+
+def _new_state(t: Table, record: HandRecord) -> ClaimsState:
+    state = t._claims = ClaimsState(t._mech)
+    return state
+
+
+MECHANIC = Mechanic("claims", ("chow", "flowers"), _kinds, _new_state)
+"""Chow and flowers."""

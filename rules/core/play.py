@@ -141,8 +141,10 @@ def _check_discard(t: Table, ev: Discard) -> Violation | None:
         return t._v(_C.FALSE_READY, seat,
                     _after(ev, " after declaring ready, leaving a hand that is not ready; {held}",
                                t.summary(seat)))
-    if t._cont is not None:
-        return t._cont.check_discard(t, seat, tile)
+    for state in t._states:
+        v = state.check_discard(t, seat, tile)
+        if v is not None:
+            return v
     return None
 
 
@@ -172,8 +174,12 @@ def _check_pong(t: Table, ev: Pong) -> Violation | None:
         return t._v(_C.FROZEN_HAND, ev.seat,
                     _after(ev, " but declared ready (a pong changes the hand); {held}",
                                t.summary(ev.seat)))
-    if t._cont is not None:
-        return t._cont.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_PONG, _describe(ev))
+    if not t._plain_turn:  # a mechanic's hooks add to the check
+        for state in t._states:
+            v = state.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_PONG, _describe(ev))
+            if v is not None:
+                return v
+        return None
     raise AssertionError(f"{_describe(ev)}: a pong neither plain nor illegal")
 
 
@@ -217,7 +223,7 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
             return t._v(_C.FROZEN_HAND, seat,
                         _after(ev, " but declared ready and the kong changes the waits; {held}",
                                    t.summary(seat)))
-        return _kong_of_declared_suit(t, ev)
+        return _kong_hooks(t, ev)
     ph = t._phase
     if t._turn != seat or (ph is not _DISCARD and ph is not _AFTER_CLAIM):
         return _not_your_turn(t, ev)
@@ -260,13 +266,15 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
             return t._v(_C.FROZEN_HAND, seat,
                         _after(ev, " but declared ready and the kong changes the waits; {held}",
                                    t.summary(seat)))
-    return _kong_of_declared_suit(t, ev)
+    return _kong_hooks(t, ev)
 
 
-def _kong_of_declared_suit(t: Table, ev: Kong) -> Violation | None:
-    if t._cont is None:
-        return None
-    return t._cont.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_KONG, _describe(ev))
+def _kong_hooks(t: Table, ev: Kong) -> Violation | None:
+    for state in t._states:
+        v = state.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_KONG, _describe(ev))
+        if v is not None:
+            return v
+    return None
 
 
 def _check_win(t: Table, ev: Win) -> Violation | None:
@@ -349,8 +357,8 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
         return t._v(_C.MISSING_SUIT, seat,
                     _after(ev, " with all three suits (缺一门 required): {s:shown}",
                            _shown(_fmt(plan.counts), ())))
-    if t._cont is not None:
-        v = t._cont.check_win(t, seat, plan.counts, _describe(ev))
+    for state in t._states:
+        v = state.check_win(t, seat, plan.counts, _describe(ev))
         if v is not None:
             return v
     t._plan = plan
@@ -482,8 +490,8 @@ def _apply_win(t: Table, ev: Win) -> None:
         else:
             t._won_tile = _WonTile(-1, tile, source, False, False, -1)
         t._phase = _WON
-    if t._cont is not None and t._cont.play_on:
-        t._cont.after_win(t, seat, first)
+    for state in t._states:
+        state.after_win(t, seat, first)
 
 
 def _apply_exhaustive(t: Table, ev: ExhaustiveDraw) -> None:

@@ -88,7 +88,9 @@ from zhuoji.rules.wide_hand import is_complete_wide, waiting_tiles_wide
 
 if TYPE_CHECKING:
     from zhuoji.rules.core.claims import ClaimsState
-    from zhuoji.rules.core.continuing import Continuing, ExchangeFact
+    from zhuoji.rules.core.mechanic import Mechanic, MechanicState
+    from zhuoji.rules.core.play_on import PlayOnState
+    from zhuoji.rules.core.setup import ExchangeFact, SetupState
     from zhuoji.rules.core.wall import WallState
 
 __all__ = [
@@ -383,14 +385,15 @@ class Table:
     through :meth:`apply` (or :meth:`step`)."""
 
     __slots__ = (
-        "_back", "_chickens", "_claimed_any", "_claims", "_cont", "_copies", "_dealer", "_disc",
+        "_back", "_chickens", "_claimed_any", "_claims", "_copies", "_dealer", "_disc",
         "_findings", "_flip", "_flower_seat", "_flowers", "_front", "_frozen", "_hand_no",
         "_hands", "_index", "_kinds", "_kong_chances", "_kong_turn", "_kongs", "_last_draw",
-        "_mech", "_melds", "_n", "_next", "_noted", "_passed_kongs", "_pending_kong",
-        "_phase", "_plain", "_plan", "_pong_tiles", "_ready_at", "_ready_hard", "_ready_pending",
-        "_replaced", "_rivers", "_rob_offers", "_robbed_tiles", "_rules", "_ruleset",
-        "_set_aside", "_shown", "_taken", "_tracked", "_turn", "_waits", "_wall", "_wend", "_wide",
-        "_winners", "_won", "_won_tile",
+        "_mech", "_melds", "_n", "_next", "_noted", "_passed_kongs", "_pending_kong", "_phase",
+        "_plain", "_plain_turn", "_plan", "_play_on", "_pong_tiles", "_ready_at",
+        "_ready_hard", "_ready_pending", "_replaced", "_rivers", "_rob_offers",
+        "_robbed_tiles", "_rules", "_ruleset", "_set_aside", "_setup", "_shown", "_states",
+        "_taken", "_tracked", "_turn", "_waits", "_wall", "_wend", "_wide", "_winners", "_won",
+        "_won_tile",
     )
 
     def __init__(self, record: HandRecord, ruleset: RulesetBase) -> None:
@@ -458,22 +461,18 @@ class Table:
         self._findings: list[Violation] = [] if deal_findings is None else deal_findings(record)
         self._plan: WinPlan | None = None
         self._noted: list[Event] = []  # events a family keeps for its settlement (note)
-        # the wall mechanics (dice after a kong, the last tile, birds) keep their own state
-        # and wrap the draw, discard, claims and win: every event takes the full check
-        self._wend: WallState | None = None
-        self._plain = True
-        make_wall = rules.wall_state
-        if make_wall is not None:
-            self._wend = make_wall(self, record)
-            self._plain = False
-        # chow and flowers (None: neither)
-        make_claims = rules.claims_state
-        self._claims: ClaimsState | None = None if make_claims is None else make_claims()
-        # the exchange, the declared suits, play after a win (None: none of them)
-        make_cont = rules.continuing_state
-        self._cont: Continuing | None = None if make_cont is None else make_cont(n)
-        if self._cont is not None and self._cont.in_setup:
-            self._phase = _SETUP
+        # the optional mechanics the family plays: each one's state (its hooks), made by
+        # the mechanic, which also keeps it in its own slot (None where it is not played)
+        self._plain = rules.plain_cases  # off: every event takes the full check
+        self._plain_turn = rules.plain_turn  # off: a discard or a pong never is plain
+        self._wend: WallState | None = None  # the end of the wall and kong draws
+        self._claims: ClaimsState | None = None  # chow and flowers
+        self._setup: SetupState | None = None  # the exchange and the declared suits
+        self._play_on: PlayOnState | None = None  # play after a win
+        self._states: tuple[MechanicState, ...] = ()
+        mechanics = rules.mechanic_list
+        if mechanics:
+            self._states = tuple([m.state(self, record) for m in mechanics])
 
     @classmethod
     def from_record(cls, record: HandRecord, ruleset: RulesetBase) -> Table:
@@ -564,7 +563,7 @@ class Table:
         if self._phase is _ENDED:
             return True
         return (self._phase is _WON and not self._closing_due()
-                and (self._wend is None or not self._wend.bird_due(self)))
+                and not any([s.due_after_win(self) for s in self._states]))
 
     def counts(self, seat: int) -> tuple[int, ...]:
         return tuple(self._hands[seat])
@@ -595,13 +594,13 @@ class Table:
 
     def exchanges(self) -> tuple[ExchangeFact, ...]:
         """换三张: each seat's tiles passed, in event order (``()`` without an exchange)."""
-        return () if self._cont is None else self._cont.exchanges()
+        return () if self._setup is None else self._setup.exchanges()
 
     def declared_suits(self) -> tuple[Suit | None, ...]:
         """定缺: each seat's declared suit (``()`` when the family declares none)."""
-        if self._cont is None or not self._cont.declare:
+        if self._setup is None or not self._setup.declare:
             return ()
-        return self._cont.declared_suits()
+        return self._setup.declared_suits()
 
     def kongs(self) -> tuple[KongFact, ...]:
         return tuple([k.fact() for k in self._kongs])
@@ -764,8 +763,8 @@ class Table:
         ph = self._phase
         if ph is _ENDED:
             return None
-        if self._wend is not None:
-            v = self._wend.finish(self)
+        for state in self._states:
+            v = state.finish(self)
             if v is not None:
                 return v
         if ph is _WON:
@@ -773,10 +772,6 @@ class Table:
             if missing is not None and self._closing_due():
                 return missing(self)
             return None
-        if ph is _SETUP:
-            cont = self._cont
-            assert cont is not None
-            return cont.setup_unfinished(self, None, None)
         return self._v(_C.PREMATURE_END, None,
                        Message("the log ends before the hand ended ({phase}, {n} tiles left)",
                                self._describe_phase(), self.wall_left), at_event=False)
@@ -796,8 +791,8 @@ class Table:
 
     def _resume_seat(self) -> int:
         """The seat that draws next after a win (play after a win; -1 without it)."""
-        cont = self._cont
-        return -1 if cont is None else cont.resume
+        play_on = self._play_on
+        return -1 if play_on is None else play_on.resume
 
     def _describe_phase(self) -> str:
         ph = self._phase
@@ -813,12 +808,10 @@ class Table:
             return Message("seat {seat} must draw its flower replacement", self._flower_seat)
         if ph is _WON:
             return Message("the hand was won")
-        if ph is _SEABED and self._wend is not None:
-            return self._wend.describe(self)
-        if ph is _SETUP and self._cont is not None:
-            return self._cont.describe_setup(self)
-        if ph is _PLAY_ON and self._cont is not None:
-            return self._cont.describe_play_on(self)
+        for state in self._states:  # a phase of a mechanic's (the last tile's offers ...)
+            text = state.describe_phase(self)
+            if text is not None:
+                return text
         return Message("the hand has ended")
 
     def _closing_due(self) -> bool:
@@ -928,13 +921,14 @@ class Table:
                 return self._v(_C.OUT_OF_TURN, seat,
                                _after(ev, ": there is no seat {seat} at a {n}-player table",
                                       seat, self._n))
-            if self._cont is not None:
-                v = self._cont.check_active(self, seat, _describe(ev))
+            for state in self._states:
+                v = state.check_seat(self, seat, _describe(ev))
                 if v is not None:
                     return v
-        if ph is _SETUP and self._cont is not None and not isinstance(ev, (Exchange, DeclareSuit)):
-            return self._cont.setup_unfinished(
-                self, _describe(ev), _seat_of(ev) if kind.seated else None)
+        for state in self._states:
+            v = state.gate(self, ev, _seat_of(ev) if kind.seated else None)
+            if v is not None:
+                return v
         return kind.check(self, ev)
 
     def _not_in_family(self, ev: Event) -> Violation:
@@ -948,9 +942,15 @@ class Table:
     def _candidates(self) -> list[Event]:
         """A superset of the legal events, pruned by cheap necessary conditions (a tile
         held, a wait, a pair for a pong ...); legal_actions keeps those passing the check."""
-        if self._wend is not None:
-            return self._wend.candidates(self)
-        return self._core_candidates()
+        states = self._states
+        for state in states:  # a phase of a mechanic's: its candidates alone
+            own = state.phase_candidates(self)
+            if own is not None:
+                return own
+        out = self._core_candidates()
+        for state in states:
+            state.more_candidates(self, out)
+        return out
 
     def _core_candidates(self) -> list[Event]:
         """The candidates of the core's and the family's events."""
@@ -959,8 +959,6 @@ class Table:
         out: list[Event] = []
         if ph is _ENDED:
             return out
-        if ph is _SETUP and self._cont is not None:
-            return self._cont.setup_candidates(self)
         walled = self._back > self._front
         more = self._rules.candidates
         if ph is _DISCARD or ph is _AFTER_CLAIM:
@@ -971,8 +969,8 @@ class Table:
             held = [kinds[t] for t in range(len(hand)) if hand[t] and t != _WILD]
             if self._flowers:
                 held = [t for t in held if not t.is_flower]
-                if ph is _DISCARD and self._claims is not None:
-                    out.extend(self._claims.flower_candidates(self))
+            for state in self._states:
+                state.turn_candidates(self, out)
             if ph is _DISCARD:
                 wins = self._rules.win_filter
                 if self._complete_at(s, hand) and (wins is None or wins(hand, melds)):
@@ -1001,8 +999,8 @@ class Table:
                     out.append(Pong(o, tile, d))
                 if count == 3 and walled:
                     out.append(Kong(o, tile, _EXPOSED, d))
-            if self._mech.chow and self._claims is not None:
-                out.extend(self._claims.chow_candidates(self))
+            for state in self._states:
+                state.claim_candidates(self, out)
             if walled:
                 out.extend(self._draw_candidates(self._next[d], back=False))
             else:
@@ -1017,8 +1015,6 @@ class Table:
                            if k_tile in self._seat_waits(o))
             out.extend(self._draw_candidates(k_seat, back=True))
             return out
-        if ph is _FLOWER_DRAW and self._claims is not None:
-            return self._claims.flower_draw_candidates(self)
         won = self._won_tile
         assert won is not None  # WON
         c_from, c_tile = won.from_seat, won.tile
@@ -1325,7 +1321,7 @@ def _plain_discard(t: Table, ev: Discard) -> bool:
     ph = t._phase
     return (t._turn == seat and (ph is _DISCARD or ph is _AFTER_CLAIM) and tile != _WILD
             and t._hands[seat][tile] > 0 and not t._frozen[seat]
-            and t._ready_pending != seat and t._cont is None
+            and t._ready_pending != seat and t._plain_turn
             and not (t._flowers and holds_flower(t._hands[seat])))
 
 
@@ -1389,7 +1385,7 @@ def _plain_pong(t: Table, ev: Pong) -> bool:
     discarded: int = disc.tile
     return (t._phase is _CLAIM and tile == discarded and ev.from_seat == disc.seat
             and seat != disc.seat and 0 <= seat < t._n and t._hands[seat][tile] >= 2
-            and not t._frozen[seat] and t._cont is None)
+            and not t._frozen[seat] and t._plain_turn)
 
 
 def _apply_pong(t: Table, ev: Pong) -> None:
@@ -1540,13 +1536,14 @@ class TableRulesBase:
         """Every event kind the table plays (another is ``event_not_in_family``): the
         core's, the mechanics' the family switches on, and the family's (``kinds``), as
         :meth:`_assemble` puts them together."""
-        self.wall_state: Callable[[Table, HandRecord], WallState] | None = None
-        """Makes a table's state of the wall mechanics (None: the family plays none)."""
-        self.claims_state: Callable[[], ClaimsState] | None = None
-        """Makes a table's state of chow and flowers (None: the family plays neither)."""
-        self.continuing_state: Callable[[int], Continuing] | None = None
-        """Makes a table's state of the exchange, the declared suits and play after a win
-        (given the number of players; None: the family plays none of them)."""
+        self.mechanic_list: tuple[Mechanic, ...] = ()
+        """The optional mechanics the family switches on (each table makes their states)."""
+        self.plain_cases = True
+        """The plain case of a draw, a discard and a pong is taken at once (off where a
+        mechanic wraps the core's kinds)."""
+        self.plain_turn = True
+        """A discard and a pong may be the plain case (off where a mechanic's hooks add to
+        their checks)."""
         self.deal_findings = deal_findings
         """The non-fatal findings of a deal the core accepted."""
         self.check_win = check_win

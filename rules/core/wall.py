@@ -29,6 +29,7 @@ from collections.abc import Callable
 from itertools import product
 from typing import Any, Final
 
+from zhuoji.rules.core.mechanic import Mechanic, MechanicState
 from zhuoji.rules.core.play import (
     CORE_KINDS,
     _apply_exhaustive,
@@ -66,11 +67,12 @@ from zhuoji.rules.events import (
     Win,
 )
 from zhuoji.rules.facts import RollFact, SeabedOffer, WallFacts
+from zhuoji.rules.mechanics import Mechanics
 from zhuoji.rules.messages import Message
 from zhuoji.rules.tiles import ALL_TILES, Tile, format_tiles
 from zhuoji.rules.violations import Violation, ViolationCode
 
-__all__ = ["DICE_FACES", "WALL_KINDS", "WallState", "bird_seat", "dice_stack", "own_kinds"]
+__all__ = ["DICE_FACES", "MECHANIC", "WALL_KINDS", "WallState", "bird_seat", "dice_stack"]
 
 _C = ViolationCode
 DICE_FACES = (1, 2, 3, 4, 5, 6)
@@ -92,8 +94,10 @@ def bird_seat(tile: Tile, dealer: int, n_players: int) -> int:
     return (dealer + tile.rank - 1) % n_players
 
 
-class WallState:
-    """What the wall mechanics keep beside the table during one hand."""
+class WallState(MechanicState):
+    """What the wall mechanics keep beside the table during one hand (the table's
+    ``_wend``), and their hooks: the phase of the last tile's offers, the birds due after a
+    win, the end of the log, the candidates."""
 
     __slots__ = (
         "birds", "declined", "last_draw_at", "last_drawer", "last_tile", "length",
@@ -176,17 +180,27 @@ class WallState:
                         at_event=False)
         return None
 
-    def candidates(self, t: Table) -> list[Event]:
-        """The core's candidates and the wall events that may come now."""
+    # ------------------------------------------------------------------ the hooks
+    def describe_phase(self, t: Table) -> str | None:
+        return self.describe(t) if t._phase is Phase.SEABED else None
+
+    def due_after_win(self, t: Table) -> bool:
+        return self.bird_due(t)
+
+    def phase_candidates(self, t: Table) -> list[Event] | None:
+        """The candidates while the last tile is offered."""
+        if t._phase is not Phase.SEABED:
+            return None
+        if self.taker >= 0:
+            return t._draw_candidates(self.taker, back=False)
+        if self.declined:
+            return [ExhaustiveDraw()]
+        seat = self.next_offer(t)
+        return [Seabed(seat, True), Seabed(seat, False)]
+
+    def more_candidates(self, t: Table, out: list[Event]) -> None:
+        """The wall events that may come beside the core's candidates."""
         ph = t._phase
-        if ph is Phase.SEABED:
-            if self.taker >= 0:
-                return t._draw_candidates(self.taker, back=False)
-            if self.declined:
-                return [ExhaustiveDraw()]
-            seat = self.next_offer(t)
-            return [Seabed(seat, True), Seabed(seat, False)]
-        out = t._core_candidates()
         mech = t._mech
         if self.seabed_due(t):
             seat = self.next_offer(t)
@@ -197,7 +211,6 @@ class WallState:
             want = self.expected_birds(t)
             if isinstance(want, tuple):
                 out.append(Bird(want))
-        return out
 
 
 def _expected_text(want: tuple[Tile, ...] | int) -> Message:
@@ -560,8 +573,23 @@ OWN_KINDS: dict[str, tuple[type, Kind]] = {
 
 
 
-def own_kinds(mechanic: str) -> dict[type, Kind]:
-    """The kinds a table plays for one of the wall mechanics: its own event kind, and the
-    core's kinds as the wall's rules wrap them (:data:`WALL_KINDS`)."""
-    event_type, kind = OWN_KINDS[mechanic]
-    return {event_type: kind, **WALL_KINDS}
+def _kinds(mech: Mechanics) -> dict[type, Kind]:
+    """The kinds a table plays for the wall mechanics switched on: each one's own event
+    kind, and the core's kinds as the wall's rules wrap them (:data:`WALL_KINDS`)."""
+    out: dict[type, Kind] = {}
+    for mechanic, (event_type, kind) in OWN_KINDS.items():
+        if getattr(mech, mechanic):
+            out[event_type] = kind
+            out.update(WALL_KINDS)
+    return out
+
+
+def _new_state(t: Table, record: HandRecord) -> WallState:
+    state = t._wend = WallState(t, record)
+    return state
+
+
+MECHANIC = Mechanic("wall", ("kong_dice", "seabed", "birds"), _kinds, _new_state,
+                    plain_cases=False)
+"""The end of the wall and kong draws (every event takes the full check: the wall's rules
+wrap the core's kinds)."""
