@@ -324,7 +324,7 @@ class _KongRecord:
 
 
 @dataclass(slots=True)
-class _ChickenRecord:
+class _TrackedDiscard:
     """The first discard of a tile the family tracks (:attr:`TableRulesBase.tracked`: Guizhou's
     standing chickens); a claim of it fills in the claimer."""
 
@@ -385,15 +385,15 @@ class Table:
     through :meth:`apply` (or :meth:`step`)."""
 
     __slots__ = (
-        "_back", "_chickens", "_claimed_any", "_claims", "_copies", "_dealer", "_disc",
-        "_findings", "_flip", "_flower_seat", "_flowers", "_front", "_frozen", "_hand_no",
-        "_hands", "_index", "_kinds", "_kong_chances", "_kong_turn", "_kongs", "_last_draw",
-        "_mech", "_melds", "_n", "_next", "_noted", "_passed_kongs", "_pending_kong", "_phase",
+        "_back", "_claimed_any", "_claims", "_copies", "_dealer", "_disc", "_family",
+        "_findings", "_flower_seat", "_flowers", "_front", "_frozen", "_hand_no", "_hands",
+        "_index", "_kinds", "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech",
+        "_melds", "_n", "_next", "_noted", "_passed_kongs", "_pending_kong", "_phase",
         "_plain", "_plain_turn", "_plan", "_play_on", "_pong_tiles", "_ready_at",
         "_ready_hard", "_ready_pending", "_replaced", "_rivers", "_rob_offers",
         "_robbed_tiles", "_rules", "_ruleset", "_set_aside", "_setup", "_shown", "_states",
-        "_taken", "_tracked", "_turn", "_waits", "_wall", "_wend", "_wide", "_winners", "_won",
-        "_won_tile",
+        "_taken", "_tracked", "_tracked_discards", "_turn", "_waits", "_wall", "_wend",
+        "_wide", "_winners", "_won", "_won_tile",
     )
 
     def __init__(self, record: HandRecord, ruleset: RulesetBase) -> None:
@@ -455,8 +455,9 @@ class Table:
         self._won = [False] * n
         self._winners: list[WinFact] = []
         self._robbed_tiles = 0
-        self._flip: Tile | None = None
-        self._chickens: dict[int, _ChickenRecord] = {}  # first discards of tracked tiles
+        self._tracked_discards: dict[int, _TrackedDiscard] = {}  # first discards of them
+        make_family = rules.family_state  # the family's own state of the hand (or None)
+        self._family: object = None if make_family is None else make_family()
         deal_findings = rules.deal_findings
         self._findings: list[Violation] = [] if deal_findings is None else deal_findings(record)
         self._plan: WinPlan | None = None
@@ -530,7 +531,16 @@ class Table:
 
     @property
     def flip(self) -> Tile | None:
-        return self._flip
+        """The tile the family turned up after the win, where its state keeps one (its
+        ``flip``); None otherwise."""
+        flip: Tile | None = getattr(self._family, "flip", None)
+        return flip
+
+    @property
+    def family_state(self) -> object:
+        """The family's own state of this hand (:attr:`TableRulesBase.family_state` made it;
+        None when the family keeps none): the family's rules read and change it."""
+        return self._family
 
     @property
     def winners(self) -> tuple[WinFact, ...]:
@@ -608,7 +618,7 @@ class Table:
     def chicken_discards(self) -> tuple[ChickenDiscard, ...]:
         """First discards of the tiles the family tracks (Guizhou: 1s, 8p and 7p), in the
         order they happened."""
-        return tuple([c.fact() for c in self._chickens.values()])  # insertion order
+        return tuple([c.fact() for c in self._tracked_discards.values()])  # insertion order
 
     def waits(self, seat: int) -> tuple[Tile, ...]:
         """Waits of a seat holding a waiting-size hand (13 - 3 per meld); ``()`` for a
@@ -1359,8 +1369,8 @@ def _apply_discard(t: Table, ev: Discard) -> None:
     if t._ready_pending == seat:
         t._frozen[seat] = True
         t._ready_pending = -1
-    if t._tracked[k] and tile not in t._chickens:
-        t._chickens[tile] = _ChickenRecord(tile, seat, idx)
+    if t._tracked[k] and tile not in t._tracked_discards:
+        t._tracked_discards[tile] = _TrackedDiscard(tile, seat, idx)
 
 
 def _claim_discard(t: Table, seat: int, claim: ClaimKind) -> None:
@@ -1370,10 +1380,10 @@ def _claim_discard(t: Table, seat: int, claim: ClaimKind) -> None:
     if entry.claimed_by is None:
         t._disc = t._rivers[entry.seat][-1] = _discard_fact(
             (entry.tile, entry.event_index, entry.seat, seat, claim, entry.hot))
-        chicken = t._chickens.get(entry.tile)
-        if chicken is not None and chicken.event_index == entry.event_index:
-            chicken.claimed_by = seat
-            chicken.claim = claim
+        first = t._tracked_discards.get(entry.tile)
+        if first is not None and first.event_index == entry.event_index:
+            first.claimed_by = seat
+            first.claim = claim
 
 
 def _plain_pong(t: Table, ev: Pong) -> bool:
@@ -1500,6 +1510,7 @@ class TableRulesBase:
         candidates: Callable[[Table, list[Event]], None] | None = None,
         extra_shapes: ExtraShapes | None = None,
         win_filter: WinFilter | None = None,
+        family_state: Callable[[], object] | None = None,
     ) -> None:
         self.family = family
         """The family's name (messages)."""
@@ -1564,6 +1575,9 @@ class TableRulesBase:
         self.candidates = candidates
         """Adds the family's events to :meth:`Table.legal_actions`' candidates (in the turn,
         after the kongs; after a win, after the further wins)."""
+        self.family_state = family_state
+        """Makes the family's own state of a hand, which the table holds in one slot
+        (:attr:`Table.family_state`) for the family's rules to read and change."""
         self._assemble()
 
     def _assemble(self) -> None:
