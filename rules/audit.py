@@ -31,8 +31,8 @@ class HandAudit:
 
     record: HandRecord
     replay: HandReplay
-    settlement: Any  # the family's settlement (Guizhou: zhuoji.rules.families.guizhou.settlement
-    # .Settlement); None when a fatal violation stopped the replay
+    settlement: Any  # the family's settlement (its ``settle`` hook's value); None when a
+    # fatal violation stopped the replay
     findings: tuple[Violation, ...]  # replay violations, then the settlement checks
 
     @property

@@ -42,7 +42,7 @@ class HandReplay:
     ``exchanges`` and ``declared_suits`` hold the 换三张 and 定缺 of a family that plays
     them (``()`` otherwise); ``carry`` the state the earlier hands of the game left to this
     one (``None`` unless the family carries state and the game was replayed as a whole).
-    ``noted`` holds the events of the family's kinds its settlement reads (Changsha's
+    ``noted`` holds the events of the family's kinds its settlement reads (e.g.
     ``small_win``: :meth:`~zhuoji.rules.table.Table.note`), in event order.
     """
 
@@ -58,7 +58,7 @@ class HandReplay:
     wall_left: int
     events_applied: int
     table: Table | None = field(default=None, compare=False, repr=False)
-    wall_facts: WallFacts | None = None  # the wall mechanics' record (rules/wall_events.py)
+    wall_facts: WallFacts | None = None  # the wall mechanics' record (rules/core/wall.py)
     exchanges: tuple[ExchangeFact, ...] = ()
     declared_suits: tuple[Suit | None, ...] = ()
     carry: Carry | None = None

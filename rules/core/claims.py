@@ -2,13 +2,13 @@
 with ``Mechanics.chow`` and ``Mechanics.flowers`` (``rules/mechanics.py``).
 
 Each rule is written here once, as a check (the violation an event would be, or ``None``)
-and an apply (the change a legal event makes), registered as the event kinds of the
-mechanics ``chow`` and ``flowers`` (:func:`zhuoji.rules.table.register_mechanic_kind`, when
-:mod:`zhuoji.rules.table` imports this module); the table calls :func:`apply_flower_draw` for the
-replacement draw that follows a flower, and lists the candidates of
-:func:`chow_candidates` and :func:`flower_candidates` in ``legal_actions``. A table whose
-family plays neither (Guizhou) never reaches this module: a ``flower`` there is
-``event_not_in_family``, a ``chow`` Guizhou's own ``chow_not_allowed``.
+and an apply (the change a legal event makes), the event kinds of the mechanics ``chow``
+and ``flowers`` (:data:`MECHANIC`); through its :class:`ClaimsState` the table applies the
+replacement draw that follows a flower (:func:`apply_flower_draw`) and lists the candidates
+of :func:`chow_candidates` and :func:`flower_candidates` in ``legal_actions``. A table whose
+family plays neither never reaches this module: a ``flower`` there is
+``event_not_in_family``, a ``chow`` whatever the family's own kind says (or
+``event_not_in_family``).
 
 * **Chow**: only the discarder's next player, on the last discard, three tiles in rank
   order of one suit (honours never chow) including the discard and two from its hand. A

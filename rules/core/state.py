@@ -129,7 +129,7 @@ class Phase(StrEnum):
     ENDED = "ended"
     SEABED = "seabed"  # the last tile offered in turn (海底漫游, rules/core/wall.py)
     SETUP = "setup"  # before the dealer's first turn: the exchange, the declared suits
-    PLAY_ON = "play_on"  # 血战到底, after a win: further wins on the tile, or the next draw
+    PLAY_ON = "play_on"  # play after a win (血战到底): further wins on the tile, or the next draw
 
 
 class WinSource(Enum):
@@ -325,8 +325,8 @@ class _KongRecord:
 
 @dataclass(slots=True)
 class _TrackedDiscard:
-    """The first discard of a tile the family tracks (:attr:`TableRulesBase.tracked`: Guizhou's
-    standing chickens); a claim of it fills in the claimer."""
+    """The first discard of a tile the family tracks (:attr:`TableRulesBase.tracked`: a
+    family's scoring tiles); a claim of it fills in the claimer."""
 
     tile: Tile
     seat: int
@@ -557,8 +557,9 @@ class Table:
         return tuple(self._noted)
 
     def note(self, event: Event) -> None:
-        """Keep a legal event of a family's kind for its settlement (Changsha's 起手小胡:
-        the table plays nothing on them, the settlement pays them); an ``apply`` calls it."""
+        """Keep a legal event of a family's kind for its settlement (e.g. 起手小胡, wins on
+        the dealt hand: the table plays nothing on them, the settlement pays them); an
+        ``apply`` calls it."""
         self._noted.append(event)
 
     @property
@@ -569,7 +570,7 @@ class Table:
     @property
     def is_over(self) -> bool:
         """The hand may end here: it ended, or it was won and nothing the family plays after
-        a win (Guizhou: the flip) is due."""
+        a win (a tile turned up) is due."""
         if self._phase is _ENDED:
             return True
         return (self._phase is _WON and not self._closing_due()
@@ -616,8 +617,8 @@ class Table:
         return tuple([k.fact() for k in self._kongs])
 
     def chicken_discards(self) -> tuple[ChickenDiscard, ...]:
-        """First discards of the tiles the family tracks (Guizhou: 1s, 8p and 7p), in the
-        order they happened."""
+        """First discards of the tiles the family tracks (e.g. the scoring tiles of a
+        chicken family), in the order they happened."""
         return tuple([c.fact() for c in self._tracked_discards.values()])  # insertion order
 
     def waits(self, seat: int) -> tuple[Tile, ...]:
@@ -769,7 +770,7 @@ class Table:
     def finish(self) -> Violation | None:
         """Called when the log has no more events: the hand must have ended
         (``premature_end`` otherwise) and what the family plays after a win must have been
-        played (Guizhou: the flip, ``bad_flip``)."""
+        played (e.g. a tile turned up after the win)."""
         ph = self._phase
         if ph is _ENDED:
             return None
@@ -825,7 +826,7 @@ class Table:
         return Message("the hand has ended")
 
     def _closing_due(self) -> bool:
-        """An event the family plays after a win is still due (Guizhou: the flip)."""
+        """An event the family plays after a win is still due (a tile turned up)."""
         due = self._rules.closing_due
         return due is not None and due(self)
 
@@ -993,7 +994,7 @@ class Table:
                     out.extend(Kong(s, m.tile, _ADDED) for m in melds
                                if m.kind is _PONG and hand[m.tile])
                 if more is not None:
-                    more(self, out)  # the family's events of the turn (Guizhou: 报听)
+                    more(self, out)  # the family's events of the turn (报听)
             if self._frozen[s]:
                 held = [EVERY_TILE[self._last_draw]] if self._last_draw >= 0 else []
             out.extend(Discard(s, t) for t in held)
@@ -1033,7 +1034,7 @@ class Table:
                        ((c_from + k) % n for k in range(1, n))
                        if not self._won[o] and c_tile in self._seat_waits(o))
         if more is not None:
-            more(self, out)  # the family's events after a win (Guizhou: the flip)
+            more(self, out)  # the family's events after a win
         if ph is _PLAY_ON:
             if walled:
                 out.extend(self._draw_candidates(self._resume_seat(), back=False))
@@ -1101,7 +1102,7 @@ def _check_deal(
 ) -> tuple[list[list[int]], list[int]]:
     """The dealt count vectors and the tiles out of the wall; raises for a bad deal. A seat
     dealt a count off by at most :attr:`TableRulesBase.deal_slack` tiles plays on (the family's
-    :attr:`TableRulesBase.deal_findings` reports it: Guizhou's 相公)."""
+    :attr:`TableRulesBase.deal_findings` reports it: 相公)."""
     n = record.n_players
     hand_no = record.hand_no
 
@@ -1281,7 +1282,7 @@ def _plain_draw(t: Table, ev: Draw) -> bool:
         if ev.seat != t._turn:
             return False
         at = t._back - 1
-    elif ph is _SEABED:  # the taker of the last tile draws it (rules/wall_events.py)
+    elif ph is _SEABED:  # the taker of the last tile draws it (rules/core/wall.py)
         if ev.seat != t._turn:
             return False
         at = t._front
@@ -1447,7 +1448,7 @@ the hand complete): the violation, or None."""
 
 class ExtraShapes(Protocol):
     """A family's complete hands beyond the core's (the standard shape and seven pairs),
-    which need no sets: Changsha's 将将胡 (every tile a 2, 5 or 8). ``counts`` are a seat's
+    which need no sets: 将将胡 (every tile a 2, 5 or 8). ``counts`` are a seat's
     concealed tiles, ``melds`` its melds."""
 
     def complete(self, counts: Sequence[int], melds: Sequence[Meld]) -> bool:
@@ -1461,7 +1462,7 @@ class ExtraShapes(Protocol):
 
 WinFilter = Callable[[Sequence[int], Sequence[Meld]], bool]
 """A family's test of a complete hand (the concealed counts with the winning tile, and the
-melds): whether the family lets it win at all (Changsha: a 小胡 needs a 2-5-8 pair unless a
+melds): whether the family lets it win at all (e.g. a 小胡 needs a 2-5-8 pair unless a
 big shape takes any pair). A wait that only makes a hand it refuses is no wait."""
 
 
@@ -1559,7 +1560,7 @@ class TableRulesBase:
         """The non-fatal findings of a deal the core accepted."""
         self.check_win = check_win
         self.check_self_draw = check_self_draw
-        """``check_win`` also runs on a self-drawn win (Changsha's 2-5-8 pair)."""
+        """``check_win`` also runs on a self-drawn win (e.g. a 2-5-8 pair on every win)."""
         self.win_patterns = win_patterns
         self.closing_due = closing_due
         """An event the family plays after a win is still due (the hand is not over)."""

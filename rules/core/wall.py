@@ -1,7 +1,7 @@
 """The end of the wall and kong draws: dice after a kong, the last tile's offers, birds.
 
 Three core mechanics a family switches on in its ``mechanics`` section
-(:class:`~zhuoji.rules.mechanics.Mechanics`), each off in Guizhou:
+(:class:`~zhuoji.rules.mechanics.Mechanics`), each off by default:
 
 * ``kong_dice`` (开杠): after a kong its player may throw the dice (a ``roll`` event); the
   replacement tile is then counted by the dice from the back of the wall, by stacks
