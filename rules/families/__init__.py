@@ -80,7 +80,7 @@ class Family:
     warehouse's chicken columns and the pages show them for its games only."""
     carry: Callable[..., Any] | None = None
     """State carried from hand to hand (``mechanics.carry``): ``carry(previous, before,
-    ruleset)`` gives a hand's :class:`~zhuoji.rules.continuing.Carry` from the game's previous
+    ruleset)`` gives a hand's :class:`~zhuoji.rules.table.Carry` from the game's previous
     hand's :class:`~zhuoji.rules.replay.HandReplay` and the carry it started with (both ``None``
     for the game's first hand)."""
 
