@@ -444,6 +444,41 @@ def test_the_engine_core_has_no_import_circle() -> None:
     assert not found, "import cycles:\n" + "\n".join(found)
 
 
+CORE_LAYERS = (
+    ("zhuoji.rules.core.state",),
+    ("zhuoji.rules.core.mechanic",),
+    ("zhuoji.rules.core.play",),
+    (
+        "zhuoji.rules.core.claims",
+        "zhuoji.rules.core.play_on",
+        "zhuoji.rules.core.setup",
+        "zhuoji.rules.core.wall",
+    ),
+    ("zhuoji.rules.core.assemble",),
+    ("zhuoji.rules.table",),
+)
+"""The engine core's layers, bottom first: the table's state, the mechanic interface, the
+core rules, the mechanics (none imports another), the assembler, the public face. A module
+runs imports of lower layers only (an import under ``if TYPE_CHECKING:`` names a type)."""
+
+
+def core_layer_violations() -> list[str]:
+    rank = {m: i for i, layer in enumerate(CORE_LAYERS) for m in layer}
+    edges = graph(executed=True)
+    bad = []
+    for module, i in sorted(rank.items()):
+        for target, imps in sorted(edges[module].items()):
+            if target in rank and rank[target] >= i:
+                bad.extend(f"{imp.where}: {module} imports {target}" for imp in imps)
+    return bad
+
+
+def test_the_engine_core_imports_downwards() -> None:
+    assert set(m for layer in CORE_LAYERS for m in layer) <= set(project_modules())
+    found = core_layer_violations()
+    assert not found, _fail("imports against the engine core's layers", found)
+
+
 def test_imports_follow_the_layer_order() -> None:
     found = layer_violations()
     assert not found, _fail(f"imports against the layer order ({FLOWS_ORDER})", found)
