@@ -11,27 +11,14 @@ own rules checked first and these after (:mod:`zhuoji.rules.core.wall`).
 
 from __future__ import annotations
 
+from typing import Final
+
 from zhuoji.rules.core.state import (
-    _ADDED,
-    _AFTER_CLAIM,
-    _CLAIM,
-    _CONCEALED,
-    _DISCARD,
-    _ENDED,
-    _EXPOSED,
-    _FLOWER_DRAW,
-    _KONG_DRAW,
-    _PLAY_ON,
-    _PONG,
-    _SEABED,
-    _WILD,
-    _WIN_DISCARD,
-    _WIN_ROB,
-    _WIN_SELF,
-    _WON,
     Kind,
+    Phase,
     Table,
     WinPlan,
+    WinSource,
     _after,
     _apply_discard,
     _apply_draw,
@@ -63,6 +50,25 @@ from zhuoji.rules.wide_hand import waiting_tiles_wide
 __all__ = ["CORE_KINDS"]
 
 _C = ViolationCode
+# the phases, kinds and sources as module constants (Final: the compiled engine reads them as
+# C statics, not from another module's dict; see state.py)
+_DISCARD: Final = Phase.DISCARD
+_AFTER_CLAIM: Final = Phase.DISCARD_AFTER_CLAIM
+_CLAIM: Final = Phase.CLAIM
+_KONG_DRAW: Final = Phase.KONG_DRAW
+_WON: Final = Phase.WON
+_ENDED: Final = Phase.ENDED
+_SEABED: Final = Phase.SEABED
+_FLOWER_DRAW: Final = Phase.FLOWER_DRAW
+_PLAY_ON: Final = Phase.PLAY_ON
+_PONG: Final = MeldKind.PONG
+_EXPOSED: Final = KongKind.EXPOSED
+_ADDED: Final = KongKind.ADDED
+_CONCEALED: Final = KongKind.CONCEALED
+_WILD: Final = 27
+_WIN_SELF: Final = WinSource.SELF_DRAW
+_WIN_DISCARD: Final = WinSource.DISCARD
+_WIN_ROB: Final = WinSource.ROBBED_KONG
 
 
 # ---------------------------------------------------------------------- checks
