@@ -171,6 +171,12 @@ def chow_candidates(t: Table) -> list[Event]:
 
 
 # ---------------------------------------------------------------------- flowers
+def _state(t: Table) -> ClaimsState:
+    state = t._claims
+    assert state is not None
+    return state
+
+
 def _opening(t: Table) -> bool:
     """Before the dealer's first discard and any claim: dealt flowers may be shown by any
     seat."""
@@ -195,8 +201,9 @@ def check_flower(t: Table, ev: Flower) -> Violation | None:
 def apply_flower(t: Table, ev: Flower) -> None:
     seat = ev.seat
     t._hands[seat][ev.tile] -= 1
-    t._shown[seat].append(ev.tile)
-    t._flower_seat = seat
+    state = _state(t)
+    state.shown[seat].append(ev.tile)
+    state.flower_seat = seat
     t._waits[seat] = None
     t._phase = _FLOWER_DRAW
 
@@ -207,7 +214,7 @@ def apply_flower_draw(t: Table, ev: Draw) -> None:
     t._back -= 1
     if seat == t._turn:
         t._last_draw = ev.tile  # the player to act: the replacement is its drawn tile
-    t._flower_seat = -1
+    _state(t).flower_seat = -1
     t._phase = _DISCARD
 
 
@@ -226,17 +233,19 @@ def flower_draw_candidates(t: Table) -> list[Event]:
     """The replacement draw due after a flower (or the exhaustive draw, the wall empty)."""
     if t._back <= t._front:
         return [ExhaustiveDraw()]
-    return t._draw_candidates(t._flower_seat, back=True)
+    return t._draw_candidates(_state(t).flower_seat, back=True)
 
 
 class ClaimsState(MechanicState):
     """What the table keeps for chow and flowers (the flowers each seat has shown, the seat
-    whose replacement is due: the table's ``_shown`` and ``_flower_seat``), and the hooks:
-    the candidates of ``legal_actions`` and the replacement draw after a flower."""
+    whose replacement is due), and the hooks: the candidates of ``legal_actions`` and the
+    replacement draw after a flower."""
 
-    def __init__(self, mech: Mechanics) -> None:
+    def __init__(self, mech: Mechanics, n: int) -> None:
         self.chow = mech.chow
         self.flowers = mech.flowers
+        self.shown: list[list[Tile]] = [[] for _ in range(n)] if mech.flowers else []
+        self.flower_seat = -1  # the seat whose flower replacement is due
 
     def turn_candidates(self, t: Table, out: list[Event]) -> None:
         if self.flowers and t._phase is _DISCARD:
@@ -267,7 +276,7 @@ def _kinds(mech: Mechanics) -> dict[type, Kind]:
 
 
 def _new_state(t: Table, record: HandRecord) -> ClaimsState:
-    state = t._claims = ClaimsState(t._mech)
+    state = t._claims = ClaimsState(t._mech, t._n)
     return state
 
 

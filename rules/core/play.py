@@ -90,7 +90,7 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
         due = t._turn
         back = False
     elif ph is _FLOWER_DRAW:
-        due = t._flower_seat
+        due = t._flower_seat()
         back = True
     elif ph is _PLAY_ON:
         due = t._resume_seat()

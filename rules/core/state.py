@@ -386,14 +386,13 @@ class Table:
 
     __slots__ = (
         "_back", "_claimed_any", "_claims", "_copies", "_dealer", "_disc", "_family",
-        "_findings", "_flower_seat", "_flowers", "_front", "_frozen", "_hand_no", "_hands",
-        "_index", "_kinds", "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech",
-        "_melds", "_n", "_next", "_noted", "_passed_kongs", "_pending_kong", "_phase",
-        "_plain", "_plain_turn", "_plan", "_play_on", "_pong_tiles", "_ready_at",
-        "_ready_hard", "_ready_pending", "_replaced", "_rivers", "_rob_offers",
-        "_robbed_tiles", "_rules", "_ruleset", "_set_aside", "_setup", "_shown", "_states",
-        "_taken", "_tracked", "_tracked_discards", "_turn", "_waits", "_wall", "_wend",
-        "_wide", "_winners", "_won", "_won_tile",
+        "_findings", "_flowers", "_front", "_frozen", "_hand_no", "_hands", "_index", "_kinds",
+        "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech", "_melds", "_n",
+        "_next", "_noted", "_passed_kongs", "_pending_kong", "_phase", "_plain", "_plain_turn",
+        "_plan", "_play_on", "_pong_tiles", "_ready_at", "_ready_hard", "_ready_pending",
+        "_replaced", "_rivers", "_rob_offers", "_robbed_tiles", "_rules", "_ruleset",
+        "_set_aside", "_setup", "_states", "_taken", "_tracked", "_tracked_discards", "_turn",
+        "_waits", "_wall", "_wend", "_wide", "_winners", "_won", "_won_tile",
     )
 
     def __init__(self, record: HandRecord, ruleset: RulesetBase) -> None:
@@ -409,8 +408,6 @@ class Table:
         self._mech: Mechanics = rules.mechanics  # the core mechanics the family plays
         self._wide = len(copies) > NUM_KINDS  # honours (and flowers): wide count vectors
         self._flowers = rules.mechanics.flowers
-        self._shown: list[list[Tile]] = [[] for _ in range(n)] if self._flowers else []
-        self._flower_seat = -1  # the seat whose flower replacement is due
         self._hand_no = record.hand_no
         self._n = n
         self._next = _next_seats(n)
@@ -590,7 +587,8 @@ class Table:
 
     def flowers(self, seat: int) -> tuple[Tile, ...]:
         """The flowers a seat has shown and set aside, in the order shown."""
-        return tuple(self._shown[seat]) if self._flowers else ()
+        claims = self._claims
+        return tuple(claims.shown[seat]) if self._flowers and claims is not None else ()
 
     def declared_ready_at(self, seat: int) -> int | None:
         return self._ready_at[seat]
@@ -676,7 +674,7 @@ class Table:
                 waits,
                 tuple([k for k in kongs if k.seat == s]) if kongs else (),
                 won[s],
-                tuple(self._shown[s]) if self._flowers else (),
+                self.flowers(s),
             ))
         return tuple(out)
 
@@ -800,6 +798,11 @@ class Table:
         return Violation(code, self._hand_no, self._index if at_event else None, seat,
                          message, fatal)
 
+    def _flower_seat(self) -> int:
+        """The seat whose flower replacement is due (-1 when none)."""
+        claims = self._claims
+        return -1 if claims is None else claims.flower_seat
+
     def _resume_seat(self) -> int:
         """The seat that draws next after a win (play after a win; -1 without it)."""
         play_on = self._play_on
@@ -816,7 +819,8 @@ class Table:
         if ph is _KONG_DRAW:
             return Message("seat {seat} must draw its kong replacement", self._turn)
         if ph is _FLOWER_DRAW:
-            return Message("seat {seat} must draw its flower replacement", self._flower_seat)
+            return Message("seat {seat} must draw its flower replacement",
+                           self._flower_seat())
         if ph is _WON:
             return Message("the hand was won")
         for state in self._states:  # a phase of a mechanic's (the last tile's offers ...)
