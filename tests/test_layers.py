@@ -445,8 +445,8 @@ def test_the_engine_core_has_no_import_circle() -> None:
 
 
 CORE_LAYERS = (
-    ("zhuoji.rules.core.state",),
     ("zhuoji.rules.core.mechanic",),
+    ("zhuoji.rules.core.state",),
     ("zhuoji.rules.core.play",),
     (
         "zhuoji.rules.core.claims",
@@ -457,7 +457,7 @@ CORE_LAYERS = (
     ("zhuoji.rules.core.assemble",),
     ("zhuoji.rules.table",),
 )
-"""The engine core's layers, bottom first: the table's state, the mechanic interface, the
+"""The engine core's layers, bottom first: the mechanic interface, the table's state, the
 core rules, the mechanics (none imports another), the assembler, the public face. A module
 runs imports of lower layers only (an import under ``if TYPE_CHECKING:`` names a type)."""
 

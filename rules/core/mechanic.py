@@ -9,8 +9,9 @@ discard and a pong stays (:class:`~zhuoji.rules.core.state.TableRulesBase`); a t
 each one's state when it is dealt and calls the hooks of those states only (a ruleset with
 no mechanic has none to call). Every hook's default adds nothing to the core's rule.
 
-This module stays interpreted (the mechanics' states subclass :class:`MechanicState`; a
-compiled base class would need them compiled too).
+This module is the bottom of the core (it imports none of it but for types) and stays
+interpreted (the mechanics' states subclass :class:`MechanicState`; a compiled base class
+would need them compiled too).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from zhuoji.rules.violations import Violation, ViolationCode
 if TYPE_CHECKING:
     from zhuoji.rules.core.state import Kind, Table
 
-__all__ = ["Mechanic", "MechanicState"]
+__all__ = ["Mechanic", "MechanicState", "adds_to_checks"]
 
 
 class MechanicState:
@@ -85,6 +86,16 @@ class MechanicState:
 
     def more_candidates(self, t: Table, out: list[Event]) -> None:
         """Adds candidates after the core's."""
+
+
+_CHECK_HOOKS = ("check_seat", "gate", "check_discard", "check_meld", "check_win", "after_win")
+
+
+def adds_to_checks(state: MechanicState) -> bool:
+    """Whether ``state``'s class has a hook of its own among those the core calls on every
+    event it checks (:data:`_CHECK_HOOKS`); a table calls those of such states only."""
+    own = type(state)
+    return any(getattr(own, hook) is not getattr(MechanicState, hook) for hook in _CHECK_HOOKS)
 
 
 class Mechanic:

@@ -147,7 +147,7 @@ def _check_discard(t: Table, ev: Discard) -> Violation | None:
         return t._v(_C.FALSE_READY, seat,
                     _after(ev, " after declaring ready, leaving a hand that is not ready; {held}",
                                t.summary(seat)))
-    for state in t._states:
+    for state in t._checks:
         v = state.check_discard(t, seat, tile)
         if v is not None:
             return v
@@ -181,7 +181,7 @@ def _check_pong(t: Table, ev: Pong) -> Violation | None:
                     _after(ev, " but declared ready (a pong changes the hand); {held}",
                                t.summary(ev.seat)))
     if not t._plain_turn:  # a mechanic's hooks add to the check
-        for state in t._states:
+        for state in t._checks:
             v = state.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_PONG, _describe(ev))
             if v is not None:
                 return v
@@ -276,7 +276,7 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
 
 
 def _kong_hooks(t: Table, ev: Kong) -> Violation | None:
-    for state in t._states:
+    for state in t._checks:
         v = state.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_KONG, _describe(ev))
         if v is not None:
             return v
@@ -363,7 +363,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
         return t._v(_C.MISSING_SUIT, seat,
                     _after(ev, " with all three suits (缺一门 required): {s:shown}",
                            _shown(_fmt(plan.counts), ())))
-    for state in t._states:
+    for state in t._checks:
         v = state.check_win(t, seat, plan.counts, _describe(ev))
         if v is not None:
             return v
@@ -496,7 +496,7 @@ def _apply_win(t: Table, ev: Win) -> None:
         else:
             t._won_tile = _WonTile(-1, tile, source, False, False, -1)
         t._phase = _WON
-    for state in t._states:
+    for state in t._checks:
         state.after_win(t, seat, first)
 
 

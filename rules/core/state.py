@@ -30,6 +30,7 @@ from functools import cache
 from operator import getitem
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
+from zhuoji.rules.core.mechanic import adds_to_checks
 from zhuoji.rules.events import (
     Bird,
     Chow,
@@ -385,14 +386,15 @@ class Table:
     through :meth:`apply` (or :meth:`step`)."""
 
     __slots__ = (
-        "_back", "_claimed_any", "_claims", "_copies", "_dealer", "_disc", "_family",
-        "_findings", "_flowers", "_front", "_frozen", "_hand_no", "_hands", "_index", "_kinds",
-        "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech", "_melds", "_n",
-        "_next", "_noted", "_passed_kongs", "_pending_kong", "_phase", "_plain", "_plain_turn",
-        "_plan", "_play_on", "_pong_tiles", "_ready_at", "_ready_hard", "_ready_pending",
-        "_replaced", "_rivers", "_rob_offers", "_robbed_tiles", "_rules", "_ruleset",
-        "_set_aside", "_setup", "_states", "_taken", "_tracked", "_tracked_discards", "_turn",
-        "_waits", "_wall", "_wend", "_wide", "_winners", "_won", "_won_tile",
+        "_back", "_checks", "_claimed_any", "_claims", "_copies", "_dealer", "_disc",
+        "_family", "_findings", "_flowers", "_front", "_frozen", "_hand_no", "_hands",
+        "_index", "_kinds", "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech",
+        "_melds", "_n", "_next", "_noted", "_passed_kongs", "_pending_kong", "_phase",
+        "_plain", "_plain_turn", "_plan", "_play_on", "_pong_tiles", "_ready_at",
+        "_ready_hard", "_ready_pending", "_replaced", "_rivers", "_rob_offers",
+        "_robbed_tiles", "_rules", "_ruleset", "_set_aside", "_setup", "_states", "_taken",
+        "_tracked", "_tracked_discards", "_turn", "_waits", "_wall", "_wend", "_wide",
+        "_winners", "_won", "_won_tile",
     )
 
     def __init__(self, record: HandRecord, ruleset: RulesetBase) -> None:
@@ -468,9 +470,11 @@ class Table:
         self._setup: SetupState | None = None  # the exchange and the declared suits
         self._play_on: PlayOnState | None = None  # play after a win
         self._states: tuple[MechanicState, ...] = ()
+        self._checks: tuple[MechanicState, ...] = ()  # those adding to the core's checks
         mechanics = rules.mechanic_list
         if mechanics:
             self._states = tuple([m.state(self, record) for m in mechanics])
+            self._checks = tuple([s for s in self._states if adds_to_checks(s)])
 
     @classmethod
     def from_record(cls, record: HandRecord, ruleset: RulesetBase) -> Table:
@@ -936,11 +940,11 @@ class Table:
                 return self._v(_C.OUT_OF_TURN, seat,
                                _after(ev, ": there is no seat {seat} at a {n}-player table",
                                       seat, self._n))
-            for state in self._states:
+            for state in self._checks:
                 v = state.check_seat(self, seat, _describe(ev))
                 if v is not None:
                     return v
-        for state in self._states:
+        for state in self._checks:
             v = state.gate(self, ev, _seat_of(ev) if kind.seated else None)
             if v is not None:
                 return v
