@@ -11,7 +11,8 @@ legal now without changing anything; ``apply(event)`` applies a legal event and 
 :class:`IllegalMoveError` otherwise, leaving the table exactly as it was;
 ``legal_actions()`` lists every legal event in a fixed order.
 
-This module is the bottom of the engine's core (``rules/core/``): the state, the plain case
+This module is the bottom of the engine's core (``rules/core/``; below it only the interface
+of the optional mechanics, :mod:`zhuoji.rules.core.mechanic`): the state, the plain case
 of a draw, a discard and a pong (legal as it stands, applied at once), and the types every
 rule is written against (:class:`Kind`, :class:`WinPlan`, :class:`TableRulesBase`). The
 core rules of each event kind are :mod:`zhuoji.rules.core.play`; each optional mechanic is a
