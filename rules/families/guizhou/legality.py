@@ -75,6 +75,17 @@ def _big_patterns(ruleset: Ruleset) -> frozenset[Pattern]:
     return frozenset(p for p in SHAPE_PATTERNS if values.value_of(p.value) > values.plain)
 
 
+class HandState:
+    """Guizhou's own state of one hand at the table (the table's ``family_state``): the flip."""
+
+    def __init__(self) -> None:
+        self.flip: Tile | None = None
+
+
+def _hand(t: Table) -> HandState:
+    return cast(HandState, t.family_state)
+
+
 class GuizhouTable:
     """The Guizhou rules of one ruleset at the table (made once per ruleset by
     :func:`table_rules`; its methods are the :class:`~zhuoji.rules.table.TableRules` hooks and the
@@ -266,7 +277,7 @@ class GuizhouTable:
     def closing_due(self, t: Table) -> bool:
         """The flip is due: the hand was won, the ruleset flips, no flip yet, and a tile to
         flip (the wall's, or the set-aside ones)."""
-        return (self.flip_chicken and t._flip is None
+        return (self.flip_chicken and _hand(t).flip is None
                 and (t._back > t._front or bool(t._set_aside)))
 
     def closing_missing(self, t: Table) -> Violation:
@@ -277,8 +288,8 @@ class GuizhouTable:
     def check_flip(self, t: Table, ev: Flip) -> Violation | None:
         ph = t._phase
         if ph is not _WON:
-            if t._flip is not None:
-                why: str = _after(ev, " but the flip was already shown ({tile})", t._flip)
+            if _hand(t).flip is not None:
+                why: str = _after(ev, " but the flip was already shown ({tile})", _hand(t).flip)
             elif ph is _ENDED:  # (a clause the glossary has no Chinese for)
                 why = f"{_describe(ev)} but the hand ended without a win"
             else:
@@ -310,7 +321,7 @@ class GuizhouTable:
         return None
 
     def apply_flip(self, t: Table, ev: Flip) -> None:
-        t._flip = ev.tile
+        _hand(t).flip = ev.tile
         t._phase = _ENDED
 
     # ------------------------------------------------------------------ 不可吃牌
@@ -378,4 +389,5 @@ def table_rules(ruleset: RulesetBase) -> TableRules:
         closing_due=g.closing_due,
         closing_missing=g.closing_missing,
         candidates=g.candidates,
+        family_state=HandState,
     )

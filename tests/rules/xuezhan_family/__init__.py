@@ -20,14 +20,13 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from zhuoji.rules.continuing import Carry, carry_of
 from zhuoji.rules.events import RecordedResult
 from zhuoji.rules.facts import Outcome, PassKind
 from zhuoji.rules.families import Family, register
 from zhuoji.rules.mechanics import Mechanics, mechanics_of
 from zhuoji.rules.replay import HandReplay
 from zhuoji.rules.settings import RulesetBase
-from zhuoji.rules.table import Table, TableRules, WinPlan
+from zhuoji.rules.table import Carry, Table, TableRules, WinPlan, carry_of
 from zhuoji.rules.tiles import TileSet
 from zhuoji.rules.violations import Violation, ViolationCode
 
