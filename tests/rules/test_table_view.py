@@ -2,11 +2,13 @@
 the core's private names.
 
 The family modules are every ``.py`` file under ``rules/families/<name>/`` and under the
-test families ``tests/rules/*_family/``. Each is read with :mod:`ast`; the rule, exact:
+test families: each package under ``tests/`` whose folder is named ``*_family`` or holds a
+``family.py``. Each is read with :mod:`ast`; the rule, exact:
 
 - **imports**: no ``from M import _x`` and no ``import M._x`` where ``M`` is a module of
-  ``zhuoji.rules`` outside the family's own package (``zhuoji.rules.families.<name>``), a
-  relative import resolved first; a name starting with one underscore and not a dunder;
+  ``zhuoji.rules`` outside the family's own package (``zhuoji.rules.families.<name>``, or
+  the test family's folder), a relative import resolved first; ``_x``: a name starting
+  with one underscore, not a dunder;
 - **attributes**: no attribute access ``X._x`` (one underscore, not a dunder) where ``X`` is
   anything but the bare names ``self`` or ``cls`` (the family's own objects keep their
   private parts to themselves), and no ``getattr``/``setattr``/``hasattr``/``delattr`` of
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -49,18 +52,25 @@ def _private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
+@cache
+def family_folders() -> tuple[Path, ...]:
+    """``rules/families/<name>/`` and the test families' folders."""
+    found = [d for d in sorted((ROOT / "rules" / "families").iterdir())
+             if (d / "__init__.py").is_file()]
+    found += [d for d in sorted((ROOT / "tests").rglob("*"))
+              if d.is_dir() and (d / "__init__.py").is_file()
+              and (d.name.endswith("_family") or (d / "family.py").is_file())]
+    return tuple(found)
+
+
 def family_modules() -> list[Path]:
-    """Every module of a family folder: ``rules/families/<name>/`` and the test families."""
-    found = [p for d in sorted((ROOT / "rules" / "families").iterdir())
-             if (d / "__init__.py").is_file() for p in sorted(d.rglob("*.py"))]
-    found += [p for d in sorted((ROOT / "tests" / "rules").glob("*_family"))
-              if (d / "__init__.py").is_file() for p in sorted(d.rglob("*.py"))]
-    return found
+    """Every module of a family folder."""
+    return [p for d in family_folders() for p in sorted(d.rglob("*.py"))]
 
 
 def _module_name(path: Path) -> str:
-    rel = path.relative_to(ROOT).with_suffix("")
-    parts = list(rel.parts)
+    """The import name of a module (or package) of the checkout."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[0] == "rules":
         parts.insert(0, "zhuoji")
     if parts[-1] == "__init__":
@@ -69,9 +79,9 @@ def _module_name(path: Path) -> str:
 
 
 def _own_package(path: Path) -> str:
-    """The family's own package: ``zhuoji.rules.families.<name>`` or ``tests.rules.<x>_family``."""
-    parts = _module_name(path).split(".")
-    return ".".join(parts[:4] if parts[0] == "zhuoji" else parts[:3])
+    """The package of the family folder holding ``path``."""
+    folder = next(d for d in family_folders() if d in path.parents)
+    return _module_name(folder / "__init__.py")
 
 
 def _is_core(module: str, own: str) -> bool:
