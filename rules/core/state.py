@@ -687,6 +687,116 @@ class Table:
         """A short state summary of one seat: concealed tiles and melds."""
         return _held(seat, _fmt(self._hands[seat]), self._melds[seat])
 
+    # --- the public view (TableView) ---
+    # What a family reads (zhuoji.rules.view.TableView, TableEdit): the members below, with
+    # the read access above. The per-seat and per-tile properties return the table's own
+    # lists, typed as read-only sequences: no copy per call.
+    @property
+    def hands(self) -> Sequence[Sequence[int]]:
+        return self._hands
+
+    @property
+    def seat_melds(self) -> Sequence[Sequence[Meld]]:
+        return self._melds
+
+    @property
+    def rivers(self) -> Sequence[Sequence[DiscardFact]]:
+        return self._rivers
+
+    @property
+    def won(self) -> Sequence[bool]:
+        return self._won
+
+    @property
+    def declared_ready(self) -> Sequence[int | None]:
+        return self._ready_at
+
+    @property
+    def last_discard(self) -> DiscardFact:
+        return self._disc
+
+    @property
+    def last_draw(self) -> int:
+        return self._last_draw
+
+    @property
+    def claimed_any(self) -> bool:
+        return self._claimed_any
+
+    @property
+    def kong_records(self) -> Sequence[_KongRecord]:
+        return self._kongs
+
+    @property
+    def rob_offers(self) -> Sequence[_RobOffer]:
+        return self._rob_offers
+
+    @property
+    def known_wall(self) -> Sequence[Tile] | None:
+        return self._wall
+
+    @property
+    def wall_front(self) -> int:
+        return self._front
+
+    @property
+    def wall_back(self) -> int:
+        return self._back
+
+    @property
+    def taken(self) -> Sequence[int]:
+        return self._taken
+
+    @property
+    def copies(self) -> Sequence[int]:
+        return self._copies
+
+    @property
+    def set_aside(self) -> tuple[Tile, ...] | None:
+        return self._set_aside
+
+    @property
+    def wall_mechanics(self) -> WallState | None:
+        return self._wend
+
+    def seat_waits(self, seat: int) -> tuple[Tile, ...]:
+        return self._seat_waits(seat)
+
+    def ready_now(self, seat: int) -> bool:
+        return self._ready_now(seat)
+
+    def ready_after_discard(self, seat: int, tile: int) -> bool:
+        return self._ready_after_discard(seat, tile)
+
+    def suits_held(self, seat: int, counts: Sequence[int]) -> int:
+        return self._suits(seat, counts)
+
+    def violation(self, code: ViolationCode, seat: int | None, message: str, *,
+                  fatal: bool = True, at_event: bool = True) -> Violation:
+        return self._v(code, seat, message, fatal=fatal, at_event=at_event)
+
+    def describe_phase(self) -> str:
+        return self._describe_phase()
+
+    def describe_event(self, ev: Event) -> str:
+        return _describe(ev)
+
+    def after_event(self, ev: Event, clause: str, *values: object) -> str:
+        return _after(ev, clause, *values)
+
+    # the apply of a family's event kind (TableEdit; note is above)
+    def declare_ready(self, seat: int, *, hard: bool, frozen_now: bool) -> None:
+        self._ready_at[seat] = self._index
+        self._ready_hard[seat] = hard
+        if frozen_now:
+            self._frozen[seat] = True
+        else:
+            self._ready_pending = seat  # frozen by the discard that follows
+
+    def end_hand(self) -> None:
+        self._phase = _ENDED
+    # --- end of the public view ---
+
     # ------------------------------------------------------------------ the verbs
     def check(self, event: Event) -> Violation | None:
         """The violation ``event`` would be now (a fatal one first), or None when it is
