@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from zhuoji.rules.continuing import Carry
 from zhuoji.rules.events import HandRecord
 from zhuoji.rules.families import family_of
 from zhuoji.rules.frozen import quick_init
 from zhuoji.rules.mechanics import mechanics_of
 from zhuoji.rules.replay import GameCarry, HandReplay, replay_hand
 from zhuoji.rules.settings import RulesetBase
+from zhuoji.rules.table import Carry
 from zhuoji.rules.violations import Violation
 
 __all__ = ["HandAudit", "audit_game", "audit_hand"]
@@ -31,8 +31,8 @@ class HandAudit:
 
     record: HandRecord
     replay: HandReplay
-    settlement: Any  # the family's settlement (Guizhou: zhuoji.rules.families.guizhou.settlement
-    # .Settlement); None when a fatal violation stopped the replay
+    settlement: Any  # the family's settlement (its ``settle`` hook's value); None when a
+    # fatal violation stopped the replay
     findings: tuple[Violation, ...]  # replay violations, then the settlement checks
 
     @property

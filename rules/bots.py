@@ -5,8 +5,10 @@ table, the shapes of a simulated hand and game, a bot's view of its own hand
 A family's bots live in its own folder (``rules/families/<name>/simulate.py``) and the
 family names that module in its registration (``Family.extras["simulate"]``, a module
 path); :func:`bots_of` imports it on demand, so registering a family costs no bot import.
-The module offers ``simulate_game``, ``play_record`` and ``Deviation`` with the signatures
-of :mod:`zhuoji.rules.families.guizhou.simulate`'s (``docs/simulator.md``).
+The module offers ``simulate_game(ruleset, *, seed, game_no, hands, base_stake=1,
+verify=False) -> SimulatedGame``, ``play_record(ruleset, dealt, *, deviant=-1,
+deviation=None, verify=False) -> PlayedHand`` and ``Deviation`` (a string enum: the rules
+one player may break on purpose).
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ from zhuoji.rules.hand import is_complete
 from zhuoji.rules.replay import HandReplay
 from zhuoji.rules.settings import RulesetBase
 from zhuoji.rules.shanten import shanten_of_keys
-from zhuoji.rules.table import Table
 from zhuoji.rules.tiles import NUM_KINDS, NUM_SUITED, Tile
+from zhuoji.rules.view import TableView
 
 __all__ = [
     "BOTS_EXTRA",
@@ -163,10 +165,10 @@ class HandTracker:
         counts[tile] += 1
         return is_complete(counts, self.melds)
 
-    def complete_at(self, table: Table, tile: int | None) -> bool:
+    def complete_at(self, table: TableView, tile: int | None) -> bool:
         """The hand, with ``tile`` added (None: as it is), is complete in a shape the table
-        plays: the core's, or the family's own (``table.rules.extra_shapes``, say Changsha's
-        将将胡, which needs no sets). Whether it wins is the table's ``check``: a bot that
+        plays: the core's, or the family's own (``table.rules.extra_shapes``, such as a hand
+        of 2s, 5s and 8s that needs no sets). Whether it wins is the table's ``check``: a bot that
         proposes every such win sees every legal one."""
         if self.complete_with(tile):
             return True

@@ -61,7 +61,9 @@ COMPILED: tuple[str, ...] = (
     "zhuoji.rules.hand",
     "zhuoji.rules.families.guizhou.patterns",
     "zhuoji.rules.shanten",
-    "zhuoji.rules.continuing",
+    "zhuoji.rules.core.state",
+    "zhuoji.rules.core.play",
+    "zhuoji.rules.core.assemble",
     "zhuoji.rules.table",
     "zhuoji.rules.families.guizhou.legality",
     "zhuoji.rules.families.guizhou.settlement",
@@ -73,8 +75,9 @@ COMPILED: tuple[str, ...] = (
 pydantic-model modules (``zhuoji.rules.settings``, ``zhuoji.rules.presets``, each family's
 ``settings``)
 and the family registry (``zhuoji.rules.families`` and each family's ``family`` module) stay
-interpreted, and so does ``zhuoji.rules.wall_events`` (the wall mechanics: no Guizhou table plays
-them, and the compiled table calls into it only for a family that does)."""
+interpreted, and so do the optional mechanics (``zhuoji.rules.core.mechanic`` and each
+mechanic's module, whose states subclass its :class:`MechanicState`: a table calls into them
+only for a family that plays them)."""
 
 DIGEST_FILE = "_engine_digest.txt"
 """The file in ``rules/`` holding :func:`source_digest` of the sources the build compiled."""

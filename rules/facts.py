@@ -260,7 +260,7 @@ class SeatFacts:
 quick_init(SeatFacts)
 
 
-# --- wallend facts: the end of the wall and kong draws (rules/wall_events.py)
+# --- wallend facts: the end of the wall and kong draws (rules/core/wall.py)
 class RollFact(NamedTuple):
     """Dice thrown after a kong (开杠) and the replacement they counted."""
 

@@ -55,7 +55,7 @@ MAX_WILDCARDS: Final = 4
 @dataclass(frozen=True, slots=True)
 class ShapeFacts:
     """The tile facts of one complete (winning) hand, as :func:`shape_facts` finds them; a
-    family names its shape patterns from these (the Guizhou patterns' checks read them).
+    family names its shape patterns from these (a family's pattern checks read them).
 
     With wildcards each flag holds when *some* assignment of the wildcards makes it hold.
     """

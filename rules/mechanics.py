@@ -1,6 +1,6 @@
-"""The core's optional mechanics: what a family may switch on beyond the Guizhou table.
+"""The core's optional mechanics: what a family may switch on beyond the core's table.
 
-Every mechanic is off by default, so a family that does not name them (Guizhou) replays
+Every mechanic is off by default, so a family that does not name them replays
 exactly as before. A family that plays with some of them gives its settings model a
 section ``mechanics: Mechanics`` (and, if it wants the flat names, ``"mechanics": ""`` in
 its ``flat_prefixes``); the table reads the section once per ruleset through
@@ -18,7 +18,7 @@ from zhuoji.rules.settings import RulesetBase
 
 
 class Mechanics(BaseModel):
-    """The core mechanics a family switches on (all off: the Guizhou table)."""
+    """The core mechanics a family switches on (all off: the core's table alone)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -11,14 +11,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from zhuoji.rules.continuing import Carry, ExchangeFact, carry_findings, sequence_finding
 from zhuoji.rules.events import Event, HandRecord, Suit
 from zhuoji.rules.facts import ChickenDiscard, Outcome, SeatFacts, WallFacts, WinFact
 from zhuoji.rules.families import family_of
 from zhuoji.rules.frozen import quick_init
 from zhuoji.rules.mechanics import mechanics_of
 from zhuoji.rules.settings import RulesetBase
-from zhuoji.rules.table import IllegalMoveError, Table
+from zhuoji.rules.table import (
+    Carry,
+    ExchangeFact,
+    IllegalMoveError,
+    Table,
+    carry_findings,
+    sequence_finding,
+)
 from zhuoji.rules.tiles import Tile
 from zhuoji.rules.violations import Violation
 
@@ -36,7 +42,7 @@ class HandReplay:
     ``exchanges`` and ``declared_suits`` hold the 换三张 and 定缺 of a family that plays
     them (``()`` otherwise); ``carry`` the state the earlier hands of the game left to this
     one (``None`` unless the family carries state and the game was replayed as a whole).
-    ``noted`` holds the events of the family's kinds its settlement reads (Changsha's
+    ``noted`` holds the events of the family's kinds its settlement reads (e.g.
     ``small_win``: :meth:`~zhuoji.rules.table.Table.note`), in event order.
     """
 
@@ -52,7 +58,7 @@ class HandReplay:
     wall_left: int
     events_applied: int
     table: Table | None = field(default=None, compare=False, repr=False)
-    wall_facts: WallFacts | None = None  # the wall mechanics' record (rules/wall_events.py)
+    wall_facts: WallFacts | None = None  # the wall mechanics' record (rules/core/wall.py)
     exchanges: tuple[ExchangeFact, ...] = ()
     declared_suits: tuple[Suit | None, ...] = ()
     carry: Carry | None = None

@@ -29,7 +29,7 @@ class ViolationCode(StrEnum):
     MISSING_SUIT = "missing_suit"
     BAD_FLIP = "bad_flip"
     FALSE_HAND = "false_hand"
-    # --- sichuan codes: 换三张, 定缺, play after a win, state carried between hands
+    # --- the exchange, the declared suits, play after a win, state carried between hands
     BAD_EXCHANGE = "bad_exchange"
     BAD_DECLARATION = "bad_declaration"
     DECLARED_SUIT_FIRST = "declared_suit_first"
@@ -37,7 +37,7 @@ class ViolationCode(StrEnum):
     CARRY_MISMATCH = "carry_mismatch"
     HAND_SEQUENCE = "hand_sequence"
     EVENT_NOT_IN_FAMILY = "event_not_in_family"
-    # --- wallend: the end of the wall and kong draws (rules/wall_events.py)
+    # --- wallend: the end of the wall and kong draws (rules/core/wall.py)
     BAD_ROLL = "bad_roll"
     LOCKED_HAND = "locked_hand"
     BAD_SEABED = "bad_seabed"
@@ -52,7 +52,7 @@ class ViolationCode(StrEnum):
     ILLEGAL_CHOW = "illegal_chow"
     BAD_FLOWER = "bad_flower"
     FLOWER_NOT_SHOWN = "flower_not_shown"
-    # --- changsha: 起手小胡 and the 2-5-8 pair (rules/families/changsha/legality.py)
+    # --- a family's dealt-hand wins (起手小胡) and the 2-5-8 pair (its legality module)
     BAD_SMALL_WIN = "bad_small_win"
     NO_258_PAIR = "no_258_pair"
 

@@ -14,7 +14,7 @@ into) and :mod:`zhuoji.rules.shanten`'s per-suit options; the honours are counte
 kind on its own (a triplet, a pair, or tiles that fit nowhere). The conventions are those of
 :mod:`zhuoji.rules.hand`: seven pairs needs a concealed hand and counts a four of a kind as two
 pairs; a tile the hand holds four of is never a wait. The families with honours play no
-wildcards (万能鸡 is a Guizhou tile): a wide vector holding one is not a hand.
+wildcards (the wildcard belongs to a suited-tiles family): a wide vector holding one is not a hand.
 """
 
 from __future__ import annotations

@@ -33,8 +33,6 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("rules", "parsers", "flows")  # the top-level folders, imported as zhuoji.<name>
 BARE = frozenset(PACKAGES)
@@ -276,17 +274,7 @@ def _edge_text(edges: dict[str, dict[str, list[Import]]], a: str, b: str) -> str
     return f"    {a} -> {b}   [{wheres}]"
 
 
-ENGINE_CORE_CIRCLE = frozenset(
-    f"zhuoji.rules.{name}" for name in ("table", "claims", "continuing", "wall_events")
-)
-"""The engine core's one import circle, left to its own change (issue 33: the core as a
-package of mechanics plugging in one way, no import cycle): the table imports the claims,
-the continuing play and the wall mechanics, which call back into the table's checks. It is
-the only cycle allowed, exactly these modules, and only until that change (see
-:func:`test_the_engine_core_has_no_import_circle`)."""
-
-
-def cycles(*, allow_core_circle: bool = True) -> list[str]:
+def cycles() -> list[str]:
     """Every import cycle of executed imports, as readable text: per component, the
     shortest cycle through each of its modules (duplicates removed), each edge with where
     it is written. An import under ``if TYPE_CHECKING:`` is never run, so it closes no
@@ -295,8 +283,6 @@ def cycles(*, allow_core_circle: bool = True) -> list[str]:
     report: list[str] = []
     for component in _components(edges):
         if len(component) < 2:
-            continue
-        if allow_core_circle and set(component) == ENGINE_CORE_CIRCLE:
             continue
         members = set(component)
         seen: set[tuple[str, ...]] = set()
@@ -453,13 +439,44 @@ def test_no_import_cycle() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the engine core's import circle (ENGINE_CORE_CIRCLE) is removed by issue 33",
-)
 def test_the_engine_core_has_no_import_circle() -> None:
-    found = cycles(allow_core_circle=False)
+    found = cycles()
     assert not found, "import cycles:\n" + "\n".join(found)
+
+
+CORE_LAYERS = (
+    ("zhuoji.rules.core.mechanic",),
+    ("zhuoji.rules.core.state",),
+    ("zhuoji.rules.core.play",),
+    (
+        "zhuoji.rules.core.claims",
+        "zhuoji.rules.core.play_on",
+        "zhuoji.rules.core.setup",
+        "zhuoji.rules.core.wall",
+    ),
+    ("zhuoji.rules.core.assemble",),
+    ("zhuoji.rules.table",),
+)
+"""The engine core's layers, bottom first: the mechanic interface, the table's state, the
+core rules, the mechanics (none imports another), the assembler, the public face. A module
+runs imports of lower layers only (an import under ``if TYPE_CHECKING:`` names a type)."""
+
+
+def core_layer_violations() -> list[str]:
+    rank = {m: i for i, layer in enumerate(CORE_LAYERS) for m in layer}
+    edges = graph(executed=True)
+    bad = []
+    for module, i in sorted(rank.items()):
+        for target, imps in sorted(edges[module].items()):
+            if target in rank and rank[target] >= i:
+                bad.extend(f"{imp.where}: {module} imports {target}" for imp in imps)
+    return bad
+
+
+def test_the_engine_core_imports_downwards() -> None:
+    assert set(m for layer in CORE_LAYERS for m in layer) <= set(project_modules())
+    found = core_layer_violations()
+    assert not found, _fail("imports against the engine core's layers", found)
 
 
 def test_imports_follow_the_layer_order() -> None:

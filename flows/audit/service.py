@@ -40,14 +40,13 @@ from zhuoji.parsers.errors import MalformedLogError
 from zhuoji.parsers.fast import Game
 from zhuoji.parsers.read import ByteSink, generate_fast_games, parse_encoding
 from zhuoji.rules.audit import HandAudit, audit_game, audit_hand
-from zhuoji.rules.continuing import Carry, carry_findings
 from zhuoji.rules.events import HandRecord
 from zhuoji.rules.families import family_of
 from zhuoji.rules.mechanics import mechanics_of
 from zhuoji.rules.replay import GameCarry, replay_of_table
 from zhuoji.rules.settings import MAX_HAND_VALUE, MAX_STAKE, RulesetBase
 from zhuoji.rules.snapshot import HandSnapshots, Snapshot, event_data, replay_snapshots, table_data
-from zhuoji.rules.table import IllegalMoveError, Table
+from zhuoji.rules.table import Carry, IllegalMoveError, Table, carry_findings
 from zhuoji.rules.violations import Violation
 
 __all__ = [

@@ -108,7 +108,7 @@ class Family:
     the family's ``text_lines`` and ``json_keys``)."""
     carry: Callable[..., Any] | None = None
     """State carried from hand to hand (``mechanics.carry``): ``carry(previous, before,
-    ruleset)`` gives a hand's :class:`~zhuoji.rules.continuing.Carry` from the game's previous
+    ruleset)`` gives a hand's :class:`~zhuoji.rules.table.Carry` from the game's previous
     hand's :class:`~zhuoji.rules.replay.HandReplay` and the carry it started with (both ``None``
     for the game's first hand)."""
     # --- the replay panel's and the hand page's marks (rules/marks.py)

@@ -17,10 +17,9 @@ from zhuoji.rules.events import Bird, Event, HandRecord, Roll, Seabed
 from zhuoji.rules.facts import Outcome
 from zhuoji.rules.presets import load_preset
 from zhuoji.rules.replay import replay_hand
-from zhuoji.rules.table import Phase, Table
+from zhuoji.rules.table import Phase, Table, bird_seat, dice_stack
 from zhuoji.rules.tiles import NUM_SUITED, Tile, parse_tiles
 from zhuoji.rules.violations import ViolationCode
-from zhuoji.rules.wall_events import bird_seat, dice_stack
 
 C = ViolationCode
 WALL = wall_ruleset()

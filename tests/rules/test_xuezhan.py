@@ -18,13 +18,12 @@ from tests.rules.xuezhan_family.hands import (
     with_carry,
 )
 from tests.support.builders import test_ruleset
-from zhuoji.rules.continuing import Carry
 from zhuoji.rules.events import DeclareSuit, Draw, Exchange, Suit, Win
 from zhuoji.rules.facts import Outcome
 from zhuoji.rules.families import family_of
 from zhuoji.rules.mechanics import mechanics_of
 from zhuoji.rules.replay import HandReplay, replay_game, replay_hand
-from zhuoji.rules.table import Phase, Table
+from zhuoji.rules.table import Carry, Phase, Table
 from zhuoji.rules.tiles import Tile, parse_tiles
 from zhuoji.rules.violations import Violation, ViolationCode
 

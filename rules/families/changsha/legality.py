@@ -35,8 +35,9 @@ from zhuoji.rules.mechanics import mechanics_of
 from zhuoji.rules.melds import Meld, MeldKind
 from zhuoji.rules.messages import Message
 from zhuoji.rules.settings import RulesetBase
-from zhuoji.rules.table import Kind, Phase, Table, TableRules, WinPlan, WinSource, _not_plain
+from zhuoji.rules.table import Kind, Phase, TableRules, WinPlan, WinSource
 from zhuoji.rules.tiles import Tile, format_tiles
+from zhuoji.rules.view import TableEdit, TableView, never_plain
 from zhuoji.rules.violations import Violation, ViolationCode
 
 __all__ = ["ChangshaTable", "table_rules", "win_shape"]
@@ -127,7 +128,7 @@ class ChangshaTable:
         self.missed_win = ruleset.missed_win
 
     # ------------------------------------------------------------------ 起手小胡
-    def check_small_win(self, t: Table, ev: SmallWin) -> Violation | None:
+    def check_small_win(self, t: TableView, ev: SmallWin) -> Violation | None:
         """A ``small_win``: the ruleset plays 起手小胡, the kind is one of the four, it
         comes on the dealt hand (before the dealer's first discard, no claim and no kong
         yet), the tiles shown are in the hand and show the kind (四喜: the four tiles;
@@ -135,38 +136,44 @@ class ChangshaTable:
         seat = ev.seat
         what = _describe_small(ev)
         if not self.small_wins:
-            return t._v(_C.BAD_SMALL_WIN, seat,
-                        _after(what, " but ruleset {r:ruleset} has no 起手小胡 (small_wins off)",
-                               repr(self.name)))
+            return t.violation(
+                _C.BAD_SMALL_WIN, seat,
+                _after(what, " but ruleset {r:ruleset} has no 起手小胡 (small_wins off)",
+                       repr(self.name)))
         if ev.kind not in _KINDS:
-            return t._v(_C.BAD_SMALL_WIN, seat,
-                        _after(what, ": unknown kind {q:quoted}; the kinds are: {k:pattern*, }",
-                               repr(ev.kind), sorted(_KINDS)))
-        if (t._rivers[t._dealer] or t._claimed_any or any(t._melds)
-                or t._phase is not Phase.DISCARD):
-            return t._v(_C.BAD_SMALL_WIN, seat,
-                        _after(what, " too late: 起手小胡 are declared on the dealt hand, before "
-                               "the dealer's first discard"))
+            return t.violation(
+                _C.BAD_SMALL_WIN, seat,
+                _after(what, ": unknown kind {q:quoted}; the kinds are: {k:pattern*, }",
+                       repr(ev.kind), sorted(_KINDS)))
+        if (t.rivers[t.dealer] or t.claimed_any or any(t.seat_melds)
+                or t.phase is not Phase.DISCARD):
+            return t.violation(
+                _C.BAD_SMALL_WIN, seat,
+                _after(what, " too late: 起手小胡 are declared on the dealt hand, before "
+                       "the dealer's first discard"))
         kind = SmallWinKind(ev.kind)
-        for prev in t._noted:  # the same kind again: a whole-hand kind once, the others
+        for prev in t.noted:  # the same kind again: a whole-hand kind once, the others
             # on other tiles only (a second 四喜 of another quad adds up, 「小胡…组合累计」)
             if (isinstance(prev, SmallWin) and prev.seat == seat and prev.kind == ev.kind
                     and (kind is SmallWinKind.NO_258 or kind is SmallWinKind.MISSING_SUIT
                          or set(prev.tiles) & set(ev.tiles))):
-                return t._v(_C.BAD_SMALL_WIN, seat,
-                            _after(what, " but declared {k:pattern} on those tiles already",
-                                   ev.kind))
-        hand = t._hands[seat]
+                return t.violation(
+                    _C.BAD_SMALL_WIN, seat,
+                    _after(what, " but declared {k:pattern} on those tiles already",
+                           ev.kind))
+        hand = t.hands[seat]
         shown = [0] * _SUITED
         for x in ev.tiles:
             if x >= _SUITED:
-                return t._v(_C.BAD_SMALL_WIN, seat,
-                            _after(what, ": {tile} is not a suited tile", x))
+                return t.violation(
+                    _C.BAD_SMALL_WIN, seat,
+                    _after(what, ": {tile} is not a suited tile", x))
             shown[x] += 1
         if any(shown[i] > hand[i] for i in range(_SUITED)):
-            return t._v(_C.BAD_SMALL_WIN, seat,
-                        _after(what, " but the tiles are not in its hand; {held}",
-                               t.summary(seat)))
+            return t.violation(
+                _C.BAD_SMALL_WIN, seat,
+                _after(what, " but the tiles are not in its hand; {held}",
+                       t.summary(seat)))
         held = [i for i in range(_SUITED) if shown[i]]
         if kind is SmallWinKind.FOUR_OF_A_KIND:
             ok = len(held) == 1 and shown[held[0]] == 4
@@ -183,64 +190,67 @@ class ChangshaTable:
                 ok = whole and len({i // 9 for i in held}) < 3
                 want = Message("the whole hand, missing a suit (缺一色)")
         if not ok:
-            return t._v(_C.BAD_SMALL_WIN, seat,
-                        _after(what, " but it shows {w:smallwant} only; {held}", want,
-                               t.summary(seat)))
+            return t.violation(
+                _C.BAD_SMALL_WIN, seat,
+                _after(what, " but it shows {w:smallwant} only; {held}", want,
+                       t.summary(seat)))
         return None
 
-    def apply_small_win(self, t: Table, ev: SmallWin) -> None:
+    def apply_small_win(self, t: TableEdit, ev: SmallWin) -> None:
         """A declared 起手小胡 changes nothing at the table: the table keeps it for the
         settlement, which pays it (:attr:`~zhuoji.rules.replay.HandReplay.noted`)."""
         t.note(ev)
 
     # ------------------------------------------------------------------ a win
-    def check_win(self, t: Table, plan: WinPlan) -> Violation | None:
+    def check_win(self, t: TableView, plan: WinPlan) -> Violation | None:
         """Every win, once the core found the hand complete: the 2-5-8 pair of a 小胡
         (``no_258_pair``), then 漏胡 on a win on another player's tile (``missed_win``)."""
         ev = plan.event
         seat = ev.seat
-        shape = win_shape(plan.counts, t._melds[seat])
+        shape = win_shape(plan.counts, t.seat_melds[seat])
         if not shape and not self.pair_258:
             shape = (Pattern.SMALL,)
         plan.shape = frozenset(p.value for p in shape)
         if not shape:
-            return t._v(_C.NO_258_PAIR, seat,
-                        Message("seat {seat} wins on {tile} but a 小胡 needs a pair of 2, 5 "
-                                "or 8 (二五八做将) and the hand is none of 碰碰胡, 将将胡, "
-                                "清一色, 七小对; {h:held}",
-                                seat, ev.tile, t.summary(seat)))
+            return t.violation(
+                _C.NO_258_PAIR, seat,
+                Message("seat {seat} wins on {tile} but a 小胡 needs a pair of 2, 5 "
+                        "or 8 (二五八做将) and the hand is none of 碰碰胡, 将将胡, "
+                        "清一色, 七小对; {h:held}",
+                        seat, ev.tile, t.summary(seat)))
         if plan.source is _WIN_SELF or not self.missed_win:
             return None
         return self._missed_win(t, seat, ev.tile, plan.offer_index)
 
-    def _missed_win(self, t: Table, seat: int, tile: Tile, current: int) -> Violation | None:
+    def _missed_win(self, t: TableView, seat: int, tile: Tile, current: int) -> Violation | None:
         """漏胡: the seat let a win on ``tile`` from another player (a discard, or an added
         kong's tile) pass, and has not played since: its hand is the one that could have
         won then, and it has drawn nothing. (A seat that claimed a tile since has a hand
         other than the one it passed with, which the table does not keep: it is not held
         to the pass.)"""
-        river = t._rivers[seat]
+        river = t.rivers[seat]
         since = river[-1].event_index if river else -1
         passed: list[tuple[int, int]] = []  # (event index, from seat)
-        for other in t._rivers:
+        for other in t.rivers:
             for entry in reversed(other):
                 if entry.event_index <= since:
                     break
                 if (entry.tile == tile and entry.seat != seat
                         and entry.event_index < current):
                     passed.append((entry.event_index, entry.seat))
-        for offer in t._rob_offers:
+        for offer in t.rob_offers:
             if offer.tile == tile and offer.seat != seat and since < offer.event_index < current:
                 passed.append((offer.event_index, offer.seat))
         if not passed:
             return None
         idx, frm = min(passed)
-        return t._v(_C.MISSED_WIN, seat,
-                    Message("seat {seat} wins on {tile} from another player but let a win on "
-                            "{t2:tile} pass (seat {s2:seat}, event {n}) and has drawn no tile "
-                            "since (漏胡); {h:held}", seat, tile, tile, frm, idx, t.summary(seat)))
+        return t.violation(
+            _C.MISSED_WIN, seat,
+            Message("seat {seat} wins on {tile} from another player but let a win on "
+                    "{t2:tile} pass (seat {s2:seat}, event {n}) and has drawn no tile "
+                    "since (漏胡); {h:held}", seat, tile, tile, frm, idx, t.summary(seat)))
 
-    def win_patterns(self, t: Table, plan: WinPlan, heavenly: bool, earthly: bool,
+    def win_patterns(self, t: TableView, plan: WinPlan, heavenly: bool, earthly: bool,
                      kong_bloom: bool, declared: bool
                      ) -> tuple[tuple[PassKind, ...], tuple[str, ...], tuple[str, ...]]:
         """The shape patterns and the situational patterns of a legal win: 天胡, 地胡 (on
@@ -251,35 +261,35 @@ class ChangshaTable:
         ev = plan.event
         seat, tile = ev.seat, ev.tile
         known = plan.shape
-        shape = (tuple(p.value for p in win_shape(plan.counts, t._melds[seat]))
+        shape = (tuple(p.value for p in win_shape(plan.counts, t.seat_melds[seat]))
                  if known is None else tuple(p.value for p in Pattern if p.value in known))
-        w = t._wend
+        w = t.wall_mechanics
         rolled = False
         seabed_draw = seabed_discard = kong_discard = False
         if w is not None:
-            if w.rolls and t._kongs:
+            if w.rolls and t.kong_records:
                 roll = w.rolls[-1]
                 # the dice of the latest kong only: a later kong replaced without them
                 # (补) that draws the same tile again is a plain replacement
-                latest = roll.kong_index == t._kongs[-1].event_index
+                latest = roll.kong_index == t.kong_records[-1].event_index
                 if plan.source is _WIN_SELF:
                     rolled = latest and roll.seat == seat and roll.tile == tile
                 elif plan.source is not _WIN_ROB:
-                    disc = t._disc
+                    disc = t.last_discard
                     kong_discard = (latest and plan.hot and roll.seat == disc.seat
                                     and roll.tile == tile)
             if w.last_tile is not None and w.replaced_by < 0 and tile == w.last_tile:
                 if plan.source is _WIN_SELF:
                     seabed_draw = seat == w.last_drawer
                 elif plan.source is not _WIN_ROB:
-                    disc = t._disc
+                    disc = t.last_discard
                     seabed_discard = (disc.seat == w.last_drawer
                                       and disc.event_index == w.last_draw_at + 1)
         # 地胡 here is a non-dealer's win on the dealer's first discard (「当庄家打出第一张牌时
         # 给闲家点炮」), not the core's first-round self-draw
         earthly = (plan.source is not _WIN_SELF and plan.source is not _WIN_ROB
-                   and seat != t._dealer and t._disc.seat == t._dealer
-                   and len(t._rivers[t._dealer]) == 1 and not t._claimed_any)
+                   and seat != t.dealer and t.last_discard.seat == t.dealer
+                   and len(t.rivers[t.dealer]) == 1 and not t.claimed_any)
         flags = (
             (Pattern.HEAVENLY, heavenly), (Pattern.EARTHLY, earthly),
             (Pattern.SEABED_DRAW, seabed_draw), (Pattern.SEABED_DISCARD, seabed_discard),
@@ -308,7 +318,7 @@ def table_rules(ruleset: RulesetBase) -> TableRules:
         multiple_winners=ruleset.multiple_winners,
         robbing_kong=ruleset.robbing_kong,
         mechanics=mechanics_of(ruleset),
-        kinds={SmallWin: Kind(_not_plain, c.check_small_win, c.apply_small_win)},
+        kinds={SmallWin: Kind(never_plain, c.check_small_win, c.apply_small_win)},
         check_win=c.check_win,
         check_self_draw=True,
         win_patterns=c.win_patterns,

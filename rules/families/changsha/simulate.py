@@ -79,6 +79,7 @@ from zhuoji.rules.replay import replay_hand, replay_of_table
 from zhuoji.rules.shanten import discard_shanten, drop_shanten, shanten_of_keys
 from zhuoji.rules.table import Phase, Table
 from zhuoji.rules.tiles import ALL_TILES, NUM_SUITED, Tile
+from zhuoji.rules.view import TableView
 
 __all__ = [
     "Deviation",
@@ -293,7 +294,7 @@ class _Player:
 class _Chooser:
     """The players' choice at each step of one hand."""
 
-    def __init__(self, table: Table, players: list[_Player], dice: random.Random,
+    def __init__(self, table: TableView, players: list[_Player], dice: random.Random,
                  deviant: int, deviation: Deviation | None) -> None:
         self.table = table
         self.seabed = mechanics_of(table.ruleset).seabed

@@ -36,18 +36,9 @@ from zhuoji.rules.mechanics import mechanics_of
 from zhuoji.rules.melds import MeldKind
 from zhuoji.rules.messages import Message
 from zhuoji.rules.settings import RulesetBase
-from zhuoji.rules.table import (
-    Kind,
-    Phase,
-    Table,
-    TableRules,
-    WinPlan,
-    WinSource,
-    _after,
-    _describe,
-    _not_plain,
-)
+from zhuoji.rules.table import Kind, Phase, TableRules, WinPlan, WinSource
 from zhuoji.rules.tiles import ALL_TILES, NUM_KINDS, Tile, format_tiles
+from zhuoji.rules.view import TableEdit, TableView, never_plain
 from zhuoji.rules.violations import Violation, ViolationCode
 
 __all__ = ["FALSE_HAND_SLACK", "STANDING_CHICKENS", "GuizhouTable", "table_rules"]
@@ -73,6 +64,17 @@ def _big_patterns(ruleset: Ruleset) -> frozenset[Pattern]:
     """Shape patterns worth more than plain 平胡 in the ruleset (a 通行证 on their own)."""
     values = ruleset.patterns
     return frozenset(p for p in SHAPE_PATTERNS if values.value_of(p.value) > values.plain)
+
+
+class HandState:
+    """Guizhou's own state of one hand at the table (the table's ``family_state``): the flip."""
+
+    def __init__(self) -> None:
+        self.flip: Tile | None = None
+
+
+def _hand(t: TableView) -> HandState:
+    return cast(HandState, t.family_state)
 
 
 class GuizhouTable:
@@ -113,24 +115,26 @@ class GuizhouTable:
         return out
 
     # ------------------------------------------------------------------ 报听
-    def check_ready(self, t: Table, ev: Ready) -> Violation | None:
+    def check_ready(self, t: TableView, ev: Ready) -> Violation | None:
         seat = ev.seat
         if not self.declared_ready:
-            return t._v(_C.FALSE_READY, seat,
-                        _after(ev, " but ruleset {r:ruleset} has no 报听", repr(self.name)))
-        if t._ready_at[seat] is not None:
-            return t._v(_C.FALSE_READY, seat,
-                        _after(ev, " again (already at event {n})", t._ready_at[seat]))
-        ph = t._phase
+            return t.violation(_C.FALSE_READY, seat,
+                               t.after_event(ev, " but ruleset {r:ruleset} has no 报听",
+                                             repr(self.name)))
+        if t.declared_ready[seat] is not None:
+            return t.violation(_C.FALSE_READY, seat,
+                               t.after_event(ev, " again (already at event {n})",
+                                             t.declared_ready[seat]))
+        ph = t.phase
         # untouched: no discard and no meld yet, so the seat is in or before its first turn
-        untouched = not t._rivers[seat] and not t._melds[seat]
-        in_turn = t._turn == seat and ph is _DISCARD
-        if seat == t._dealer:
-            timely = untouched and in_turn and t._last_draw < 0
+        untouched = not t.rivers[seat] and not t.seat_melds[seat]
+        in_turn = t.turn == seat and ph is _DISCARD
+        if seat == t.dealer:
+            timely = untouched and in_turn and t.last_draw < 0
             hard = True
             when = Message("the dealer declares on its dealt hand, before its first discard")
         elif not in_turn:
-            timely = untouched and not t._rivers[t._dealer] and not t._claimed_any
+            timely = untouched and not t.rivers[t.dealer] and not t.claimed_any
             hard = True
             when = Message("a non-dealer declares on its dealt hand before the dealer's first "
                            "discard (硬报), or right after its first draw (软听)")
@@ -139,51 +143,53 @@ class GuizhouTable:
             hard = False
             when = Message("a non-dealer declares right after its first draw (软听)")
         if not timely:
-            return t._v(_C.FALSE_READY, seat, _after(ev, " too late: {when}; {held}", when,
-                                                         t.summary(seat)))
-        if hard and seat != t._dealer:
-            if not t._ready_now(seat):
-                return t._v(_C.FALSE_READY, seat,
-                            _after(ev, " but the hand is not ready; {held}", t.summary(seat)))
+            return t.violation(_C.FALSE_READY, seat,
+                               t.after_event(ev, " too late: {when}; {held}", when,
+                                             t.summary(seat)))
+        if hard and seat != t.dealer:
+            if not t.ready_now(seat):
+                return t.violation(_C.FALSE_READY, seat,
+                                   t.after_event(ev, " but the hand is not ready; {held}",
+                                                 t.summary(seat)))
             return None
-        hand = t._hands[seat]
-        if not any(hand[x] and x != Tile.W and t._ready_after_discard(seat, x)
+        hand = t.hands[seat]
+        if not any(hand[x] and x != Tile.W and t.ready_after_discard(seat, x)
                    for x in range(NUM_KINDS)):
-            return t._v(_C.FALSE_READY, seat,
-                        _after(ev, " but no discard leaves a ready hand; {held}", t.summary(seat)))
+            return t.violation(_C.FALSE_READY, seat,
+                               t.after_event(ev, " but no discard leaves a ready hand; {held}",
+                                             t.summary(seat)))
         return None
 
-    def apply_ready(self, t: Table, ev: Ready) -> None:
+    def apply_ready(self, t: TableEdit, ev: Ready) -> None:
         seat = ev.seat
-        t._ready_at[seat] = t._index
-        if seat != t._dealer and not (t._turn == seat and t._phase is _DISCARD):
-            t._ready_hard[seat] = True
-            t._frozen[seat] = True  # 硬报: the dealt hand is frozen at once
-        else:
-            t._ready_hard[seat] = seat == t._dealer
-            t._ready_pending = seat  # frozen by the discard that follows
+        if seat != t.dealer and not (t.turn == seat and t.phase is _DISCARD):
+            # 硬报: the dealt hand is frozen at once
+            t.declare_ready(seat, hard=True, frozen_now=True)
+        else:  # frozen by the discard that follows
+            t.declare_ready(seat, hard=seat == t.dealer, frozen_now=False)
 
     # ------------------------------------------------------------------ a win
-    def check_win(self, t: Table, plan: WinPlan) -> Violation | None:
+    def check_win(self, t: TableView, plan: WinPlan) -> Violation | None:
         """A win on another player's tile, once the core found it complete: the 通行证
         (``no_pass``), then 过水不胡 (``missed_win``, not fatal)."""
         ev = plan.event
         seat, tile = ev.seat, ev.tile
-        waits = t._seat_waits(seat)
+        waits = t.seat_waits(seat)
         plan.waits = waits
-        shape = shape_patterns_of_complete(plan.counts, t._melds[seat], tile, waits)
+        shape = shape_patterns_of_complete(plan.counts, t.seat_melds[seat], tile, waits)
         plan.shape = shape
         passes = self._passes(t, seat, shape, plan.source is _WIN_ROB, plan.hot, plan.kill)
         plan.passes = passes
         if self.pass_rule and not passes:
-            return t._v(_C.NO_PASS, seat,
-                        _after(ev, ": a plain hand with no kong and no 报听 needs a pass "
-                                   "(通行证) to win on a discard; {held}", t.summary(seat)))
+            return t.violation(_C.NO_PASS, seat,
+                               t.after_event(ev, ": a plain hand with no kong and no 报听 needs "
+                                             "a pass (通行证) to win on a discard; {held}",
+                                             t.summary(seat)))
         if not self.missed_win:
             return None  # the table has no 过水 rule
         return self._missed_win(t, seat, waits, plan.offer_index, ev)
 
-    def _passes(self, t: Table, seat: int, shape: frozenset[Pattern], rob: bool, hot: bool,
+    def _passes(self, t: TableView, seat: int, shape: frozenset[Pattern], rob: bool, hot: bool,
                 kill: bool) -> tuple[PassKind, ...]:
         """Every reason a win on another player's tile needs no further pass."""
         out: list[PassKind] = []
@@ -193,38 +199,38 @@ class GuizhouTable:
             out.append(PassKind.HOT_DISCARD)
         if kill and self.kill_ready:
             out.append(PassKind.KILL_READY)
-        if any(m.kind is not _PONG for m in t._melds[seat]):
+        if any(m.kind is not _PONG for m in t.seat_melds[seat]):
             out.append(PassKind.KONG)
-        if t._ready_at[seat] is not None:
+        if t.declared_ready[seat] is not None:
             out.append(PassKind.DECLARED_READY)
         if not self.big.isdisjoint(shape):
             out.append(PassKind.BIG_HAND)
         return tuple(out)
 
-    def _missed_win(self, t: Table, seat: int, waits: tuple[Tile, ...], current: int,
+    def _missed_win(self, t: TableView, seat: int, waits: tuple[Tile, ...], current: int,
                     ev: Event) -> Violation | None:
         """过水不胡 / 包牌: a win on another player's tile after letting a win pass since the
         seat's own last discard (its hand has not changed since then)."""
-        since = t._rivers[seat][-1].event_index if t._rivers[seat] else -1
-        ready_at = t._ready_at
+        since = t.rivers[seat][-1].event_index if t.rivers[seat] else -1
+        ready_at = t.declared_ready
         # (event index, tile, from seat, hot, robbing): the tiles the seat could have won on
         missed: list[tuple[int, Tile, int, bool, bool]] = []
-        for river in t._rivers:
+        for river in t.rivers:
             for entry in reversed(river):
                 if entry.event_index <= since:
                     break
                 missed.append((entry.event_index, entry.tile, entry.seat, entry.hot, False))
-        for offer in reversed(t._rob_offers):
+        for offer in reversed(t.rob_offers):
             if offer.event_index <= since:
                 break
             missed.append((offer.event_index, offer.tile, offer.seat, False, True))
-        melds = t._melds[seat]
+        melds = t.seat_melds[seat]
         for idx, tile, frm, hot, rob in sorted(missed):
             if idx == current or frm == seat or tile not in waits:
                 continue
-            counts = t._hands[seat][:]
+            counts = list(t.hands[seat])
             counts[tile] += 1
-            if self.missing_suit and t._suits(seat, counts) == 3:
+            if self.missing_suit and t.suits_held(seat, counts) == 3:
                 continue
             d_at = ready_at[frm]
             kill = d_at is not None and d_at < idx
@@ -235,11 +241,12 @@ class GuizhouTable:
                    "and has not drawn since (过水不胡); {held}" if rob else
                    " but let a win on {tile} pass (the discard by seat {seat}, event {n}) and "
                    "has not drawn since (过水不胡); {held}")
-            return t._v(_C.MISSED_WIN, seat, _after(ev, how, tile, frm, idx, t.summary(seat)),
-                        fatal=False)
+            return t.violation(_C.MISSED_WIN, seat,
+                               t.after_event(ev, how, tile, frm, idx, t.summary(seat)),
+                               fatal=False)
         return None
 
-    def win_patterns(self, t: Table, plan: WinPlan, heavenly: bool, earthly: bool,
+    def win_patterns(self, t: TableView, plan: WinPlan, heavenly: bool, earthly: bool,
                      kong_bloom: bool, declared: bool
                      ) -> tuple[tuple[PassKind, ...], tuple[str, ...], tuple[str, ...]]:
         """The passes, the shape patterns and the situational patterns of a legal win, in
@@ -251,7 +258,7 @@ class GuizhouTable:
         else:
             passes = plan.passes if plan.passes is not None else ()
         known = plan.shape
-        shape = (shape_patterns_of_complete(plan.counts, t._melds[seat], tile, waits)
+        shape = (shape_patterns_of_complete(plan.counts, t.seat_melds[seat], tile, waits)
                  if known is None else cast(frozenset[Pattern], known))
         if not self.pass_rule:
             passes = (PassKind.NO_PASS_RULE, *passes)
@@ -263,85 +270,90 @@ class GuizhouTable:
         return passes, in_pattern_order(shape), situational
 
     # ------------------------------------------------------------------ 翻鸡
-    def closing_due(self, t: Table) -> bool:
+    def closing_due(self, t: TableView) -> bool:
         """The flip is due: the hand was won, the ruleset flips, no flip yet, and a tile to
         flip (the wall's, or the set-aside ones)."""
-        return (self.flip_chicken and t._flip is None
-                and (t._back > t._front or bool(t._set_aside)))
+        return (self.flip_chicken and _hand(t).flip is None
+                and (t.wall_left > 0 or bool(t.set_aside)))
 
-    def closing_missing(self, t: Table) -> Violation:
-        return t._v(_C.BAD_FLIP, None,
-                    Message("the log ends without the flip after the win ({n} tiles left in the "
-                            "wall)", t.wall_left), at_event=False)
+    def closing_missing(self, t: TableView) -> Violation:
+        return t.violation(_C.BAD_FLIP, None,
+                           Message("the log ends without the flip after the win ({n} tiles left "
+                                   "in the wall)", t.wall_left), at_event=False)
 
-    def check_flip(self, t: Table, ev: Flip) -> Violation | None:
-        ph = t._phase
+    def check_flip(self, t: TableView, ev: Flip) -> Violation | None:
+        ph = t.phase
         if ph is not _WON:
-            if t._flip is not None:
-                why: str = _after(ev, " but the flip was already shown ({tile})", t._flip)
+            shown = _hand(t).flip
+            if shown is not None:
+                why: str = t.after_event(ev, " but the flip was already shown ({tile})", shown)
             elif ph is _ENDED:  # (a clause the glossary has no Chinese for)
-                why = f"{_describe(ev)} but the hand ended without a win"
+                why = f"{t.describe_event(ev)} but the hand ended without a win"
             else:
-                why = _after(ev, " but there was no win ({phase})", t._describe_phase())
-            return t._v(_C.BAD_FLIP, None, why)
+                why = t.after_event(ev, " but there was no win ({phase})", t.describe_phase())
+            return t.violation(_C.BAD_FLIP, None, why)
         if not self.flip_chicken:
-            return t._v(_C.BAD_FLIP, None,
-                        _after(ev, " but ruleset {r:ruleset} has no 翻鸡", repr(self.name)))
-        aside = t._set_aside
+            return t.violation(_C.BAD_FLIP, None,
+                               t.after_event(ev, " but ruleset {r:ruleset} has no 翻鸡",
+                                             repr(self.name)))
+        aside = t.set_aside
         if aside:
             # 暗麻将: the winner chooses the flip among the set-aside tiles, wherever the
             # wall stands
             if ev.tile not in aside:
-                return t._v(_C.BAD_FLIP, None,
-                            _after(ev, " but the flip is chosen among the set-aside tiles "
-                                       "{t:tiles}", format_tiles(aside)))
+                return t.violation(_C.BAD_FLIP, None,
+                                   t.after_event(ev, " but the flip is chosen among the set-aside "
+                                                 "tiles {t:tiles}", format_tiles(aside)))
             return None
-        if t._back <= t._front:
-            return t._v(_C.BAD_FLIP, None, _after(ev, " but the wall is empty"))
+        if t.wall_left <= 0:
+            return t.violation(_C.BAD_FLIP, None, t.after_event(ev, " but the wall is empty"))
         tile = ev.tile
-        if t._wall is not None:
-            want = t._wall[t._front]
+        if t.known_wall is not None:
+            want = t.known_wall[t.wall_front]
             if tile != want:
-                return t._v(_C.BAD_FLIP, None,
-                            _after(ev, " but the next tile at the wall's front is {tile}", want))
-        elif t._taken[tile] >= t._copies[tile]:
-            return t._v(_C.BAD_FLIP, None,
-                        _after(ev, " but all {n} copies of {tile} are out", t._copies[tile], tile))
+                return t.violation(_C.BAD_FLIP, None,
+                                   t.after_event(ev, " but the next tile at the wall's front is "
+                                                 "{tile}", want))
+        elif t.taken[tile] >= t.copies[tile]:
+            return t.violation(_C.BAD_FLIP, None,
+                               t.after_event(ev, " but all {n} copies of {tile} are out",
+                                             t.copies[tile], tile))
         return None
 
-    def apply_flip(self, t: Table, ev: Flip) -> None:
-        t._flip = ev.tile
-        t._phase = _ENDED
+    def apply_flip(self, t: TableEdit, ev: Flip) -> None:
+        _hand(t).flip = ev.tile
+        t.end_hand()
 
     # ------------------------------------------------------------------ 不可吃牌
-    def check_chow(self, t: Table, ev: Chow) -> Violation | None:
-        return t._v(_C.CHOW_NOT_ALLOWED, ev.seat,
-                    _after(ev, ": chow (吃) is never allowed"))
+    def check_chow(self, t: TableView, ev: Chow) -> Violation | None:
+        return t.violation(_C.CHOW_NOT_ALLOWED, ev.seat,
+                           t.after_event(ev, ": chow (吃) is never allowed"))
 
-    def apply_chow(self, t: Table, ev: Chow) -> None:
-        raise AssertionError(f"{_describe(ev)} is never legal")  # its check always rejects it
+    def apply_chow(self, t: TableView, ev: Chow) -> None:
+        # its check always rejects it
+        raise AssertionError(f"{t.describe_event(ev)} is never legal")
 
     # ------------------------------------------------------------------ legal_actions
-    def candidates(self, t: Table, out: list[Event]) -> None:
+    def candidates(self, t: TableView, out: list[Event]) -> None:
         """The ``ready`` candidates of a turn (the player to act, and, before the dealer's
         first discard, the untouched others), and the ``flip`` candidates after a win."""
-        ph = t._phase
+        ph = t.phase
         if ph is _DISCARD:
             if not self.declared_ready:
                 return
-            s, n = t._turn, t._n
-            if not t._rivers[s] and not t._melds[s]:
+            s, n = t.turn, t.n_players
+            if not t.rivers[s] and not t.seat_melds[s]:
                 out.append(Ready(s))
-            if not t._rivers[t._dealer] and not t._claimed_any:
+            if not t.rivers[t.dealer] and not t.claimed_any:
                 out.extend(Ready(o) for o in ((s + k) % n for k in range(1, n))
-                           if not t._rivers[o] and not t._melds[o])
+                           if not t.rivers[o] and not t.seat_melds[o])
         elif ph is _WON and self.closing_due(t):
-            if t._set_aside:
-                out.extend(Flip(x) for x in sorted(set(t._set_aside)))
-            elif t._wall is not None:
-                out.append(Flip(t._wall[t._front]))
+            if t.set_aside:
+                out.extend(Flip(x) for x in sorted(set(t.set_aside)))
+            elif t.known_wall is not None:
+                out.append(Flip(t.known_wall[t.wall_front]))
             else:
-                out.extend(Flip(x) for x in ALL_TILES if t._taken[x] < t._copies[x])
+                out.extend(Flip(x) for x in ALL_TILES if t.taken[x] < t.copies[x])
 
 
 def table_rules(ruleset: RulesetBase) -> TableRules:
@@ -367,10 +379,10 @@ def table_rules(ruleset: RulesetBase) -> TableRules:
         tracked=STANDING_CHICKENS,
         mechanics=mechanics_of(ruleset),  # none in Guizhou; a model extending it may add some
         kinds={
-            Ready: Kind(_not_plain, g.check_ready, g.apply_ready),
-            Flip: Kind(_not_plain, g.check_flip, g.apply_flip, seated=False,
+            Ready: Kind(never_plain, g.check_ready, g.apply_ready),
+            Flip: Kind(never_plain, g.check_flip, g.apply_flip, seated=False,
                        after_win=True, after_end=True),
-            Chow: Kind(_not_plain, g.check_chow, g.apply_chow),
+            Chow: Kind(never_plain, g.check_chow, g.apply_chow),
         },
         deal_findings=g.deal_findings,
         check_win=g.check_win,
@@ -378,4 +390,5 @@ def table_rules(ruleset: RulesetBase) -> TableRules:
         closing_due=g.closing_due,
         closing_missing=g.closing_missing,
         candidates=g.candidates,
+        family_state=HandState,
     )

@@ -66,6 +66,7 @@ from zhuoji.rules.replay import replay_hand, replay_of_table
 from zhuoji.rules.shanten import discard_shanten, drop_shanten, shanten_of_keys
 from zhuoji.rules.table import Phase, Table
 from zhuoji.rules.tiles import ALL_TILES, NUM_KINDS, NUM_SUITED, Tile
+from zhuoji.rules.view import TableView
 
 __all__ = [
     "Deviation",
@@ -256,7 +257,7 @@ def _void_suit(deal: Sequence[Tile], ruleset: Ruleset) -> int:
     return min(range(3), key=lambda s: (held[s], s))
 
 
-def _choose(table: Table, players: Sequence[_Player], actions: list[Event]) -> Event:
+def _choose(table: TableView, players: Sequence[_Player], actions: list[Event]) -> Event:
     """The players' policy over the table's legal events ``actions``: the reference
     definition of what the simulator plays (:class:`_FastChooser` makes the same choice
     without listing every legal event)."""
@@ -317,7 +318,7 @@ class _FastChooser:
     __slots__ = ("aside", "back", "before_draw", "deviant", "deviation", "discarded", "front",
                  "last", "n", "passed", "players", "ruleset", "table", "waiting", "wall")
 
-    def __init__(self, table: Table, players: Sequence[_Player], wall: Sequence[Tile],
+    def __init__(self, table: TableView, players: Sequence[_Player], wall: Sequence[Tile],
                  ruleset: Ruleset, deviant: int = -1,
                  deviation: Deviation | None = None) -> None:
         self.table = table
@@ -603,7 +604,7 @@ def play_record(
     return PlayedHand(record, replay)
 
 
-def _verify_choice(table: Table, players: Sequence[_Player], event: Event, at: int) -> None:
+def _verify_choice(table: TableView, players: Sequence[_Player], event: Event, at: int) -> None:
     actions = table.legal_actions()
     reference = _choose(table, players, actions) if actions else None
     if event != reference or event not in actions:

@@ -20,8 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from zhuoji.rules.facts import PassKind
 from zhuoji.rules.families import Family, register
 from zhuoji.rules.settings import RulesetBase
-from zhuoji.rules.table import Table, TableRules, WinPlan
+from zhuoji.rules.table import TableRules, WinPlan
 from zhuoji.rules.tiles import TileSet
+from zhuoji.rules.view import TableView
 
 
 class ToyPoints(BaseModel):
@@ -53,7 +54,7 @@ def audit_result(ours: tuple[int, ...], recorded: tuple[int, ...]) -> list[str]:
 
 
 def _win_names(
-    table: Table, plan: WinPlan, heavenly: bool, earthly: bool, kong_bloom: bool,
+    table: TableView, plan: WinPlan, heavenly: bool, earthly: bool, kong_bloom: bool,
     declared: bool,
 ) -> tuple[tuple[PassKind, ...], tuple[str, ...], tuple[str, ...]]:
     """Every win is the toy's one pattern; heavenly is its one situation."""

@@ -20,15 +20,15 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from zhuoji.rules.continuing import Carry, carry_of
 from zhuoji.rules.events import RecordedResult
 from zhuoji.rules.facts import Outcome, PassKind
 from zhuoji.rules.families import Family, register
 from zhuoji.rules.mechanics import Mechanics, mechanics_of
 from zhuoji.rules.replay import HandReplay
 from zhuoji.rules.settings import RulesetBase
-from zhuoji.rules.table import Table, TableRules, WinPlan
+from zhuoji.rules.table import Carry, TableRules, WinPlan, carry_of
 from zhuoji.rules.tiles import TileSet
+from zhuoji.rules.view import TableView
 from zhuoji.rules.violations import Violation, ViolationCode
 
 
@@ -118,7 +118,7 @@ def carry(previous: HandReplay | None, before: Carry | None,
 
 
 def _win_names(
-    table: Table, plan: WinPlan, heavenly: bool, earthly: bool, kong_bloom: bool,
+    table: TableView, plan: WinPlan, heavenly: bool, earthly: bool, kong_bloom: bool,
     declared: bool,
 ) -> tuple[tuple[PassKind, ...], tuple[str, ...], tuple[str, ...]]:
     return (), ("win",), ()

@@ -2,13 +2,13 @@
 with ``Mechanics.chow`` and ``Mechanics.flowers`` (``rules/mechanics.py``).
 
 Each rule is written here once, as a check (the violation an event would be, or ``None``)
-and an apply (the change a legal event makes), registered as the event kinds of the
-mechanics ``chow`` and ``flowers`` (:func:`zhuoji.rules.table.register_mechanic_kind`, when
-:mod:`zhuoji.rules.table` imports this module); the table calls :func:`apply_flower_draw` for the
-replacement draw that follows a flower, and lists the candidates of
-:func:`chow_candidates` and :func:`flower_candidates` in ``legal_actions``. A table whose
-family plays neither (Guizhou) never reaches this module: a ``flower`` there is
-``event_not_in_family``, a ``chow`` Guizhou's own ``chow_not_allowed``.
+and an apply (the change a legal event makes), the event kinds of the mechanics ``chow``
+and ``flowers`` (:data:`MECHANIC`); through its :class:`ClaimsState` the table applies the
+replacement draw that follows a flower (:func:`apply_flower_draw`) and lists the candidates
+of :func:`chow_candidates` and :func:`flower_candidates` in ``legal_actions``. A table whose
+family plays neither never reaches this module: a ``flower`` there is
+``event_not_in_family``, a ``chow`` whatever the family's own kind says (or
+``event_not_in_family``).
 
 * **Chow**: only the discarder's next player, on the last discard, three tiles in rank
   order of one suit (honours never chow) including the discard and two from its hand. A
@@ -29,20 +29,29 @@ family plays neither (Guizhou) never reaches this module: a ``flower`` there is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from zhuoji.rules import table as tb
-from zhuoji.rules.events import Chow, Draw, Event, ExhaustiveDraw, Flower
+from zhuoji.rules.core.mechanic import Mechanic, MechanicState
+from zhuoji.rules.core.state import (
+    Kind,
+    Phase,
+    Table,
+    _claim_discard,
+    _meld,
+    _not_plain,
+    holds_flower,
+)
+from zhuoji.rules.events import Chow, Draw, Event, ExhaustiveDraw, Flower, HandRecord
 from zhuoji.rules.facts import ClaimKind
+from zhuoji.rules.mechanics import Mechanics
 from zhuoji.rules.melds import MeldKind
 from zhuoji.rules.messages import Message
-from zhuoji.rules.tiles import FLOWER_TILES, NUM_SUITED, NUM_TILE_KINDS, Tile, format_tiles
+from zhuoji.rules.tiles import FLOWER_TILES, NUM_SUITED, Tile, format_tiles
 from zhuoji.rules.violations import Violation, ViolationCode
 
-if TYPE_CHECKING:
-    from zhuoji.rules.table import Table
-
 __all__ = [
+    "MECHANIC",
+    "ClaimsState",
     "apply_chow",
     "apply_flower",
     "apply_flower_draw",
@@ -56,6 +65,10 @@ __all__ = [
 
 _C = ViolationCode
 _FIRST_FLOWER: Final = int(FLOWER_TILES[0])
+_CLAIM: Final = Phase.CLAIM
+_DISCARD: Final = Phase.DISCARD
+_AFTER_CLAIM: Final = Phase.DISCARD_AFTER_CLAIM
+_FLOWER_DRAW: Final = Phase.FLOWER_DRAW
 _CHOW: Final = MeldKind.CHOW
 _CLAIM_CHOW: Final = ClaimKind.CHOW
 
@@ -78,7 +91,7 @@ def _after(ev: Event, clause: str, *values: object) -> Message:
 def check_chow(t: Table, ev: Chow) -> Violation | None:
     """The violation a chow would be now, or None."""
     seat = ev.seat
-    if t._phase is not tb.Phase.CLAIM:
+    if t._phase is not _CLAIM:
         return t._v(_C.ILLEGAL_CHOW, seat, _after(ev, " but there is no discard to claim ({phase})",
                                                       t._describe_phase()))
     d, tile = t._disc.seat, t._disc.tile
@@ -128,10 +141,10 @@ def apply_chow(t: Table, ev: Chow) -> None:
     for x in ev.tiles:
         if x != tile:
             hand[x] -= 1
-    t._melds[seat].append(tb._meld(_CHOW, ev.tiles[0], ev.from_seat, False))
-    tb._claim_discard(t, seat, _CLAIM_CHOW)
+    t._melds[seat].append(_meld(_CHOW, ev.tiles[0], ev.from_seat, False))
+    _claim_discard(t, seat, _CLAIM_CHOW)
     t._turn = seat
-    t._phase = tb.Phase.DISCARD_AFTER_CLAIM
+    t._phase = _AFTER_CLAIM
     t._claimed_any = True
     t._last_draw = -1
     t._kong_turn = False
@@ -158,9 +171,10 @@ def chow_candidates(t: Table) -> list[Event]:
 
 
 # ---------------------------------------------------------------------- flowers
-def holds_flower(hand: list[int]) -> bool:
-    """Whether a (wide) count vector holds a flower."""
-    return len(hand) > _FIRST_FLOWER and any(hand[_FIRST_FLOWER:NUM_TILE_KINDS])
+def _state(t: Table) -> ClaimsState:
+    state = t._claims
+    assert state is not None
+    return state
 
 
 def _opening(t: Table) -> bool:
@@ -177,7 +191,7 @@ def check_flower(t: Table, ev: Flower) -> Violation | None:
     hand = t._hands[seat]
     if tile >= len(hand) or not hand[tile]:
         return t._v(_C.BAD_FLOWER, seat, _after(ev, " but {held}", t.summary(seat)))
-    if t._phase is not tb.Phase.DISCARD or (t._turn != seat and not _opening(t)):
+    if t._phase is not _DISCARD or (t._turn != seat and not _opening(t)):
         return t._v(_C.BAD_FLOWER, seat,
                     _after(ev, " but a flower is shown by the player to act, or on the dealt hand "
                                "before the dealer's first discard ({phase})", t._describe_phase()))
@@ -187,10 +201,11 @@ def check_flower(t: Table, ev: Flower) -> Violation | None:
 def apply_flower(t: Table, ev: Flower) -> None:
     seat = ev.seat
     t._hands[seat][ev.tile] -= 1
-    t._shown[seat].append(ev.tile)
-    t._flower_seat = seat
+    state = _state(t)
+    state.shown[seat].append(ev.tile)
+    state.flower_seat = seat
     t._waits[seat] = None
-    t._phase = tb.Phase.FLOWER_DRAW
+    t._phase = _FLOWER_DRAW
 
 
 def apply_flower_draw(t: Table, ev: Draw) -> None:
@@ -199,8 +214,8 @@ def apply_flower_draw(t: Table, ev: Draw) -> None:
     t._back -= 1
     if seat == t._turn:
         t._last_draw = ev.tile  # the player to act: the replacement is its drawn tile
-    t._flower_seat = -1
-    t._phase = tb.Phase.DISCARD
+    _state(t).flower_seat = -1
+    t._phase = _DISCARD
 
 
 def flower_candidates(t: Table) -> list[Event]:
@@ -218,8 +233,52 @@ def flower_draw_candidates(t: Table) -> list[Event]:
     """The replacement draw due after a flower (or the exhaustive draw, the wall empty)."""
     if t._back <= t._front:
         return [ExhaustiveDraw()]
-    return t._draw_candidates(t._flower_seat, back=True)
+    return t._draw_candidates(_state(t).flower_seat, back=True)
 
 
-tb.register_mechanic_kind("chow", Chow, tb.Kind(tb._not_plain, check_chow, apply_chow))
-tb.register_mechanic_kind("flowers", Flower, tb.Kind(tb._not_plain, check_flower, apply_flower))
+class ClaimsState(MechanicState):
+    """What the table keeps for chow and flowers (the flowers each seat has shown, the seat
+    whose replacement is due), and the hooks: the candidates of ``legal_actions`` and the
+    replacement draw after a flower."""
+
+    def __init__(self, mech: Mechanics, n: int) -> None:
+        self.chow = mech.chow
+        self.flowers = mech.flowers
+        self.shown: list[list[Tile]] = [[] for _ in range(n)] if mech.flowers else []
+        self.flower_seat = -1  # the seat whose flower replacement is due
+
+    def turn_candidates(self, t: Table, out: list[Event]) -> None:
+        if self.flowers and t._phase is _DISCARD:
+            out.extend(flower_candidates(t))
+
+    def claim_candidates(self, t: Table, out: list[Event]) -> None:
+        if self.chow:
+            out.extend(chow_candidates(t))
+
+    def phase_candidates(self, t: Table) -> list[Event] | None:
+        return flower_draw_candidates(t) if t._phase is _FLOWER_DRAW else None
+
+    def apply_flower_draw(self, t: Table, ev: Draw) -> None:
+        apply_flower_draw(t, ev)
+
+
+_CHOW_KIND = Kind(_not_plain, check_chow, apply_chow)
+_FLOWER_KIND = Kind(_not_plain, check_flower, apply_flower)
+
+
+def _kinds(mech: Mechanics) -> dict[type, Kind]:
+    out: dict[type, Kind] = {}
+    if mech.chow:
+        out[Chow] = _CHOW_KIND
+    if mech.flowers:
+        out[Flower] = _FLOWER_KIND
+    return out
+
+
+def _new_state(t: Table, record: HandRecord) -> ClaimsState:
+    state = t._claims = ClaimsState(t._mech, t._n)
+    return state
+
+
+MECHANIC = Mechanic("claims", ("chow", "flowers"), _kinds, _new_state)
+"""Chow and flowers."""

@@ -1,7 +1,7 @@
 """The end of the wall and kong draws: dice after a kong, the last tile's offers, birds.
 
 Three core mechanics a family switches on in its ``mechanics`` section
-(:class:`~zhuoji.rules.mechanics.Mechanics`), each off in Guizhou:
+(:class:`~zhuoji.rules.mechanics.Mechanics`), each off by default:
 
 * ``kong_dice`` (开杠): after a kong its player may throw the dice (a ``roll`` event); the
   replacement tile is then counted by the dice from the back of the wall, by stacks
@@ -29,6 +29,29 @@ from collections.abc import Callable
 from itertools import product
 from typing import Any, Final
 
+from zhuoji.rules.core.mechanic import Mechanic, MechanicState
+from zhuoji.rules.core.play import (
+    CORE_KINDS,
+    _apply_exhaustive,
+    _apply_kong,
+    _apply_win,
+    _check_discard,
+    _check_draw,
+    _check_exhaustive,
+    _check_kong,
+    _check_pong,
+    _check_win,
+)
+from zhuoji.rules.core.state import (
+    Kind,
+    Phase,
+    Table,
+    _after,
+    _apply_discard,
+    _apply_draw,
+    _apply_pong,
+    _not_plain,
+)
 from zhuoji.rules.events import (
     Bird,
     Discard,
@@ -44,32 +67,12 @@ from zhuoji.rules.events import (
     Win,
 )
 from zhuoji.rules.facts import RollFact, SeabedOffer, WallFacts
+from zhuoji.rules.mechanics import Mechanics
 from zhuoji.rules.messages import Message
-from zhuoji.rules.table import (
-    _KINDS,
-    Kind,
-    Phase,
-    Table,
-    _after,
-    _apply_discard,
-    _apply_draw,
-    _apply_exhaustive,
-    _apply_kong,
-    _apply_pong,
-    _apply_win,
-    _check_discard,
-    _check_draw,
-    _check_exhaustive,
-    _check_kong,
-    _check_pong,
-    _check_win,
-    _not_plain,
-    register_mechanic_kind,
-)
 from zhuoji.rules.tiles import ALL_TILES, Tile, format_tiles
 from zhuoji.rules.violations import Violation, ViolationCode
 
-__all__ = ["DICE_FACES", "WALL_KINDS", "WallState", "bird_seat", "dice_stack"]
+__all__ = ["DICE_FACES", "MECHANIC", "WALL_KINDS", "WallState", "bird_seat", "dice_stack"]
 
 _C = ViolationCode
 DICE_FACES = (1, 2, 3, 4, 5, 6)
@@ -91,8 +94,10 @@ def bird_seat(tile: Tile, dealer: int, n_players: int) -> int:
     return (dealer + tile.rank - 1) % n_players
 
 
-class WallState:
-    """What the wall mechanics keep beside the table during one hand."""
+class WallState(MechanicState):
+    """What the wall mechanics keep beside the table during one hand (the table's
+    ``_wend``), and their hooks: the phase of the last tile's offers, the birds due after a
+    win, the end of the log, the candidates."""
 
     __slots__ = (
         "birds", "declined", "last_draw_at", "last_drawer", "last_tile", "length",
@@ -175,17 +180,27 @@ class WallState:
                         at_event=False)
         return None
 
-    def candidates(self, t: Table) -> list[Event]:
-        """The core's candidates and the wall events that may come now."""
+    # ------------------------------------------------------------------ the hooks
+    def describe_phase(self, t: Table) -> str | None:
+        return self.describe(t) if t._phase is Phase.SEABED else None
+
+    def due_after_win(self, t: Table) -> bool:
+        return self.bird_due(t)
+
+    def phase_candidates(self, t: Table) -> list[Event] | None:
+        """The candidates while the last tile is offered."""
+        if t._phase is not Phase.SEABED:
+            return None
+        if self.taker >= 0:
+            return t._draw_candidates(self.taker, back=False)
+        if self.declined:
+            return [ExhaustiveDraw()]
+        seat = self.next_offer(t)
+        return [Seabed(seat, True), Seabed(seat, False)]
+
+    def more_candidates(self, t: Table, out: list[Event]) -> None:
+        """The wall events that may come beside the core's candidates."""
         ph = t._phase
-        if ph is Phase.SEABED:
-            if self.taker >= 0:
-                return t._draw_candidates(self.taker, back=False)
-            if self.declined:
-                return [ExhaustiveDraw()]
-            seat = self.next_offer(t)
-            return [Seabed(seat, True), Seabed(seat, False)]
-        out = t._core_candidates()
         mech = t._mech
         if self.seabed_due(t):
             seat = self.next_offer(t)
@@ -196,7 +211,6 @@ class WallState:
             want = self.expected_birds(t)
             if isinstance(want, tuple):
                 out.append(Bird(want))
-        return out
 
 
 def _expected_text(want: tuple[Tile, ...] | int) -> Message:
@@ -528,7 +542,7 @@ def _check_wall_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
 def _wrapped(event_type: type, check: _Check, apply: Callable[[Table, Any], None]) -> Kind:
     """The core's kind of ``event_type`` with the wall's check and apply (its flags kept;
     no plain case: the table takes every event through the check)."""
-    return _KINDS[event_type]._replace(plain=_not_plain, check=check, apply=apply)
+    return CORE_KINDS[event_type]._replace(plain=_not_plain, check=check, apply=apply)
 
 
 WALL_KINDS: dict[type, Kind] = {
@@ -548,7 +562,7 @@ WALL_KINDS: dict[type, Kind] = {
 """The core's kinds as a table playing any of the wall mechanics plays them: the draw,
 discard, claims, win and exhaustive draw with the wall's rules checked first."""
 
-_OWN_KINDS: dict[str, tuple[type, Kind]] = {
+OWN_KINDS: dict[str, tuple[type, Kind]] = {
     "kong_dice": (Roll, Kind(_not_plain, _check_roll, _apply_roll)),
     "seabed": (Seabed, Kind(_not_plain, _check_seabed, _apply_seabed)),
     "birds": (Bird, Kind(_not_plain, _check_bird, _apply_bird, seated=False, after_win=True,
@@ -557,7 +571,25 @@ _OWN_KINDS: dict[str, tuple[type, Kind]] = {
 """Each mechanic's own event kind (a family not playing it has no such event:
 ``event_not_in_family``)."""
 
-for _mechanic, (_event_type, _kind) in _OWN_KINDS.items():
-    register_mechanic_kind(_mechanic, _event_type, _kind)
-    for _core_type, _core_kind in WALL_KINDS.items():
-        register_mechanic_kind(_mechanic, _core_type, _core_kind)
+
+
+def _kinds(mech: Mechanics) -> dict[type, Kind]:
+    """The kinds a table plays for the wall mechanics switched on: each one's own event
+    kind, and the core's kinds as the wall's rules wrap them (:data:`WALL_KINDS`)."""
+    out: dict[type, Kind] = {}
+    for mechanic, (event_type, kind) in OWN_KINDS.items():
+        if getattr(mech, mechanic):
+            out[event_type] = kind
+            out.update(WALL_KINDS)
+    return out
+
+
+def _new_state(t: Table, record: HandRecord) -> WallState:
+    state = t._wend = WallState(t, record)
+    return state
+
+
+MECHANIC = Mechanic("wall", ("kong_dice", "seabed", "birds"), _kinds, _new_state,
+                    plain_cases=False)
+"""The end of the wall and kong draws (every event takes the full check: the wall's rules
+wrap the core's kinds)."""

@@ -1,5 +1,5 @@
-"""The core mechanics before the first discard and after a win, and what one hand leaves
-to the next (``docs/rules/families.md``, ``docs/rules/legality.md``).
+"""The mechanics before the first discard: the exchange and the declared suits
+(``docs/rules/families.md``, ``docs/rules/legality.md``).
 
 * ``exchange`` (换三张): after the deal every seat passes ``exchange`` tiles of its hand to
   one seat, all in the same direction; a seat receives once, and the tiles arrive when
@@ -7,46 +7,30 @@ to the next (``docs/rules/families.md``, ``docs/rules/legality.md``).
 * ``declare_suit`` (定缺): then every seat declares a suit once, before the dealer's first
   discard; a seat discards its declared suit's tiles before any other tile, never pongs
   or kongs one, and cannot win while it holds one.
-* ``play_after_win`` (血战到底): a win does not end the hand; the seat after the winner
-  (after the last of several winners on one discard) draws next, a seat that has won
-  takes no further part, and the hand ends when one seat is left without a win or the
-  wall ends.
-* ``carry``: the state one hand leaves to the next within a game (荒番 multipliers, 连庄),
-  recomputed from the earlier hands by the family's hook and compared with a hand's
-  recorded ``carry``.
 
-The table (:mod:`zhuoji.rules.table`) keeps a :class:`Continuing` in its ``_cont`` slot when its
-family plays any of the first three (``None`` otherwise, and the Guizhou table never calls
-in here); the checks and applies of ``exchange`` and ``declare_suit`` are here, the table's
-own handlers call the checks that a mechanic adds to theirs.
+A table whose family plays either keeps a :class:`SetupState` (:data:`MECHANIC`): the
+checks and applies of ``exchange`` and ``declare_suit`` are here, and its hooks add the
+declared suit's rules to the core's discard, claims and win.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Final
 
-from zhuoji.rules.events import DeclareSuit, Event, Exchange, Suit
+from zhuoji.rules.core.mechanic import Mechanic, MechanicState
+from zhuoji.rules.core.state import Kind, Phase, Table, _describe, _not_plain, suit_name
+from zhuoji.rules.events import DeclareSuit, Event, Exchange, HandRecord, Suit
 from zhuoji.rules.frozen import quick_init
 from zhuoji.rules.mechanics import Mechanics
 from zhuoji.rules.tiles import ALL_TILES, NUM_SUITED, Tile, format_tiles
 from zhuoji.rules.violations import Violation, ViolationCode
 
-if TYPE_CHECKING:
-    from zhuoji.rules.table import Table
-
-__all__ = [
-    "Carry",
-    "Continuing",
-    "ExchangeFact",
-    "carry_findings",
-    "sequence_finding",
-]
+__all__ = ["MECHANIC", "ExchangeFact", "SetupState"]
 
 _C = ViolationCode
+_SETUP: Final = Phase.SETUP
 _SUITS = (Suit.CHARACTERS, Suit.DOTS, Suit.BAMBOO)
-_SUIT_NAMES = ("characters (m)", "dots (p)", "bamboo (s)")
 _DECLARE_QUOTE = ("seed 003: 若摸牌结束只有两门花色，则以第三门花色作为定缺花色；"
                   "若为一门花色，则可以在其他两门花色中选择")
 
@@ -72,52 +56,20 @@ class ExchangeFact:
 quick_init(ExchangeFact)
 
 
-@dataclass(frozen=True, slots=True)
-class Carry:
-    """State carried into a hand from the earlier hands of its game, by name, in name
-    order (e.g. ``draw_multiplier`` for 荒番, ``dealer_streak`` for 连庄)."""
-
-    values: tuple[tuple[str, int], ...]
-
-    def __init__(self, values: tuple[tuple[str, int], ...]) -> None:
-        # compiled: native stores (past the frozen __setattr__); interpreted: see quick_init
-        self.values = values  # type: ignore[misc]
-
-    def get(self, name: str, default: int = 0) -> int:
-        for key, value in self.values:
-            if key == name:
-                return value
-        return default
-
-    def as_dict(self) -> dict[str, int]:
-        return dict(self.values)
-
-
-quick_init(Carry)
-
-
-def carry_of(values: Mapping[str, int]) -> Carry:
-    """A :class:`Carry` of a mapping (names sorted: the same state is the same value)."""
-    return Carry(tuple(sorted(values.items())))
-
-
 # ---------------------------------------------------------------------- the state
-class Continuing:
-    """What the table keeps for these mechanics: the exchange and the declarations made
-    so far, and where play resumes after a win."""
+class SetupState(MechanicState):
+    """What the table keeps for the exchange and the declared suits: the exchange and the
+    declarations made so far."""
 
     def __init__(self, mech: Mechanics, n: int) -> None:
         self.exchange: int = mech.exchange  # tiles each seat passes, 0 for none
         self.one_suit: bool = mech.exchange_one_suit
         self.declare: bool = mech.declare_suit
         self.any_suit: bool = mech.declare_any_suit
-        self.play_on: bool = mech.play_after_win
         self.passed: list[ExchangeFact | None] = [None] * n
         self.exchanged: bool = mech.exchange == 0  # every seat has passed (or none passes)
         self.voids: list[int] = [-1] * n  # the declared suit by seat (0 m, 1 p, 2 s), -1
         self.declared_at: list[int] = [-1] * n
-        self.round_winners: list[int] = []  # the winners on the tile last won
-        self.resume: int = -1  # after a win: the seat that draws next
 
     @property
     def in_setup(self) -> bool:
@@ -131,26 +83,45 @@ class Continuing:
     def declared_suits(self) -> tuple[Suit | None, ...]:
         return tuple([_SUITS[v] if v >= 0 else None for v in self.voids])
 
+    # ------------------------------------------------------------------ the hooks
+    def gate(self, t: Table, ev: Event, seat: int | None) -> Violation | None:
+        """While the setup is under way only its events may come."""
+        if t._phase is _SETUP and not isinstance(ev, (Exchange, DeclareSuit)):
+            return setup_unfinished(t, _describe(ev), seat)
+        return None
+
+    def check_discard(self, t: Table, seat: int, tile: int) -> Violation | None:
+        return check_discard(t, seat, tile)
+
+    def check_meld(self, t: Table, seat: int, tile: int, code: ViolationCode,
+                   what: str) -> Violation | None:
+        return check_meld(t, seat, tile, code, what)
+
+    def check_win(self, t: Table, seat: int, counts: list[int], what: str) -> Violation | None:
+        return check_win(t, seat, counts, what)
+
+    def describe_phase(self, t: Table) -> str | None:
+        return describe_setup(t) if t._phase is _SETUP else None
+
+    def finish(self, t: Table) -> Violation | None:
+        return setup_unfinished(t, None, None) if t._phase is _SETUP else None
+
+    def phase_candidates(self, t: Table) -> list[Event] | None:
+        return setup_candidates(t) if t._phase is _SETUP else None
+
 
 def _event_index(fact: ExchangeFact) -> int:
     return fact.event_index
 
 
-def start(mech: Mechanics, n: int) -> Continuing | None:
-    """The state of a table whose family plays any of these mechanics, else ``None``."""
-    if not (mech.exchange or mech.declare_suit or mech.play_after_win):
-        return None
-    return Continuing(mech, n)
-
-
-def _state(t: Table) -> Continuing:
-    c = t._cont
+def _state(t: Table) -> SetupState:
+    c = t._setup
     assert c is not None
     return c
 
 
 def _suit_name(suit: int) -> str:
-    return _SUIT_NAMES[suit]
+    return suit_name(suit)
 
 
 def _missing(seats: list[int]) -> str:
@@ -278,16 +249,12 @@ def apply_declare(t: Table, ev: DeclareSuit) -> None:
     _end_setup(t, c)
 
 
-def _end_setup(t: Table, c: Continuing) -> None:
+def _end_setup(t: Table, c: SetupState) -> None:
     if not c.in_setup:
-        from zhuoji.rules.table import Phase
-
         t._phase = Phase.DISCARD  # the dealer's first turn
 
 
 def _setup_phase() -> object:
-    from zhuoji.rules.table import Phase
-
     return Phase.SETUP
 
 
@@ -368,101 +335,26 @@ def _suit_tiles(held: list[int], suit: int) -> list[Tile]:
     return [ALL_TILES[9 * suit + r] for r in range(9) for _ in range(held[r])]
 
 
-# ---------------------------------------------------------------------- after a win
-def check_active(t: Table, seat: int, what: str) -> Violation | None:
-    """血战到底: a seat that has won takes no further part in the hand."""
-    c = t._cont
-    if c is None or not c.play_on or not t._won[seat]:
-        return None
-    at = next(w.event_index for w in t._winners if w.seat == seat)
-    return t._v(_C.ACTED_AFTER_WIN, seat,
-                f"{what} but seat {seat} won at event {at} and takes no further turns "
-                f"(血战到底)")
+# ---------------------------------------------------------------------- text
+def describe(ev: Exchange | DeclareSuit) -> str:
+    return _describe(ev)
 
 
-def after_win(t: Table, seat: int, first: bool) -> None:
-    """After a win (``first``: the first on its tile): the next seats skip the winners;
-    play resumes from the seat after the last winner, unless one seat is left."""
-    c = _state(t)
-    if first:
-        c.round_winners = []
-    c.round_winners.append(seat)
-    n = t._n
-    won = t._won
-    active = [s for s in range(n) if not won[s]]
-    t._pending_kong = None  # a robbed kong gets no replacement
-    from zhuoji.rules.table import Phase
-
-    if len(active) <= 1:
-        t._phase = Phase.WON  # one seat left without a win: the hand is over
-        return
-    t._next = tuple([_next_active(won, s, n) for s in range(n)])
-    won_tile = t._won_tile
-    assert won_tile is not None
-    origin = won_tile.from_seat if won_tile.from_seat >= 0 else seat
-    last = max(c.round_winners, key=lambda w: (w - origin) % n)
-    c.resume = _next_active(won, last, n)
-    t._phase = Phase.PLAY_ON
-
-
-def _next_active(won: list[bool], seat: int, n: int) -> int:
-    for k in range(1, n + 1):
-        s = (seat + k) % n
-        if not won[s]:
-            return s
-    return seat
-
-
-def resume_seat(t: Table) -> int:
-    """The seat that draws next after a win (血战到底)."""
-    return _state(t).resume
-
-
-def describe_play_on(t: Table) -> str:
-    return f"after the win, seat {resume_seat(t)} draws next (血战到底)"
-
-
-# ---------------------------------------------------------------------- carry
-def carry_findings(hand_no: int, recorded: tuple[tuple[str, int], ...] | None,
-                   ours: Carry | None, carries: bool) -> list[Violation]:
-    """``carry_mismatch`` for each value of a hand's recorded ``carry`` the engine does not
-    recompute the same (non-fatal; the hand is replayed all the same)."""
-    if recorded is None:
-        return []
-    if not carries:
-        return [Violation(_C.CARRY_MISMATCH, hand_no, None, None,
-                          f"the hand records carry {dict(recorded)} but its ruleset carries "
-                          f"no state from hand to hand (mechanics.carry off)", False)]
-    if ours is None:
-        return []
-    out: list[Violation] = []
-    mine = ours.as_dict()
-    for name, value in recorded:
-        if name not in mine:
-            known = ", ".join(sorted(mine)) or "nothing"
-            out.append(Violation(_C.CARRY_MISMATCH, hand_no, None, None,
-                                 f"the hand records carry {name} = {value}, which the family "
-                                 f"does not carry (it carries {known})", False))
-        elif mine[name] != value:
-            out.append(Violation(_C.CARRY_MISMATCH, hand_no, None, None,
-                                 f"the hand records carry {name} = {value}, the earlier hands "
-                                 f"of the game give {mine[name]}", False))
+def _kinds(mech: Mechanics) -> dict[type, Kind]:
+    out: dict[type, Kind] = {}
+    if mech.exchange:
+        out[Exchange] = Kind(_not_plain, check_exchange, apply_exchange)
+    if mech.declare_suit:
+        out[DeclareSuit] = Kind(_not_plain, check_declare, apply_declare)
     return out
 
 
-def sequence_finding(previous: int | None, hand_no: int) -> Violation | None:
-    """``hand_sequence`` when a hand does not follow the one before it in the log (the
-    state carried is computed from the hands in log order)."""
-    if previous is None or hand_no == previous + 1:
-        return None
-    return Violation(_C.HAND_SEQUENCE, hand_no, None, None,
-                     f"hand {hand_no} follows hand {previous} in the game, hand {previous + 1} "
-                     f"expected; the state carried from hand to hand is computed in log order",
-                     False)
+def _new_state(t: Table, record: HandRecord) -> SetupState:
+    state = t._setup = SetupState(t._mech, t._n)
+    if state.in_setup:
+        t._phase = _SETUP
+    return state
 
 
-# ---------------------------------------------------------------------- text
-def describe(ev: Exchange | DeclareSuit) -> str:
-    if isinstance(ev, Exchange):
-        return f"seat {ev.seat} passes {format_tiles(ev.tiles)} to seat {ev.to}"
-    return f"seat {ev.seat} declares {_suit_name('mps'.index(ev.suit.value))}"
+MECHANIC = Mechanic("setup", ("exchange", "declare_suit"), _kinds, _new_state, plain_turn=False)
+"""The exchange and the declared suits (a discard and a pong always take the full check)."""
