@@ -8,8 +8,12 @@ patterns, its tile set, the event kinds it adds to the core's and its table rule
 (``table_rules``: what the core's table plays a ruleset of the family with). No family
 imports another; the registry finds the families by importing the ``family`` module of
 every subpackage of this package on first use (:func:`families`), so adding a family is
-adding a folder. A family kept elsewhere (a test's) registers itself with :func:`register`
-when its module is imported.
+adding a folder. A family kept outside this package (a platform's own, a test's) is found
+at the same moment, without editing zhuoji, through the entry points of the group
+``zhuoji.families`` (:data:`ENTRY_POINTS`) and the environment variable
+``ZHUOJI_FAMILIES`` (:data:`FAMILIES_ENV`), each naming a family's registration module or
+folder (:func:`plugin_entries`); a family's module may also register itself with
+:func:`register` when it is imported.
 
 A family's folder also holds its words (``glossary.toml``: its name and title in both
 languages, its patterns, terms and messages, :mod:`zhuoji.rules.glossary`) and its presets
@@ -24,13 +28,17 @@ add one.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import importlib.util
+import os
 import pkgutil
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
-from types import MappingProxyType
+from pathlib import Path
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 from zhuoji.rules.event_kinds import EventKind
@@ -40,7 +48,10 @@ from zhuoji.rules.settings import RulesetBase, RulesetError
 from zhuoji.rules.tiles import TileSet
 
 __all__ = [
+    "ENTRY_POINTS",
+    "FAMILIES_ENV",
     "Family",
+    "FamilyPluginError",
     "UnknownFamilyError",
     "default_family",
     "families",
@@ -48,6 +59,7 @@ __all__ = [
     "family_named",
     "family_names",
     "family_of",
+    "plugin_entries",
     "register",
     "registered",
     "replayable",
@@ -55,6 +67,11 @@ __all__ = [
 
 class UnknownFamilyError(RulesetError):
     """A family name no registered family has."""
+
+
+class FamilyPluginError(RulesetError):
+    """A family kept outside this package (an entry point, an entry of ``ZHUOJI_FAMILIES``)
+    that cannot be imported or registers no family."""
 
 
 @dataclass(frozen=True)
@@ -86,9 +103,6 @@ class Family:
     """Anything else the family exposes to its own presets and tools, by name."""
     chickens: bool = False
     """The family scores chickens (鸡): its settlements list them (``chickens``),
-    its hands may flip one (翻鸡), its wins may carry a penalty; the audit's JSON, the
-    warehouse's chicken columns and the pages show them for its games only."""
-    """The family scores chickens (鸡, Guizhou): its settlements list them (``chickens``),
     its hands may flip one (翻鸡), its wins may carry a penalty; the warehouse's chicken
     columns and the pages show them for its games only (the audit's text and JSON through
     the family's ``text_lines`` and ``json_keys``)."""
@@ -188,13 +202,145 @@ def register(family: Family) -> Family:
     return family
 
 
+# --- finding the families ----------------------------------------------------------------
+
+ENTRY_POINTS = "zhuoji.families"
+"""The entry point group of the families an installed distribution adds: each entry names
+a family's registration module (``plugin = "my_platform.family"``) or its registered
+:class:`Family` (``"my_platform.family:FAMILY"``)."""
+
+FAMILIES_ENV = "ZHUOJI_FAMILIES"
+"""The environment variable listing more families, separated by commas: each entry a
+registration module (``my_platform.family``, on the import path), a package holding one
+(``my_platform``: its ``family`` module is imported) or a family's folder (a path: the
+folder holding its ``__init__.py`` and ``family.py``, imported as a package named after the
+folder). Read once,
+by the first lookup of a process; a worker process inherits it and finds the same families."""
+
+_failed: list[FamilyPluginError] = []
+
+
+def plugin_entries(environ: Mapping[str, str] | None = None) -> list[tuple[Message, str]]:
+    """The families kept outside this package, in the order they are imported: ``(where,
+    entry)`` pairs, ``where`` naming what lists the entry (``entry point 'NAME' of DIST``,
+    ``environment variable ZHUOJI_FAMILIES``). The entry points come first, by name, then
+    the variable's entries in its order."""
+    entries: list[tuple[Message, str]] = []
+    for point in sorted(importlib.metadata.entry_points(group=ENTRY_POINTS),
+                        key=lambda p: (p.name, p.value)):
+        dist = point.dist.name if point.dist is not None else "?"
+        entries.append((Message("entry point {n:any} of {d:any}", repr(point.name), dist),
+                        point.value))
+    listed = (os.environ if environ is None else environ).get(FAMILIES_ENV, "")
+    where = Message("environment variable {v:any}", FAMILIES_ENV)
+    entries.extend((where, e.strip()) for e in listed.split(",") if e.strip())
+    return entries
+
+
+def _is_folder(entry: str) -> bool:
+    return os.sep in entry or "/" in entry or entry.startswith(("~", "."))
+
+
+def _import_folder(folder: Path) -> None:
+    """Import the family folder ``folder`` as the package named after it, then its
+    registration module."""
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: no such folder")
+    for needed in ("__init__.py", f"{REGISTRATION_MODULE}.py"):
+        if not (folder / needed).is_file():
+            raise FileNotFoundError(f"{folder}: no {needed} in the folder")
+    name = folder.name
+    if not name.isidentifier():
+        raise ImportError(f"{folder}: the folder's name is no Python package name")
+    known = sys.modules.get(name)
+    if known is None:  # a module of that name on the path would be shadowed: refused too
+        other = importlib.util.find_spec(name)
+        if other is not None and Path(other.origin or "").parent.resolve() != folder.resolve():
+            raise ImportError(f"the name {name!r} is already a module's ({other.origin})")
+    if known is not None:
+        paths = [Path(p).resolve() for p in getattr(known, "__path__", [])]
+        if folder.resolve() not in paths:
+            raise ImportError(f"the name {name!r} is already a module's "
+                              f"({getattr(known, '__file__', None) or name})")
+    else:
+        spec = importlib.util.spec_from_file_location(
+            name, folder / "__init__.py", submodule_search_locations=[str(folder)])
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    importlib.import_module(f"{name}.{REGISTRATION_MODULE}")
+
+
+def _import_entry(entry: str) -> object:
+    """Import one entry (a module, ``module:attribute``, a package or a folder)."""
+    if _is_folder(entry):
+        _import_folder(Path(entry).expanduser().absolute())
+        return None
+    module_name, _, attribute = entry.partition(":")
+    module: ModuleType = importlib.import_module(module_name)
+    if attribute:
+        found: object = module
+        for part in attribute.split("."):
+            found = getattr(found, part)
+        return found
+    if hasattr(module, "__path__") and not any(
+            isinstance(v, Family) for v in vars(module).values()):
+        importlib.import_module(f"{module_name}.{REGISTRATION_MODULE}")
+    return None
+
+
+def _import_plugin(where: Message, entry: str) -> None:
+    before = set(_REGISTRY)
+    try:
+        found = _import_entry(entry)
+        if isinstance(found, Family):
+            register(found)
+    except Exception as exc:  # any failure of the plugin's code is named
+        detail = str(exc).split("\n", 1)[0] or type(exc).__name__
+        raise FamilyPluginError(Message(
+            "the family {e:any} ({w:said}) cannot be imported: {d:external}",
+            repr(entry), where, f"{type(exc).__name__}: {detail}")) from exc
+    if set(_REGISTRY) == before and not _names_registered(entry):
+        raise FamilyPluginError(Message(
+            "the family {e:any} ({w:said}) registers no family", repr(entry), where))
+
+
+def _names_registered(entry: str) -> bool:
+    """Whether the module an entry names (imported before this lookup) holds a registered
+    family."""
+    if _is_folder(entry):
+        name = f"{Path(entry).expanduser().absolute().name}.{REGISTRATION_MODULE}"
+    else:
+        name = entry.partition(":")[0]
+    for module_name in (name, f"{name}.{REGISTRATION_MODULE}"):
+        module = sys.modules.get(module_name)
+        if module is not None and any(
+                isinstance(v, Family) and _REGISTRY.get(v.name) is v
+                for v in vars(module).values()):
+            return True
+    return False
+
+
 def _discover() -> None:
+    if _failed:
+        raise _failed[0]
     if _discovered:
         return
     _discovered.append(True)
     for module in pkgutil.iter_modules(__path__):
         if module.ispkg:
             importlib.import_module(f"{__name__}.{module.name}.{REGISTRATION_MODULE}")
+    for where, entry in plugin_entries():
+        try:
+            _import_plugin(where, entry)
+        except FamilyPluginError as exc:
+            _failed.append(exc)
+            raise
 
 
 def registered() -> tuple[Family, ...]:
@@ -204,7 +350,9 @@ def registered() -> tuple[Family, ...]:
 
 
 def families() -> tuple[Family, ...]:
-    """Every registered family, by name (the folders of this package are imported first)."""
+    """Every registered family, by name (the folders of this package, the entry points and
+    ``ZHUOJI_FAMILIES`` are imported first); raises :class:`FamilyPluginError` naming an
+    entry that cannot be imported, on this lookup and every later one."""
     _discover()
     return tuple(_REGISTRY[name] for name in sorted(_REGISTRY))
 
