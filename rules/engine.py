@@ -61,6 +61,7 @@ COMPILED: tuple[str, ...] = (
     "zhuoji.rules.hand",
     "zhuoji.rules.families.guizhou.patterns",
     "zhuoji.rules.shanten",
+    "zhuoji.rules.core.declared",
     "zhuoji.rules.core.state",
     "zhuoji.rules.core.play",
     "zhuoji.rules.core.assemble",
@@ -77,7 +78,8 @@ pydantic-model modules (``zhuoji.rules.settings``, ``zhuoji.rules.presets``, eac
 and the family registry (``zhuoji.rules.families`` and each family's ``family`` module) stay
 interpreted, and so do the optional mechanics (``zhuoji.rules.core.mechanic`` and each
 mechanic's module, whose states subclass its :class:`MechanicState`: a table calls into them
-only for a family that plays them)."""
+only for a family that plays them), but for ``zhuoji.rules.core.declared`` (a hand frozen by a
+declaration), whose records the plain discard and pong read."""
 
 DIGEST_FILE = "_engine_digest.txt"
 """The file in ``rules/`` holding :func:`source_digest` of the sources the build compiled."""

@@ -446,6 +446,7 @@ def test_the_engine_core_has_no_import_circle() -> None:
 
 CORE_LAYERS = (
     ("zhuoji.rules.core.mechanic",),
+    ("zhuoji.rules.core.declared",),
     ("zhuoji.rules.core.state",),
     ("zhuoji.rules.core.play",),
     (
@@ -457,9 +458,10 @@ CORE_LAYERS = (
     ("zhuoji.rules.core.assemble",),
     ("zhuoji.rules.table",),
 )
-"""The engine core's layers, bottom first: the mechanic interface, the table's state, the
-core rules, the mechanics (none imports another), the assembler, the public face. A module
-runs imports of lower layers only (an import under ``if TYPE_CHECKING:`` names a type)."""
+"""The engine core's layers, bottom first: the mechanic interface, a hand frozen by a
+declaration (whose records the table's state holds), the table's state, the core rules,
+the mechanics (none imports another), the assembler, the public face. A module runs
+imports of lower layers only (an import under ``if TYPE_CHECKING:`` names a type)."""
 
 
 def core_layer_violations() -> list[str]:

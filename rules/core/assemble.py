@@ -8,6 +8,12 @@ calls). A family's ``table_rules`` makes a :class:`TableRules` (the settings in 
 names, its kinds and hooks); :meth:`TableRules._assemble` keeps the mechanics it switches
 on, their kinds, and whether the plain case stays. Nothing here runs per event, and a
 ruleset with no mechanic has no hook to call.
+
+A hand frozen by a declaration (:mod:`zhuoji.rules.core.declared`) is not in the list: it
+is always on, with no switch and no kind of its own (the declaration is the family's kind,
+applied through ``Table.declare_ready``). The plain discard and pong read its records, so
+every table makes them (a :class:`~zhuoji.rules.core.declared.DeclaredHands` in one slot,
+compiled with the core) and a family that never declares leaves them empty.
 """
 
 from __future__ import annotations

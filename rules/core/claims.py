@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from zhuoji.rules.core.declared import check_chow as check_declared_chow
 from zhuoji.rules.core.mechanic import Mechanic, MechanicState
 from zhuoji.rules.core.state import (
     Kind,
@@ -119,11 +120,7 @@ def check_chow(t: Table, ev: Chow) -> Violation | None:
         if not hand[x]:
             return t._v(_C.ILLEGAL_CHOW, seat,
                         _after(ev, " without {tile}: {held}", Tile(x), t.summary(seat)))
-    if t._frozen[seat]:
-        return t._v(_C.FROZEN_HAND, seat,
-                    _after(ev, " but declared ready (a chow changes the hand); {held}",
-                               t.summary(seat)))
-    return None
+    return check_declared_chow(t, ev)
 
 
 def _is_run(tiles: tuple[Tile, ...]) -> bool:

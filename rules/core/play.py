@@ -13,6 +13,16 @@ from __future__ import annotations
 
 from typing import Final
 
+from zhuoji.rules.core.declared import (
+    check_claimed_kong,
+    check_own_kong,
+)
+from zhuoji.rules.core.declared import (
+    check_discard as check_declared_discard,
+)
+from zhuoji.rules.core.declared import (
+    check_pong as check_declared_pong,
+)
 from zhuoji.rules.core.state import (
     Kind,
     Phase,
@@ -40,12 +50,10 @@ from zhuoji.rules.core.state import (
 )
 from zhuoji.rules.events import Discard, Draw, ExhaustiveDraw, Kong, KongKind, Pong, Win
 from zhuoji.rules.facts import ClaimKind, PassKind, WinFact
-from zhuoji.rules.hand import _waiting_tiles_of_valid
 from zhuoji.rules.melds import Meld, MeldKind
 from zhuoji.rules.messages import Message
 from zhuoji.rules.tiles import EVERY_TILE
 from zhuoji.rules.violations import Violation, ViolationCode
-from zhuoji.rules.wide_hand import waiting_tiles_wide
 
 __all__ = ["CORE_KINDS"]
 
@@ -138,15 +146,11 @@ def _check_discard(t: Table, ev: Discard) -> Violation | None:
         return t._v(_C.FLOWER_NOT_SHOWN, seat,
                     _after(ev, " while holding a flower, which is shown and replaced before the "
                                "discard; {held}", t.summary(seat)))
-    if t._frozen[seat] and tile != t._last_draw:
-        drawn = EVERY_TILE[t._last_draw] if t._last_draw >= 0 else "nothing"
-        return t._v(_C.FROZEN_HAND, seat,
-                    _after(ev, " but declared ready and drew {tile}; {held}", drawn,
-                               t.summary(seat)))
-    if t._ready_pending == seat and not t._ready_after_discard(seat, tile):
-        return t._v(_C.FALSE_READY, seat,
-                    _after(ev, " after declaring ready, leaving a hand that is not ready; {held}",
-                               t.summary(seat)))
+    declared = t._declared
+    if declared.frozen[seat] or declared.pending == seat:
+        v = check_declared_discard(t, ev, seat, tile)
+        if v is not None:
+            return v
     for state in t._checks:
         v = state.check_discard(t, seat, tile)
         if v is not None:
@@ -176,10 +180,9 @@ def _check_pong(t: Table, ev: Pong) -> Violation | None:
     if t._hands[ev.seat][ev.tile] < 2:
         return t._v(_C.ILLEGAL_PONG, ev.seat,
                     _after(ev, " without two {tile}: {held}", ev.tile, t.summary(ev.seat)))
-    if t._frozen[ev.seat]:
-        return t._v(_C.FROZEN_HAND, ev.seat,
-                    _after(ev, " but declared ready (a pong changes the hand); {held}",
-                               t.summary(ev.seat)))
+    v = check_declared_pong(t, ev)
+    if v is not None:
+        return v
     if not t._plain_turn:  # a mechanic's hooks add to the check
         for state in t._checks:
             v = state.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_PONG, _describe(ev))
@@ -187,28 +190,6 @@ def _check_pong(t: Table, ev: Pong) -> Violation | None:
                 return v
         return None
     raise AssertionError(f"{_describe(ev)}: a pong neither plain nor illegal")
-
-
-def _no_kong_after_ready(t: Table, ev: Kong) -> Violation:
-    return t._v(_C.FROZEN_HAND, ev.seat,
-                _after(ev, " but declared ready, and {why:frozenkong}; {held}",
-                       t._rules.no_frozen_kong, t.summary(ev.seat)))
-
-
-def _frozen_kong_keeps_waits(t: Table, seat: int, tile: int, kind: KongKind) -> bool:
-    """A declared-ready player's exposed or concealed kong is allowed when it leaves the
-    waits as they were (an added kong of the drawn tile never changes the hand)."""
-    if kind is _EXPOSED:
-        before = t._seat_waits(seat)
-        used = 3
-    else:
-        before = t._waits_before(seat, tile)
-        used = 4
-    counts = t._hands[seat][:]
-    counts[tile] -= used
-    if t._wide:
-        return waiting_tiles_wide(counts, len(t._melds[seat]) + 1) == before
-    return _waiting_tiles_of_valid(counts, len(t._melds[seat]) + 1) == before
 
 
 def _check_kong(t: Table, ev: Kong) -> Violation | None:
@@ -223,12 +204,9 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
         if t._back <= t._front:
             return t._v(_C.ILLEGAL_KONG, seat,
                         _after(ev, " but the wall is empty (no replacement draw)"))
-        if t._frozen[seat] and not t._rules.kong_when_frozen:
-            return _no_kong_after_ready(t, ev)
-        if t._frozen[seat] and not _frozen_kong_keeps_waits(t, seat, tile, kind):
-            return t._v(_C.FROZEN_HAND, seat,
-                        _after(ev, " but declared ready and the kong changes the waits; {held}",
-                                   t.summary(seat)))
+        v = check_claimed_kong(t, ev)
+        if v is not None:
+            return v
         return _kong_hooks(t, ev)
     ph = t._phase
     if t._turn != seat or (ph is not _DISCARD and ph is not _AFTER_CLAIM):
@@ -256,22 +234,9 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
     if t._back <= t._front:
         return t._v(_C.ILLEGAL_KONG, seat,
                     _after(ev, " but the wall is empty (no replacement draw)"))
-    if t._ready_pending == seat:
-        return t._v(_C.FROZEN_HAND, seat,
-                    _after(ev, " right after declaring ready (the declaration is followed by a "
-                               "discard); {held}", t.summary(seat)))
-    if t._frozen[seat]:
-        if not t._rules.kong_when_frozen:
-            return _no_kong_after_ready(t, ev)
-        if tile != t._last_draw:
-            drawn = EVERY_TILE[t._last_draw] if t._last_draw >= 0 else "nothing"
-            return t._v(_C.FROZEN_HAND, seat,
-                        _after(ev, " but declared ready: only the drawn tile ({tile}) may be "
-                                   "used; {held}", drawn, t.summary(seat)))
-        if kind is _CONCEALED and not _frozen_kong_keeps_waits(t, seat, tile, kind):
-            return t._v(_C.FROZEN_HAND, seat,
-                        _after(ev, " but declared ready and the kong changes the waits; {held}",
-                                   t.summary(seat)))
+    v = check_own_kong(t, ev)
+    if v is not None:
+        return v
     return _kong_hooks(t, ev)
 
 
@@ -287,7 +252,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
     seat, tile, frm = ev.seat, ev.tile, ev.from_seat
     ph = t._phase
     hand = t._hands[seat]
-    ready_at = t._ready_at
+    ready_at = t._declared.at
     if ph is _WON or ph is _PLAY_ON:
         won = t._won_tile
         assert won is not None
@@ -463,7 +428,7 @@ def _apply_win(t: Table, ev: Win) -> None:
         heavenly = earthly = kong_bloom = False
     melds = t._melds[seat]
     plan.waits = waits
-    declared = t._ready_at[seat] is not None
+    declared = t._declared.at[seat] is not None
     robbed = source is _WIN_ROB
     named = t._rules.win_patterns  # the family's passes and pattern names of the win
     passes: tuple[PassKind, ...] = ()

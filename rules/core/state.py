@@ -31,6 +31,7 @@ from functools import cache
 from operator import getitem
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
+from zhuoji.rules.core.declared import DeclaredHands
 from zhuoji.rules.core.mechanic import adds_to_checks
 from zhuoji.rules.events import (
     Bird,
@@ -387,15 +388,14 @@ class Table:
     through :meth:`apply` (or :meth:`step`)."""
 
     __slots__ = (
-        "_back", "_checks", "_claimed_any", "_claims", "_copies", "_dealer", "_disc",
-        "_family", "_findings", "_flowers", "_front", "_frozen", "_hand_no", "_hands",
+        "_back", "_checks", "_claimed_any", "_claims", "_copies", "_dealer", "_declared",
+        "_disc", "_family", "_findings", "_flowers", "_front", "_hand_no", "_hands",
         "_index", "_kinds", "_kong_chances", "_kong_turn", "_kongs", "_last_draw", "_mech",
         "_melds", "_n", "_next", "_noted", "_passed_kongs", "_pending_kong", "_phase",
-        "_plain", "_plain_turn", "_plan", "_play_on", "_pong_tiles", "_ready_at",
-        "_ready_hard", "_ready_pending", "_replaced", "_rivers", "_rob_offers",
-        "_robbed_tiles", "_rules", "_ruleset", "_set_aside", "_setup", "_states", "_taken",
-        "_tracked", "_tracked_discards", "_turn", "_waits", "_wall", "_wend", "_wide",
-        "_winners", "_won", "_won_tile",
+        "_plain", "_plain_turn", "_plan", "_play_on", "_pong_tiles", "_replaced", "_rivers",
+        "_rob_offers", "_robbed_tiles", "_rules", "_ruleset", "_set_aside", "_setup",
+        "_states", "_taken", "_tracked", "_tracked_discards", "_turn", "_waits", "_wall",
+        "_wend", "_wide", "_winners", "_won", "_won_tile",
     )
 
     def __init__(self, record: HandRecord, ruleset: RulesetBase) -> None:
@@ -446,10 +446,7 @@ class Table:
                 self._kong_chances[s] = [t for t in range(NUM_SUITED) if h[t] == 4]
         self._passed_kongs: list[set[int]] = (
             [set(), set(), set(), set()] if n == 4 else [set() for _ in range(n)])
-        self._ready_at: list[int | None] = [None] * n
-        self._ready_hard = [False] * n
-        self._ready_pending = -1
-        self._frozen = [False] * n
+        self._declared = DeclaredHands(n)  # a hand frozen by a declaration (declared.py)
         self._waits: list[tuple[Tile, ...] | None] = [None] * n  # at the last waiting size
         self._won_tile: _WonTile | None = None
         self._won = [False] * n
@@ -596,15 +593,15 @@ class Table:
         return tuple(claims.shown[seat]) if self._flowers and claims is not None else ()
 
     def declared_ready_at(self, seat: int) -> int | None:
-        return self._ready_at[seat]
+        return self._declared.at[seat]
 
     def is_hard_ready(self, seat: int) -> bool:
         """硬报: declared on the dealt hand (the dealer before its first discard, a
         non-dealer before its first draw); 软听 otherwise."""
-        return self._ready_hard[seat]
+        return self._declared.hard[seat]
 
     def is_frozen(self, seat: int) -> bool:
-        return self._frozen[seat]
+        return self._declared.frozen[seat]
 
     def exchanges(self) -> tuple[ExchangeFact, ...]:
         """换三张: each seat's tiles passed, in event order (``()`` without an exchange)."""
@@ -673,8 +670,8 @@ class Table:
                 _tiles(hand),
                 tuple(seat_melds),
                 tuple(rivers[s]),
-                self._ready_at[s],
-                self._ready_hard[s],
+                self._declared.at[s],
+                self._declared.hard[s],
                 ready,
                 waits,
                 tuple([k for k in kongs if k.seat == s]) if kongs else (),
@@ -709,7 +706,7 @@ class Table:
 
     @property
     def declared_ready(self) -> Sequence[int | None]:
-        return self._ready_at
+        return self._declared.at
 
     @property
     def last_discard(self) -> DiscardFact:
@@ -786,12 +783,7 @@ class Table:
 
     # the apply of a family's event kind (TableEdit; note is above)
     def declare_ready(self, seat: int, *, hard: bool, frozen_now: bool) -> None:
-        self._ready_at[seat] = self._index
-        self._ready_hard[seat] = hard
-        if frozen_now:
-            self._frozen[seat] = True
-        else:
-            self._ready_pending = seat  # frozen by the discard that follows
+        self._declared.declare(seat, self._index, hard, frozen_now)
 
     def end_hand(self) -> None:
         self._phase = _ENDED
@@ -1114,7 +1106,7 @@ class Table:
                                if m.kind is _PONG and hand[m.tile])
                 if more is not None:
                     more(self, out)  # the family's events of the turn (报听)
-            if self._frozen[s]:
+            if self._declared.frozen[s]:
                 held = [EVERY_TILE[self._last_draw]] if self._last_draw >= 0 else []
             out.extend(Discard(s, t) for t in held)
             return out
@@ -1125,7 +1117,7 @@ class Table:
             out.extend(Win(o, tile, d) for o in seats_after if tile in self._seat_waits(o))
             for o in seats_after:
                 count = self._hands[o][tile]
-                if count >= 2 and not self._frozen[o]:
+                if count >= 2 and not self._declared.frozen[o]:
                     out.append(Pong(o, tile, d))
                 if count == 3 and walled:
                     out.append(Kong(o, tile, _EXPOSED, d))
@@ -1449,9 +1441,10 @@ def _plain_discard(t: Table, ev: Discard) -> bool:
     seat = ev.seat
     tile: int = ev.tile  # a native int (see _plain_draw)
     ph = t._phase
+    declared = t._declared
     return (t._turn == seat and (ph is _DISCARD or ph is _AFTER_CLAIM) and tile != _WILD
-            and t._hands[seat][tile] > 0 and not t._frozen[seat]
-            and t._ready_pending != seat and t._plain_turn
+            and t._hands[seat][tile] > 0 and not declared.frozen[seat]
+            and declared.pending != seat and t._plain_turn
             and not (t._flowers and holds_flower(t._hands[seat])))
 
 
@@ -1486,9 +1479,8 @@ def _apply_discard(t: Table, ev: Discard) -> None:
     t._disc = entry
     t._phase = _CLAIM
     t._waits[seat] = None
-    if t._ready_pending == seat:
-        t._frozen[seat] = True
-        t._ready_pending = -1
+    if t._declared.pending == seat:
+        t._declared.freeze_pending()
     if t._tracked[k] and tile not in t._tracked_discards:
         t._tracked_discards[tile] = _TrackedDiscard(tile, seat, idx)
 
@@ -1515,7 +1507,7 @@ def _plain_pong(t: Table, ev: Pong) -> bool:
     discarded: int = disc.tile
     return (t._phase is _CLAIM and tile == discarded and ev.from_seat == disc.seat
             and seat != disc.seat and 0 <= seat < t._n and t._hands[seat][tile] >= 2
-            and not t._frozen[seat] and t._plain_turn)
+            and not t._declared.frozen[seat] and t._plain_turn)
 
 
 def _apply_pong(t: Table, ev: Pong) -> None:
