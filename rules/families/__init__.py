@@ -86,9 +86,6 @@ class Family:
     """Anything else the family exposes to its own presets and tools, by name."""
     chickens: bool = False
     """The family scores chickens (鸡): its settlements list them (``chickens``),
-    its hands may flip one (翻鸡), its wins may carry a penalty; the audit's JSON, the
-    warehouse's chicken columns and the pages show them for its games only."""
-    """The family scores chickens (鸡, Guizhou): its settlements list them (``chickens``),
     its hands may flip one (翻鸡), its wins may carry a penalty; the warehouse's chicken
     columns and the pages show them for its games only (the audit's text and JSON through
     the family's ``text_lines`` and ``json_keys``)."""
