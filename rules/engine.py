@@ -25,6 +25,7 @@ standard library and is never compiled.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.abc
 import importlib.machinery
@@ -38,11 +39,14 @@ from types import ModuleType
 
 __all__ = [
     "COMPILED",
+    "CORE_COMPILED",
     "DIGEST_FILE",
+    "FAMILY_COMPILED",
     "PURE_ENV",
     "compiled_available",
     "engine_kind",
     "engine_reason",
+    "family_compiled",
     "is_compiled",
     "select",
     "source_digest",
@@ -51,7 +55,7 @@ __all__ = [
 PURE_ENV = "ZHUOJI_PURE"
 """The switch: set to ``1`` (or ``true``/``yes``) for the pure engine."""
 
-COMPILED: tuple[str, ...] = (
+CORE_COMPILED: tuple[str, ...] = (
     "zhuoji.rules.tiles",
     "zhuoji.rules.violations",
     "zhuoji.rules.memo",
@@ -59,23 +63,54 @@ COMPILED: tuple[str, ...] = (
     "zhuoji.rules.events",
     "zhuoji.rules.facts",
     "zhuoji.rules.hand",
-    "zhuoji.rules.families.guizhou.patterns",
     "zhuoji.rules.shanten",
     "zhuoji.rules.core.declared",
     "zhuoji.rules.core.state",
     "zhuoji.rules.core.play",
     "zhuoji.rules.core.assemble",
     "zhuoji.rules.table",
-    "zhuoji.rules.families.guizhou.legality",
-    "zhuoji.rules.families.guizhou.settlement",
     "zhuoji.rules.replay",
     "zhuoji.rules.audit",
-    "zhuoji.rules.families.guizhou.simulate",
 )
-"""The modules compiled when a C compiler is present, in the order listed to mypyc. The
-pydantic-model modules (``zhuoji.rules.settings``, ``zhuoji.rules.presets``, each family's
-``settings``)
-and the family registry (``zhuoji.rules.families`` and each family's ``family`` module) stay
+"""The engine's own compiled modules (the families' are in their folders: :data:`COMPILED`)."""
+
+FAMILY_COMPILED = "COMPILED"
+"""The name, in a family's ``__init__.py`` (``rules/families/<name>/``), of the tuple naming
+the family's modules compiled with the engine, relative to its folder:
+``COMPILED = ("patterns", "legality")`` for ``zhuoji.rules.families.<name>.patterns`` and
+``.legality``. It is read from the source (a literal), the package not imported; a family
+without it has no compiled module."""
+
+
+def family_compiled(families: Path) -> tuple[str, ...]:
+    """The compiled modules the family folders under ``families`` name in their
+    ``__init__.py`` (:data:`FAMILY_COMPILED`), by folder name, each in its tuple's order."""
+    out: list[str] = []
+    for init in sorted(families.glob("*/__init__.py")):
+        text = init.read_text(encoding="utf-8")
+        if FAMILY_COMPILED not in text:  # parsed only where a family compiles modules
+            continue
+        for node in ast.parse(text, str(init)).body:
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, ast.AnnAssign):
+                targets = [node.target]
+            else:
+                continue
+            if node.value is not None and any(
+                isinstance(t, ast.Name) and t.id == FAMILY_COMPILED for t in targets
+            ):
+                names: tuple[str, ...] = ast.literal_eval(node.value)
+                out.extend(f"zhuoji.rules.families.{init.parent.name}.{n}" for n in names)
+    return tuple(out)
+
+
+COMPILED: tuple[str, ...] = CORE_COMPILED + family_compiled(Path(__file__).parent / "families")
+"""The modules compiled when a C compiler is present, in the order listed to mypyc: the
+engine's own (:data:`CORE_COMPILED`), then those each family's ``__init__.py`` names in its
+:data:`FAMILY_COMPILED` tuple (found by the folder, with no list here). The pydantic-model modules
+(``zhuoji.rules.settings``, ``zhuoji.rules.presets``, each family's ``settings``) and the
+family registry (``zhuoji.rules.families`` and each family's ``family`` module) stay
 interpreted, and so do the optional mechanics (``zhuoji.rules.core.mechanic`` and each
 mechanic's module, whose states subclass its :class:`MechanicState`: a table calls into them
 only for a family that plays them), but for ``zhuoji.rules.core.declared`` (a hand frozen by a

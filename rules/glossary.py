@@ -32,7 +32,8 @@ it), with each family's words added to it, holds
 
 **A family's words file**: what a family owns is in its folder, ``glossary.toml`` (the
 format above): its name (``[families]``), its line in ``zhuoji rules list`` in both
-languages (``[family_title]``, keyed by its name), its patterns, terms, texts, templates
+languages (``[family_title]``, keyed by its name), its name where the root's ``--help`` lists
+the families (``[family_label]``, :data:`FAMILIES_FIELD`), its patterns, terms, texts, templates
 and its ``[family.<name>.<section>]`` words. The folders are those of ``rules/families/``
 (found without importing the registry, so that a command's help needs no engine) and,
 once :mod:`zhuoji.rules.families` is imported, every registered family's
@@ -83,6 +84,7 @@ __all__ = [
     "MissingChinese",
     "default_lang",
     "expand",
+    "family_list",
     "family_title",
     "glossary",
     "help_text",
@@ -508,15 +510,43 @@ def parse_glossary(source: str, family: str | None = None,
             for en, zh_ in entries.items()
         }
     templates, group_regex = _compile(raw_groups)
+    en_families, zh_families = _family_lists(terms)
     helps = {
-        _expand(" ".join(str(k).split()), terms, f"help {k!r}"):
-        _expand(str(v), terms, f"help {k!r}")
+        _expand(" ".join(str(k).split()), terms, f"help {k!r}").replace(
+            FAMILIES_FIELD, en_families):
+        _expand(str(v), terms, f"help {k!r}").replace(FAMILIES_FIELD, zh_families)
         for k, v in cast(Mapping[str, object], data.get("help", {})).items()
     }
     base = Glossary(terms=terms, texts=texts, templates=templates, group_regex=group_regex,
                     source=source, family_terms=families, written_texts=written_texts,
                     helps=helps)
     return base.for_family(family)
+
+
+FAMILIES_FIELD = "{families}"
+"""In a ``[help]`` paragraph (both languages), the families whose words the glossary holds:
+each one's ``[family_label]`` term (keyed by its name), in the families' order by name,
+joined as a list is in the language (``A, B and C``; ``A、B和C``)."""
+
+
+def _joined(items: Sequence[str], comma: str, last: str) -> str:
+    return items[0] if len(items) < 2 else comma.join(items[:-1]) + last + items[-1]
+
+
+def _family_lists(terms: Mapping[str, Mapping[str, tuple[str, str]]]) -> tuple[str, str]:
+    """The families' labels (:data:`FAMILIES_FIELD`) as an English and a Chinese list."""
+    labels = list(terms.get("family_label", {}).values())
+    if not labels:
+        return "", ""
+    return (_joined([en for en, _ in labels], ", ", " and "),
+            _joined([zh_ for _, zh_ in labels], "、", "和"))
+
+
+def family_list(lang: Lang) -> str:
+    """The families whose words the glossary holds, named by their ``[family_label]``, as a
+    list in ``lang`` (what :data:`FAMILIES_FIELD` stands for in a ``[help]`` paragraph)."""
+    en_families, zh_families = _family_lists(glossary().terms)
+    return zh_families if lang == "zh" else en_families
 
 
 WORDS_FILE = "glossary.toml"

@@ -16,7 +16,6 @@ from zhuoji.rules.core.play import CORE_KINDS as _KINDS
 from zhuoji.rules.core.play_on import Carry, carry_findings, carry_of, sequence_finding
 from zhuoji.rules.core.setup import ExchangeFact
 from zhuoji.rules.core.state import (
-    _EVENT_NAMES,
     ExtraShapes,
     IllegalMoveError,
     Kind,
@@ -29,7 +28,6 @@ from zhuoji.rules.core.state import (
     WinPlan,
     WinSource,
     _after,
-    _describe,
     _not_plain,
     _tiles,
     table_rules_of,
@@ -37,7 +35,6 @@ from zhuoji.rules.core.state import (
 from zhuoji.rules.core.wall import bird_seat, dice_stack
 
 __all__ = [
-    "_EVENT_NAMES",
     "_KINDS",
     "Carry",
     "ExchangeFact",
@@ -54,7 +51,6 @@ __all__ = [
     "WinPlan",
     "WinSource",
     "_after",
-    "_describe",
     "_not_plain",
     "_tiles",
     "bird_seat",

@@ -18,29 +18,29 @@ from zhuoji.flows.cli.errors import ZhuojiGroup, set_debug
 from zhuoji.flows.cli.help import SpeaksHelp
 from zhuoji.flows.cli.lang import LangOption, use_lang
 
+ROOT_HELP = "Audit {families} mahjong game logs: parse, replay, settle, load into DuckDB."
+"""The root's help: ``{families}`` the families by their words (``[family_label]`` of each
+family's words file, :func:`zhuoji.rules.glossary.family_list`), as its Chinese in the
+glossary's ``[help]`` has them."""
 
-def package_summary() -> str:
-    """The installed distribution's one-line description (``pyproject.toml``'s
-    ``description``, which names the rule families the package audits); empty when the
-    package is not installed."""
-    from importlib.metadata import PackageNotFoundError, metadata
 
-    try:
-        return metadata("zhuoji")["Summary"] or ""
-    except PackageNotFoundError:
-        return ""
+def root_help() -> str:
+    """The root's help in English, naming the families the glossary has words of (read
+    without importing the engine or the family registry)."""
+    from zhuoji.rules.glossary import family_list
+
+    return ROOT_HELP.replace("{families}", family_list("en"))
 
 
 class RootGroup(SpeaksHelp, ZhuojiGroup):
-    """The root command, whose help is the package's description: read when the help is
-    printed, so that the families are named once, by the package, not in the code; in the
-    invocation's language (:mod:`zhuoji.flows.cli.help`)."""
+    """The root command, whose help names the families by their words files: read when the
+    help is printed, so that no family is named in the code; in the invocation's language
+    (:mod:`zhuoji.flows.cli.help`)."""
 
     # Any: Click's or the copy recent Typer releases carry (typer._click), as in errors.py
     def get_help(self, ctx: Any) -> str:
         if self.help is None:
-            summary = package_summary()
-            self.help = f"{summary}." if summary else "Audit mahjong game logs."
+            self.help = root_help()
         return super().get_help(ctx)
 
 

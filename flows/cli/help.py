@@ -15,7 +15,8 @@ these classes, where :func:`zhuoji.flows.cli.main.build_app` puts them on the ro
 A paragraph the table lacks is shown in English, or, under ``ZHUOJI_STRICT_GLOSSARY=1``
 (the tests), raises :class:`zhuoji.rules.glossary.MissingChinese`; the tests walk every
 command (``tests/flows/test_lang_zh.py``). The glossary is imported only for a Chinese
-help: an English ``zhuoji --help`` imports nothing more than Typer.
+help and for the root's (which names the families by their words): an English command's
+``--help`` imports nothing more than Typer.
 """
 
 from __future__ import annotations

@@ -42,12 +42,13 @@ from zhuoji.rules.core.state import (
     _not_plain,
     holds_flower,
 )
+from zhuoji.rules.event_registry import describe_event
 from zhuoji.rules.events import Chow, Draw, Event, ExhaustiveDraw, Flower, HandRecord
 from zhuoji.rules.facts import ClaimKind
 from zhuoji.rules.mechanics import Mechanics
 from zhuoji.rules.melds import MeldKind
 from zhuoji.rules.messages import Message
-from zhuoji.rules.tiles import FLOWER_TILES, NUM_SUITED, Tile, format_tiles
+from zhuoji.rules.tiles import FLOWER_TILES, NUM_SUITED, Tile
 from zhuoji.rules.violations import Violation, ViolationCode
 
 __all__ = [
@@ -74,18 +75,9 @@ _CHOW: Final = MeldKind.CHOW
 _CLAIM_CHOW: Final = ClaimKind.CHOW
 
 
-def _describe(ev: Event) -> str:
-    if isinstance(ev, Flower):
-        return Message("seat {seat} shows {tile}", ev.seat, ev.tile)
-    if isinstance(ev, Chow):
-        return Message("seat {seat} chows {t:tiles} from seat {from}", ev.seat,
-                       format_tiles(ev.tiles), ev.from_seat)
-    raise TypeError(f"not a claims event: {ev!r}")
-
-
 def _after(ev: Event, clause: str, *values: object) -> Message:
     """A chow's or a flower's illegal-move message (see ``table._after``)."""
-    return Message("{e:event}{r:after_event}", _describe(ev), Message(clause, *values))
+    return Message("{e:event}{r:after_event}", describe_event(ev), Message(clause, *values))
 
 
 # ---------------------------------------------------------------------- chow

@@ -34,7 +34,6 @@ from zhuoji.rules.core.state import (
     _apply_draw,
     _apply_pong,
     _claim_discard,
-    _describe,
     _fmt,
     _KongRecord,
     _meld,
@@ -48,6 +47,7 @@ from zhuoji.rules.core.state import (
     _WonTile,
     holds_flower,
 )
+from zhuoji.rules.event_registry import describe_event
 from zhuoji.rules.events import Discard, Draw, ExhaustiveDraw, Kong, KongKind, Pong, Win
 from zhuoji.rules.facts import ClaimKind, PassKind, WinFact
 from zhuoji.rules.melds import Meld, MeldKind
@@ -126,7 +126,7 @@ def _check_draw(t: Table, ev: Draw) -> Violation | None:
                            t._copies[tile], tile, t.summary(ev.seat)))
     if ph is _FLOWER_DRAW:
         return None  # the flower replacement (never the plain case)
-    raise AssertionError(f"{_describe(ev)}: a draw neither plain nor illegal")
+    raise AssertionError(f"{describe_event(ev)}: a draw neither plain nor illegal")
 
 
 def _check_discard(t: Table, ev: Discard) -> Violation | None:
@@ -185,11 +185,11 @@ def _check_pong(t: Table, ev: Pong) -> Violation | None:
         return v
     if not t._plain_turn:  # a mechanic's hooks add to the check
         for state in t._checks:
-            v = state.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_PONG, _describe(ev))
+            v = state.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_PONG, describe_event(ev))
             if v is not None:
                 return v
         return None
-    raise AssertionError(f"{_describe(ev)}: a pong neither plain nor illegal")
+    raise AssertionError(f"{describe_event(ev)}: a pong neither plain nor illegal")
 
 
 def _check_kong(t: Table, ev: Kong) -> Violation | None:
@@ -242,7 +242,7 @@ def _check_kong(t: Table, ev: Kong) -> Violation | None:
 
 def _kong_hooks(t: Table, ev: Kong) -> Violation | None:
     for state in t._checks:
-        v = state.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_KONG, _describe(ev))
+        v = state.check_meld(t, ev.seat, ev.tile, _C.ILLEGAL_KONG, describe_event(ev))
         if v is not None:
             return v
     return None
@@ -260,7 +260,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
         if won.source is _WIN_SELF:
             if ph is _PLAY_ON:
                 return t._v(_C.INVALID_WIN, seat,
-                            f"{_describe(ev)} but {t._describe_phase()}, after a self-drawn "
+                            f"{describe_event(ev)} but {t._describe_phase()}, after a self-drawn "
                             f"win")
             return t._v(_C.EVENT_AFTER_END, seat,
                         _after(ev, " after a self-drawn win ended the hand"))
@@ -329,7 +329,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
                     _after(ev, " with all three suits (缺一门 required): {s:shown}",
                            _shown(_fmt(plan.counts), ())))
     for state in t._checks:
-        v = state.check_win(t, seat, plan.counts, _describe(ev))
+        v = state.check_win(t, seat, plan.counts, describe_event(ev))
         if v is not None:
             return v
     t._plan = plan

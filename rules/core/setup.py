@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from zhuoji.rules.core.mechanic import Mechanic, MechanicState
-from zhuoji.rules.core.state import Kind, Phase, Table, _describe, _not_plain, suit_name
+from zhuoji.rules.core.state import Kind, Phase, Table, _not_plain, suit_name
+from zhuoji.rules.event_registry import describe_event
 from zhuoji.rules.events import DeclareSuit, Event, Exchange, HandRecord, Suit
 from zhuoji.rules.frozen import quick_init
 from zhuoji.rules.mechanics import Mechanics
@@ -87,7 +88,7 @@ class SetupState(MechanicState):
     def gate(self, t: Table, ev: Event, seat: int | None) -> Violation | None:
         """While the setup is under way only its events may come."""
         if t._phase is _SETUP and not isinstance(ev, (Exchange, DeclareSuit)):
-            return setup_unfinished(t, _describe(ev), seat)
+            return setup_unfinished(t, describe_event(ev), seat)
         return None
 
     def check_discard(self, t: Table, seat: int, tile: int) -> Violation | None:
@@ -155,42 +156,43 @@ def check_exchange(t: Table, ev: Exchange) -> Violation | None:
     seat = ev.seat
     if c.exchanged or t._phase is not _setup_phase():
         return t._v(_C.BAD_EXCHANGE, seat,
-                    f"{describe(ev)} after the exchange was over ({t._describe_phase()})")
+                    f"{describe_event(ev)} after the exchange was over ({t._describe_phase()})")
     earlier = c.passed[seat]
     if earlier is not None:
-        return t._v(_C.BAD_EXCHANGE, seat, f"{describe(ev)} but seat {seat} already passed "
+        return t._v(_C.BAD_EXCHANGE, seat, f"{describe_event(ev)} but seat {seat} already passed "
                                            f"{format_tiles(earlier.tiles)} at event "
                                            f"{earlier.event_index}")
     if len(ev.tiles) != c.exchange:
-        return t._v(_C.BAD_EXCHANGE, seat, f"{describe(ev)}: {len(ev.tiles)} tiles, each "
+        return t._v(_C.BAD_EXCHANGE, seat, f"{describe_event(ev)}: {len(ev.tiles)} tiles, each "
                                            f"seat passes {c.exchange}")
     n = t._n
     to = ev.to
     if not 0 <= to < n or to == seat:
         where = "itself" if to == seat else f"seat {to}, not at a {n}-player table"
-        return t._v(_C.BAD_EXCHANGE, seat, f"{describe(ev)}: a seat passes to another seat, "
+        return t._v(_C.BAD_EXCHANGE, seat, f"{describe_event(ev)}: a seat passes to another seat, "
                                            f"not to {where}")
     hand = t._hands[seat]
     for tile in set(ev.tiles):
         if ev.tiles.count(tile) > hand[tile]:
             return t._v(_C.BAD_EXCHANGE, seat,
-                        f"{describe(ev)} but {t.summary(seat)} (the tiles passed come from "
+                        f"{describe_event(ev)} but {t.summary(seat)} (the tiles passed come from "
                         f"the dealt hand)")
     if c.one_suit and len({tile // 9 for tile in ev.tiles}) > 1:
-        return t._v(_C.BAD_EXCHANGE, seat, f"{describe(ev)}: the tiles passed are of one suit "
-                                           f"(mechanics.exchange_one_suit)")
+        return t._v(_C.BAD_EXCHANGE, seat,
+                    f"{describe_event(ev)}: the tiles passed are of one suit "
+                    f"(mechanics.exchange_one_suit)")
     if any(tile >= NUM_SUITED for tile in ev.tiles):
-        return t._v(_C.BAD_EXCHANGE, seat, f"{describe(ev)}: only suited tiles are passed")
+        return t._v(_C.BAD_EXCHANGE, seat, f"{describe_event(ev)}: only suited tiles are passed")
     for other in c.passed:
         if other is None:
             continue
         if other.to == to:
             return t._v(_C.BAD_EXCHANGE, seat,
-                        f"{describe(ev)} but seat {to} already receives from seat "
+                        f"{describe_event(ev)} but seat {to} already receives from seat "
                         f"{other.seat} (event {other.event_index}); each seat receives once")
         if (other.to - other.seat) % n != (to - seat) % n:
             return t._v(_C.BAD_EXCHANGE, seat,
-                        f"{describe(ev)} but seat {other.seat} passed to seat {other.to} "
+                        f"{describe_event(ev)} but seat {other.seat} passed to seat {other.to} "
                         f"(event {other.event_index}): every seat passes the same way")
     return None
 
@@ -222,14 +224,14 @@ def check_declare(t: Table, ev: DeclareSuit) -> Violation | None:
     at = c.declared_at[seat]
     if at >= 0:
         return t._v(_C.BAD_DECLARATION, seat,
-                    f"{describe(ev)} but seat {seat} declared "
+                    f"{describe_event(ev)} but seat {seat} declared "
                     f"{_suit_name(c.voids[seat])} at event {at}; a seat declares once")
     if t._phase is not _setup_phase():
         return t._v(_C.BAD_DECLARATION, seat,
-                    f"{describe(ev)} after play began ({t._describe_phase()}); the suits are "
+                    f"{describe_event(ev)} after play began ({t._describe_phase()}); the suits are "
                     f"declared before the dealer's first discard")
     if not c.exchanged:
-        return setup_unfinished(t, describe(ev), seat)
+        return setup_unfinished(t, describe_event(ev), seat)
     suit = "mps".index(ev.suit.value)
     if not c.any_suit:
         hand = t._hands[seat]
@@ -237,7 +239,7 @@ def check_declare(t: Table, ev: DeclareSuit) -> Violation | None:
         if lacking and suit not in lacking:
             names = " or ".join(_suit_name(s) for s in lacking)
             return t._v(_C.BAD_DECLARATION, seat,
-                        f"{describe(ev)} but holds no {names}: a hand lacking a suit "
+                        f"{describe_event(ev)} but holds no {names}: a hand lacking a suit "
                         f"declares one it lacks ({_DECLARE_QUOTE}); {t.summary(seat)}")
     return None
 
@@ -333,11 +335,6 @@ def check_win(t: Table, seat: int, counts: list[int], what: str) -> Violation | 
 
 def _suit_tiles(held: list[int], suit: int) -> list[Tile]:
     return [ALL_TILES[9 * suit + r] for r in range(9) for _ in range(held[r])]
-
-
-# ---------------------------------------------------------------------- text
-def describe(ev: Exchange | DeclareSuit) -> str:
-    return _describe(ev)
 
 
 def _kinds(mech: Mechanics) -> dict[type, Kind]:

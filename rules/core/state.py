@@ -33,24 +33,16 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
 from zhuoji.rules.core.declared import DeclaredHands
 from zhuoji.rules.core.mechanic import adds_to_checks
+from zhuoji.rules.event_registry import describe_event, event_name
 from zhuoji.rules.events import (
-    Bird,
-    Chow,
-    DeclareSuit,
     Discard,
     Draw,
     Event,
-    Exchange,
     ExhaustiveDraw,
-    Flip,
-    Flower,
     HandRecord,
     Kong,
     KongKind,
     Pong,
-    Ready,
-    Roll,
-    Seabed,
     Suit,
     Win,
 )
@@ -281,7 +273,7 @@ def _shown(tiles: str, melds: Sequence[Meld]) -> Message:
 def _after(ev: Event, clause: str, *values: object) -> Message:
     """An illegal event's message: the event, then what is wrong with it (a template of
     the glossary's ``[message.after_event]``)."""
-    return Message("{e:event}{r:after_event}", _describe(ev), Message(clause, *values))
+    return Message("{e:event}{r:after_event}", describe_event(ev), Message(clause, *values))
 
 
 @cache
@@ -776,7 +768,7 @@ class Table:
         return self._describe_phase()
 
     def describe_event(self, ev: Event) -> str:
-        return _describe(ev)
+        return describe_event(ev)
 
     def after_event(self, ev: Event, clause: str, *values: object) -> str:
         return _after(ev, clause, *values)
@@ -1044,7 +1036,7 @@ class Table:
                                _after(ev, ": there is no seat {seat} at a {n}-player table",
                                       seat, self._n))
             for state in self._checks:
-                v = state.check_seat(self, seat, _describe(ev))
+                v = state.check_seat(self, seat, describe_event(ev))
                 if v is not None:
                     return v
         for state in self._checks:
@@ -1059,7 +1051,7 @@ class Table:
         return self._v(_C.EVENT_NOT_IN_FAMILY, _seat_of(ev) if _has_seat(ev) else None,
                        _after(ev, ": the {f:word} family (ruleset {r:ruleset}) has no "
                               "{k:word} event", rules.family, repr(rules.name),
-                              _kind_name(ev)))
+                              event_name(ev)))
 
     def _candidates(self) -> list[Event]:
         """A superset of the legal events, pruned by cheap necessary conditions (a tile
@@ -1308,56 +1300,6 @@ def holds_flower(hand: list[int]) -> bool:
     return len(hand) > _FIRST_FLOWER and any(hand[_FIRST_FLOWER:NUM_TILE_KINDS])
 
 
-def _describe(ev: Event) -> str:
-    if isinstance(ev, Draw):
-        return Message("seat {seat} draws {tile}", ev.seat, ev.tile)
-    if isinstance(ev, Discard):
-        return Message("seat {seat} discards {tile}", ev.seat, ev.tile)
-    if isinstance(ev, Pong):
-        return Message("seat {seat} pongs {tile} from seat {from}", ev.seat, ev.tile,
-                       ev.from_seat)
-    if isinstance(ev, Kong):
-        if ev.from_seat is not None:
-            return Message("seat {seat} makes a {k:kongkind} kong of {tile} from seat {from}",
-                           ev.seat, ev.kind, ev.tile, ev.from_seat)
-        return Message("seat {seat} makes a {k:kongkind} kong of {tile}", ev.seat, ev.kind,
-                       ev.tile)
-    if isinstance(ev, Ready):
-        return Message("seat {seat} declares ready", ev.seat)
-    if isinstance(ev, Win):
-        if ev.from_seat is None:
-            return Message("seat {seat} wins on {tile} by self-draw", ev.seat, ev.tile)
-        return Message("seat {seat} wins on {tile} from seat {from}", ev.seat, ev.tile,
-                       ev.from_seat)
-    if isinstance(ev, Flip):
-        return Message("flip {tile}", ev.tile)
-    if isinstance(ev, ExhaustiveDraw):
-        return Message("exhaustive draw")
-    if isinstance(ev, Roll):
-        return Message("seat {seat} throws the dice {d:list}", ev.seat, list(ev.dice))
-    if isinstance(ev, Seabed):
-        if ev.take:
-            return Message("seat {seat} takes the last tile (海底)", ev.seat)
-        return Message("seat {seat} declines the last tile (海底)", ev.seat)
-    if isinstance(ev, Bird):
-        if not ev.tiles:
-            return Message("birds none")
-        return Message("birds {t:tiles}", format_tiles(ev.tiles))
-    if isinstance(ev, Flower):
-        return Message("seat {seat} shows {tile}", ev.seat, ev.tile)
-    if isinstance(ev, Chow):
-        return Message("seat {seat} chows {t:tiles} from seat {from}", ev.seat,
-                       format_tiles(ev.tiles), ev.from_seat)
-    if isinstance(ev, Exchange):
-        return f"seat {ev.seat} passes {format_tiles(ev.tiles)} to seat {ev.to}"
-    if isinstance(ev, DeclareSuit):
-        return f"seat {ev.seat} declares {suit_name('mps'.index(ev.suit.value))}"
-    kind = _kind_name(ev)  # an event of a kind the core does not describe
-    if kind == "small_win" and _has_seat(ev):
-        return Message("seat {seat}: small_win", _seat_of(ev))
-    return f"seat {_seat_of(ev)}: {kind}" if _has_seat(ev) else kind
-
-
 def _seat_of(ev: Any) -> int:
     """The seat of an event that has one (its kind is ``seated``)."""
     seat: int = ev.seat
@@ -1368,16 +1310,6 @@ def _has_seat(ev: object) -> bool:
     return hasattr(ev, "seat")
 
 
-_EVENT_NAMES: dict[type, str] = {
-    Draw: "draw", Discard: "discard", Pong: "pong", Kong: "kong", Win: "win",
-    ExhaustiveDraw: "exhaustive_draw", Ready: "ready", Flip: "flip", Chow: "chow",
-    Flower: "flower",
-}
-
-
-def _kind_name(ev: object) -> str:
-    """The log's name of an event's kind (LOG_FORMAT.md)."""
-    return _EVENT_NAMES.get(type(ev)) or type(ev).__name__.lower()
 
 # ---------------------------------------------------------------------- the plain case
 def _plain_draw(t: Table, ev: Draw) -> bool:

@@ -357,14 +357,14 @@ def test_the_label_check_finds_a_new_english_label() -> None:
 def test_every_help_paragraph_has_chinese() -> None:
     from typer.core import TyperGroup
 
-    from zhuoji.flows.cli.app import package_summary
+    from zhuoji.flows.cli.app import root_help
 
     missing: list[str] = []
     for path, command in _commands():
         where = " ".join(["zhuoji", *path])
         helps: list[tuple[str, str | None]] = [
             (where, getattr(command, "help", None) or (
-                f"{package_summary()}." if not path else None)),
+                root_help() if not path else None)),
             (f"{where} (epilog)", getattr(command, "epilog", None)),
         ]
         ctx = get_command(app).make_context("zhuoji", [], resilient_parsing=True)
@@ -426,6 +426,33 @@ def test_help_of_every_command_in_chinese(command: list[str]) -> None:
     assert english_left(out) == [], out
     english = runner.invoke(app, [*command, "--help"], env=CLEAN_ENV)
     assert english.stdout.startswith("Usage: zhuoji") and "Show this message" in english.stdout
+
+
+def test_the_root_help_names_each_family_by_its_words_file() -> None:
+    """``zhuoji --help`` lists the families of rules/families/ by each words file's
+    ``[family_label]`` (its Chinese is its ``[families]`` name), in both languages, with no
+    family named in the code."""
+    import tomllib
+
+    labels = []
+    for path in sorted((ROOT / "rules" / "families").glob("*/glossary.toml")):
+        words = tomllib.loads(path.read_text(encoding="utf-8"))
+        english, chinese = words["family_label"][path.parent.name]
+        assert chinese == f"<families.{path.parent.name}>"
+        labels.append((english, words["families"][path.parent.name][1]))
+    assert len(labels) >= 2
+    english_list = ", ".join(e for e, _ in labels[:-1]) + " and " + labels[-1][0]
+    chinese_list = "、".join(c for _, c in labels[:-1]) + "和" + labels[-1][1]
+    result = zhuoji("--help")
+    assert result.returncode == 0, result.stderr
+    english = f"Audit {english_list} mahjong game logs: parse, replay, settle, load into DuckDB."
+    assert english in " ".join(result.stdout.split()), result.stdout  # as wrapped
+    result = zhuoji("--lang", "zh", "--help")
+    assert result.returncode == 0, result.stderr
+    chinese = f"审计{chinese_list}的牌局记录：解析、重放、结算，载入 DuckDB。"
+    assert "".join(chinese.split()) in "".join(result.stdout.split()), result.stdout
+    source = (ROOT / "flows" / "cli" / "app.py").read_text(encoding="utf-8").lower()
+    assert not any(name.split()[0].lower() in source for name, _ in labels)
 
 
 @pytest.mark.parametrize("how", [

@@ -17,13 +17,13 @@ import pytest
 
 from tests.rules.toy_family import ToyRuleset
 from tests.support.builders import make_hand
+from zhuoji.rules.event_registry import all_event_kinds
 from zhuoji.rules.events import Flip, HandRecord, Ready, Win
 from zhuoji.rules.facts import Outcome
 from zhuoji.rules.families import family_named
 from zhuoji.rules.presets import load_preset
 from zhuoji.rules.replay import replay_hand
 from zhuoji.rules.table import (
-    _EVENT_NAMES,
     _KINDS,
     IllegalMoveError,
     Table,
@@ -194,6 +194,7 @@ def test_a_family_lists_the_kinds_its_table_plays() -> None:
     table's kinds only to be rejected with ``chow_not_allowed``)."""
     guizhou = family_named("guizhou")
     rules = table_rules_of(load_preset("guiyang"))
-    added = {_EVENT_NAMES[k] for k in rules.kinds if k not in _KINDS}
+    names = {k.cls: k.name for k in all_event_kinds()}
+    added = {names[k] for k in rules.kinds if k not in _KINDS}
     assert added - {"chow"} == set(guizhou.event_kinds) == {"ready", "flip"}
     assert set(_KINDS) <= set(rules.kinds)

@@ -158,6 +158,33 @@ def test_the_digest_covers_every_compiled_source(tmp_path: Path) -> None:
         target.write_bytes(text)
 
 
+def test_a_family_names_its_compiled_modules_in_its_folder(tmp_path: Path) -> None:
+    """``COMPILED`` in a family folder's ``__init__.py``, read from the source; a folder
+    without it adds nothing; the folders by name, each tuple in its order."""
+    for name, text in {
+        "zeta": 'COMPILED: tuple[str, ...] = ("b",)\n',
+        "alpha": '"""A family."""\n\nCOMPILED = (\n    "patterns",  # hot\n    "legality",\n)\n',
+        "plain": '"""No compiled module (COMPILED named in a docstring only)."""\n',
+    }.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(text, encoding="utf-8")
+    assert engine.family_compiled(tmp_path) == (
+        "zhuoji.rules.families.alpha.patterns",
+        "zhuoji.rules.families.alpha.legality",
+        "zhuoji.rules.families.zeta.b",
+    )
+
+
+def test_the_compiled_modules_are_the_engines_and_those_the_family_folders_name() -> None:
+    families = ROOT / "zhuoji" / "rules" / "families"
+    found = engine.family_compiled(families)
+    assert found, "a family folder names its compiled modules"
+    assert engine.CORE_COMPILED + found == engine.COMPILED
+    assert len(set(engine.COMPILED)) == len(engine.COMPILED)
+    for module in engine.COMPILED:
+        assert engine.source_path(module, ROOT).is_file(), module
+
+
 def test_the_pydantic_modules_stay_interpreted() -> None:
     assert "zhuoji.rules.families.guizhou.settings" not in engine.COMPILED
     assert "zhuoji.rules.presets" not in engine.COMPILED

@@ -25,7 +25,6 @@ from zhuoji.flows.audit import bridge
 from zhuoji.parsers import fast, models
 from zhuoji.parsers.schema import game_json_schema
 from zhuoji.parsers.tiles import CANONICAL_TILES, FULL_TILE_SET
-from zhuoji.rules import table
 from zhuoji.rules.event_kinds import CORE_KINDS, EventField, EventKind, FieldKind, to_log
 from zhuoji.rules.event_registry import all_event_kinds, describe_event, event_name, kind_of
 from zhuoji.rules.events import (
@@ -216,23 +215,13 @@ def test_both_readers_and_the_bridge_carry_every_declared_event(name: str, event
     assert {k: v for k, v in written.items() if v is not None} == data
 
 
-# --- the table's names and descriptions of events (rules/table.py's ``_EVENT_NAMES`` and
-# ``_describe``, to be replaced by event_registry.event_name and describe_event)
+# --- the description of a kind declared without one (the table's messages call
+# event_registry.describe_event and event_name themselves)
 
 
-def test_the_tables_event_names_are_the_declared_names() -> None:
-    names: dict[type, str] = table._EVENT_NAMES
-    declared = {k.cls: k.name for k in KINDS}
-    assert {cls: declared[cls] for cls in names} == names
-
-
-@pytest.mark.parametrize(("name", "event"), SAMPLES, ids=SAMPLE_IDS)
-def test_the_declared_description_is_the_tables(name: str, event: Any) -> None:
-    if name == "small_win":  # the table's branch for it is not reached: its class's name
-        assert table._describe(event) == f"seat {event.seat}: smallwin"
-        assert describe_event(event) == f"seat {event.seat}: small_win"
-        return
-    assert describe_event(event) == table._describe(event)
+@pytest.mark.parametrize("event", [ev for name, ev in SAMPLES if name == "small_win"])
+def test_a_kind_declared_without_a_description_is_described_by_its_name(event: Any) -> None:
+    assert describe_event(event) == f"seat {event.seat}: small_win"
 
 
 # --- the replay's snapshots, as they were before the declarations

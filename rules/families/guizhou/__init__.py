@@ -4,3 +4,6 @@ ends at the first win; chickens 鸡, kongs 豆, 报听 and 翻鸡 (``docs/rules/
 It owns its settings model (:mod:`.settings`), its patterns (:mod:`.patterns`) and its
 settlement (:mod:`.settlement`); :mod:`.family` registers it with :mod:`zhuoji.rules.families`.
 """
+
+COMPILED = ("patterns", "legality", "settlement", "simulate")
+"""The family's modules compiled with the engine (``rules/engine.py`` reads this line)."""
