@@ -61,10 +61,6 @@ def test_the_families_are_found() -> None:
     assert len(scanned_files()) > 100
 
 
-@pytest.mark.xfail(strict=False, reason="issue 33: left on main after the branches: "
-                   "rules/engine.py (COMPILED names the family's modules to compile) and "
-                   "rules/glossary.toml ([help]: the package's description, which names "
-                   "both families)")
 @pytest.mark.parametrize("family", ["changsha", "guizhou"])
 def test_a_family_is_named_only_in_its_folder(family: str) -> None:
     assert family in family_names()
