@@ -66,7 +66,9 @@ OWN_FILES = [
 def test_the_simulator_and_the_audit_views_name_no_family(path: Path) -> None:
     """A family's name is data: these modules say what a mechanic does, and ask the
     registry for the rest."""
-    names = {f.name for f in families() if f.settle.__module__.startswith("zhuoji.rules.")}
+    # the shipped families, by their folders (a test family registered earlier in the same
+    # process may use a core settlement, and its name, e.g. "wall", is a word these modules use)
+    names = {d.name for d in (ROOT / "rules" / "families").iterdir() if (d / "family.py").is_file()}
     assert names >= {"guizhou", "changsha"}
     source = path.read_text(encoding="utf-8").lower()
     assert [n for n in sorted(names | {"sichuan", "xuezhan"}) if n in source] == []
