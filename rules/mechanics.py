@@ -51,6 +51,10 @@ class Mechanics(BaseModel):
     exchange: Literal[0, 3] = Field(0, description="换三张: tiles each player passes on after "
                                     "the deal (`exchange` events), 0 for none")
     exchange_one_suit: bool = Field(False, description="the tiles exchanged are of one suit")
+    exchange_to: Literal["any", "next", "previous", "across"] = Field(
+        "any", description="换三张's direction: every seat passes to its next player in turn "
+        "order (next), to the one before it (previous), to the one across (across), or any "
+        "way the dice chose, the same for every seat (any)")
     declare_suit: bool = Field(False, description="定缺: every player declares a suit after the "
                                "deal (`declare_suit` events) and must discard it before any "
                                "other tile; a hand holding it cannot win")
@@ -62,6 +66,10 @@ class Mechanics(BaseModel):
     play_after_win: bool = Field(False, description="血战到底: play goes on after a win until "
                                  "one player is left without a win or the wall ends; a seat "
                                  "that has won takes no further turns")
+    winners_stay: bool = Field(False, description="血流成河 (with play_after_win): a seat "
+                               "that has won stays in the hand and may win again; a "
+                               "self-drawn winning tile is set aside, and play goes on from "
+                               "the seat after the last winner until the wall ends")
     carry: bool = Field(False, description="state carried from one hand to the next within a "
                         "game (荒番 multipliers, 连庄) is recomputed from the earlier hands and "
                         "compared with a hand's recorded `carry`")
