@@ -320,3 +320,30 @@ def test_an_undisputed_hand_has_no_dispute_lines(tmp_path: Path) -> None:
     code, out = run("audit", str(path), "--json")
     row = json.loads(out.splitlines()[0])
     assert row["disputed"] == [] and row["violations"] == []
+
+
+# --- the rules page -------------------------------------------------------------------------
+
+DOC = ROOT / "docs" / "rules" / "sichuan.md"
+
+
+@pytest.mark.parametrize("path", [KONG_DISCARD, CAPPED])
+def test_the_pages_worked_ledgers_are_what_the_audit_prints(path: Path) -> None:
+    code, out = run("audit", str(path), "--hand", "1")
+    assert code == 1, out
+    lines = out.splitlines()
+    start = lines.index("ledger (recomputed):")
+    ledger = lines[start:lines.index("deltas:", start)]
+    assert "\n".join(ledger) in DOC.read_text(encoding="utf-8")
+
+
+def test_the_page_is_linked_and_names_its_sources() -> None:
+    page = DOC.read_text(encoding="utf-8")
+    for mark in ("not in the seed text", "Sichuan Bloody Rules", "World Mahjong Tour",
+                 "declared_suit_first", "bad_declaration", "bad_exchange", "acted_after_win",
+                 "missing_suit", "event_not_in_family", *PRESETS):
+        assert mark in page, mark
+    for reason in Reason:
+        assert f"| `{reason.value}` |" in page, reason
+    for linking in ("docs/rules/README.md", "docs/rules/presets.md", "README.md"):
+        assert "sichuan.md" in (ROOT / linking).read_text(encoding="utf-8"), linking
