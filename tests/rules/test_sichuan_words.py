@@ -32,7 +32,7 @@ from typer.testing import CliRunner
 from zhuoji.flows.cli.main import app
 from zhuoji.rules.families.sichuan.patterns import Pattern
 from zhuoji.rules.families.sichuan.settlement import Reason
-from zhuoji.rules.glossary import glossary, render
+from zhuoji.rules.glossary import expand, glossary, render, text
 from zhuoji.rules.messages import Message
 from zhuoji.rules.presets import preset_names
 from zhuoji.rules.settings import settings_of
@@ -347,3 +347,21 @@ def test_the_page_is_linked_and_names_its_sources() -> None:
         assert f"| `{reason.value}` |" in page, reason
     for linking in ("docs/rules/README.md", "docs/rules/presets.md", "README.md"):
         assert "sichuan.md" in (ROOT / linking).read_text(encoding="utf-8"), linking
+
+
+def test_every_sentence_of_the_referee_has_chinese_and_is_used() -> None:
+    """The family's [text] entries are the referee's sentences: each one used by
+    referee.py, each with the same fields in Chinese."""
+    import tomllib
+
+    texts = tomllib.loads((FAMILY / "glossary.toml").read_text(encoding="utf-8"))["text"]
+    source = (FAMILY / "referee.py").read_text(encoding="utf-8")
+    used = {node.value for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+    assert set(texts) <= used, set(texts) - used
+    for english, chinese in texts.items():
+        fields = sorted(re.findall(r"\{(\w+)\}", english))
+        assert sorted(re.findall(r"\{(\w+)\}", chinese)) == fields, english
+        values = {name: "X" for name in fields}
+        assert text(english, "zh", "sichuan", **values) == expand(chinese, "sichuan").format(
+            **values)

@@ -171,7 +171,7 @@ def _what(hand: HandAudit, event: int, view: HandText) -> str:
                 return text("{seat}'s kong ({kind}) of {tile}", lang, words,
                             seat=view.seat(kong.seat), kind=view.term("kong", kong.kind.value),
                             tile=view.tile(TILE_TEXT[kong.tile]))
-    return text("the wall's end", lang, words)
+    return text("the checks at the wall's end", lang, words)
 
 
 def _signed(n: int) -> str:
@@ -200,9 +200,9 @@ def dispute_lines(view: HandText) -> list[str]:
                 item = m.item
                 incoming = m.signed > 0
                 out.append(text(
-                    "      {amount} {direction} {other}: {reason} ({detail})", lang, words,
+                    "      {amount} from {other}: {reason} ({detail})" if incoming else
+                    "      {amount} to {other}: {reason} ({detail})", lang, words,
                     amount=_signed(m.signed),
-                    direction=text("from" if incoming else "to", lang, words),
                     other=view.seat(item.payer if incoming else item.payee),
                     reason=view.term("reason", str(item.reason)),
                     detail=render(item.detail, lang, words)))
@@ -216,13 +216,13 @@ def _setup_lines(view: HandText) -> list[str]:
     space = "" if lang == "zh" else " "
     out = []
     if replay.exchanges:
-        out.append(text("exchange: {passes}", lang, words, passes=view.comma.join(
+        out.append(text("exchange (换三张): {passes}", lang, words, passes=view.comma.join(
             text("{seat} passes {tiles} to {other}", lang, words, seat=view.seat(x.seat),
                  tiles=_tiles(x.tiles, lang, words), other=view.seat(x.to))
             for x in replay.exchanges)))
     suits = [(seat, suit) for seat, suit in enumerate(replay.declared_suits) if suit is not None]
     if suits:
-        out.append(text("declared suits: {suits}", lang, words, suits=view.comma.join(
+        out.append(text("declared suits (定缺): {suits}", lang, words, suits=view.comma.join(
             view.seat(seat) + space + view.term("tile", suit.value) for seat, suit in suits)))
     return out
 
