@@ -82,9 +82,10 @@ def _lacking(text: str) -> str:
 
 
 def _next_seat(events: Sequence[Event], dealer: int) -> int:
-    """The seat due to draw after the events (the one after the last discarder)."""
+    """The seat due to draw after the events (the one after the last discarder or, after
+    a win, the last winner)."""
     for ev in reversed(events):
-        if type(ev).__name__ == "Discard":
+        if type(ev).__name__ in ("Discard", "Win"):
             return (ev.seat + 1) % 4  # type: ignore[attr-defined]
     return (dealer + 1) % 4
 
@@ -99,7 +100,8 @@ def build(case: Case) -> HandRecord:
     tokens = case.script.split()
     declared = {int(m[1]): m[2] for m in map(_DECLARE.match, tokens) if m}
     for seat in range(4):
-        declared.setdefault(seat, _lacking(hands[seat]))
+        if seat not in declared:
+            declared[seat] = _lacking(hands[seat])
     events: list[Event] = [DeclareSuit(seat, Suit(declared[seat])) for seat in range(4)]
     held = [[0] * NUM_SUITED for _ in range(4)]
     for seat, text in hands.items():
@@ -107,10 +109,14 @@ def build(case: Case) -> HandRecord:
             held[seat][t] += 1
     front = 0
     after_kong = False
+    leave = case.ruleset in ("sichuan-xuezhan", "sichuan-sbr")  # 血战: a winner leaves
+    out: set[int] = set()
 
     def add(ev: Event) -> None:
         events.append(ev)
         name, seat = type(ev).__name__, getattr(ev, "seat", None)
+        if name == "Win" and leave:
+            out.add(ev.seat)  # type: ignore[attr-defined]
         if seat is None or name not in ("Draw", "Discard", "Pong", "Kong"):
             return
         tile = ev.tile  # type: ignore[attr-defined]
@@ -125,9 +131,10 @@ def build(case: Case) -> HandRecord:
             continue
         m = _TURNS.match(token)
         if m:
-            seat = _next_seat(events, case.dealer)
-            for k in range(int(m[1])):
-                turn = (seat + k) % 4
+            turn = _next_seat(events, case.dealer)
+            for _ in range(int(m[1])):
+                while turn in out:
+                    turn = (turn + 1) % 4
                 tile = record.wall[front]
                 front += 1
                 add(Draw(turn, tile))
@@ -136,6 +143,7 @@ def build(case: Case) -> HandRecord:
                 if voids and tile not in voids:  # the declared suit goes first
                     tile = Tile(voids[-1])
                 add(Discard(turn, tile))
+                turn = (turn + 1) % 4
             continue
         if _DRAW.match(token) and not after_kong:
             assert str(record.wall[front]) == token[2:], (case.name, token, record.wall[front])
@@ -224,6 +232,31 @@ def _on_dealer(name: str, hand: str, tile: str, fan: int, scored: tuple[str, ...
     return Case(name, {0: f"{tile}...", 1: hand}, f"0-{tile} 1H{tile}<0",
                 ((0, 1, value, "win"),), (-value, value, 0, 0), 1, (scored,), **kwargs)
 
+
+def _arranged(hands: dict[int, str], prefix: str, turns: Sequence[int], suit: str,
+              seat: int) -> str:
+    """A wall front: ``prefix``, then one tile per turn in ``turns`` (the seats drawing in
+    order), ``seat`` drawing tiles of ``suit`` while there are any, the others the rest."""
+    pool = [4] * NUM_SUITED
+    for text in [*hands.values(), prefix]:
+        for t in parse_tiles(text):
+            pool[t] -= 1
+    tiles = [Tile(t) for t in range(NUM_SUITED) for _ in range(pool[t])]
+    wanted = [t for t in tiles if str(t)[-1] == suit]
+    rest = [t for t in tiles if str(t)[-1] != suit]
+    out: list[Tile] = []
+    for turn in turns:
+        mine = turn == seat
+        source = (wanted if wanted else rest) if mine else (rest if rest else wanted)
+        out.append(source.pop(0))
+    return prefix + "".join(str(t) for t in out)
+
+
+WALL_END = {0: PLAIN + "9s", 1: "333s666s777p888p5s", 2: "11s22s44s77s88s9s9m9p",
+            3: "11m2m45m78m12p45p78p"}
+XUEZHAN = {0: "9s1p...", 1: PLAIN, 2: "5555s123s789s23p9p", 3: "444s666s888p23p77p"}
+XUEZHAN_PLAY = "0-9s ~4 1+4p 1H4p 2+9p 2C5s 2+7m 2-7m 3+5m 3-5m 0+2s 0-1p 2H1p<0 3H1p<0"
+XUEZHAN_FRONT = "1m2m3m4m4p9p5m2s"
 
 CASES: list[Case] = [
     # --- each hand name (番), on the dealer's first discard ----------------------------
@@ -406,6 +439,63 @@ CASES: list[Case] = [
     Case("two_winners_discarder_deals", {0: "9s...", 1: PLAIN, 2: PLAIN_S, 3: "4p..."},
          "0-9s ~2 3+1s 3-4p 2H4p<3 1H4p<3", ((3, 2, 1, "win"), (3, 1, 1, "win")),
          (0, 1, 1, -2), 3, (("plain",), ("plain",)), front="1s2s1s"),
+    # --- the wall's end (nobody wins; the 55 tiles drawn in turn from seat 1, each
+    # discarded at once, a seat holding its declared suit discarding that first) -------
+    # Seat 0 (declares s, discards its 9s first) waits on 1p / 4p: best 平胡, 1. Seat 1
+    # waits on 4s (平胡) or 5s (对对胡 1 番): best 2. Seat 3 is not ready. Seat 2 declares
+    # s and still holds bamboo with its 9m and 9p at the end: a 花猪.
+    # 查花猪: seat 2 pays each player still in who is not a 花猪 (3, 0, 1) the cap, 16,
+    # and nothing else; 查大叫: seat 3 pays seat 0 its 1 and seat 1 its 2. Nobody won:
+    # the dealer stays.
+    Case("wall_end_flower_pig", WALL_END, "0=s 2=s 0-9s ~55 X",
+         ((2, 3, 16, "flower_pig"), (2, 0, 16, "flower_pig"), (2, 1, 16, "flower_pig"),
+          (3, 0, 1, "not_ready"), (3, 1, 2, "not_ready")), (17, 18, -48, 13), 0),
+    # flower_pig off: seat 2, holding three suits, is not ready: it pays 查大叫 like seat
+    # 3 (1 to seat 0, 2 to seat 1); dealer_after_draw = next: seat 1 deals next
+    Case("wall_end_no_flower_pig", WALL_END, "0=s 2=s 0-9s ~55 X",
+         ((2, 0, 1, "not_ready"), (2, 1, 2, "not_ready"), (3, 0, 1, "not_ready"),
+          (3, 1, 2, "not_ready")), (2, 4, -3, -3), 1,
+         overrides={"flower_pig": False, "dealer_after_draw": "next"}),
+    # 退税: seat 2 makes a concealed kong of 6p on its first turn (2 from each of 3, 0, 1)
+    # and is not ready at the end: it pays 查大叫 (1 to seat 0, 2 to seat 1) as seat 3
+    # does, and pays back its kong's 2 to each payer
+    Case("wall_end_tax_refund", {**WALL_END, 2: "6666p11s2s44s5s78s9s"},
+         "0=s 0-9s 1+2s 1-2s 2+1p 2C6p 2+3s 2-3s ~52 X",
+         ((3, 2, 2, "kong"), (0, 2, 2, "kong"), (1, 2, 2, "kong"),
+          (2, 0, 1, "not_ready"), (2, 1, 2, "not_ready"), (3, 0, 1, "not_ready"),
+          (3, 1, 2, "not_ready"), (2, 3, 2, "tax_refund"), (2, 0, 2, "tax_refund"),
+          (2, 1, 2, "tax_refund")), (2, 4, -3, -3), 0, front="2s1p", back="3s"),
+    # --- 血战到底 (sichuan-xuezhan): three winners -------------------------------------
+    # seat 1 self-draws 4p on its second draw: 平胡 1 + 1 (自摸加底) from each of 2, 3, 0,
+    # and leaves; seat 2 draws 9p and makes a concealed kong of 5s: 2 from each player
+    # still in, 3 and 0 (not seat 1); the dealer's 1p is won by seats 2 (123s 789s 123p
+    # 99p + the kong: 平胡 + 根 1 = 2) and 3 (平胡, 1); seat 0 is left alone: the hand ends.
+    # The first winner, seat 1, deals next.
+    Case("xuezhan_three_winners", XUEZHAN, XUEZHAN_PLAY,
+         (*_sd(1, (2, 3, 0), 1, 1), (3, 2, 2, "kong"), (0, 2, 2, "kong"), (0, 2, 2, "win"),
+          (0, 3, 1, "win")), (-7, 6, 4, -3), 1,
+         (("plain",), ("plain", "root"), ("plain",)), front=XUEZHAN_FRONT, back="7m",
+         ruleset="sichuan-xuezhan"),
+    # 血战 to the wall's end: seat 1 self-draws 5s on its second draw (对对胡 1 番 = 2, + 1
+    # from each of 2, 3, 0) and leaves; the others play on to the wall's end (50 more
+    # tiles; the 花猪 draws bamboo while there is any). The checks count the players still
+    # in only: the 花猪 seat 2 pays the cap, 16, to seats 3 and 0 (not to seat 1, who has
+    # left); seat 3, not ready, pays the ready seat 0 its 1 (seat 1 has left). Seat 1, the
+    # first winner, deals next.
+    Case("xuezhan_wall_end", WALL_END, "0=s 2=s 0-9s ~4 1+5s 1H5s ~50 X",
+         (*_sd(1, (2, 3, 0), 2, 1), (2, 3, 16, "flower_pig"), (2, 0, 16, "flower_pig"),
+          (3, 0, 1, "not_ready")), (14, 9, -35, 12), 1, (("all_pungs",),),
+         front=_arranged(WALL_END, "1m2m3m4m5s", [2, 3, 0] * 16 + [2, 3], "s", 2),
+         ruleset="sichuan-xuezhan"),
+    # --- sichuan-sbr (the tournament rules, 血战到底, cap 3) ------------------------------
+    # the same play; seat 3 holds 七对 with 4444s among them. Seat 1: 平胡 1 + 1 from each.
+    # Seat 2's kong: 2 from 3 and 0; its win: 平胡 + the kong 1 番 (a kong is no 根 here)
+    # = 2. Seat 3: 七对 2 + 根 1 (the four inside 七对) = 3 番, within the cap: 8.
+    Case("sbr_three_winners", {**XUEZHAN, 3: "4444s66s88p77p33p1p"}, XUEZHAN_PLAY,
+         (*_sd(1, (2, 3, 0), 1, 1), (3, 2, 2, "kong"), (0, 2, 2, "kong"), (0, 2, 2, "win"),
+          (0, 3, 8, "win")), (-14, 6, 4, 4), 1,
+         (("plain",), ("plain", "kong"), ("seven_pairs", "root")), front=XUEZHAN_FRONT,
+         back="7m", ruleset="sichuan-sbr"),
 ]
 
 
