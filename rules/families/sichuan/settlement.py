@@ -176,7 +176,7 @@ class _Hand:
         by_discarder = (bloom_kong is not None and bloom_kong.fact.kind is KongKind.EXPOSED
                         and r.exposed_kong_bloom == "discarder")
         self_draw = w.self_drawn and not by_discarder
-        fan = win_fan(r, counts, w.melds, w.situational, self_draw)
+        fan = win_fan(r, counts, w.melds, w.situational, self_draw, w.tile)
         value = self.base * 2 ** fan.counted
         if w.self_drawn and by_discarder:
             assert bloom_kong is not None and bloom_kong.fact.from_seat is not None
