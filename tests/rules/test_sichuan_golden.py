@@ -302,6 +302,29 @@ CASES: list[Case] = [
                ("full_flush_dragon_seven_pairs", "root"), value=64,
                overrides={"fan_cap": None, "fan.heavenly_earthly_fan": 6,
                           "flower_pig_fan": 6}),
+    # --- settings of the patterns ----------------------------------------------------
+    # fan.dragon_seven_pairs = 0 (no 龙七对): 七对 2 + 根 1 (the four inside it) = 3 番, 8
+    _on_dealer("seven_pairs_four_is_root", "1111m33m55m77p99p4p", "4p", 3,
+               ("seven_pairs", "root"), overrides={"fan.dragon_seven_pairs": 0}),
+    # fan.full_flush_dragon_seven_pairs = 0 (no 清龙七对): 1111m 22 33 55 77 99m is 清七对 4
+    # + 根 1 = 5 番, capped at 4: 16
+    _on_dealer("full_flush_seven_pairs_four_is_root", "1111m22m33m55m77m9m", "9m", 5,
+               ("full_flush_seven_pairs", "root"),
+               overrides={"fan.full_flush_dragon_seven_pairs": 0}),
+    # fan.golden_hook_melded = false (the tournament's 金钩): a concealed 对对胡 won on its
+    # pair's tile, 5p: 对对胡 1 + 金钩 1 = 2 番, 4 (by default the same hand is 对对胡
+    # alone: case all_pungs)
+    _on_dealer("golden_hook_concealed", "111m444m777p999p5p", "5p", 2,
+               ("all_pungs", "golden_hook"), overrides={"fan.golden_hook_melded": False}),
+    # 门清 and 中张 played (+1 each): 234m 567m 345p 678p 66p won on 6p, no pong and no 1
+    # or 9: 平胡 + 门清 1 + 中张 1 = 2 番, 4
+    _on_dealer("concealed_all_simples", "234m567m345p66p78p", "6p", 2,
+               ("plain", "concealed", "all_simples"),
+               overrides={"fan.concealed": 1, "fan.all_simples": 1}),
+    # 带幺九 played (+2): 123m 789m 111p 789p 99p won on 9p, every set and the pair hold a 1
+    # or a 9: 平胡 + 带幺九 2 = 2 番, 4
+    _on_dealer("terminals", "123m789m111p99p78p", "9p", 2, ("plain", "terminals"),
+               overrides={"fan.terminals": 2}),
     # --- 根 ---------------------------------------------------------------------------
     # a four held: 111m 123m 456p 789p 55p holds 1111m: 平胡 + 根 1 = 1 番, 2
     _on_dealer("root_held", "1111m23m456p789p5p", "5p", 1, ("plain", "root")),
