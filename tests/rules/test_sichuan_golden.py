@@ -254,6 +254,8 @@ def _arranged(hands: dict[int, str], prefix: str, turns: Sequence[int], suit: st
 
 WALL_END = {0: PLAIN + "9s", 1: "333s666s777p888p5s", 2: "11s22s44s77s88s9s9m9p",
             3: "11m2m45m78m12p45p78p"}
+XUEZHAN_KONG = {**WALL_END, 2: "6666p11s2s44s5s78s9s"}
+XUEZHAN_KONG_PLAY = "0=s 0-9s 1+2s 1-2s 2+1p 2C6p 2+3s 2-5s 1H5s<2 ~52 X"
 XUEZHAN = {0: "9s1p...", 1: PLAIN, 2: "5555s123s789s23p9p", 3: "444s666s888p23p77p"}
 XUEZHAN_PLAY = "0-9s ~4 1+4p 1H4p 2+9p 2C5s 2+7m 2-7m 3+5m 3-5m 0+2s 0-1p 2H1p<0 3H1p<0"
 XUEZHAN_FRONT = "1m2m3m4m4p9p5m2s"
@@ -510,6 +512,24 @@ CASES: list[Case] = [
           (3, 0, 1, "not_ready")), (14, 9, -35, 12), 1, (("all_pungs",),),
          front=_arranged(WALL_END, "1m2m3m4m5s", [2, 3, 0] * 16 + [2, 3], "s", 2),
          ruleset="sichuan-xuezhan"),
+    # 血战, 杠上炮 then the wall's end: seat 2 makes a concealed kong of 6p (2 from each of
+    # 3, 0, 1), draws 3s and discards 5s; seat 1 wins on it (333s 666s 777p 888p 55s: 对对胡
+    # 1 + 杠上炮 1 = 2 番, 4) and leaves; 呼叫转移 hands it the kong's 6. The others play
+    # to the wall's end: seat 0 is ready (平胡, 1), seats 2 and 3 are not: each pays seat 0
+    # 1 (查大叫); seat 2's kong income went to seat 1 already, so 退税 returns nothing.
+    Case("xuezhan_kong_discard_then_wall_end", XUEZHAN_KONG, XUEZHAN_KONG_PLAY,
+         ((3, 2, 2, "kong"), (0, 2, 2, "kong"), (1, 2, 2, "kong"), (2, 1, 4, "win"),
+          (2, 1, 6, "kong_transfer"), (2, 0, 1, "not_ready"), (3, 0, 1, "not_ready")),
+         (0, 8, -5, -3), 1, (("all_pungs", "kong_discard"),), front="2s1p", back="3s",
+         ruleset="sichuan-xuezhan"),
+    # the same with kong_discard_income = none: the kong's income stays with seat 2, which
+    # is not ready at the wall's end: 退税 pays its 2 back to each of 3, 0 and 1
+    Case("xuezhan_kong_discard_none_tax_refund", XUEZHAN_KONG, XUEZHAN_KONG_PLAY,
+         ((3, 2, 2, "kong"), (0, 2, 2, "kong"), (1, 2, 2, "kong"), (2, 1, 4, "win"),
+          (2, 0, 1, "not_ready"), (3, 0, 1, "not_ready"), (2, 3, 2, "tax_refund"),
+          (2, 0, 2, "tax_refund"), (2, 1, 2, "tax_refund")),
+         (2, 4, -5, -1), 1, (("all_pungs", "kong_discard"),), front="2s1p", back="3s",
+         ruleset="sichuan-xuezhan", overrides={"kong_discard_income": "none"}),
     # --- sichuan-sbr (the tournament rules, 血战到底, cap 3) ------------------------------
     # the same play; seat 3 holds 七对 with 4444s among them. Seat 1: 平胡 1 + 1 from each.
     # Seat 2's kong: 2 from 3 and 0; its win: 平胡 + the kong 1 番 (a kong is no 根 here)
