@@ -35,6 +35,7 @@ from zhuoji.rules.core.declared import DeclaredHands
 from zhuoji.rules.core.mechanic import adds_to_checks
 from zhuoji.rules.event_registry import describe_event, event_name
 from zhuoji.rules.events import (
+    Chow,
     Discard,
     Draw,
     Event,
@@ -1634,15 +1635,32 @@ class TableRulesBase:
 
 
 def _table_rules(ruleset: RulesetBase) -> TableRulesBase:
-    make = family_of(ruleset).table_rules
+    family = family_of(ruleset)
+    make = family.table_rules
     if make is None:
         raise RulesetError(Message("family {f:any} gives no table rules: its rulesets cannot "
                                    "be replayed", repr(ruleset.family)))
     rules: TableRulesBase = make(ruleset)
-    tile_set = family_of(ruleset).tile_set
+    tile_set = family.tile_set
     rules.tile_set = tile_set
     rules.copies = _full_set(tile_set, rules.wildcards)
+    if family.refuses_chow and Chow not in rules.kinds:
+        rules.kinds[Chow] = _REFUSED_CHOW
     return rules
+
+
+def _check_refused_chow(t: Table, ev: Chow) -> Violation | None:
+    """A chow in a family whose rule is no chow (:attr:`zhuoji.rules.families.Family.
+    refuses_chow`): ``chow_not_allowed``."""
+    return t._v(_C.CHOW_NOT_ALLOWED, ev.seat, _after(ev, ": chow (吃) is never allowed"))
+
+
+def _apply_refused_chow(t: Table, ev: Chow) -> None:
+    raise AssertionError(f"{describe_event(ev)} is never legal")  # its check rejects it
+
+
+_REFUSED_CHOW = Kind(_not_plain, _check_refused_chow, _apply_refused_chow)
+"""The ``chow`` kind of a family that refuses every chow."""
 
 
 def _full_set(tile_set: TileSet, wildcards: int) -> tuple[int, ...]:
