@@ -256,6 +256,8 @@ WALL_END = {0: PLAIN + "9s", 1: "333s666s777p888p5s", 2: "11s22s44s77s88s9s9m9p"
             3: "11m2m45m78m12p45p78p"}
 XUEZHAN_KONG = {**WALL_END, 2: "6666p11s2s44s5s78s9s"}
 XUEZHAN_KONG_PLAY = "0=s 0-9s 1+2s 1-2s 2+1p 2C6p 2+3s 2-5s 1H5s<2 ~52 X"
+XUELIU = {0: "1p3p6p9p9s3s6s9s2s5s8s7p4p6p", 1: PLAIN, 2: "11s22s4s55s7s88s9p9p3p",
+          3: "11m2m45m78m12p45p78p"}  # seats 0, 2 and 3 are not ready
 XUEZHAN = {0: "9s1p...", 1: PLAIN, 2: "5555s123s789s23p9p", 3: "444s666s888p23p77p"}
 XUEZHAN_PLAY = "0-9s ~4 1+4p 1H4p 2+9p 2C5s 2+7m 2-7m 3+5m 3-5m 0+2s 0-1p 2H1p<0 3H1p<0"
 XUEZHAN_FRONT = "1m2m3m4m4p9p5m2s"
@@ -530,6 +532,17 @@ CASES: list[Case] = [
           (2, 0, 2, "tax_refund"), (2, 1, 2, "tax_refund")),
          (2, 4, -5, -1), 1, (("all_pungs", "kong_discard"),), front="2s1p", back="3s",
          ruleset="sichuan-xuezhan", overrides={"kong_discard_income": "none"}),
+    # --- 血流成河 (sichuan-xueliu): a player winning twice ------------------------------
+    # seat 1 self-draws 4p on its second draw: 平胡 1 + 1 (自摸加底) from each of 2, 3, 0;
+    # the 4p is set aside and seat 1 stays. Play goes on from seat 2; the dealer draws 2p
+    # and discards 1p: seat 1 wins again, 平胡, 1 from the dealer. Play goes on from seat 2
+    # to the wall's end, everyone still in: seat 1 is ready (平胡, 1), seats 0, 2 and 3 are
+    # not and each pays it 1 (查大叫). Seat 1, the first winner, deals next.
+    Case("xueliu_winning_twice", XUELIU,
+         "0-9s ~4 1+4p 1H4p 2+1m 2-1m 3+9m 3-9m 0+2p 0-1p 1H1p<0 ~47 X",
+         (*_sd(1, (2, 3, 0), 1, 1), (0, 1, 1, "win"), (0, 1, 1, "not_ready"),
+          (2, 1, 1, "not_ready"), (3, 1, 1, "not_ready")), (-4, 10, -3, -3), 1,
+         (("plain",), ("plain",)), front="1s2s3s4s4p1m9m2p", ruleset="sichuan-xueliu"),
     # --- sichuan-sbr (the tournament rules, 血战到底, cap 3) ------------------------------
     # the same play; seat 3 holds 七对 with 4444s among them. Seat 1: 平胡 1 + 1 from each.
     # Seat 2's kong: 2 from 3 and 0; its win: 平胡 + the kong 1 番 (a kong is no 根 here)
