@@ -1,7 +1,8 @@
 """Sichuan golden hands through ``zhuoji audit --json``: every 番 entry and the cap, each kong
 payment, 呼叫转移 and its variants, 自摸加底 and its variants, 点杠花 both ways, the checks at
-the wall's end (查花猪, 查大叫, 退税), 一炮多响, a 血战 hand with three winners, a hand under
-``sichuan-sbr`` and the next dealer rules (issue 34, ``docs/rules/sichuan.md``).
+the wall's end (查花猪, 查大叫, 退税), 一炮多响, a 血战 hand with three winners, a 血流 hand
+with a player winning twice, a hand under ``sichuan-sbr`` and the next dealer rules (issue
+34, ``docs/rules/sichuan.md``).
 
 Each case is a legal log in ``tests/rules/sichuan_golden/<name>.json`` (zhuoji-log/1) whose
 recorded result is the expectation worked out by hand in the comment beside the case, from
@@ -11,9 +12,11 @@ result, and the JSON line is checked field by field besides: the ledger items in
 ``(payer, payee, amount, reason)``, the deltas, the next dealer and each win's scored 番.
 
 The logs are written from the compact scripts below (``tests/support/builders.py`` tokens,
-plus ``S=X`` for seat S's 定缺 and ``~N`` for N turns that each draw the next front tile and
-discard it at once). Rewrite them after changing a case with
-``python -m tests.rules.test_sichuan_golden``; a test checks they are in step.
+plus ``S=X`` for seat S's 定缺, else each seat declares the suit it lacks, and ``~N`` for N
+turns from the seat due, each drawing the next front tile and discarding it at once, or a
+tile of the seat's declared suit while it holds one; a 血战 winner takes no turn). Rewrite
+them after changing a case with ``python -m tests.rules.test_sichuan_golden``; a test checks
+they are in step.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -159,12 +163,10 @@ def document(case: Case) -> dict[str, Any]:
     """The case's log as the JSON document written in :data:`FOLDER`."""
     game = game_from_records([build(case)], game_id=case.name, ruleset=case.ruleset,
                              rule_overrides=case.overrides or None)
-    path = FOLDER / f".{case.name}.tmp.json"
-    try:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"{case.name}.json"
         write_games(path, [game], indent=True)
         doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    finally:
-        path.unlink(missing_ok=True)
     return doc
 
 
@@ -203,8 +205,6 @@ def dealt(case: Case) -> dict[int, str]:
             assert len(tiles) > before, (case.name, seat)
         out[seat] = "".join(str(t) for t in tiles)
     return out
-
-
 
 
 # ---------------------------------------------------------------------- the cases
