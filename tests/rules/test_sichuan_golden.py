@@ -592,14 +592,37 @@ def test_the_recomputed_ledger_is_the_rule(case: Case, rows: dict[str, dict[str,
         assert [tuple(w["scored"]) for w in row["winners"]] == list(case.scored)
 
 
+def _flat(value: Any) -> bool:
+    """A value written on one line: a scalar, or a list or object of scalars (a tile list,
+    an event, a ledger item)."""
+    if isinstance(value, list):
+        return all(not isinstance(v, (list, dict)) for v in value)
+    if isinstance(value, dict):
+        return all(not isinstance(v, (list, dict))
+                   or (isinstance(v, list) and len(v) <= 3 and _flat(v))
+                   for v in value.values())
+    return True
+
+
+def dump(value: Any, pad: str = "") -> str:
+    """JSON for reading: each event, item, player and tile list on one line."""
+    if _flat(value):
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    inner = pad + " "
+    if isinstance(value, list):
+        return "[\n" + ",\n".join(inner + dump(v, inner) for v in value) + "\n" + pad + "]"
+    parts = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {dump(v, inner)}"
+             for k, v in value.items()]
+    return "{\n" + ",\n".join(parts) + "\n" + pad + "}"
+
+
 def write_all() -> None:
     """Write every case's log into :data:`FOLDER` (and remove the files of no case)."""
     FOLDER.mkdir(exist_ok=True)
     keep = set()
     for case in CASES:
         path = FOLDER / f"{case.name}.json"
-        path.write_text(json.dumps(document(case), ensure_ascii=False, indent=1) + "\n",
-                        encoding="utf-8")
+        path.write_text(dump(document(case)) + "\n", encoding="utf-8")
         keep.add(path.name)
     for path in FOLDER.glob("*.json"):
         if path.name not in keep:
