@@ -19,6 +19,7 @@ FAMILY: Family = register(
         tile_set=TileSet.SUITED,
         event_kinds=frozenset({"exchange", "declare_suit"}),
         table_rules=table_rules,
+        refuses_chow=True,  # no chow (吃): a chow is chow_not_allowed
     )
 )
 """The family as registered."""
