@@ -22,6 +22,7 @@ FAMILY: Family = register(
         table_rules=table_rules,
         text_lines=text_lines,
         json_keys=json_keys,
+        refuses_chow=True,  # no chow (吃): a chow is chow_not_allowed
     )
 )
 """The family as registered."""

@@ -97,6 +97,10 @@ class Fan(BaseModel):
                                    "before any claim) are worth the cap")
     heavenly_earthly_fan: OrNone = Field(None, ge=0, le=MAX_FAN, description="the 番 of "
                                              "天胡 and 地胡 (none: the cap)")
+    # --- the settlement's patterns
+    golden_hook_melded: bool = Field(True, description="金钩钓 needs all four sets melded "
+                                     "(off: any 对对胡 won on its pair's tile, a 单钓 wait: "
+                                     "the tournament rules' 金钩)")
 
 
 class Points(BaseModel):
