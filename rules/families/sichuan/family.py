@@ -5,6 +5,7 @@ from __future__ import annotations
 from zhuoji.rules.families import Family, register
 from zhuoji.rules.families.sichuan.legality import table_rules
 from zhuoji.rules.families.sichuan.patterns import Pattern
+from zhuoji.rules.families.sichuan.referee import json_keys, text_lines
 from zhuoji.rules.families.sichuan.settings import Ruleset
 from zhuoji.rules.families.sichuan.settlement import audit_result, settle
 from zhuoji.rules.tiles import TileSet
@@ -19,6 +20,8 @@ FAMILY: Family = register(
         tile_set=TileSet.SUITED,
         event_kinds=frozenset({"exchange", "declare_suit"}),
         table_rules=table_rules,
+        text_lines=text_lines,
+        json_keys=json_keys,
         refuses_chow=True,  # no chow (吃): a chow is chow_not_allowed
     )
 )
