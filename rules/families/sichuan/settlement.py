@@ -272,7 +272,7 @@ class _Hand:
             assert pig_fan is not None
             for pig in sorted(pigs):
                 for s in _after(pig, self.n):
-                    if s in left and s not in pigs:
+                    if s not in pigs and (s in left or r.flower_pig_pays_winners):
                         self.book.pay(pig, s, self.base * 2 ** pig_fan, Reason.FLOWER_PIG,
                                       Message("{f:n} 番", pig_fan))
         not_ready = [s for s in left if s not in pigs and s not in ready]
