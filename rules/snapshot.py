@@ -4,9 +4,10 @@
 the deal and after every applied event, reads the table's public state: each seat's
 concealed tiles, melds and discards (and its declared suit, 定缺, in a family that declares
 one), the wall count, the seat to act and the phase, and the marks the ruleset's family
-puts on it (``Family.panel_marks``). The first fatal violation stops the replay, as it stops :func:`~zhuoji.rules.replay.replay_hand`;
-the event that caused it is not applied (the last snapshot is the table before it).
-Nothing here changes the table other than through :meth:`~zhuoji.rules.table.Table.step`.
+puts on it (``Family.panel_marks``). The first fatal violation stops the replay, as it
+stops :func:`~zhuoji.rules.replay.replay_hand`; the event that caused it is not applied
+(the last snapshot is the table before it). Nothing here changes the table other than
+through :meth:`~zhuoji.rules.table.Table.step`.
 """
 
 from __future__ import annotations

@@ -72,8 +72,9 @@ PAID = """Array.from(document.querySelectorAll('#replay-paid li'))
   .filter(li => !li.hidden && !document.getElementById('replay-paid').hidden)
   .map(li => [li.dataset.reason, li.textContent.trim()])"""
 
-BADGES = """Array.from(document.querySelectorAll('#replay-table tbody tr[data-seat]')).map(r =>
-  Array.from(r.querySelectorAll('.r-badges .badge.void')).map(b => [b.dataset.suit, b.textContent]))"""
+BADGES = """Array.from(document.querySelectorAll('#replay-table tbody tr[data-seat]'))
+  .map(r => Array.from(r.querySelectorAll('.r-badges .badge.void'))
+    .map(b => [b.dataset.suit, b.textContent]))"""
 
 
 def _paid(web: HeadlessChromium) -> list[list[str]]:
@@ -95,7 +96,7 @@ def _check_page(web: HeadlessChromium, page: Path, shots: Path) -> None:
           received_text: r.querySelector('.c-received').textContent}))""")
     assert [(c["seat"], c["suit"]) for c in choices] == [
         ("0", "p"), ("1", "s"), ("2", "m"), ("3", "m")]
-    assert choices[0]["suit_text"].startswith("dots (p)")
+    assert choices[0]["suit_text"].startswith("dots")
     assert len(choices[0]["passed"]) == 3
     assert [c["passed_text"].strip().endswith(f"seat {(s + 1) % 4}")
             for s, c in enumerate(choices)] == [True] * 4

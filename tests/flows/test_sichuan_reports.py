@@ -283,7 +283,7 @@ def test_a_xueliu_seat_winning_twice_counts_twice_when_the_core_plays_it(
 ) -> None:
     """The 血流 log through the whole chain: seat 1 wins twice (a self-draw, then on seat
     0's 4p), and its two wins are two rows, in order, counted twice."""
-    ids, audit = audits["sc-xueliu"]
+    _, audit = audits["sc-xueliu"]
     if [w.seat for w in audit.replay.winners][:2] != [1, 1]:
         pytest.skip("the core does not play 血流成河 (mechanics.winners_stay) yet: "
                     f"{[f.code.value for f in audit.findings]}")
