@@ -77,6 +77,11 @@ BADGES = """Array.from(document.querySelectorAll('#replay-table tbody tr[data-se
     .map(b => [b.dataset.suit, b.textContent]))"""
 
 
+ORDER = """Array.from(document.querySelectorAll('#replay-table tbody tr[data-seat]'))
+  .map(r => { const b = r.querySelector('.r-badges .badge.green');
+              return b ? b.dataset.order : null; })"""
+
+
 def _paid(web: HeadlessChromium) -> list[list[str]]:
     found: list[list[str]] = web.evaluate(PAID)
     return found
@@ -136,8 +141,14 @@ def _check_page(web: HeadlessChromium, page: Path, shots: Path) -> None:
     # each win's payments at its step (the first win: three payers, each its 自摸加底)
     _go(web, WIN_EVENTS[0] + 1)
     assert sorted({reason for reason, _ in _paid(web)}) == ["self_draw", "win"]
+    assert web.evaluate(ORDER) == [None, "1", None, None]
     _go(web, WIN_EVENTS[1] + 1)
     assert [reason for reason, _ in _paid(web)] == ["win", "kong_transfer"]
+    assert web.evaluate(ORDER) == [None, "1", "2", None]
+    _go(web, WIN_EVENTS[2] + 1)
+    assert web.evaluate(ORDER) == [None, "1", "2", "3"]
+    assert "#3" in web.evaluate("document.querySelector("
+                                "'#replay-table tr[data-seat=\"3\"] .badge.green').textContent")
     # a win's event link in the table of wins goes to its step
     web.evaluate("document.querySelector('#wins-in-order tr[data-win=\"1\"] a[data-step]').click()")
     assert web.evaluate("document.getElementById('replay-step').textContent") == str(

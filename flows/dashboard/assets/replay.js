@@ -122,9 +122,16 @@
       if (!state) { return; }
       row.classList.toggle("turn", s.turn === seat && s.phase !== "ended" && s.phase !== "won");
       var badges = clear(row.querySelector(".r-badges"));
-      if (s.winners.indexOf(seat) >= 0) {
+      // a winner's badge; with several wins so far, the place of each of the seat's wins
+      // in their order (#1, #2 ...; a seat that won twice, playing on, has two)
+      var order = [];
+      s.winners.forEach(function (w, i) { if (w === seat) { order.push(i + 1); } });
+      if (order.length) {
         badges.appendChild(document.createTextNode(" "));
-        badges.appendChild(element("span", "badge green", W.winner));
+        var won = element("span", "badge green", s.winners.length > 1
+          ? W.winner + " " + order.map(function (n) { return "#" + n; }).join(" ") : W.winner);
+        won.setAttribute("data-order", order.join(" "));
+        badges.appendChild(won);
       }
       // the suit the seat declared (定缺), once declared
       if (state.declared_suit) {
