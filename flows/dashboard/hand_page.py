@@ -298,7 +298,7 @@ def moments_context(
     return {
         "item_steps": item_steps,
         "placed_items": placed if last is not None else [],
-        "item_events": bool(placed),
+        "item_events": any(item.get("event_index") is not None for item in ledger),
         "wins": shown,
         "several_wins": len(shown) > 1,
     }

@@ -174,17 +174,25 @@ def test_the_audit_html_page_shows_the_same(
     _check_page(web, report, tmp_path)
 
 
-def test_a_page_of_one_win_has_no_table_of_wins(
-    site: Path, web: HeadlessChromium,
-) -> None:
-    """A hand with one win says it in its seats' table, as before: no table of wins."""
-    page = site / "hands" / f"{page_slug('sc-xueliu')}-h1.html"
-    if not page.is_file():
-        pytest.skip("the 血流 hand is clean: no page")
-    load = web.open(page.as_uri())
+def test_a_page_of_one_win_has_no_table_of_wins(web: HeadlessChromium, tmp_path: Path) -> None:
+    """A hand of one win (``sc-wall-end.json``: seat 1's self-draw, then play to the wall's
+    end) says it in its seats' table, as a page always did: no table of wins; its seats'
+    choices are shown, and the checks at the wall's end (查大叫) are paid at the last event,
+    where the whole settlement shows."""
+    out = tmp_path / "wall-end.html"
+    result = CliRunner().invoke(app, ["audit", str(DATA / "sc-wall-end.json"), "--hand", "1",
+                                      "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    load = web.open(out.as_uri())
     assert not load.errors, load.errors
-    wins = web.evaluate("document.querySelectorAll('#wins-in-order tbody tr').length")
-    shown = web.evaluate("document.querySelectorAll('#seat-choices tbody tr').length")
-    assert shown == 4
-    if web.evaluate("document.querySelectorAll('#seat-deltas .badge.green').length") == 1:
-        assert wins == 0
+    assert web.evaluate("document.getElementById('wins-in-order')") is None
+    assert web.evaluate("document.querySelectorAll('#seat-choices tbody tr').length") == 4
+    last = int(web.evaluate("document.getElementById('replay-slider').max"))
+    steps = web.evaluate("Array.from(document.querySelectorAll('#replay-paid li'))"
+                         ".map(li => [li.dataset.reason, li.dataset.step])")
+    assert ["not_ready", str(last)] in steps
+    _go(web, last - 1)
+    assert all(reason != "not_ready" for reason, _ in _paid(web))
+    _go(web, last)
+    assert _paid(web) == []
+    assert web.evaluate("!document.getElementById('replay-ledger').hidden")
