@@ -186,6 +186,24 @@ def test_the_hand_page_queries_give_the_wins_in_order_and_the_seats_choices(db: 
     assert [r["event_index"] for r in ledger if r["reason"] == "kong"] == [16, 16]
 
 
+def test_the_multiple_wins_report_lists_each_win_in_order(db: Path) -> None:
+    """Every win of the hands with several, in order, through the command line; a hand of
+    one win is not in it."""
+    rows = [r for r in _report(db, "multiple_wins") if r["family"] == "sichuan"]
+    assert [(r["game_id"], r["hand_wins"], r["win_no"], r["seat"], r["player_id"], r["source"],
+             r["discarder"], r["discarder_id"], r["tile"]) for r in rows] == [
+        ("sc-multiple", 2, 0, 2, "sc3", "discard", 0, "sc1", "3s"),
+        ("sc-multiple", 2, 1, 3, "sc4", "discard", 0, "sc1", "3s"),
+        ("sc-xuezhan", 3, 0, 1, "sc2", "self_draw", None, None, "1p"),
+        ("sc-xuezhan", 3, 1, 2, "sc3", "discard", 0, "sc1", "3s"),
+        ("sc-xuezhan", 3, 2, 3, "sc4", "discard", 0, "sc1", "3s"),
+    ]
+    values = _rows(db, "SELECT game_id, win_no, value, scored_patterns FROM wins "
+                       "WHERE game_id IN ('sc-multiple', 'sc-xuezhan') ORDER BY ALL")
+    assert [(r["game_id"], r["win_no"], r["value"], r["scored_patterns"]) for r in rows] == [
+        (g, n, v, list(p)) for g, n, v, p in values]
+
+
 def _win_counts(audits: dict[str, tuple[list[str], HandAudit]]) -> Counter[str]:
     """Each player's wins in the Sichuan games, every win counted."""
     out: Counter[str] = Counter()
