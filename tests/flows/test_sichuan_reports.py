@@ -194,12 +194,14 @@ def test_the_multiple_wins_report_lists_each_win_in_order(db: Path) -> None:
              r["discarder"], r["discarder_id"], r["tile"]) for r in rows] == [
         ("sc-multiple", 2, 0, 2, "sc3", "discard", 0, "sc1", "3s"),
         ("sc-multiple", 2, 1, 3, "sc4", "discard", 0, "sc1", "3s"),
+        ("sc-xueliu", 2, 0, 1, "sc2", "self_draw", None, None, "1p"),
+        ("sc-xueliu", 2, 1, 1, "sc2", "discard", 0, "sc1", "4p"),
         ("sc-xuezhan", 3, 0, 1, "sc2", "self_draw", None, None, "1p"),
         ("sc-xuezhan", 3, 1, 2, "sc3", "discard", 0, "sc1", "3s"),
         ("sc-xuezhan", 3, 2, 3, "sc4", "discard", 0, "sc1", "3s"),
     ]
     values = _rows(db, "SELECT game_id, win_no, value, scored_patterns FROM wins "
-                       "WHERE game_id IN ('sc-multiple', 'sc-xuezhan') ORDER BY ALL")
+                       "WHERE game_id IN ('sc-multiple', 'sc-xueliu', 'sc-xuezhan') ORDER BY ALL")
     assert [(r["game_id"], r["win_no"], r["value"], r["scored_patterns"]) for r in rows] == [
         (g, n, v, list(p)) for g, n, v, p in values]
 
@@ -243,7 +245,9 @@ def test_the_reports_count_each_win(
     for player, row in players.items():
         assert (row["wins"], row["self_draws"], row["deal_ins"]) == (
             wins[player], self_draws[player], dealt[player]), player
-    assert players["sc1"]["deal_ins"] == 2  # two hands: two winners on one discard in each
+    # three hands: two winners on one discard in sc-multiple and sc-xuezhan, and in
+    # sc-xueliu seat 1's second win on sc1's 4p
+    assert players["sc1"]["deal_ins"] == 3
 
 
 def test_a_player_who_wins_twice_in_a_hand_counts_twice(db: Path, tmp_path: Path) -> None:
@@ -296,15 +300,13 @@ def _players(db: Path) -> list[dict[str, Any]]:
         con.close()
 
 
-def test_a_xueliu_seat_winning_twice_counts_twice_when_the_core_plays_it(
+def test_a_xueliu_seat_winning_twice_counts_twice(
     db: Path, audits: dict[str, tuple[list[str], HandAudit]],
 ) -> None:
     """The 血流 log through the whole chain: seat 1 wins twice (a self-draw, then on seat
     0's 4p), and its two wins are two rows, in order, counted twice."""
     _, audit = audits["sc-xueliu"]
-    if [w.seat for w in audit.replay.winners][:2] != [1, 1]:
-        pytest.skip("the core does not play 血流成河 (mechanics.winners_stay) yet: "
-                    f"{[f.code.value for f in audit.findings]}")
+    assert [w.seat for w in audit.replay.winners][:2] == [1, 1], audit.findings
     rows = _rows(db, "SELECT win_no, seat, source, discarder, tile FROM wins "
                      "WHERE game_id = 'sc-xueliu' ORDER BY win_no")
     assert rows[:2] == [(0, 1, "self_draw", None, "1p"), (1, 1, "discard", 0, "4p")]
