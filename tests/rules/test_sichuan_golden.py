@@ -471,7 +471,7 @@ CASES: list[Case] = [
     # Seat 0 (declares s, discards its 9s first) waits on 1p / 4p: best 平胡, 1. Seat 1
     # waits on 4s (平胡) or 5s (对对胡 1 番): best 2. Seat 3 is not ready. Seat 2 declares
     # s and still holds bamboo with its 9m and 9p at the end: a 花猪.
-    # 查花猪: seat 2 pays each player still in who is not a 花猪 (3, 0, 1) the cap, 16,
+    # 查花猪: seat 2 pays each player who is not a 花猪 (3, 0, 1) the cap, 16,
     # and nothing else; 查大叫: seat 3 pays seat 0 its 1 and seat 1 its 2. Nobody won:
     # the dealer stays.
     Case("wall_end_flower_pig", WALL_END, "0=s 2=s 0-9s ~55 X",
@@ -505,15 +505,24 @@ CASES: list[Case] = [
          ruleset="sichuan-xuezhan"),
     # 血战 to the wall's end: seat 1 self-draws 5s on its second draw (对对胡 1 番 = 2, + 1
     # from each of 2, 3, 0) and leaves; the others play on to the wall's end (50 more
-    # tiles; the 花猪 draws bamboo while there is any). The checks count the players still
-    # in only: the 花猪 seat 2 pays the cap, 16, to seats 3 and 0 (not to seat 1, who has
-    # left); seat 3, not ready, pays the ready seat 0 its 1 (seat 1 has left). Seat 1, the
-    # first winner, deals next.
+    # tiles; the 花猪 draws bamboo while there is any). 查花猪: the 花猪 seat 2 pays the
+    # cap, 16, to each player who is not a 花猪 in turn order after it: 3, 0 and seat 1,
+    # who has left after winning (flower_pig_pays_winners, on by default); 查大叫: seat 3,
+    # not ready, pays the ready seat 0 its 1 (seat 1 has left: 查大叫 pays the players
+    # still in). Seat 1, the first winner, deals next.
     Case("xuezhan_wall_end", WALL_END, "0=s 2=s 0-9s ~4 1+5s 1H5s ~50 X",
+         (*_sd(1, (2, 3, 0), 2, 1), (2, 3, 16, "flower_pig"), (2, 0, 16, "flower_pig"),
+          (2, 1, 16, "flower_pig"), (3, 0, 1, "not_ready")), (14, 25, -51, 12), 1,
+         (("all_pungs",),),
+         front=_arranged(WALL_END, "1m2m3m4m5s", [2, 3, 0] * 16 + [2, 3], "s", 2),
+         ruleset="sichuan-xuezhan"),
+    # the same with flower_pig_pays_winners off: the 花猪 pays the players still in only,
+    # 16 to seats 3 and 0, not to seat 1
+    Case("xuezhan_wall_end_pig_pays_players_in", WALL_END, "0=s 2=s 0-9s ~4 1+5s 1H5s ~50 X",
          (*_sd(1, (2, 3, 0), 2, 1), (2, 3, 16, "flower_pig"), (2, 0, 16, "flower_pig"),
           (3, 0, 1, "not_ready")), (14, 9, -35, 12), 1, (("all_pungs",),),
          front=_arranged(WALL_END, "1m2m3m4m5s", [2, 3, 0] * 16 + [2, 3], "s", 2),
-         ruleset="sichuan-xuezhan"),
+         ruleset="sichuan-xuezhan", overrides={"flower_pig_pays_winners": False}),
     # 血战, 杠上炮 then the wall's end: seat 2 makes a concealed kong of 6p (2 from each of
     # 3, 0, 1), draws 3s and discards 5s; seat 1 wins on it (333s 666s 777p 888p 55s: 对对胡
     # 1 + 杠上炮 1 = 2 番, 4) and leaves; 呼叫转移 hands it the kong's 6. The others play

@@ -290,7 +290,8 @@ def test_the_referee_json_keys() -> None:
     code, out = run("audit", str(CAPPED), "--json")
     assert code == 1, out
     row = json.loads(out.splitlines()[0])
-    assert row["declared_suits"] == ["s", "p", "p", "p"] and row["exchange"] == []
+    # the declared suits are the core's key (mechanics.declare_suit); no exchange is played
+    assert row["declared_suits"] == ["s", "p", "p", "p"] and "exchanges" not in row
     assert row["winners"][0]["fan"] == {
         "items": [{"pattern": "full_flush_pungs", "count": 1, "fan": 3},
                   {"pattern": "root", "count": 1, "fan": 1},

@@ -94,6 +94,7 @@ class WinFan:
     total: int
     counted: int
     capped: bool
+    cap: int | None = None  # the ruleset's cap (None: no cap)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -284,8 +285,8 @@ def win_fan(ruleset: Ruleset, counts: Sequence[int], melds: Sequence[Meld],
         top = at if at is not None else ruleset.fan_cap
         assert top is not None  # the settings model requires one
         counted = max(top, counted)
-        return WinFan(tuple(items), total, counted, total > counted)
-    return WinFan(tuple(items), total, counted, cut)
+        return WinFan(tuple(items), total, counted, total > counted, ruleset.fan_cap)
+    return WinFan(tuple(items), total, counted, cut, ruleset.fan_cap)
 
 
 def best_discard_fan(ruleset: Ruleset, counts: Sequence[int],

@@ -5,14 +5,13 @@ In the referee's text (:func:`text_lines`): the declared suits (定缺) and the 
 delta differs from the recomputed one, or a recorded item of it does), which kong or win
 (or the wall's end) moved which amount of it: each event with the seat's net, then each of
 its ledger items (the reason and its detail: the kong, or the win's 番 itemised and capped).
-In the hand's JSON object (:func:`json_keys`): the declared suits and the exchange after
-the outcome, each winner's ``fan`` (its patterns, their sum, the 番 counted and the cap),
-and after the ledger the event of each ledger item (``item_events``) and the disputed
+In the hand's JSON object (:func:`json_keys`; the declared suits and the exchanges are the
+core's mechanics' keys): each winner's ``fan`` (its patterns, their sum, the 番 counted and
+the cap), and after the ledger the event of each ledger item (``item_events``) and the disputed
 seats with the same moves (``disputed``).
 
-The settlement's items carry the event that moved them (``Settlement.item_events``); a
-win's 番 is read from its ledger items' detail (the settlement writes each win's items with
-its itemised 番).
+The settlement's items carry the event that moved them (``Settlement.item_events``) and each
+win's itemised 番 (``Settlement.fans``).
 """
 
 from __future__ import annotations
@@ -22,13 +21,11 @@ from itertools import groupby
 from typing import Any
 
 from zhuoji.rules.audit import HandAudit
-from zhuoji.rules.families.sichuan.settlement import Reason, Settlement
+from zhuoji.rules.families.sichuan.settlement import Settlement
 from zhuoji.rules.glossary import render, text, tiles_zh
 from zhuoji.rules.ledger import LedgerItem, generate_item_differences
-from zhuoji.rules.messages import Message
 from zhuoji.rules.referee import (
     JSON_LEDGER,
-    JSON_OUTCOME,
     JSON_WINNER,
     TEXT_SETTLEMENT,
     TEXT_TABLE,
@@ -107,46 +104,16 @@ def disputed_seats(hand: HandAudit) -> list[tuple[int, int | None, int]]:
 
 # --- a win's 番, as its ledger items write it ----------------------------------------------
 
-def _fan_parts(detail: object) -> dict[str, Any] | None:
-    """``{"items": [...], "total", "counted", "cap", "capped"}`` from a win item's detail
-    (``{p:scpart* + } = {t:n} 番[, counted {c:n} (cap {k:n})], event {e:n}``)."""
-    if not isinstance(detail, Message) or not detail.template.startswith("{p:scpart* + } = "):
-        return None
-    values = detail.values
-    parts = values[0]
-    if not isinstance(parts, (list, tuple)):
-        return None
-    items = []
-    for part in parts:
-        if not isinstance(part, Message):
-            return None
-        if len(part.values) == 3:
-            pattern, count, fan = part.values
-        else:
-            pattern, fan = part.values
-            count = 1
-        items.append({"pattern": str(pattern), "count": int(str(count)),
-                      "fan": int(str(fan))})
-    total = int(str(values[1]))
-    capped = len(values) == 5
-    return {"items": items, "total": total,
-            "counted": int(str(values[2])) if capped else total,
-            "cap": int(str(values[3])) if capped else None, "capped": capped}
-
-
 def fan_of(hand: HandAudit, winner: int) -> dict[str, Any] | None:
-    """The itemised 番 of the hand's ``winner``-th win (None when no ledger item of the win
-    writes it: a win nobody was left to pay)."""
+    """The itemised 番 of the hand's ``winner``-th win: ``{"items": [...], "total",
+    "counted", "cap", "capped"}`` (``cap`` the ruleset's, None: no cap)."""
     settlement = _settled(hand)
-    if settlement is None or not 0 <= winner < len(hand.replay.winners):
+    if settlement is None or not 0 <= winner < len(settlement.fans):
         return None
-    win = hand.replay.winners[winner]
-    events = settlement.item_events
-    for index, item in enumerate(settlement.items):
-        if (item.reason == Reason.WIN and item.payee == win.seat and index < len(events)
-                and events[index] == win.event_index):
-            return _fan_parts(item.detail)
-    return None
+    fan = settlement.fans[winner]
+    return {"items": [{"pattern": item.pattern.value, "count": item.count, "fan": item.fan}
+                      for item in fan.items],
+            "total": fan.total, "counted": fan.counted, "cap": fan.cap, "capped": fan.capped}
 
 
 # --- the referee's text ------------------------------------------------------------------
@@ -251,16 +218,7 @@ def _move_json(m: Move) -> dict[str, Any]:
 
 
 def json_keys(place: str, hand: HandAudit, winner: int | None = None) -> dict[str, Any]:
-    """``declared_suits`` and ``exchange`` after the outcome; each winner's ``fan``;
-    ``item_events`` and ``disputed`` after the ledger."""
-    replay = hand.replay
-    if place == JSON_OUTCOME:
-        return {
-            "declared_suits": [None if s is None else s.value for s in replay.declared_suits],
-            "exchange": [{"seat": x.seat, "tiles": [TILE_TEXT[t] for t in x.tiles],
-                          "to": x.to, "event_index": x.event_index}
-                         for x in replay.exchanges],
-        }
+    """Each winner's ``fan``; ``item_events`` and ``disputed`` after the ledger."""
     if place == JSON_WINNER and winner is not None:
         return {"fan": fan_of(hand, winner)}
     if place == JSON_LEDGER:

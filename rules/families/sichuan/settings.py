@@ -142,8 +142,11 @@ class Ruleset(RulesetBase):
         "呼叫转移; several winners: the one nearest the discarder), back to its payers "
         "(refund), or stays (none)")
     flower_pig: bool = Field(True, description="查花猪: at the wall's end a player holding "
-                             "three suits pays each player still in who is not one the "
-                             "value of the cap")
+                             "three suits pays each player who is not one the value of the "
+                             "cap")
+    flower_pig_pays_winners: bool = Field(True, description="a 花猪 also pays the players "
+                                          "who have left the hand after winning (血战); "
+                                          "off: only the players still in")
     flower_pig_fan: OrNone = Field(None, ge=0, le=MAX_FAN, description="the 番 a 花猪 "
                                        "pays (none: the cap)")
     not_ready: bool = Field(True, description="查大叫: at the wall's end a player who is not "

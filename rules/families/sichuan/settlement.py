@@ -71,6 +71,7 @@ class Settlement:
     explanation: tuple[str, ...]  # lines a referee can read out
     wins: tuple[WinValue, ...] = ()  # one per win, in win order
     item_events: tuple[int, ...] = ()
+    fans: tuple[WinFan, ...] = ()  # each win's itemised 番, in win order
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -137,6 +138,7 @@ class _Hand:
         self.leave = mech.play_after_win and not mech.winners_stay  # 血战: a winner leaves
         self.out: set[int] = set()
         self.kongs: list[_Kong] = []
+        self.fans: list[WinFan] = []
         self.base = ruleset.points.base
 
     def still_in(self, seat: int) -> list[int]:
@@ -177,6 +179,7 @@ class _Hand:
                         and r.exposed_kong_bloom == "discarder")
         self_draw = w.self_drawn and not by_discarder
         fan = win_fan(r, counts, w.melds, w.situational, self_draw, w.tile)
+        self.fans.append(fan)
         value = self.base * 2 ** fan.counted
         if w.self_drawn and by_discarder:
             assert bloom_kong is not None and bloom_kong.fact.from_seat is not None
@@ -272,7 +275,7 @@ class _Hand:
             assert pig_fan is not None
             for pig in sorted(pigs):
                 for s in _after(pig, self.n):
-                    if s in left and s not in pigs:
+                    if s not in pigs and (s in left or r.flower_pig_pays_winners):
                         self.book.pay(pig, s, self.base * 2 ** pig_fan, Reason.FLOWER_PIG,
                                       Message("{f:n} 番", pig_fan))
         not_ready = [s for s in left if s not in pigs and s not in ready]
@@ -399,7 +402,7 @@ def settle(
             Message("seat {seat} {d:n}", seat, f"{d:+d}" if d else "0")
             for seat, d in enumerate(deltas)])
     return Settlement(tuple(book.items), deltas, nxt, tuple(book.lines), tuple(values),
-                      tuple(book.events))
+                      tuple(book.events), tuple(hand.fans))
 
 
 def _wall_end(replay: HandReplay, ruleset: Ruleset, hand: _Hand) -> bool:
