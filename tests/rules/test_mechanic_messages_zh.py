@@ -35,7 +35,6 @@ from tests.rules.test_sichuan_table import (
 )
 from tests.rules.xuezhan_family.hands import hand, with_carry
 from zhuoji.flows.audit.bridge import game_from_records
-from zhuoji.rules.core.setup import _LACKS_TWO
 from zhuoji.rules.core.state import _after
 from zhuoji.rules.events import DeclareSuit, Exchange, HandRecord, Suit
 from zhuoji.rules.glossary import STRICT_VARIABLE, render
@@ -274,9 +273,9 @@ def _findings(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 _ENGLISH = re.compile(r"[A-Za-z]{3,}(?:[ ,;:'()-]+[A-Za-z]{2,})+")
 """Two English words in a row: a sentence left in English (settings keys, code names and
-the log's own names taken out first)."""
+the log's own names, its game id in a hand's heading, taken out first)."""
 _NAMES = re.compile(r"(?:mechanics|ready|fan)\.[a-z_]+(?: = [a-z]+)?|[a-z]+_[a-z_]+|"
-                    r"'[^']*'|sichuan[a-z-]*|fault-[a-z_]+|tests/[\w/.-]+")
+                    r"'[^']*'|sichuan[a-z-]*|^== \S+|tests/[\w/.-]+")
 
 
 def _english_left(text: str) -> list[str]:
@@ -366,7 +365,8 @@ UNREACHED = (
      "declared before the dealer's first discard",
      "座位1定缺条，但已经开始打牌（应由座位0打牌）；须在庄家第一次打牌前定缺"),
     # a hand lacking two suits (a one-suit hand) declaring the third
-    (_after(DeclareSuit(2, Suit.DOTS), _LACKS_TWO, Message("characters (m)"),
+    (_after(DeclareSuit(2, Suit.DOTS), " but holds no {s:suit} or {s2:suit}: a hand lacking a "
+            f"suit declares one it lacks (seed 003: {_QUOTE}); {{held}}", Message("characters (m)"),
             Message("bamboo (s)"), Message("seat {seat} holds {t:tiles}", 2, "1112345678999p")),
      "seat 2 declares dots (p) but holds no characters (m) or bamboo (s): a hand lacking a "
      f"suit declares one it lacks (seed 003: {_QUOTE}); seat 2 holds 1112345678999p",
