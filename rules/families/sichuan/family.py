@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from zhuoji.rules.families import Family, register
+from zhuoji.rules.families.sichuan.faults import FAULTS
 from zhuoji.rules.families.sichuan.legality import table_rules
 from zhuoji.rules.families.sichuan.patterns import Pattern
 from zhuoji.rules.families.sichuan.settings import Ruleset
@@ -19,6 +22,8 @@ FAMILY: Family = register(
         tile_set=TileSet.SUITED,
         event_kinds=frozenset({"exchange", "declare_suit"}),
         table_rules=table_rules,
+        extras=MappingProxyType({"simulate": "zhuoji.rules.families.sichuan.simulate"}),
+        faults=FAULTS,
     )
 )
 """The family as registered."""
