@@ -27,8 +27,8 @@ players:
   (血流成河: the winner plays on and may win again), as the ruleset's mechanics say.
 
 The recorded result of a hand is its family's settlement (``family_of(ruleset).settle``),
-which also names the next dealer. For fault injection :func:`play_record` replays a dealt
-hand with one player breaking a rule on purpose (:class:`Deviation`).
+which also names the next dealer. The family's faults are edits of a played hand
+(:mod:`zhuoji.rules.families.sichuan.faults`).
 """
 
 from __future__ import annotations
@@ -92,12 +92,8 @@ _FAR = 99
 
 
 class Deviation(StrEnum):
-    """A rule one player breaks on purpose (the faults only another course of play shows)."""
-
-    WIN_HOLDING_DECLARED = "win_holding_declared"
-    """declares a suit it holds a pair or a set of (where it lacks none), sheds its single
-    tiles of it first, and wins when its hand is complete still holding the suit (定缺
-    forbids it: ``missing_suit``)"""
+    """A rule one player breaks on purpose: none (the family's faults are edits of a played
+    hand, :mod:`zhuoji.rules.families.sichuan.faults`); the bots' interface has it."""
 
 
 # --------------------------------------------------------------------------------------
@@ -232,17 +228,12 @@ class _Player:
                 left[t] -= 1
         return tuple(sorted(out))
 
-    def declaration(self, deviant: bool = False) -> int:
-        """The suit declared: the fewest tiles, then the least connected. A deviant player
-        (:attr:`Deviation.WIN_HOLDING_DECLARED`) lacking no suit declares the shortest suit
-        holding a pair."""
+    def declaration(self) -> int:
+        """The suit declared: the fewest tiles (a suit it lacks when it lacks one), then the
+        least connected."""
         keys = self.hand.keys
         counts = self.hand.counts
         lengths = [sum(counts[9 * s:9 * s + 9]) for s in range(3)]
-        if deviant and min(lengths) > 0:
-            paired = [s for s in range(3) if any(counts[t] >= 2 for t in range(9 * s, 9 * s + 9))]
-            if paired:
-                return min(paired, key=lambda s: (lengths[s], s))
         return min(range(3), key=lambda s: (lengths[s], _connection(s, keys[s]), s))
 
     # ---------------------------------------------------------------- play
@@ -252,17 +243,13 @@ class _Player:
             return []
         return [t for t in range(9 * v, 9 * v + 9) if self.hand.counts[t]]
 
-    def best_discard(self, deviant: bool = False) -> Tile:
-        """The declared suit's least connected tile while any is held (a deviant player's
-        single tiles first); then the tile after which the hand is nearest, the least
-        connected, the higher."""
+    def best_discard(self) -> Tile:
+        """The declared suit's least connected tile while any is held; then the tile after
+        which the hand is nearest, the least connected, the higher."""
         hand = self.hand
         void = self.void_held()
         if void:
-            order = [x for x in _suit_order(self.void, hand.keys[self.void])]
-            if deviant:
-                order.sort(key=lambda x: (hand.counts[x[2]] >= 2, x))
-            return ALL_TILES[order[0][2]]
+            return ALL_TILES[_suit_order(self.void, hand.keys[self.void])[0][2]]
         keys = hand.keys
         merged = sorted((*_suit_order(0, keys[0]), *_suit_order(1, keys[1]),
                          *_suit_order(2, keys[2])))
@@ -317,8 +304,7 @@ class _Player:
 class _Chooser:
     """The players' choice at each step of one hand."""
 
-    def __init__(self, table: Table, players: list[_Player], dice: random.Random,
-                 deviant: int, deviation: Deviation | None) -> None:
+    def __init__(self, table: Table, players: list[_Player], dice: random.Random) -> None:
         self.table = table
         mech = mechanics_of(table.ruleset)
         self.exchange = mech.exchange
@@ -328,8 +314,6 @@ class _Chooser:
         self.n = len(players)
         self.dice = dice
         self.offset = 0
-        self.deviant = deviant
-        self.deviation = deviation
         self.kong: Kong | None = None  # the last kong, whose replacement may be due
         self.last: Event | None = None
         self.in_setup = table.phase is Phase.SETUP
@@ -369,18 +353,11 @@ class _Chooser:
             got[fact.seat] = fact
         return got
 
-    def _take(self, win: Win) -> bool:
-        """Whether the player plays ``win`` (its hand is complete with the tile)."""
-        if win.seat != self.deviant or self.deviation is None:
-            return self.legal(win)
-        v = self.table.check(win)
-        return v is None or v.code == "missing_suit"
-
     def _complete(self, seat: int, tile: int | None) -> bool:
+        """The seat's hand is complete with ``tile`` (None: as it is) and holds no tile of
+        its declared suit."""
         player = self.players[seat]
-        if seat != self.deviant and player.void_held():
-            return False
-        return player.hand.complete_at(self.table, tile)
+        return not player.void_held() and player.hand.complete_at(self.table, tile)
 
     def _win_on(self, tile: Tile, source: int) -> Win | None:
         """The first win on ``tile`` (discarded or added to a kong by ``source``) by a seat
@@ -389,7 +366,7 @@ class _Chooser:
             o = (source + k) % self.n
             if self._complete(o, int(tile)):
                 win = Win(o, tile, source)
-                if self._take(win):
+                if self.legal(win):
                     return win
         return None
 
@@ -467,8 +444,7 @@ class _Chooser:
         for seat in order:
             if declared[seat] is not None:
                 continue
-            deviant = seat == self.deviant and self.deviation is not None
-            suit = self.players[seat].declaration(deviant)
+            suit = self.players[seat].declaration()
             event = DeclareSuit(seat, _SUITS[suit])
             if self.legal(event):
                 return event
@@ -482,16 +458,14 @@ class _Chooser:
         table = self.table
         seat = table.turn
         player = self.players[seat]
-        deviant = seat == self.deviant and self.deviation is not None
         last = self.last
         drawn = last.tile if isinstance(last, Draw) and last.seat == seat else None
-        if phase is Phase.DISCARD and (deviant or not player.void_held()) \
-                and player.hand.complete_at(table, None):
+        if phase is Phase.DISCARD and self._complete(seat, None):
             tiles = [drawn] if drawn is not None else [
                 ALL_TILES[t] for t in range(NUM_SUITED) if player.hand.counts[t]]
             for t in tiles:
                 win = Win(seat, t)
-                if self._take(win):
+                if self.legal(win):
                     return win
         if phase is Phase.DISCARD and table.wall_left > 0:
             counts = player.hand.counts
@@ -502,7 +476,7 @@ class _Chooser:
             for kong in kongs:
                 if player.wants_kong(kong.tile, kong.kind) and self.legal(kong):
                     return kong
-        best = Discard(seat, player.best_discard(deviant))
+        best = Discard(seat, player.best_discard())
         if self.legal(best):
             return best
         got = self._pick(table.legal_actions(), Discard)
@@ -563,15 +537,15 @@ def play_record(
     ruleset: Ruleset, dealt: HandRecord, *, deviant: int = -1,
     deviation: Deviation | None = None, verify: bool = False,
 ) -> PlayedHand:
-    """Play a dealt hand (its deal and wall; its events are ignored) to the end. With a
-    ``deviation``, seat ``deviant`` breaks that rule (a fatal break ends the play there).
+    """Play a dealt hand (its deal and wall; its events are ignored) to the end
+    (``deviant`` and ``deviation``: the bots' interface; the family's bots break no rule).
     With ``verify``, every choice is also found among the table's legal events and the
     replay of the log must equal the table's."""
     if dealt.wall is None:
         raise SimulationError(f"hand {dealt.hand_no}: the simulator needs the wall")
     table = Table.from_record(dealt, ruleset)
     players = [_Player(s, dealt.deal[s]) for s in range(dealt.n_players)]
-    chooser = _Chooser(table, players, exchange_rng(dealt), deviant, deviation)
+    chooser = _Chooser(table, players, exchange_rng(dealt))
     events: list[Event] = []
     fatal = None
     while True:
