@@ -126,7 +126,8 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 @pytest.mark.parametrize(
-    "folder", ["sample/sim/document", "sample/sim/stream", "sample/changsha", "faulty"])
+    "folder",
+    ["sample/sim/document", "sample/sim/stream", "sample/changsha", "sample/sichuan", "faulty"])
 def test_the_committed_sample_matches_its_manifest(folder: str) -> None:
     """data/sample/sim and data/faulty are what the engine finds today (docs/simulator.md
     has the commands that regenerate them when the engine changes what it finds)."""
