@@ -205,6 +205,9 @@ class SeatFacts:
     player who won on a discard or a robbed kong does not (that tile is ``WinFact.tile``).
     ``ready``/``waits`` describe a hand one tile from complete (a winner's are the waits
     before its winning tile); a seat stopped holding a full turn's tiles has no waits.
+    Where winners stay in the hand (``mechanics.winners_stay``, 血流成河) a winner's facts
+    are those of its hand as it stands: its self-drawn winning tiles were set aside (not
+    in ``concealed``), and ``ready``/``waits`` are its hand's now.
     ``river`` holds the seat's discards in order as plain rows; :attr:`discards` gives
     them as :class:`DiscardFact` values.
     """

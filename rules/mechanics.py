@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from zhuoji.rules.settings import RulesetBase
 
@@ -73,6 +73,13 @@ class Mechanics(BaseModel):
     carry: bool = Field(False, description="state carried from one hand to the next within a "
                         "game (荒番 multipliers, 连庄) is recomputed from the earlier hands and "
                         "compared with a hand's recorded `carry`")
+
+    @model_validator(mode="after")
+    def _check(self) -> Mechanics:
+        if self.winners_stay and not self.play_after_win:
+            raise ValueError("mechanics.winners_stay (血流成河) needs mechanics.play_after_win: "
+                             "a winner stays only where play goes on after a win")
+        return self
 
 
 NO_MECHANICS = Mechanics()

@@ -264,7 +264,7 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
                             f"win")
             return t._v(_C.EVENT_AFTER_END, seat,
                         _after(ev, " after a self-drawn win ended the hand"))
-        if t._won[seat]:
+        if t._won[seat] and (not t._stay or _won_on_tile(t, seat, won.offer_index)):
             return t._v(_C.INVALID_WIN, seat, _after(ev, " but seat {seat} already won", seat))
         if frm != c_from or tile != c_tile:
             return t._v(_C.INVALID_WIN, seat,
@@ -337,6 +337,12 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
         return None
     check = t._rules.check_win  # the family's rules of a win on another player's tile
     return None if check is None else check(t, plan)
+
+
+def _won_on_tile(t: Table, seat: int, offer_index: int) -> bool:
+    """``seat`` has won on the tile last won (offered at ``offer_index``): a winner who
+    stays in the hand (血流成河) may win on a later tile, never twice on one."""
+    return any([w.seat == seat and w.event_index > offer_index for w in t._winners])
 
 
 def _check_exhaustive(t: Table, ev: ExhaustiveDraw) -> Violation | None:
@@ -419,9 +425,10 @@ def _apply_win(t: Table, ev: Win) -> None:
     if self_drawn:
         concealed_counts[tile] -= 1
         waits = t._waits_before(seat, tile)
-        heavenly = seat == dealer and t._last_draw < 0
+        again = t._won[seat]  # a second win (血流成河) is neither 天胡 nor 地胡
+        heavenly = seat == dealer and t._last_draw < 0 and not again
         earthly = (seat != dealer and not t._rivers[seat] and not t._melds[seat]
-                   and not t._claimed_any)
+                   and not t._claimed_any and not again)
         kong_bloom = t._replaced
     else:
         waits = plan.waits if plan.waits is not None else t._seat_waits(seat)

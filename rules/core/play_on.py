@@ -6,6 +6,11 @@
   takes no further part, and the hand ends when one seat is left without a win or the
   wall ends. A table whose family plays it keeps a :class:`PlayOnState`
   (:data:`MECHANIC`).
+* ``winners_stay`` with it (血流成河): a seat that has won stays in the hand, takes its
+  turns and claims as before and may win again, on any later tile; a self-drawn winning
+  tile is set aside (it leaves the hand, which is back to its waiting size), a win on a
+  discard or a robbed kong leaves the winner's hand as it was. Play goes on from the seat
+  after the last winner, and the hand ends only with the wall (an exhaustive draw).
 * ``carry``: the state one hand leaves to the next within a game (荒番 multipliers, 连庄),
   recomputed from the earlier hands by the family's hook and compared with a hand's
   recorded ``carry`` (:class:`Carry`, :func:`carry_findings`; no table state).
@@ -70,14 +75,15 @@ def carry_of(values: Mapping[str, int]) -> Carry:
 # ---------------------------------------------------------------------- the state
 class PlayOnState(MechanicState):
     """What the table keeps for play after a win: the winners on the tile last won, and
-    where play resumes."""
+    where play resumes; ``stay``: winners stay in the hand (血流成河)."""
 
-    def __init__(self) -> None:
+    def __init__(self, stay: bool = False) -> None:
+        self.stay = stay
         self.round_winners: list[int] = []  # the winners on the tile last won
         self.resume: int = -1  # after a win: the seat that draws next
 
     def check_seat(self, t: Table, seat: int, what: str) -> Violation | None:
-        return check_active(t, seat, what)
+        return None if self.stay else check_active(t, seat, what)
 
     def after_win(self, t: Table, seat: int, first: bool) -> None:
         after_win(t, seat, first)
@@ -105,25 +111,38 @@ def check_active(t: Table, seat: int, what: str) -> Violation | None:
 
 def after_win(t: Table, seat: int, first: bool) -> None:
     """After a win (``first``: the first on its tile): the next seats skip the winners;
-    play resumes from the seat after the last winner, unless one seat is left."""
+    play resumes from the seat after the last winner, unless one seat is left. Winners
+    who stay (血流成河) are skipped by nobody, and a self-drawn winning tile is set aside."""
     c = _state(t)
     if first:
         c.round_winners = []
     c.round_winners.append(seat)
     n = t._n
-    won = t._won
-    active = [s for s in range(n) if not won[s]]
     t._pending_kong = None  # a robbed kong gets no replacement
-    if len(active) <= 1:
-        t._phase = Phase.WON  # one seat left without a win: the hand is over
-        return
-    t._next = tuple([_next_active(won, s, n) for s in range(n)])
     won_tile = t._won_tile
     assert won_tile is not None
+    if c.stay:
+        gone = [False] * n  # nobody leaves the hand
+        if won_tile.from_seat < 0:
+            set_aside_win(t, seat, won_tile.tile)
+    else:
+        gone = t._won
+        active = [s for s in range(n) if not gone[s]]
+        if len(active) <= 1:
+            t._phase = Phase.WON  # one seat left without a win: the hand is over
+            return
+        t._next = tuple([_next_active(gone, s, n) for s in range(n)])
     origin = won_tile.from_seat if won_tile.from_seat >= 0 else seat
     last = max(c.round_winners, key=lambda w: (w - origin) % n)
-    c.resume = _next_active(won, last, n)
+    c.resume = _next_active(gone, last, n)
     t._phase = Phase.PLAY_ON
+
+
+def set_aside_win(t: Table, seat: int, tile: int) -> None:
+    """血流成河: a self-drawn winning tile leaves the hand, which is back to its waiting
+    size (its waits: those before the win, which the win recorded)."""
+    t._hands[seat][tile] -= 1
+    t._waits[seat] = t._winners[-1].waits
 
 
 def _next_active(won: list[bool], seat: int, n: int) -> int:
@@ -140,7 +159,8 @@ def resume_seat(t: Table) -> int:
 
 
 def describe_play_on(t: Table) -> str:
-    return f"after the win, seat {resume_seat(t)} draws next (血战到底)"
+    mode = "血流成河" if _state(t).stay else "血战到底"
+    return f"after the win, seat {resume_seat(t)} draws next ({mode})"
 
 
 # ---------------------------------------------------------------------- carry findings
@@ -187,7 +207,7 @@ def _kinds(mech: Mechanics) -> dict[type, Kind]:
 
 
 def _new_state(t: Table, record: HandRecord) -> PlayOnState:
-    state = t._play_on = PlayOnState()
+    state = t._play_on = PlayOnState(t._stay)
     return state
 
 

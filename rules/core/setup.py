@@ -2,8 +2,9 @@
 (``docs/rules/families.md``, ``docs/rules/legality.md``).
 
 * ``exchange`` (换三张): after the deal every seat passes ``exchange`` tiles of its hand to
-  one seat, all in the same direction; a seat receives once, and the tiles arrive when
-  every seat has passed (a seat never passes on what it received).
+  one seat, all in the same direction (``exchange_to``: the next seat, the one before,
+  the one across, or any way the dice chose); a seat receives once, and the tiles arrive
+  when every seat has passed (a seat never passes on what it received).
 * ``declare_suit`` (定缺): then every seat declares a suit once, before the dealer's first
   discard; a seat discards its declared suit's tiles before any other tile, never pongs
   or kongs one, and cannot win while it holds one.
@@ -65,6 +66,7 @@ class SetupState(MechanicState):
     def __init__(self, mech: Mechanics, n: int) -> None:
         self.exchange: int = mech.exchange  # tiles each seat passes, 0 for none
         self.one_suit: bool = mech.exchange_one_suit
+        self.to: str = mech.exchange_to  # the direction: any, next, previous or across
         self.declare: bool = mech.declare_suit
         self.any_suit: bool = mech.declare_any_suit
         self.passed: list[ExchangeFact | None] = [None] * n
@@ -171,6 +173,9 @@ def check_exchange(t: Table, ev: Exchange) -> Violation | None:
         where = "itself" if to == seat else f"seat {to}, not at a {n}-player table"
         return t._v(_C.BAD_EXCHANGE, seat, f"{describe_event(ev)}: a seat passes to another seat, "
                                            f"not to {where}")
+    v = check_direction(t, c, ev)
+    if v is not None:
+        return v
     hand = t._hands[seat]
     for tile in set(ev.tiles):
         if ev.tiles.count(tile) > hand[tile]:
@@ -195,6 +200,42 @@ def check_exchange(t: Table, ev: Exchange) -> Violation | None:
                         f"{describe_event(ev)} but seat {other.seat} passed to seat {other.to} "
                         f"(event {other.event_index}): every seat passes the same way")
     return None
+
+
+_DIRECTIONS = {"next": "its next seat", "previous": "the seat before it",
+               "across": "the seat across"}
+
+
+def exchange_offset(to: str, n: int) -> int | None:
+    """How many seats on a seat passes under ``mechanics.exchange_to`` at an ``n``-player
+    table: next 1, previous n - 1, across n / 2 (an even table only: -1 at an odd one);
+    None for any way (the same for every seat)."""
+    if to == "next":
+        return 1
+    if to == "previous":
+        return n - 1
+    if to == "across":
+        return n // 2 if n % 2 == 0 else -1
+    return None
+
+
+def check_direction(t: Table, c: SetupState, ev: Exchange) -> Violation | None:
+    """``bad_exchange`` for a pass in another direction than ``mechanics.exchange_to``."""
+    n = t._n
+    offset = exchange_offset(c.to, n)
+    if offset is None:
+        return None
+    seat = ev.seat
+    if offset < 0:
+        return t._v(_C.BAD_EXCHANGE, seat,
+                    f"{describe_event(ev)}: ruleset {t._rules.name!r} passes to the seat "
+                    f"across (mechanics.exchange_to = across), and a {n}-player table has none")
+    want = (seat + offset) % n
+    if ev.to == want:
+        return None
+    return t._v(_C.BAD_EXCHANGE, seat,
+                f"{describe_event(ev)} but every seat passes to {_DIRECTIONS[c.to]} "
+                f"(mechanics.exchange_to = {c.to}): seat {seat} passes to seat {want}")
 
 
 def apply_exchange(t: Table, ev: Exchange) -> None:
@@ -266,7 +307,13 @@ def setup_candidates(t: Table) -> list[Event]:
     n = t._n
     out: list[Event] = []
     if not c.exchanged:
-        offsets = {(p.to - p.seat) % n for p in c.passed if p is not None}
+        fixed = exchange_offset(c.to, n)
+        if fixed is not None:
+            offsets = {fixed} if fixed > 0 else set()
+            if not offsets:
+                return out  # no seat across at an odd table: nothing is legal
+        else:
+            offsets = {(p.to - p.seat) % n for p in c.passed if p is not None}
         for seat in range(n):
             if c.passed[seat] is not None:
                 continue

@@ -35,6 +35,7 @@ from zhuoji.rules.core.declared import DeclaredHands
 from zhuoji.rules.core.mechanic import adds_to_checks
 from zhuoji.rules.event_registry import describe_event, event_name
 from zhuoji.rules.events import (
+    Chow,
     Discard,
     Draw,
     Event,
@@ -386,7 +387,7 @@ class Table:
         "_melds", "_n", "_next", "_noted", "_passed_kongs", "_pending_kong", "_phase",
         "_plain", "_plain_turn", "_plan", "_play_on", "_pong_tiles", "_replaced", "_rivers",
         "_rob_offers", "_robbed_tiles", "_rules", "_ruleset", "_set_aside", "_setup",
-        "_states", "_taken", "_tracked", "_tracked_discards", "_turn", "_waits", "_wall",
+        "_states", "_stay", "_taken", "_tracked", "_tracked_discards", "_turn", "_waits", "_wall",
         "_wend", "_wide", "_winners", "_won", "_won_tile",
     )
 
@@ -442,6 +443,8 @@ class Table:
         self._waits: list[tuple[Tile, ...] | None] = [None] * n  # at the last waiting size
         self._won_tile: _WonTile | None = None
         self._won = [False] * n
+        # 血流成河: a winner stays in the hand (its ``_won`` marks a win, not a seat gone)
+        self._stay = rules.mechanics.play_after_win and rules.mechanics.winners_stay
         self._winners: list[WinFact] = []
         self._robbed_tiles = 0
         self._tracked_discards: dict[int, _TrackedDiscard] = {}  # first discards of them
@@ -615,17 +618,18 @@ class Table:
 
     def waits(self, seat: int) -> tuple[Tile, ...]:
         """Waits of a seat holding a waiting-size hand (13 - 3 per meld); ``()`` for a
-        seat in the middle of its turn. A winner's waits are those before its win."""
-        if self._won[seat]:
+        seat in the middle of its turn. A winner's waits are those before its win (a
+        winner who stays in the hand, 血流成河: those of its hand as it stands)."""
+        if self._won[seat] and not self._stay:
             return next(w.waits for w in self._winners if w.seat == seat)
         if sum(self._hands[seat]) + 3 * len(self._melds[seat]) != 13:
             return ()
         return self._seat_waits(seat)
 
     def is_ready(self, seat: int) -> bool:
-        """叫牌 now: a winner, or a waiting-size hand with waits (and, under 缺一门, a
-        missing suit)."""
-        if self._won[seat]:
+        """叫牌 now: a winner (who left the hand), or a waiting-size hand with waits (and,
+        under 缺一门, a missing suit)."""
+        if self._won[seat] and not self._stay:
             return True
         if sum(self._hands[seat]) + 3 * len(self._melds[seat]) != 13:
             return False
@@ -642,12 +646,13 @@ class Table:
         melds = self._melds
         rivers = self._rivers
         won = self._won
+        stay = self._stay
         out = []
         for s in range(self._n):
             hand = hands[s]
             seat_melds = melds[s]
             # what waits(s) and is_ready(s) give
-            if won[s]:
+            if won[s] and not stay:
                 waits = next(w.waits for w in self._winners if w.seat == s)
                 ready = True
             elif sum(hand) + 3 * len(seat_melds) != 13:
@@ -1102,8 +1107,9 @@ class Table:
                 held = [EVERY_TILE[self._last_draw]] if self._last_draw >= 0 else []
             out.extend(Discard(s, t) for t in held)
             return out
+        stay = self._stay  # 血流成河: a winner stays and claims as before
         seats_after = [s for s in ((self._turn + k) % n for k in range(1, n))
-                       if not self._won[s]]  # 血战到底: a winner claims nothing
+                       if stay or not self._won[s]]  # 血战到底: a winner claims nothing
         if ph is _CLAIM:
             d, tile = self._disc.seat, self._disc.tile
             out.extend(Win(o, tile, d) for o in seats_after if tile in self._seat_waits(o))
@@ -1135,7 +1141,7 @@ class Table:
         if c_from >= 0 and self._rules.multiple_winners:
             out.extend(Win(o, c_tile, c_from) for o in
                        ((c_from + k) % n for k in range(1, n))
-                       if not self._won[o] and c_tile in self._seat_waits(o))
+                       if (stay or not self._won[o]) and c_tile in self._seat_waits(o))
         if more is not None:
             more(self, out)  # the family's events after a win
         if ph is _PLAY_ON:
@@ -1629,15 +1635,32 @@ class TableRulesBase:
 
 
 def _table_rules(ruleset: RulesetBase) -> TableRulesBase:
-    make = family_of(ruleset).table_rules
+    family = family_of(ruleset)
+    make = family.table_rules
     if make is None:
         raise RulesetError(Message("family {f:any} gives no table rules: its rulesets cannot "
                                    "be replayed", repr(ruleset.family)))
     rules: TableRulesBase = make(ruleset)
-    tile_set = family_of(ruleset).tile_set
+    tile_set = family.tile_set
     rules.tile_set = tile_set
     rules.copies = _full_set(tile_set, rules.wildcards)
+    if family.refuses_chow and Chow not in rules.kinds:
+        rules.kinds[Chow] = _REFUSED_CHOW
     return rules
+
+
+def _check_refused_chow(t: Table, ev: Chow) -> Violation | None:
+    """A chow in a family whose rule is no chow (:attr:`zhuoji.rules.families.Family.
+    refuses_chow`): ``chow_not_allowed``."""
+    return t._v(_C.CHOW_NOT_ALLOWED, ev.seat, _after(ev, ": chow (吃) is never allowed"))
+
+
+def _apply_refused_chow(t: Table, ev: Chow) -> None:
+    raise AssertionError(f"{describe_event(ev)} is never legal")  # its check rejects it
+
+
+_REFUSED_CHOW = Kind(_not_plain, _check_refused_chow, _apply_refused_chow)
+"""The ``chow`` kind of a family that refuses every chow."""
 
 
 def _full_set(tile_set: TileSet, wildcards: int) -> tuple[int, ...]:

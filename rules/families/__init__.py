@@ -162,6 +162,12 @@ class Family:
     ``responsibility``). Read for a family that scores chickens (:attr:`chickens`); a family
     without the hook has zero counts there."""
 
+    # --- the core's table (rules/core)
+    refuses_chow: bool = False
+    """The family's rule is no chow (吃): a ``chow`` in its logs is ``chow_not_allowed``,
+    not ``event_not_in_family`` (read once per ruleset, where the family's table rules and
+    the chow mechanic give no ``chow`` kind of their own)."""
+
 
 REGISTRATION_MODULE = "family"
 """The module of a family's folder that registers it (``rules/families/<name>/family.py``);

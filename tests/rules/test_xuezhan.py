@@ -18,7 +18,7 @@ from tests.rules.xuezhan_family.hands import (
     with_carry,
 )
 from tests.support.builders import test_ruleset
-from zhuoji.rules.events import DeclareSuit, Draw, Exchange, Suit, Win
+from zhuoji.rules.events import DeclareSuit, Draw, Exchange, ExhaustiveDraw, Pong, Suit, Win
 from zhuoji.rules.facts import Outcome
 from zhuoji.rules.families import family_of
 from zhuoji.rules.mechanics import mechanics_of
@@ -343,3 +343,199 @@ def test_random_playouts_through_legal_actions_replay_cleanly(seed: int) -> None
         for win in result.winners:
             later = record.events[win.event_index + 1:]
             assert all(getattr(ev, "seat", None) != win.seat for ev in later)
+
+
+# ---------------------------------------------------------------------- 血流成河
+STAY = xuezhan_ruleset(mechanics={"winners_stay": True})
+# after the 一炮多响 on 3s (nobody left: play goes on), seat 0 draws 1m and discards it,
+# seat 1 draws 4p: its second win, self-drawn (the wall's front is FRONT, then 1m 4p)
+STAY_FRONT = "1p1m2m5m1m4p"
+TWICE = f"{CLEAN} 0+1m 0-1m 1+4p 1H4p"
+SEAT1 = tuple(parse_tiles("123456789m11p23p"))  # seat 1's hand between its wins
+
+
+def stay(events: str, front: str = STAY_FRONT) -> HandReplay:
+    return replay_hand(hand(events, front=front), STAY)
+
+
+def stay_table(events: str, front: str = STAY_FRONT) -> Table:
+    record = hand(events, front=front)
+    table = Table.from_record(record, STAY)
+    assert table.run(record.events) is None
+    return table
+
+
+def test_winners_stay_needs_play_after_win() -> None:
+    from pydantic import ValidationError
+
+    assert mechanics_of(STAY).winners_stay and mechanics_of(STAY).play_after_win
+    with pytest.raises(ValidationError, match=r"winners_stay .* needs mechanics\.play_after_win"):
+        xuezhan_ruleset(mechanics={"winners_stay": True, "play_after_win": False})
+
+
+def test_a_self_drawn_winning_tile_is_set_aside() -> None:
+    table = stay_table(f"{SETUP} 0-9p 1+1p")
+    assert table.concealed(1) == tuple(sorted((*SEAT1, Tile.P1)))
+    table.apply(Win(1, Tile.P1))
+    # the winning tile left the hand: back to 13 tiles, waiting on 1p and 4p again
+    assert table.concealed(1) == SEAT1 and table.waits(1) == (Tile.P1, Tile.P4)
+    assert table.phase is Phase.PLAY_ON and not table.is_over
+    assert table.legal_actions() == [Draw(2, Tile.M1)]  # the seat after the winner
+    (win,) = table.winners
+    assert (win.concealed, win.tile, win.self_drawn, win.earthly) == (SEAT1, Tile.P1, True, True)
+
+
+def test_a_seat_wins_twice_and_the_hand_ends_at_the_wall() -> None:
+    record = hand(TWICE, front=STAY_FRONT)
+    events = play_out(record, TWICE, [2, 3, 0, 1], start=6)
+    result = stay(events)
+    assert result.violations == () and result.outcome is Outcome.WIN
+    assert result.wall_left == 0
+    # every win in event order, seat 1 twice
+    assert [(w.seat, w.tile, w.event_index, w.from_seat, w.self_drawn)
+            for w in result.winners] == [
+        (1, Tile.P1, 10, None, True), (2, Tile.S3, 17, 0, False), (3, Tile.S3, 18, 0, False),
+        (1, Tile.P4, 22, None, True)]
+    first, *_, again = result.winners
+    assert first.earthly and not again.earthly  # a second win is no 地胡
+    assert again.concealed == SEAT1 and again.waits == (Tile.P1, Tile.P4)
+    # every seat stayed: each holds a waiting-size hand, seat 1 without either winning tile
+    assert [s.won for s in result.seats] == [False, True, True, True]
+    assert [len(s.concealed) + 3 * len(s.melds) for s in result.seats] == [13] * 4
+    assert result.seats[1].concealed == SEAT1
+    assert result.seats[1].waits == (Tile.P1, Tile.P4) and result.seats[1].ready
+    # a winner's facts are its hand's as it stands: seat 2 won on 3s and holds its 13 tiles
+    assert result.seats[2].concealed == tuple(parse_tiles("123456789p11s45s"))
+    assert result.seats[2].waits == (Tile.S3, Tile.S6)
+    # the family's settlement reads the winners in order: nobody leaves, so each of seat
+    # 1's self-draws is paid by all three others (3 + 3), and seat 0 pays both 3s wins
+    assert settle(result, STAY).deltas == (-4, 6, -1, -1)
+
+
+def test_play_goes_on_after_the_last_winner_until_the_wall_ends() -> None:
+    table = stay_table(f"{CLEAN[:CLEAN.rindex(' 3H3s<0')]}")
+    wall = table.wall
+    assert wall is not None
+    # seat 3 may still win on the 3s, or draw: it is after the last winner
+    assert table.legal_actions() == [Win(3, Tile.S3, 0), Draw(3, wall[0])]
+    table.apply(Win(3, Tile.S3, 0))
+    # 一炮多响, then play on from the seat after the last winner (from the discarder: seat 0),
+    # though seat 0 is the only seat that has not won: nobody leaves
+    assert table.phase is Phase.PLAY_ON and not table.is_over
+    assert table.legal_actions() == [Draw(0, wall[0])]
+    v = table.finish()
+    assert v is not None and v.code is C.PREMATURE_END
+    assert "seat 0 draws next (血流成河)" in v.message
+    # the winners do not win twice on one tile; a draw out of turn is out_of_turn, not
+    # acted_after_win
+    for event in (Win(2, Tile.S3, 0), Win(3, Tile.S3, 0)):
+        bad = table.check(event)
+        assert bad is not None and bad.code is C.INVALID_WIN and "already won" in bad.message
+    late = table.check(Draw(2, wall[0]))
+    assert late is not None and late.code is C.OUT_OF_TURN
+
+
+def test_winners_take_turns_and_claim_after_their_win() -> None:
+    # seat 0 discards 1s after the 一炮多响: seat 2, a winner, may pong it
+    table = stay_table(f"{CLEAN} 0+1s 0-1s", front="1p1m2m5m1s")
+    wall = table.wall
+    assert wall is not None
+    assert table.legal_actions() == [Pong(2, Tile.S1, 0), Draw(1, wall[0])]
+    table.apply(Pong(2, Tile.S1, 0))
+    assert table.phase is Phase.DISCARD_AFTER_CLAIM and table.turn == 2
+    # seat 3 (a winner) discards 4p, and seat 1 (a winner too) wins on it again
+    result = stay(f"{CLEAN} 0+1m 0-1m 1+5m 1-5m 2+9m 2-9m 3+4p 3-4p 1H4p<3",
+                  front="1p1m2m5m1m5m9m4p")
+    assert result.violations[-1].code is C.PREMATURE_END  # the log stops mid-hand
+    assert [(w.seat, w.tile, w.from_seat) for w in result.winners][-1] == (1, Tile.P4, 3)
+    assert result.seats[1].concealed == SEAT1  # a win on a discard: the hand as it was
+    table = stay_table(f"{CLEAN} 0+1m 0-1m 1+5m 1-5m 2+9m 2-9m 3+4p 3-4p 1H4p<3",
+                       front="1p1m2m5m1m5m9m4p")
+    assert table.legal_actions() == [Draw(2, table.wall[0])]  # type: ignore[index]
+
+
+def test_a_self_drawn_win_ends_the_winners_turn() -> None:
+    # after seat 1's self-drawn win nobody wins on its tile, and seat 1 does not discard
+    base = f"{SETUP} 0-9p 1+1p 1H1p"
+    only(stay(f"{base} 2H1p"), C.INVALID_WIN, 11, 2, "after a self-drawn win")
+    only(stay(f"{base} 1-1m"), C.OUT_OF_TURN, 11, 1, "seat 2 draws next (血流成河)")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_playouts_with_winners_staying_replay_cleanly(seed: int) -> None:
+    import random
+
+    from tests.support.builders import Players, random_playout
+
+    rng = random.Random(seed)
+    again = 0
+    for hand_no in range(1, 4):
+        record = random_playout(rng, STAY, hand_no=hand_no, dealer=hand_no % 4,
+                                players=Players(win=1.0, kong=0.5, pong=0.3))
+        result = replay_hand(record, STAY)
+        assert result.violations == (), result.violations
+        # the hand ends only with the wall, every seat holding a waiting-size hand
+        assert result.wall_left == 0 and isinstance(record.events[-1], ExhaustiveDraw)
+        assert [len(s.concealed) + 3 * len(s.melds) for s in result.seats] == [13] * 4
+        seats = [w.seat for w in result.winners]
+        again += len(seats) - len(set(seats))
+        # each winner's hand without the winning tile is a waiting hand on that tile
+        for win in result.winners:
+            assert win.tile in win.waits
+    assert again or seed  # the first seed's hands have a seat winning twice
+
+
+# ---------------------------------------------------------------------- 换三张's direction
+DIRECTIONS = {  # each seat's pass of the tiles EXCHANGE passes, by direction
+    "next": EXCHANGE,
+    "previous": "0>123m>3 1>789p>0 2>555s>1 3>777s>2",
+    "across": "0>123m>2 1>789p>3 2>555s>0 3>777s>1",
+}
+WANT = {"next": "its next seat", "previous": "the seat before it",
+        "across": "the seat across"}
+
+
+@pytest.mark.parametrize("to", ["next", "previous", "across", "any"])
+def test_the_exchange_goes_the_way_the_ruleset_says(to: str) -> None:
+    rules = xuezhan_ruleset(mechanics={"exchange_to": to})
+    for way, events in DIRECTIONS.items():
+        result = replay_hand(hand(events), rules)
+        if way == to or to == "any":
+            # the exchange is over; the log stops while the suits are declared
+            assert len(result.exchanges) == 4, (way, result.violations)
+            assert [v.code for v in result.violations] == [C.BAD_DECLARATION]
+            continue
+        # the first seat's pass already goes the wrong way
+        v = only(result, C.BAD_EXCHANGE, 0, 0, f"every seat passes to {WANT[to]}",
+                 f"(mechanics.exchange_to = {to})")
+        want = {"next": 1, "previous": 3, "across": 2}[to]
+        assert v.message.endswith(f"seat 0 passes to seat {want}")
+
+
+@pytest.mark.parametrize("to", ["next", "previous", "across"])
+def test_the_setup_offers_the_exchanges_of_the_ruleset_s_direction(to: str) -> None:
+    rules = xuezhan_ruleset(mechanics={"exchange_to": to})
+    table = Table.from_record(hand(""), rules)
+    offset = {"next": 1, "previous": 3, "across": 2}[to]
+    actions = table.legal_actions()
+    assert actions and all(isinstance(a, Exchange) for a in actions)
+    assert {(a.seat, a.to) for a in actions} == {(s, (s + offset) % 4) for s in range(4)}
+    anyway = Table.from_record(hand(""), RULES).legal_actions()  # any: each direction
+    assert {(a.to - a.seat) % 4 for a in anyway if isinstance(a, Exchange)} == {1, 2, 3}
+
+
+def test_no_seat_is_across_at_a_three_player_table() -> None:
+    from tests.support.builders import make_hand
+
+    rules = xuezhan_ruleset(players=3, mechanics={"exchange_to": "across"})
+    record = make_hand({0: "123m456m789m123p11s", 1: "456p789p123s456s7s"}, "",
+                       n_players=3)
+    table = Table.from_record(record, rules)
+    assert table.legal_actions() == []
+    v = table.check(Exchange(0, tuple(parse_tiles("123m")), 1))
+    assert v is not None and v.code is C.BAD_EXCHANGE
+    assert "a 3-player table has none" in v.message
+    # next and previous are the two other seats
+    nxt = xuezhan_ruleset(players=3, mechanics={"exchange_to": "previous"})
+    assert Table.from_record(record, nxt).check(
+        Exchange(0, tuple(parse_tiles("123m")), 2)) is None

@@ -24,6 +24,7 @@ FAMILY: Family = register(
         table_rules=table_rules,
         extras=MappingProxyType({"simulate": "zhuoji.rules.families.sichuan.simulate"}),
         faults=FAULTS,
+        refuses_chow=True,  # no chow (吃): a chow is chow_not_allowed
     )
 )
 """The family as registered."""

@@ -1,15 +1,17 @@
-"""A rule family kept in a test folder for the core's 换三张, 定缺, 血战到底 and carry
-mechanics (``tests/rules/test_xuezhan.py``), used through the public API only.
+"""A rule family kept in a test folder for the core's 换三张, 定缺, 血战到底 (血流成河 with
+``mechanics.winners_stay``) and carry mechanics (``tests/rules/test_xuezhan.py``), used
+through the public API only.
 
 It plays the 108 suited tiles without chow, switches on the four mechanics in its
 ``mechanics`` section, and settles each win with a tiny ledger: a self-drawn win is paid
 ``points.win`` by every seat still in the hand, a win on a discard (or a robbed kong) by
-the discarder, each times the 荒番 multiplier the hand carries. Its ``carry`` hook keeps
-``draw_multiplier`` (doubled after a hand nobody won, up to ``points.draw_cap``, back to 1
-after a won hand) and ``dealer_streak`` (连庄: one more when the dealer won first or
-nobody won, else 0). Its table rules give the core its settings (several winners on one
-tile, robbing a kong) and name every win ``win``. It imports no other family.
-"""
+the discarder, each times the 荒番 multiplier the hand carries (a winner leaves the hand,
+unless ``mechanics.winners_stay`` is on: 血流成河, where it stays and pays). Its ``carry``
+hook keeps ``draw_multiplier`` (doubled after a hand nobody won, up to
+``points.draw_cap``, back to 1 after a won hand) and ``dealer_streak`` (连庄: one more
+when the dealer won first or nobody won, else 0). Its table rules give the core its
+settings (several winners on one tile, robbing a kong) and name every win ``win``. It
+imports no other family."""
 
 from __future__ import annotations
 
@@ -89,7 +91,8 @@ def settle(replay: HandReplay, ruleset: XuezhanRuleset, base_stake: int = 1,
         for payer in payers:
             deltas[payer] -= amount
             deltas[win.seat] += amount
-        out.add(win.seat)
+        if not ruleset.mechanics.winners_stay:  # 血流成河: a winner stays in the hand
+            out.add(win.seat)
     return XuezhanSettlement(tuple(deltas))
 
 
