@@ -185,11 +185,11 @@ locked_hand, bad_roll and bad_bird.)"""
 
 
 def test_the_fault_kinds_cover_every_violation_code() -> None:
-    """Every code but false_hand (a deal the simulator never makes) and the test families'
-    mechanics' codes is made by a fault kind above (event_not_in_family by the Sichuan
-    family's chow); false_hand's and event_not_in_family's message forms are checked here."""
+    """Every code but false_hand (a deal the simulator never makes), event_not_in_family
+    (an event of another family's mechanic) and the test families' mechanics' codes is
+    made by a fault kind above; the first two's message forms are checked here."""
     assert {c.value for c in ViolationCode} - _all_codes_of_fault_kinds() == {
-        "false_hand", *MECHANIC_CODES
+        "false_hand", "event_not_in_family", *MECHANIC_CODES
     }
     family = ("seat 1 chows 123m from seat 0: the guizhou family (ruleset 'guiyang') has no "
               "chow event")

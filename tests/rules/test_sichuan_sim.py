@@ -33,9 +33,8 @@ from zhuoji.rules.presets import load_preset, preset_names
 from zhuoji.rules.settings import RulesetBase
 from zhuoji.rules.table import Table
 
-PRESETS = ["sichuan", "sichuan-sbr", "sichuan-xuezhan"]
-"""The presets played (血流成河, sichuan-xueliu, joins when the core plays winners_stay)."""
-GAMES = 90  # per preset, of 8 hands: 2,160 hands in all
+PRESETS = ["sichuan", "sichuan-sbr", "sichuan-xueliu", "sichuan-xuezhan"]
+GAMES = 64  # per preset, of 8 hands: 2,048 hands in all
 HANDS = 8
 SEED = 2034
 
@@ -261,7 +260,7 @@ def test_the_findings_of_the_family_kinds() -> None:
         "declared_suit_first": ("declared_suit_first",),
         "win_in_declared_suit": ("missing_suit",),
         "meld_of_declared_suit": ("illegal_pong",),
-        "chow_not_played": ("event_not_in_family",),
+        "chow_not_played": ("chow_not_allowed",),
         "acted_after_win": ("acted_after_win",),
         "bad_exchange": ("bad_exchange",),
         "bad_declaration": ("bad_declaration",),
@@ -287,3 +286,29 @@ def test_play_after_win_is_the_mechanics() -> None:
     for name in ("sichuan-xuezhan", "sichuan-sbr"):
         mech = mechanics_of(load_preset(name))
         assert mech.play_after_win and not mech.winners_stay
+    mech = mechanics_of(load_preset("sichuan-xueliu"))
+    assert mech.play_after_win and mech.winners_stay
+
+
+def test_in_xueliu_a_winner_stays_and_may_win_again() -> None:
+    """血流成河: a winner takes its turns again, play goes on to the wall's end, and players
+    win twice or more."""
+    twice = played_on = 0
+    wins: Counter[int] = Counter()
+    for hand in _hands("sichuan-xueliu"):
+        events = hand.record.events
+        assert isinstance(events[-1], ExhaustiveDraw), hand.record.hand_no
+        by_seat = Counter(e.seat for e in events if isinstance(e, Win))
+        wins[sum(by_seat.values())] += 1
+        twice += any(n >= 2 for n in by_seat.values())
+        won: set[int] = set()
+        acted_after = False
+        for e in events:
+            if isinstance(e, Win):
+                won.add(e.seat)
+            elif isinstance(e, Discard) and e.seat in won:
+                acted_after = True
+        played_on += acted_after
+    assert played_on > 0.9 * len(_hands("sichuan-xueliu"))
+    assert twice > len(_hands("sichuan-xueliu")) // 2
+    assert max(wins) >= 8

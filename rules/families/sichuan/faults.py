@@ -310,9 +310,7 @@ FAULTS = FamilyFaults(
     codes=MappingProxyType({
         WIN_IN_DECLARED_SUIT: (_C.MISSING_SUIT.value,),
         MELD_OF_DECLARED_SUIT: (_C.ILLEGAL_PONG.value,),
-        # the family registers no chow event: the core names a chow an event of another
-        # family's kind
-        CHOW_NOT_PLAYED: (_C.EVENT_NOT_IN_FAMILY.value,),
+        CHOW_NOT_PLAYED: (_C.CHOW_NOT_ALLOWED.value,),
     }),
 )
 """The family's faults, as it registers them."""
