@@ -306,7 +306,10 @@ class _Chooser:
 
     def __init__(self, table: Table, players: list[_Player], dice: random.Random) -> None:
         self.table = table
-        mech = mechanics_of(table.ruleset)
+        ruleset = table.ruleset
+        assert isinstance(ruleset, Ruleset)
+        self.ruleset = ruleset
+        mech = mechanics_of(ruleset)
         self.exchange = mech.exchange
         self.one_suit = mech.exchange_one_suit
         self.stay = mech.winners_stay
@@ -379,13 +382,16 @@ class _Chooser:
     def more_wins(self) -> Event | None:
         """After a win that may end the hand, a further win on the same tile (一炮多响, or
         a second robber of the same kong)."""
-        table = self.table
-        if table.phase is not Phase.WON or not table.winners:
+        return self._another_win() if self.table.phase is Phase.WON else None
+
+    def _another_win(self) -> Win | None:
+        """A further win on the tile last won on, when it was another player's."""
+        winners = self.table.winners
+        if not winners:
             return None
-        won = table.winners[-1]
-        if won.from_seat is None:
-            return None
-        return self._win_on(won.tile, won.from_seat)
+        won = winners[-1]
+        source = won.from_seat
+        return None if source is None else self._win_on(won.tile, source)
 
     def choose(self) -> Event:
         table = self.table
@@ -405,20 +411,13 @@ class _Chooser:
                     return robbed
             return self._draw(table.turn, back=True)
         if phase is Phase.PLAY_ON or phase is Phase.WON:
-            another = self.more_wins_on_play() if phase is Phase.PLAY_ON else self.more_wins()
+            another = self._another_win()
             if another is not None:
                 return another
             got = self._pick(table.legal_actions(), Draw, ExhaustiveDraw)
             if got is not None:
                 return got
         raise SimulationError(f"hand {table.hand_no}: nothing to play ({phase})")
-
-    def more_wins_on_play(self) -> Event | None:
-        winners = self.table.winners
-        if not winners or winners[-1].from_seat is None:
-            return None
-        won = winners[-1]
-        return self._win_on(won.tile, won.from_seat)
 
     def _setup(self) -> Event:
         table = self.table
@@ -428,14 +427,14 @@ class _Chooser:
         if self.exchange:
             passed = self._passed()
             if not self.offset:
-                self.offset = _exchange_offset(table.ruleset, self.dice, n)
+                self.offset = _exchange_offset(self.ruleset, self.dice, n)
             for seat in order:
                 if passed[seat] is not None:
                     continue
                 tiles = self.players[seat].exchange_tiles(self.exchange, self.one_suit)
-                event = Exchange(seat, tiles, (seat + self.offset) % n)
-                if self.legal(event):
-                    return event
+                passing = Exchange(seat, tiles, (seat + self.offset) % n)
+                if self.legal(passing):
+                    return passing
                 got = self._pick([e for e in table.legal_actions()
                                   if isinstance(e, Exchange) and e.seat == seat], Exchange)
                 if got is not None:
