@@ -312,7 +312,6 @@ class _Chooser:
         mech = mechanics_of(ruleset)
         self.exchange = mech.exchange
         self.one_suit = mech.exchange_one_suit
-        self.stay = mech.winners_stay
         self.players = players
         self.n = len(players)
         self.dice = dice
