@@ -217,11 +217,6 @@ TILE = EventField("tile", FieldKind.TILE)
 FROM = EventField("from_seat", FieldKind.SEAT, key="from")
 
 
-def _kind_only(name: str) -> Snapshot:
-    """A snapshot holding the kind alone, under ``name``."""
-    return lambda _event: {"kind": name}
-
-
 def _kong_snapshot(ev: Kong) -> Data:
     return {"kind": f"kong_{ev.kind.value}", "seat": ev.seat, "tile": ev.tile.text,
             "from": ev.from_seat}
@@ -349,7 +344,6 @@ CORE_KINDS: tuple[EventKind, ...] = (
          EventField("tiles", FieldKind.TILES, min_length=1,
                     description="换三张: the tiles passed (as many as the ruleset passes)"),
          EventField("to", FieldKind.SEAT, description="the seat receiving them")),
-        snapshot=_kind_only("exchange"),
         describe=lambda ev: f"seat {ev.seat} passes {format_tiles(ev.tiles)} to seat {ev.to}",
     ),
     EventKind(
@@ -357,7 +351,6 @@ CORE_KINDS: tuple[EventKind, ...] = (
         (SEAT,
          EventField("suit", FieldKind.CHOICE, choices=tuple(s.value for s in Suit),
                     enum=Suit, description="定缺: the suit the seat plays without")),
-        snapshot=_kind_only("declaresuit"),
         describe=lambda ev: f"seat {ev.seat} declares {_SUIT_NAMES[ev.suit]}",
     ),
 )

@@ -2,11 +2,12 @@
 
 :func:`replay_snapshots` plays a hand's events on a :class:`~zhuoji.rules.table.Table` and, after
 the deal and after every applied event, reads the table's public state: each seat's
-concealed tiles, melds and discards, the wall count, the seat to act and the phase, and
-the marks the ruleset's family puts on it (``Family.panel_marks``). The
-first fatal violation stops the replay, as it stops :func:`~zhuoji.rules.replay.replay_hand`;
-the event that caused it is not applied (the last snapshot is the table before it).
-Nothing here changes the table other than through :meth:`~zhuoji.rules.table.Table.step`.
+concealed tiles, melds and discards (and its declared suit, 定缺, in a family that declares
+one), the wall count, the seat to act and the phase, and the marks the ruleset's family
+puts on it (``Family.panel_marks``). The first fatal violation stops the replay, as it
+stops :func:`~zhuoji.rules.replay.replay_hand`; the event that caused it is not applied
+(the last snapshot is the table before it). Nothing here changes the table other than
+through :meth:`~zhuoji.rules.table.Table.step`.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ def table_data(table: Table) -> Data:
     table's (``marks``), as plain data."""
     hook = family_of(table.ruleset).panel_marks
     marks = () if hook is None else tuple(hook(table))
+    declared = table.declared_suits()  # 定缺: () when the family declares none
     seats = []
     for seat in range(table.n_players):
         data: Data = {
@@ -87,6 +89,9 @@ def table_data(table: Table) -> Data:
             ],
             "marks": [m.data() for m in marks if m.seat == seat],
         }
+        suit = declared[seat] if seat < len(declared) else None
+        if suit is not None:  # a family with a declared suit: the seat's, once declared
+            data["declared_suit"] = suit.value
         flowers = table.flowers(seat)
         if flowers:  # a family with flowers: those the seat has shown
             data["flowers"] = [t.text for t in flowers]

@@ -37,10 +37,12 @@ if TYPE_CHECKING:
 __all__ = [
     "LedgerGroup",
     "SeatTiles",
+    "choice_rows",
     "facts_html",
     "hand_context",
     "hand_marks",
     "ledger_groups",
+    "moments_context",
     "replay_context",
     "seat_tiles",
     "why_context",
@@ -176,6 +178,8 @@ def _hand_pages(
     seats = group_rows(query(con, "dashboard_hand_seats", **params), "game_id", "hand_no")
     ledger = group_rows(query(con, "dashboard_hand_ledger", **params), "game_id", "hand_no")
     found = group_rows(query(con, "dashboard_hand_findings", **params), "game_id", "hand_no")
+    wins = group_rows(query(con, "dashboard_hand_wins", **params), "game_id", "hand_no")
+    choices = group_rows(query(con, "dashboard_hand_choices", **params), "game_id", "hand_no")
     tiles = (
         group_rows(query(con, "dashboard_hand_tiles", **params), "game_id", "hand_no")
         if has_tiles
@@ -194,6 +198,8 @@ def _hand_pages(
             tiles.get(key, []),
             ledger.get(key, []),
             found.get(key, []),
+            wins.get(key, []),
+            choices.get(key, []),
         )
 
 
@@ -203,12 +209,16 @@ def hand_context(
     tiles: Sequence[Row],
     ledger: Sequence[Row],
     findings: Sequence[Row],
+    wins: Sequence[Row] = (),
+    choices: Sequence[Row] = (),
     *,
     lang: Lang = "en",
     replay: ReplayData | None = None,
 ) -> dict[str, Any]:
     """The hand audit page's context from the hand's rows (run where the page renders),
     in ``lang`` and in the words of its ruleset's family (``family`` in the context).
+    ``wins``: the hand's wins in their order (``dashboard_hand_wins``); ``choices``: each
+    seat's exchange and declared suit (``dashboard_hand_choices``, a family with them).
     ``replay``: the hand's steps when the caller has them (:func:`replay_context`)."""
     family = h["family"]
     marks = hand_marks(h)
@@ -222,8 +232,12 @@ def hand_context(
     names = {int(s["seat"]): s["player_id"] for s in seats}
     data = replay if replay is not None else _replay_data(h)
     path = h.get("path")
+    panel = replay_context(h, findings, marks.tiles, names, lang, family, data)
+    last = panel.get("replay_steps")
     return {
-        **replay_context(h, findings, marks.tiles, names, lang, family, data),
+        **panel,
+        **moments_context(ledger, wins, data, last),
+        "choices": choice_rows(choices, lang, family),
         **why_context(data.why, lang, family),
         "family": family,
         # the log file by its name only: the page is sent to the players, and the folder
@@ -244,6 +258,79 @@ def hand_context(
         "replay_note": marks.replay_note,
         "tiles_note": marks.tiles_note,
     }
+
+
+def _win_steps(data: ReplayData) -> list[int]:
+    """The replay's step after each win event, in event order (the wins' order)."""
+    snapshots = data.snapshots
+    if snapshots is None:
+        return []
+    return [step.step for step in snapshots.steps
+            if step.event is not None and step.event.get("kind") in _WIN_KINDS]
+
+
+_WIN_KINDS = frozenset({"win", "self_draw_win"})
+"""The kinds of a win's event in a snapshot (:mod:`zhuoji.rules.event_kinds`)."""
+
+
+def moments_context(
+    ledger: Sequence[Row], wins: Sequence[Row], data: ReplayData, last: int | None
+) -> dict[str, Any]:
+    """When things happened, for the page: each ledger item's replay step (the step after
+    the event that moved it, ``ledger.event_index``; the last step for an item of the hand
+    as a whole) in ``item_steps``, the items placed at an event in ``placed_items`` (the
+    replay shows them at their step: a kong's payment when it is made), and the wins in
+    their order with the step of each (``wins``, each row with ``step``: None without a
+    replay, and its tile's face ``tile_face``; ``several_wins`` when there are more than
+    one)."""
+    item_steps: dict[Any, int] = {}
+    placed: list[Row] = []
+    for item in ledger:
+        index = item.get("event_index")
+        if last is not None:
+            item_steps[item["item_no"]] = finding_step(index, last)
+        if index is not None:
+            placed.append(item)
+    steps = _win_steps(data) if last is not None else []
+    shown = [{**w, "step": steps[k] if k < len(steps) else None,
+              "tile_face": _tiles_of(w.get("tile"))}
+             for k, w in enumerate(sorted(wins, key=lambda r: int(r["win_no"])))]
+    return {
+        "item_steps": item_steps,
+        "placed_items": placed if last is not None else [],
+        "item_events": any(item.get("event_index") is not None for item in ledger),
+        "wins": shown,
+        "several_wins": len(shown) > 1,
+    }
+
+
+def _tiles_of(text: Any) -> Markup | None:
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return tiles_html(parse_discards(text), small=True)
+    except ValueError:
+        return Markup(esc(text))
+
+
+def choice_rows(choices: Sequence[Row], lang: Lang, family: str | None) -> list[Row]:
+    """Each seat's exchange and declared suit as the page shows them (empty when no seat
+    exchanged or declared: a family without those mechanics): the suit's name, the tiles
+    passed and received as tile boxes."""
+    if not any(c.get("declared_suit") is not None or c.get("passed") is not None
+               for c in choices):
+        return []
+    out = []
+    for c in choices:
+        suit = c.get("declared_suit")
+        out.append({
+            **c,
+            "suit_name": (None if suit is None else label(f"suit_{suit}", lang, family)
+                          if suit in ("m", "p", "s") else Markup(esc(str(suit)))),
+            "passed_tiles": _tiles_of(c.get("passed")),
+            "received_tiles": _tiles_of(c.get("received")),
+        })
+    return out
 
 
 def _tile_texts(data: Any, into: set[str]) -> None:

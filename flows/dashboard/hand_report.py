@@ -113,13 +113,15 @@ def _audit(
     return audited[game], hand, content.hexdigest()
 
 
-HandRows = tuple[Row, list[Row], list[Row], list[Row], list[Row]]
-"""A hand's header, seats, tiles, ledger and findings (:func:`hand_context`'s rows)."""
+HandRows = tuple[Row, list[Row], list[Row], list[Row], list[Row], list[Row], list[Row]]
+"""A hand's header, seats, tiles, ledger, findings, wins and seat choices
+(:func:`hand_context`'s rows)."""
 
 
 def _rows(item: GameAudit, hand_no: int, sha256: str) -> HandRows:
     """The hand's rows as the dashboard's reports give them from a warehouse
-    (``dashboard_hand_header``, ``_seats``, ``_tiles``, ``_ledger``, ``_findings``): the
+    (``dashboard_hand_header``, ``_seats``, ``_tiles``, ``_ledger``, ``_findings``,
+    ``_wins``, ``_choices``): the
     rows the ingest's row buffer makes of the game, kept in memory."""
     assert item.resolved is not None and item.resolved.family is not None
     buffer = RowBuffer(Path(item.path))  # nothing is flushed: no shard is ever written
@@ -155,7 +157,8 @@ def _rows(item: GameAudit, hand_no: int, sha256: str) -> HandRows:
             if key == "player_id":
                 seat["name"] = names.get(row["seat"])
         seats.append(seat)
-    return header, seats, rows("hand_tiles"), rows("ledger"), rows("violations")
+    return (header, seats, rows("hand_tiles"), rows("ledger"), rows("violations"),
+            rows("wins"), rows("seat_choices"))
 
 
 def render_hand_report(
@@ -166,8 +169,8 @@ def render_hand_report(
     ``zhuoji audit --html``.)"""
     source = Path(path).resolve().as_posix()
     item, hand, sha256 = _audit(source, hand_no, game_id)
-    header, seats, tiles, ledger, findings = _rows(item, hand, sha256)
-    context = hand_context(header, seats, tiles, ledger, findings, lang=lang,
+    header, seats, tiles, ledger, findings, wins, choices = _rows(item, hand, sha256)
+    context = hand_context(header, seats, tiles, ledger, findings, wins, choices, lang=lang,
                           replay=ReplayData(item.steps, None, hand_why(item, hand)))
     data = render_standalone(
         "hand.html", Links(players={}, hands={}, site=False), context, lang

@@ -157,13 +157,17 @@ def hand_replay(path: str, sha256: str | None, game_id: str, hand_no: int) -> Re
 
 def _seat_text(seat: Mapping[str, Any]) -> dict[str, Any]:
     """A seat of a snapshot, compact: tile lists as space-separated text, a claimed
-    discard marked with a trailing ``*``; the family's marks on the seat as they are."""
-    return {
+    discard marked with a trailing ``*``; the family's marks on the seat as they are; the
+    seat's declared suit (定缺) once it has one."""
+    out = {
         "concealed": " ".join(seat["concealed"]),
         "melds": seat["melds"],
         "discards": " ".join(d["tile"] + ("*" if d["claimed"] else "") for d in seat["discards"]),
         "marks": seat["marks"],
     }
+    if "declared_suit" in seat:
+        out["declared_suit"] = seat["declared_suit"]
+    return out
 
 
 def _compact_steps(snapshots: HandSnapshots) -> list[dict[str, Any]]:

@@ -143,6 +143,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("amount", _I32),
             ("reason", _STR),
             ("detail", _STR),
+            ("event_index", _I32),
         ]
     ),
     "violations": pa.schema(
@@ -684,7 +685,7 @@ class RowBuffer:
                 k = len(items)
                 payers, payees, amounts, reasons, details = zip(*items, strict=True)
                 (game_ids, hand_nos, item_nos, payer_seats, payee_seats, payer_ids, payee_ids,
-                 amount_column, reason_column, detail_column) = self._ledger
+                 amount_column, reason_column, detail_column, event_column) = self._ledger
                 game_ids.extend([game_id] * k)
                 hand_nos.extend([hand_no] * k)
                 item_nos.extend(range(k))
@@ -695,6 +696,10 @@ class RowBuffer:
                 amount_column.extend(amounts)
                 reason_column.extend(map(str, reasons))  # a family's StrEnum: its value
                 detail_column.extend(details)
+                # the event of each transfer, when the family's settlement places them
+                # (``item_events``: a kong's payment at the kong, a win's at the win)
+                at: Sequence[int | None] = getattr(settlement, "item_events", ())
+                event_column.extend(at if len(at) == k else [None] * k)
         recorded_deltas: Sequence[int | None] = (None,) * n if recorded is None else recorded.deltas
 
         if winners:

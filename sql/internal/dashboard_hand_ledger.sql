@@ -1,4 +1,4 @@
--- Dashboard: the recomputed ledger of the hands picked by $game_ids and $hand_nos, in ledger order.
+-- Dashboard: the recomputed ledger of the hands picked by $game_ids and $hand_nos, in ledger order, each transfer with the event that moved it (NULL: the hand's as a whole).
 WITH picked AS (
     SELECT
         unnest(CAST($game_ids AS VARCHAR[])) AS game_id,
@@ -14,7 +14,8 @@ SELECT
     l.payee_id,
     l.amount,
     l.reason,
-    l.detail
+    l.detail,
+    l.event_index
 FROM picked
 JOIN ledger AS l USING (game_id, hand_no)
 ORDER BY l.game_id, l.hand_no, l.item_no

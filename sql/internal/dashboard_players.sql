@@ -1,4 +1,4 @@
--- Dashboard: every player's totals and rates in each rule family the player played, ranked by net score (recomputed) within the family: games, hands, wins, deal-ins, kongs and chickens by kind (NULL for a family without chickens), findings.
+-- Dashboard: every player's totals and rates in each rule family the player played, ranked by net score (recomputed) within the family: games, hands, wins (each win of a hand counts), deal-ins (hands dealt in), kongs and chickens by kind (NULL for a family without chickens), findings.
 WITH everyone AS (
     SELECT DISTINCT g.family, p.player_id
     FROM players AS p
@@ -15,7 +15,12 @@ span AS (
     GROUP BY g.family, p.player_id
 ),
 seat_wins AS (
-    SELECT game_id, hand_no, seat, bool_or(source = 'self_draw') AS self_drawn
+    SELECT
+        game_id,
+        hand_no,
+        seat,
+        count(*) AS wins,
+        count(*) FILTER (WHERE source = 'self_draw') AS self_draws
     FROM wins
     GROUP BY game_id, hand_no, seat
 ),
@@ -38,8 +43,8 @@ seats AS (
         count(*) AS hands,
         CAST(sum(coalesce(hp.delta, 0)) AS BIGINT) AS net_score,
         CAST(sum(hp.recorded_delta) AS BIGINT) AS recorded_net,
-        count(*) FILTER (WHERE sw.seat IS NOT NULL) AS wins,
-        count(*) FILTER (WHERE sw.self_drawn) AS self_draws,
+        CAST(coalesce(sum(sw.wins), 0) AS BIGINT) AS wins,
+        CAST(coalesce(sum(sw.self_draws), 0) AS BIGINT) AS self_draws,
         count(*) FILTER (WHERE di.seat IS NOT NULL) AS deal_ins,
         count(*) FILTER (WHERE hp.ready) AS ready_at_end,
         count(*) FILTER (WHERE hp.declared_ready) AS declared_ready,
@@ -84,13 +89,13 @@ SELECT
     coalesce(s.hands, 0) AS hands,  -- hands the player sat in, in the family
     coalesce(s.net_score, 0) AS net_score,  -- the sum of the player's recomputed deltas in the family
     s.recorded_net,  -- the sum of the record's deltas (NULL where the logs give none)
-    s.wins,  -- hands won
-    s.self_draws,  -- hands won by self-draw
+    s.wins,  -- wins (each win counts: a player who won twice in a hand, playing on after a win, counts two)
+    s.self_draws,  -- wins by self-draw (each counts)
     s.deal_ins,  -- hands a winner won on the player's discard or kong
     s.ready_at_end,  -- hands ended ready (one tile from complete)
     s.declared_ready,  -- hands in which the player declared ready (报听)
-    s.wins / nullif(s.hands, 0) AS win_rate,  -- wins per hand
-    s.self_draws / nullif(s.hands, 0) AS self_draw_rate,  -- self-draws per hand
+    s.wins / nullif(s.hands, 0) AS win_rate,  -- wins per hand (each win counts)
+    s.self_draws / nullif(s.hands, 0) AS self_draw_rate,  -- self-drawn wins per hand (each counts)
     s.deal_ins / nullif(s.hands, 0) AS deal_in_rate,  -- deal-ins per hand
     s.ready_at_end / nullif(s.hands, 0) AS ready_rate,  -- ready at the end, per hand
     v.avg_win_value,  -- average value per payer of the settled wins (wins.value)

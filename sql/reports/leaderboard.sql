@@ -1,11 +1,12 @@
--- Players ranked by net score (recomputed) within each rule family, one ranking per family (their points are on different scales): hands, win, self-draw and deal-in rates, average win value, kongs and chickens per hand (NULL for a family without chickens).
--- zh: 各玩法内按净得分（重算）排名的玩家，每种玩法一张排名（各玩法分值尺度不同）：手数、胡牌率、自摸率与点炮率、平均胡牌分值、每手的杠与鸡（没有鸡的玩法为 NULL）。
+-- Players ranked by net score (recomputed) within each rule family, one ranking per family (their points are on different scales): hands, win and self-draw rates (each win counts), deal-in rate, average win value, kongs and chickens per hand (NULL for a family without chickens).
+-- zh: 各玩法内按净得分（重算）排名的玩家，每种玩法一张排名（各玩法分值尺度不同）：手数、胡牌率与自摸率（每次胡牌都计）、点炮率、平均胡牌分值、每手的杠与鸡（没有鸡的玩法为 NULL）。
 WITH seat_wins AS (
     SELECT
         game_id,
         hand_no,
         seat,
-        bool_or(source = 'self_draw') AS self_drawn
+        count(*) AS wins,
+        count(*) FILTER (WHERE source = 'self_draw') AS self_draws
     FROM wins
     GROUP BY game_id, hand_no, seat
 ),
@@ -30,8 +31,8 @@ board AS (
         hp.player_id,
         count(*) AS hands,
         CAST(sum(coalesce(hp.delta, 0)) AS BIGINT) AS net_score,
-        avg((sw.seat IS NOT NULL)::INTEGER) AS win_rate,
-        avg(coalesce(sw.self_drawn, false)::INTEGER) AS self_draw_rate,
+        avg(coalesce(sw.wins, 0)) AS win_rate,
+        avg(coalesce(sw.self_draws, 0)) AS self_draw_rate,
         avg((di.seat IS NOT NULL)::INTEGER) AS deal_in_rate,
         avg(hp.exposed_kongs + hp.added_kongs + hp.concealed_kongs) AS kongs_per_hand,
         avg(hp.chickens_standing + hp.chickens_flipped + hp.chickens_gold + hp.chickens_charging + hp.chickens_responsibility) AS chickens_per_hand
@@ -48,8 +49,8 @@ SELECT
     n.name AS player_name,  -- the player's display name in the latest game that gives one (players.name); NULL when no log names the player
     b.hands,              -- hands the player sat in, in this family
     b.net_score,          -- the sum of the player's recomputed deltas in this family (an unsettled hand counts 0)
-    b.win_rate,           -- share of the hands the player won
-    b.self_draw_rate,     -- share of the hands the player won by self-draw (自摸)
+    b.win_rate,           -- the player's wins per hand: the share of the hands won, each win counting where play goes on after a win (a player who won twice in a hand counts two)
+    b.self_draw_rate,     -- the player's wins by self-draw (自摸) per hand, each counting
     b.deal_in_rate,       -- share of the hands in which a winner won on the player's discard or kong (点炮)
     v.avg_win_value,      -- average value per payer of the player's settled wins (wins.value); NULL without one
     b.kongs_per_hand,     -- kongs made per hand (exposed, added and concealed; robbed kongs not counted)

@@ -181,7 +181,8 @@ def test_every_parameter_free_report_is_a_view_with_the_same_rows(db: Path) -> N
             view = con.execute(f"SELECT * FROM {catalog.REPORT_SCHEMA}.{name}")
             assert tuple(d[0] for d in view.description or []) == report.columns
             assert view.fetchall() == report.rows
-            assert report.rows or name in {"illegal_moves_by_player"}  # the corpus fills them
+            # the corpus fills them (multiple_wins: it has no hand of several wins)
+            assert report.rows or name in {"illegal_moves_by_player", "multiple_wins"}
     finally:
         con.close()
 

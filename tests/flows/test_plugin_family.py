@@ -111,7 +111,7 @@ def test_the_family_is_found_from_its_folder() -> None:
     assert json.dumps(shown).count("multiple_winners") >= 1
     # without the variable the family and its presets are unknown, the others unchanged
     plain = _json(zhuoji("rules", "list", "--json", families=None))
-    assert {f["family"] for f in plain["families"]} == {"changsha", "guizhou"}
+    assert {f["family"] for f in plain["families"]} == {"changsha", "guizhou", "sichuan"}
 
 
 def test_the_family_is_found_by_an_entry_point(logs: Path, tmp_path: Path) -> None:

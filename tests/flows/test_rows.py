@@ -128,11 +128,13 @@ def plain_rows(games: Audited) -> dict[str, list[dict[str, Any]]]:
                     "patterns": [p.value for p in w.patterns],
                     "scored_patterns": list(value.patterns) if value else [],
                 })
+            placed = getattr(s, "item_events", ())  # a settlement placing its items
             for i, item in enumerate(s.items if s else ()):
                 rows["ledger"].append({
                     **key, "item_no": i, "payer_seat": item.payer, "payee_seat": item.payee,
                     "payer_id": ids[item.payer], "payee_id": ids[item.payee],
                     "amount": item.amount, "reason": item.reason.value, "detail": item.detail,
+                    "event_index": placed[i] if placed else None,
                 })
             won_on = {w.seat: TILE_TEXT[w.tile] for w in replay.winners}
             for facts in sorted(replay.seats, key=lambda f: f.seat):

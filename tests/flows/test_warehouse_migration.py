@@ -133,3 +133,20 @@ def test_a_new_warehouse_has_the_new_tables_commented(tmp_path: Path, table: str
         assert columns and all(c for _, c in columns), columns
     finally:
         con.close()
+
+
+def test_the_old_ledger_gets_its_event_column_empty(tmp_path: Path) -> None:
+    """Schema 25 adds ``ledger.event_index`` (commented): the rows loaded before it have
+    none (their transfers show at a hand's last step), until an ingest audits them again."""
+    db = _old_warehouse(tmp_path)
+    result = CliRunner().invoke(app, ["sql", "SELECT count(*) FROM ledger", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT count(*) > 0, count(event_index) FROM ledger").fetchone() == (
+            True, 0)
+        comment = con.execute("SELECT comment FROM duckdb_columns() WHERE table_name = 'ledger' "
+                              "AND column_name = 'event_index'").fetchone()
+        assert comment is not None and "kong" in str(comment[0])
+    finally:
+        con.close()

@@ -30,8 +30,10 @@ from zhuoji.rules.event_registry import all_event_kinds, describe_event, event_n
 from zhuoji.rules.events import (
     Bird,
     Chow,
+    DeclareSuit,
     Discard,
     Draw,
+    Exchange,
     ExhaustiveDraw,
     Flip,
     Flower,
@@ -258,6 +260,13 @@ def _previous_event_data(event: Any) -> dict[str, Any]:
         return {"kind": "seabed_take" if event.take else "seabed_decline", "seat": event.seat}
     if isinstance(event, Bird):
         return {"kind": "bird", "tiles": [t.text for t in event.tiles]}
+    # the exchange and the declared suit: their fields (a hand page's replay says who
+    # passed which tiles to whom, and who declared which suit)
+    if isinstance(event, Exchange):
+        return {"kind": "exchange", "seat": event.seat, "tiles": [t.text for t in event.tiles],
+                "to": event.to}
+    if isinstance(event, DeclareSuit):
+        return {"kind": "declare_suit", "seat": event.seat, "suit": event.suit.value}
     if isinstance(event, SmallWin):
         return {"kind": "small_win", "seat": event.seat, "small_win": event.kind,
                 "tiles": [t.text for t in event.tiles]}

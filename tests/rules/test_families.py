@@ -104,12 +104,12 @@ def test_a_preset_cannot_extend_one_of_another_family(tmp_path: Path) -> None:
 
 def test_an_unknown_family_names_the_file_and_the_field(tmp_path: Path) -> None:
     path = tmp_path / "x.toml"
-    path.write_text('family = "sichuan"\ntitle = "t"\nseed = "s"\n', encoding="utf-8")
+    path.write_text('family = "nowhere"\ntitle = "t"\nseed = "s"\n', encoding="utf-8")
     with pytest.raises(UnknownFamilyError) as caught:
         load_preset_file(path)
     message = str(caught.value)
     assert str(path) in message and "field 'family'" in message
-    assert "unknown family 'sichuan'" in message and "guizhou" in message
+    assert "unknown family 'nowhere'" in message and "guizhou" in message
     with pytest.raises(UnknownFamilyError, match="unknown family 'nope'"):
         family_named("nope")
 

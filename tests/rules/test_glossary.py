@@ -19,6 +19,7 @@ from zhuoji.rules.families.changsha.settlement import REASONS as CHANGSHA_REASON
 from zhuoji.rules.families.guizhou.patterns import Pattern
 from zhuoji.rules.families.guizhou.settlement import REASONS as GUIZHOU_REASONS
 from zhuoji.rules.families.guizhou.settlement import ChickenKind, Reason
+from zhuoji.rules.families.sichuan.settlement import REASONS as SICHUAN_REASONS
 from zhuoji.rules.glossary import (
     GlossaryError,
     _merge_words,
@@ -118,7 +119,7 @@ def test_the_engine_names_agree_with_the_glossary() -> None:
     # every family's patterns and ledger reasons have their Chinese, and nothing else does
     shipped = [f for f in families() if f.settle.__module__.startswith("zhuoji.rules.families.")]
     assert set(g.terms["pattern"]) == {p for f in shipped for p in f.patterns}
-    assert set(g.terms["reason"]) == {*GUIZHOU_REASONS, *CHANGSHA_REASONS}
+    assert set(g.terms["reason"]) == {*GUIZHOU_REASONS, *CHANGSHA_REASONS, *SICHUAN_REASONS}
     assert set(g.terms["code"]) == {c.value for c in ViolationCode}
     assert set(g.terms["chicken"]) >= {c.value for c in ChickenKind}
     assert set(g.terms["meld"]) >= {k.value for k in MeldKind}

@@ -59,6 +59,12 @@ RULES_TABLE_SEEDS = {
     "guiyang-2p": "000_1f7fb64d63d6ccbe.txt",
     # 「贵阳麻将(1)」 at its first player count (decision 38)
     "guiyang-4p": "000_1f7fb64d63d6ccbe.txt",
+    # beyond RULES.md's table: seed 003's third game, Sichuan, and the published forms
+    # (issue 34, docs/rules/sichuan.md)
+    "sichuan": "003_11bdde6cd4e09882.txt",
+    "sichuan-sbr": "003_11bdde6cd4e09882.txt",
+    "sichuan-xueliu": "003_11bdde6cd4e09882.txt",
+    "sichuan-xuezhan": "003_11bdde6cd4e09882.txt",
 }
 
 _SHAPES = (
@@ -325,7 +331,10 @@ def test_every_setting_line_quotes_the_seed_or_names_the_family_default(name: st
             continue
         assert "#" in line, line
         comment = line.split("#", 1)[1]
-        assert "「" in comment or "family default" in comment, line
+        # a family whose presets name the published forms (Sichuan) says which it follows
+        assert any(mark in comment for mark in (
+            "「", "family default", "common form (not in the seed text)",
+            "tournament rules (")), line
 
 
 def test_extends_resolves_to_parent_values() -> None:
@@ -405,7 +414,7 @@ def test_every_preset_names_its_family_and_the_family_is_checked(
 ) -> None:
     for name in preset_names():
         family = parse_preset_table(name, preset_text(name))["family"]
-        assert family in ("guizhou", "changsha")
+        assert family in ("guizhou", "changsha", "sichuan")
         assert load_preset(name).family == family
     _fake_presets(
         monkeypatch,

@@ -539,3 +539,31 @@ def test_no_seat_is_across_at_a_three_player_table() -> None:
     nxt = xuezhan_ruleset(players=3, mechanics={"exchange_to": "previous"})
     assert Table.from_record(record, nxt).check(
         Exchange(0, tuple(parse_tiles("123m")), 2)) is None
+
+
+def test_a_robbed_kong_after_a_win_and_the_winner_after_the_robber_draws() -> None:
+    # no exchange, no declaration: seat 3 wins first (self-drawn 9s); seat 1 ponged seat
+    # 0's 5s and adds the fourth: seat 2 robs it. Play goes on from the seat after the
+    # robber counted from the kong's owner: seat 3, a winner who stays (血战: seat 0)
+    deal = {0: "5s111m222m333m7m8m99s", 1: "55s123p456p789p59m",
+            2: "123m456m789m11p46s", 3: "234p567p888p234s9s"}
+    events = "0-5s 1P5s<0 1-5m 2+6m 2-6m 3+9s 3H9s 0+4m 0-4m 1+5s 1A5s 2H5s<1"
+    plain = {"exchange": 0, "declare_suit": False}
+    for stays, resumes in ((True, 3), (False, 0)):
+        rules = xuezhan_ruleset(mechanics={**plain, "winners_stay": stays})
+        record = hand(events, deal, front="6m9s4m5s")
+        table = Table.from_record(record, rules)
+        assert table.run(record.events[:-1]) is None
+        assert table.legal_actions()[0] == Win(2, Tile.S5, 1)
+        table.apply(record.events[-1])
+        wall = table.wall
+        assert wall is not None
+        assert table.legal_actions() == [Draw(resumes, wall[0])]
+        assert [(w.seat, w.tile, w.from_seat, w.robbed_kong) for w in table.winners] == [
+            (3, Tile.S9, None, False), (2, Tile.S5, 1, True)]
+        (kong,) = table.kongs()
+        assert kong.robbed and kong.replacement is None
+        # the kong's owner holds its pong again and a waiting-size hand
+        assert len(table.concealed(1)) + 3 * len(table.melds(1)) == 13
+        # seat 3's winning 9s was set aside where winners stay
+        assert len(table.concealed(3)) == (13 if stays else 14)

@@ -1,7 +1,8 @@
 // The step-by-step replay of a hand page: draws the table of each step from the page's
 // #replay-data (the replay engine's snapshots, one per event). Buttons, a slider and the
 // arrow keys move between steps; each finding is a mark one click away; the settlement
-// items appear at the last step. No dependencies, no network.
+// items an event moved appear at its step (a kong's payment when it is made), all of them
+// at the last step. No dependencies, no network.
 // Text from the data is put in the page as text (textContent), never parsed as HTML; the
 // only HTML taken from the data is the tile faces the page's builder made. A control or
 // bidirectional character in it is shown as an escape (\u202e), as everywhere else.
@@ -75,11 +76,13 @@
   // a tile's or a code's name in the page's language ("tile:5m", "code:invalid_win"), when
   // the labels give one (the Chinese pages), else as it is
   function named(tile) { return W["tile:" + tile] || tile; }
+  // a declared suit's name (定缺: "m", "p" or "s") in the page's words
+  function suitName(suit) { return suit ? W["suit_" + suit] || suit : ""; }
   function sentence(event) {
     if (!event) { return W.deal; }
     var values = {
-      seat: event.seat, from: event.from, tile: named(event.tile),
-      tiles: (event.tiles || []).map(named).join(" ")
+      seat: event.seat, from: event.from, to: event.to, tile: named(event.tile),
+      tiles: (event.tiles || []).map(named).join(" "), suit: suitName(event.suit)
     };
     return fill(W[event.kind] || event.kind, values);
   }
@@ -119,9 +122,23 @@
       if (!state) { return; }
       row.classList.toggle("turn", s.turn === seat && s.phase !== "ended" && s.phase !== "won");
       var badges = clear(row.querySelector(".r-badges"));
-      if (s.winners.indexOf(seat) >= 0) {
+      // a winner's badge; with several wins so far, the place of each of the seat's wins
+      // in their order (#1, #2 ...; a seat that won twice, playing on, has two)
+      var order = [];
+      s.winners.forEach(function (w, i) { if (w === seat) { order.push(i + 1); } });
+      if (order.length) {
         badges.appendChild(document.createTextNode(" "));
-        badges.appendChild(element("span", "badge green", W.winner));
+        var won = element("span", "badge green", s.winners.length > 1
+          ? W.winner + " " + order.map(function (n) { return "#" + n; }).join(" ") : W.winner);
+        won.setAttribute("data-order", order.join(" "));
+        badges.appendChild(won);
+      }
+      // the suit the seat declared (定缺), once declared
+      if (state.declared_suit) {
+        badges.appendChild(document.createTextNode(" "));
+        var suit = element("span", "badge void", fill(W["void"] || "{suit}", { suit: suitName(state.declared_suit) }));
+        suit.setAttribute("data-suit", visible(state.declared_suit));
+        badges.appendChild(suit);
       }
       // the family's marks on the seat (the snapshot's): a badge each, in the page's words
       state.marks.forEach(function (m) {
@@ -145,6 +162,18 @@
     });
     var ledger = document.getElementById("replay-ledger");
     if (ledger) { ledger.hidden = k !== last; }
+    // the settlement's items moved by this step's event (a kong's payment when it is made,
+    // a win's when it is won); at the last step the whole settlement shows instead
+    var paid = document.getElementById("replay-paid");
+    if (paid) {
+      var any = false;
+      Array.prototype.forEach.call(paid.querySelectorAll("li[data-step]"), function (li) {
+        var here = parseInt(li.getAttribute("data-step"), 10) === k;
+        li.hidden = !here;
+        any = any || here;
+      });
+      paid.hidden = !any || k === last;
+    }
     Array.prototype.forEach.call(document.querySelectorAll("#replay-marks button"), function (b) {
       b.classList.toggle("here", parseInt(b.getAttribute("data-step"), 10) === k);
     });

@@ -8,6 +8,7 @@ from zhuoji.rules.families import Family, register
 from zhuoji.rules.families.sichuan.faults import FAULTS
 from zhuoji.rules.families.sichuan.legality import table_rules
 from zhuoji.rules.families.sichuan.patterns import Pattern
+from zhuoji.rules.families.sichuan.referee import json_keys, text_lines
 from zhuoji.rules.families.sichuan.settings import Ruleset
 from zhuoji.rules.families.sichuan.settlement import audit_result, settle
 from zhuoji.rules.tiles import TileSet
@@ -24,6 +25,8 @@ FAMILY: Family = register(
         table_rules=table_rules,
         extras=MappingProxyType({"simulate": "zhuoji.rules.families.sichuan.simulate"}),
         faults=FAULTS,
+        text_lines=text_lines,
+        json_keys=json_keys,
         refuses_chow=True,  # no chow (吃): a chow is chow_not_allowed
     )
 )

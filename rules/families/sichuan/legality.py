@@ -38,7 +38,8 @@ class SichuanTable:
         win came: 杠上花, 杠上炮, 抢杠胡, 海底捞月, 海底炮, 天胡, 地胡."""
         seat = plan.event.seat
         shape = tuple(item.pattern.value
-                      for item in hand_fan(self.ruleset.fan, plan.counts, t.seat_melds[seat]))
+                      for item in hand_fan(self.ruleset.fan, plan.counts, t.seat_melds[seat],
+                                           plan.event.tile))
         source = plan.source
         last = t.wall_left == 0
         situational: list[str] = []

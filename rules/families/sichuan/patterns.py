@@ -94,6 +94,7 @@ class WinFan:
     total: int
     counted: int
     capped: bool
+    cap: int | None = None  # the ruleset's cap (None: no cap)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -157,9 +158,11 @@ def _terminal_sets(counts: list[int], pair: bool) -> bool:
     return False
 
 
-def _hand_items(fan: Fan, counts: Sequence[int], melds: Sequence[Meld]) -> list[list[FanItem]]:
-    """Each way the complete hand (``counts``: its concealed tiles with the winning tile)
-    reads: its name and its extras (金钩钓, 根, kongs, 门清, 中张, 带幺九)."""
+def _hand_items(fan: Fan, counts: Sequence[int], melds: Sequence[Meld],
+                tile: int | None) -> list[list[FanItem]]:
+    """Each way the complete hand (``counts``: its concealed tiles with the winning tile
+    ``tile``, when known) reads: its name and its extras (金钩钓, 根, kongs, 门清, 中张,
+    带幺九)."""
     held = _held(counts, melds)
     suits = {t // 9 for t in range(_SUITED) if held[t]}
     flush = len(suits) == 1
@@ -178,7 +181,9 @@ def _hand_items(fan: Fan, counts: Sequence[int], melds: Sequence[Meld]) -> list[
         common.append(FanItem(Pattern.ALL_SIMPLES, 1, fan.all_simples))
     roots = fours if fan.kong_is_root else fours - kongs
     if is_seven_pairs(list(counts) + [0] * (28 - len(counts)), len(melds)):
-        dragon = fan.dragon_seven_pairs > 0 and fours > 0
+        # a pattern worth 0 is not played: 七对 with a four is then 七对 (清七对) and a 根
+        dragon = fours > 0 and (fan.full_flush_dragon_seven_pairs if flush
+                                else fan.dragon_seven_pairs) > 0
         if dragon:
             name = (Pattern.FULL_FLUSH_DRAGON_SEVEN_PAIRS if flush
                     else Pattern.DRAGON_SEVEN_PAIRS)
@@ -190,7 +195,8 @@ def _hand_items(fan: Fan, counts: Sequence[int], melds: Sequence[Meld]) -> list[
         _add_roots(items, fan, roots - (1 if dragon else 0))
         ways.append(items)
     if is_standard_complete(list(counts) + [0] * (28 - len(counts)), len(melds)):
-        if _all_pungs(counts, melds):
+        pungs = _all_pungs(counts, melds)
+        if pungs:
             only_258 = all(t % 9 in (1, 4, 7) for t in range(_SUITED) if held[t])
             if flush:
                 name, value = Pattern.FULL_FLUSH_PUNGS, fan.full_flush_pungs
@@ -203,7 +209,7 @@ def _hand_items(fan: Fan, counts: Sequence[int], melds: Sequence[Meld]) -> list[
         else:
             name, value = Pattern.PLAIN, 0
         items = [FanItem(name, 1, value)]
-        if fan.golden_hook and len(melds) == 4:
+        if fan.golden_hook and _golden_hook(fan, counts, melds, tile, pungs):
             items.append(FanItem(Pattern.GOLDEN_HOOK, 1, fan.golden_hook))
         items.extend(common)
         if fan.terminals and all(m.tile % 9 in (0, 8) for m in melds) and _terminal_sets(
@@ -212,6 +218,18 @@ def _hand_items(fan: Fan, counts: Sequence[int], melds: Sequence[Meld]) -> list[
         _add_roots(items, fan, roots)
         ways.append(items)
     return ways
+
+
+def _golden_hook(fan: Fan, counts: Sequence[int], melds: Sequence[Meld], tile: int | None,
+                 pungs: bool) -> bool:
+    """金钩钓: all four sets melded (the one concealed tile waited on, and won on, for the
+    pair); with ``fan.golden_hook_melded`` off, the tournament rules' 金钩: any 对对胡 won on
+    its pair's tile (a 单钓 wait: the winning tile makes the pair, not a pung)."""
+    if len(melds) == 4:
+        return True
+    if fan.golden_hook_melded or not pungs or tile is None:
+        return False
+    return counts[tile] == 2
 
 
 def _add_roots(items: list[FanItem], fan: Fan, roots: int) -> None:
@@ -226,21 +244,24 @@ def _total(items: Iterable[FanItem]) -> int:
     return sum(item.fan for item in items)
 
 
-def hand_fan(fan: Fan, counts: Sequence[int], melds: Sequence[Meld]) -> list[FanItem]:
+def hand_fan(fan: Fan, counts: Sequence[int], melds: Sequence[Meld],
+             tile: int | None = None) -> list[FanItem]:
     """The hand's name and extras, the way worth most (the first of equal ways: seven
-    pairs before the standard reading); empty when the hand is not complete."""
-    ways = _hand_items(fan, counts, melds)
+    pairs before the standard reading); empty when the hand is not complete. ``tile`` is
+    the winning tile (the tournament's 金钩 needs it)."""
+    ways = _hand_items(fan, counts, melds, tile)
     if not ways:
         return []
     return max(ways, key=_total)
 
 
 def win_fan(ruleset: Ruleset, counts: Sequence[int], melds: Sequence[Meld],
-            situations: Iterable[str], self_draw: bool) -> WinFan:
-    """A win's itemised 番: the hand (:func:`hand_fan`), then its situations (names of
-    :data:`SITUATIONS`), then 自摸加番 when the ruleset plays it; capped."""
+            situations: Iterable[str], self_draw: bool, tile: int | None = None) -> WinFan:
+    """A win's itemised 番: the hand (:func:`hand_fan`; ``tile`` the winning tile), then its
+    situations (names of :data:`SITUATIONS`), then 自摸加番 when the ruleset plays it;
+    capped."""
     fan = ruleset.fan
-    items = hand_fan(fan, counts, melds)
+    items = hand_fan(fan, counts, melds, tile)
     values = {
         Pattern.KONG_BLOOM: fan.kong_bloom, Pattern.KONG_DISCARD: fan.kong_discard,
         Pattern.ROBBED_KONG: fan.robbed_kong, Pattern.SEABED_DRAW: fan.seabed_draw,
@@ -264,8 +285,8 @@ def win_fan(ruleset: Ruleset, counts: Sequence[int], melds: Sequence[Meld],
         top = at if at is not None else ruleset.fan_cap
         assert top is not None  # the settings model requires one
         counted = max(top, counted)
-        return WinFan(tuple(items), total, counted, total > counted)
-    return WinFan(tuple(items), total, counted, cut)
+        return WinFan(tuple(items), total, counted, total > counted, ruleset.fan_cap)
+    return WinFan(tuple(items), total, counted, cut, ruleset.fan_cap)
 
 
 def best_discard_fan(ruleset: Ruleset, counts: Sequence[int],
@@ -277,7 +298,7 @@ def best_discard_fan(ruleset: Ruleset, counts: Sequence[int],
     padded = [*counts[:_SUITED], 0]
     for wait in waiting_tiles(padded, len(melds)):
         padded[wait] += 1
-        counted = capped(_total(hand_fan(ruleset.fan, padded, melds)), ruleset)[0]
+        counted = capped(_total(hand_fan(ruleset.fan, padded, melds, wait)), ruleset)[0]
         padded[wait] -= 1
         if best is None or counted > best[0]:
             best = (counted, int(wait))

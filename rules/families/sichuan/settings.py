@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from zhuoji.rules.mechanics import Mechanics
 from zhuoji.rules.settings import RulesetBase
@@ -23,6 +23,20 @@ MAX_BASE = 10_000
 MAX_FAN = 13
 """The largest 番 a pattern, a cap or a win counts: a capped win is worth at most
 ``2**13 x MAX_BASE`` (about 2**26.3) per payer, doubled or plus a base on a self-draw."""
+
+
+def _none_word(value: object) -> object:
+    """A whole number, or ``"none"`` for no limit (a preset file, TOML, has no null; the
+    command line's ``--set`` may give JSON ``null`` too)."""
+    if value == "none" or value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ValueError('expected a whole number or "none"')
+
+
+OrNone = Annotated[int | None, BeforeValidator(_none_word)]
+"""A whole number or none (no cap, no limit): ``"none"`` in a preset file."""
 
 
 def sichuan_mechanics() -> Mechanics:
@@ -55,12 +69,12 @@ class Fan(BaseModel):
     golden_hook: int = Field(1, ge=0, le=MAX_FAN, description="金钩钓: every set melded, "
                              "won on the pair's tile; this on top of the hand's pungs")
     root: int = Field(1, ge=0, le=MAX_FAN, description="根: each four of a kind in the hand")
-    root_max: int | None = Field(None, ge=0, le=MAX_FAN, description="the most 根 counted "
+    root_max: OrNone = Field(None, ge=0, le=MAX_FAN, description="the most 根 counted "
                                  "(none: every one)")
     kong_is_root: bool = Field(True, description="a kong is a 根 (off: a 根 is a four of a "
                                "kind not made a kong: held, or a pung with the fourth in hand)")
     kong: int = Field(0, ge=0, le=MAX_FAN, description="each kong the winner made (0: none)")
-    kong_max: int | None = Field(None, ge=0, le=MAX_FAN, description="the most 番 the "
+    kong_max: OrNone = Field(None, ge=0, le=MAX_FAN, description="the most 番 the "
                                  "kongs add (none: no limit)")
     kong_bloom: int = Field(1, ge=0, le=MAX_FAN, description="杠上花: self-drawn on a kong's "
                             "replacement tile")
@@ -81,8 +95,12 @@ class Fan(BaseModel):
     heavenly_earthly: bool = Field(True, description="天胡 (the dealer wins on its dealt "
                                    "hand) and 地胡 (a non-dealer wins on its first draw, "
                                    "before any claim) are worth the cap")
-    heavenly_earthly_fan: int | None = Field(None, ge=0, le=MAX_FAN, description="the 番 of "
+    heavenly_earthly_fan: OrNone = Field(None, ge=0, le=MAX_FAN, description="the 番 of "
                                              "天胡 and 地胡 (none: the cap)")
+    # --- the settlement's patterns
+    golden_hook_melded: bool = Field(True, description="金钩钓 needs all four sets melded "
+                                     "(off: any 对对胡 won on its pair's tile, a 单钓 wait: "
+                                     "the tournament rules' 金钩)")
 
 
 class Points(BaseModel):
@@ -110,7 +128,7 @@ class Ruleset(RulesetBase):
     multiple_winners: bool = Field(True, description="一炮多响: several players may win on "
                                    "one discard")
     robbing_kong: bool = Field(True, description="抢杠胡: an added kong's tile may be won on")
-    fan_cap: int | None = Field(4, ge=1, le=MAX_FAN, description="封顶: the most 番 a win "
+    fan_cap: OrNone = Field(4, ge=1, le=MAX_FAN, description="封顶: the most 番 a win "
                                 "counts (none: no cap)")
     self_draw: Literal["add_base", "add_fan", "double", "none"] = Field(
         "add_base", description="自摸: add_base (自摸加底, each payer pays one base more), "
@@ -124,9 +142,12 @@ class Ruleset(RulesetBase):
         "呼叫转移; several winners: the one nearest the discarder), back to its payers "
         "(refund), or stays (none)")
     flower_pig: bool = Field(True, description="查花猪: at the wall's end a player holding "
-                             "three suits pays each player still in who is not one the "
-                             "value of the cap")
-    flower_pig_fan: int | None = Field(None, ge=0, le=MAX_FAN, description="the 番 a 花猪 "
+                             "three suits pays each player who is not one the value of the "
+                             "cap")
+    flower_pig_pays_winners: bool = Field(True, description="a 花猪 also pays the players "
+                                          "who have left the hand after winning (血战); "
+                                          "off: only the players still in")
+    flower_pig_fan: OrNone = Field(None, ge=0, le=MAX_FAN, description="the 番 a 花猪 "
                                        "pays (none: the cap)")
     not_ready: bool = Field(True, description="查大叫: at the wall's end a player who is not "
                             "ready pays each ready player still in that player's best value "

@@ -71,6 +71,7 @@ class Settlement:
     explanation: tuple[str, ...]  # lines a referee can read out
     wins: tuple[WinValue, ...] = ()  # one per win, in win order
     item_events: tuple[int, ...] = ()
+    fans: tuple[WinFan, ...] = ()  # each win's itemised 番, in win order
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -137,6 +138,7 @@ class _Hand:
         self.leave = mech.play_after_win and not mech.winners_stay  # 血战: a winner leaves
         self.out: set[int] = set()
         self.kongs: list[_Kong] = []
+        self.fans: list[WinFan] = []
         self.base = ruleset.points.base
 
     def still_in(self, seat: int) -> list[int]:
@@ -166,7 +168,7 @@ class _Hand:
         self.kongs.append(_Kong(k, paid))
 
     # --- wins -------------------------------------------------------------------------
-    def win(self, w: WinFact, first_of_tile: bool, nearest: bool) -> WinValue:
+    def win(self, w: WinFact, nearest: bool) -> WinValue:
         r = self.ruleset
         counts = [0] * _SUITED
         for tile in w.concealed:
@@ -176,7 +178,8 @@ class _Hand:
         by_discarder = (bloom_kong is not None and bloom_kong.fact.kind is KongKind.EXPOSED
                         and r.exposed_kong_bloom == "discarder")
         self_draw = w.self_drawn and not by_discarder
-        fan = win_fan(r, counts, w.melds, w.situational, self_draw)
+        fan = win_fan(r, counts, w.melds, w.situational, self_draw, w.tile)
+        self.fans.append(fan)
         value = self.base * 2 ** fan.counted
         if w.self_drawn and by_discarder:
             assert bloom_kong is not None and bloom_kong.fact.from_seat is not None
@@ -221,8 +224,10 @@ class _Hand:
         if not mine or mine[-1].settled:
             return
         kong = mine[-1]
-        kong.settled = True
         how = self.ruleset.kong_discard_income
+        if how == "none":  # the income stays with the kong: 退税 may still return it
+            return
+        kong.settled = True
         detail = Message("{k:kongkind} {t:tile}, event {e:n}", kong.fact.kind.value,
                          TILE_TEXT[kong.fact.tile], kong.fact.event_index)
         if how == "transfer":
@@ -270,7 +275,7 @@ class _Hand:
             assert pig_fan is not None
             for pig in sorted(pigs):
                 for s in _after(pig, self.n):
-                    if s in left and s not in pigs:
+                    if s not in pigs and (s in left or r.flower_pig_pays_winners):
                         self.book.pay(pig, s, self.base * 2 ** pig_fan, Reason.FLOWER_PIG,
                                       Message("{f:n} 番", pig_fan))
         not_ready = [s for s in left if s not in pigs and s not in ready]
@@ -314,6 +319,27 @@ def _fan_detail(fan: WinFan, cap: int | None, event: int) -> Message:
     return Message("{p:scpart* + } = {t:n} 番, event {e:n}", parts, fan.total, event)
 
 
+def _tile_groups(wins: tuple[WinFact, ...], n: int) -> list[list[WinFact]]:
+    """The wins grouped by the tile they were won on: a self-drawn win alone; the wins on
+    one discard (or one robbed kong: 一炮多响), which follow each other in the log, together,
+    the winner nearest the discarder in turn order first (a log may list them in any
+    order)."""
+    groups: list[list[WinFact]] = []
+    for w in wins:
+        last = groups[-1][-1] if groups else None
+        if (last is not None and not w.self_drawn and not last.self_drawn
+                and w.from_seat == last.from_seat and w.tile == last.tile
+                and w.event_index == last.event_index + 1):
+            groups[-1].append(w)
+        else:
+            groups.append([w])
+    for group in groups:
+        start = group[0].from_seat
+        if start is not None and not group[0].self_drawn:
+            group.sort(key=lambda w: (w.seat - start) % n)
+    return groups
+
+
 def next_dealer_of(replay: HandReplay, ruleset: Ruleset) -> tuple[int, str]:
     """The next dealer and why: the first winner; after 一炮多响 as the first win the
     discarder (or the winner nearest it); nobody won: the dealer stays (or the next seat)."""
@@ -323,11 +349,9 @@ def next_dealer_of(replay: HandReplay, ruleset: Ruleset) -> tuple[int, str]:
         if ruleset.dealer_after_draw == "stays":
             return replay.dealer, "nobody won: the dealer stays"
         return (replay.dealer + 1) % n, "nobody won: the next seat deals"
-    first = wins[0]
-    together = [w for w in wins if w.from_seat is not None and not w.self_drawn
-                and w.from_seat == first.from_seat and w.tile == first.tile
-                and w.event_index - first.event_index < n]
-    if first.from_seat is not None and not first.self_drawn and len(together) > 1:
+    together = _tile_groups(wins, n)[0]
+    first = together[0]
+    if len(together) > 1 and first.from_seat is not None:
         if ruleset.dealer_after_multiple == "discarder":
             return first.from_seat, "several players won on one discard: the discarder"
         return first.seat, "several players won on one discard: the winner nearest the discarder"
@@ -359,19 +383,14 @@ def settle(
     steps: list[tuple[int, KongFact | WinFact]] = [(k.event_index, k) for k in kongs]
     steps.extend((w.event_index, w) for w in replay.winners)
     steps.sort(key=lambda step: step[0])
+    nearest = {id(group[0]) for group in _tile_groups(replay.winners, n)}
     values: list[WinValue] = []
-    previous: WinFact | None = None
     for at, step in steps:
         book.at = at
         if isinstance(step, KongFact):
             hand.kong(step)
-            previous = None
             continue
-        same_tile = (previous is not None and not step.self_drawn
-                     and previous.from_seat == step.from_seat and previous.tile == step.tile
-                     and not previous.self_drawn)
-        values.append(hand.win(step, not same_tile, not same_tile))
-        previous = step
+        values.append(hand.win(step, id(step) in nearest))
     if _wall_end(replay, ruleset, hand):
         book.at = max(replay.events_applied - 1, 0)
         hand.wall_end()
@@ -383,7 +402,7 @@ def settle(
             Message("seat {seat} {d:n}", seat, f"{d:+d}" if d else "0")
             for seat, d in enumerate(deltas)])
     return Settlement(tuple(book.items), deltas, nxt, tuple(book.lines), tuple(values),
-                      tuple(book.events))
+                      tuple(book.events), tuple(hand.fans))
 
 
 def _wall_end(replay: HandReplay, ruleset: Ruleset, hand: _Hand) -> bool:
