@@ -261,7 +261,7 @@ def test_leaderboard_has_one_section_per_family_ranked_by_net_score(
     both = set(dict(expected["changsha"])) & set(dict(expected["guizhou"]))
     assert both, "the sample has players of both families"
     # one filter for every table
-    assert 'data-filter="leaderboard-changsha leaderboard-guizhou"' in html
+    assert 'data-filter="leaderboard-changsha leaderboard-guizhou leaderboard-sichuan"' in html
 
 
 def test_player_pages(db: Path, site: Path) -> None:
