@@ -12,7 +12,11 @@ of 8 hands) and prints:
 * the average hand length in events, and the tiles left in the wall when a hand ends;
 * for the Changsha family: 起手小胡 declarations, chows, dice thrown after kongs, the 海底
   (hands that reach the offer, offers taken, wins on it) and bird tiles per hand, and the
-  patterns of the wins (the table's shape and situational patterns).
+  patterns of the wins (the table's shape and situational patterns);
+* for the Sichuan family: winners per hand (血战到底: up to three; "several winners" counts
+  those on one discard, 一炮多响), wins at the 番 cap, the hands with each payment (kongs,
+  自摸加底, 呼叫转移 or its refund, 查花猪, 查大叫, 退税), and the patterns of the wins as
+  settled.
 
 Run: ``.venv/bin/python bench/sim_stats.py [--hands N] [--preset NAME ...] [--workers W]``
 """
@@ -24,6 +28,7 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import _checkout  # noqa: F401  (first: the checkout's root on sys.path)
 
@@ -62,6 +67,9 @@ class Stats:
     seabed_hands: int = 0  # hands where the last tile was offered
     seabed_taken: int = 0
     birds: int = 0  # bird tiles shown
+    winners_per_hand: Counter[int] = field(default_factory=Counter)
+    capped: int = 0  # wins worth the 番 cap
+    reasons: Counter[str] = field(default_factory=Counter)  # hands with a ledger reason
 
     def add(self, other: Stats) -> None:
         for name in self.__dataclass_fields__:
@@ -78,6 +86,8 @@ def collect(preset: str, first_game: int, games: int) -> Stats:
     rs = load_preset(preset)
     simulate_game = bots_of(rs).simulate_game
     guizhou = rs.family == "guizhou"
+    sichuan = rs.family == "sichuan"
+    cap = getattr(rs, "fan_cap", None)
     st = Stats()
     for game_no in range(first_game, first_game + games):
         for sim in simulate_game(rs, seed=SEED, game_no=game_no, hands=HANDS_PER_GAME).hands:
@@ -104,17 +114,19 @@ def collect(preset: str, first_game: int, games: int) -> Stats:
                 elif isinstance(e, Bird):
                     st.birds += len(e.tiles)
             st.seabed_hands += any(isinstance(e, Seabed) for e in record.events)
-            if replay.outcome is Outcome.EXHAUSTIVE_DRAW:
+            if sichuan:
+                _sichuan(st, sim, cap)
+            if replay.outcome is Outcome.EXHAUSTIVE_DRAW and not replay.winners:
                 st.draws += 1
                 continue
             st.wins += 1
-            st.multiple += len(replay.winners) > 1
+            st.multiple += len(replay.winners) > 1 and not sichuan  # Sichuan: _sichuan
             for w in replay.winners:
                 st.winners += 1
                 st.by_position[(w.seat - record.dealer) % record.n_players] += 1
                 st.self_drawn += w.self_drawn
                 st.robbed += w.robbed_kong
-            if not guizhou:
+            if not guizhou and not sichuan:
                 for w in replay.winners:
                     st.patterns.update(w.patterns)
                 continue
@@ -122,6 +134,20 @@ def collect(preset: str, first_game: int, games: int) -> Stats:
                 for p in value.patterns:
                     st.patterns[p.split()[0]] += 1
     return st
+
+
+def _sichuan(st: Stats, sim: object, cap: int | None) -> None:
+    """The Sichuan counts of one simulated hand."""
+    replay = sim.replay  # type: ignore[attr-defined]
+    settlement = sim.settlement  # type: ignore[attr-defined]
+    winners = replay.winners
+    st.winners_per_hand[len(winners)] += 1
+    st.multiple += any(
+        a.from_seat is not None and (a.tile, a.from_seat) == (b.tile, b.from_seat)
+        and b.event_index == a.event_index + 1 for a, b in pairwise(winners))
+    st.reasons.update({str(i.reason) for i in settlement.items})
+    if cap is not None:
+        st.capped += sum(1 for v in settlement.wins if v.value >= 2**cap)
 
 
 def gather(preset: str, hands: int, workers: int) -> Stats:
@@ -158,7 +184,17 @@ def report(name: str, st: Stats, seconds: float) -> list[str]:
                  f"{st.kongs['exposed'] / h:.2f}, concealed {st.kongs['concealed'] / h:.2f}, "
                  f"added {st.kongs['added'] / h:.2f}); pongs {st.pongs / h:.2f}; "
                  f"报听 {st.readies / h:.3f}")
-    if rs.family != "guizhou":
+    if rs.family == "sichuan":
+        more = sum(v for k, v in st.winners_per_hand.items() if k >= n)
+        lines.append("  wins per hand: " + ", ".join(
+            f"{k} {_pct(st.winners_per_hand[k], h).strip()}" for k in range(n)) +
+            f", {n}+ {_pct(more, h).strip()} (mean {st.winners / h:.2f}); wins at the 番 "
+            f"cap {_pct(st.capped, st.winners).strip()}")
+        lines.append("  hands paying: " + ", ".join(
+            f"{r} {_pct(st.reasons[r], h).strip()}" for r in (
+                "kong", "self_draw", "kong_transfer", "kong_refund", "flower_pig",
+                "not_ready", "tax_refund")))
+    elif rs.family != "guizhou":
         lines.append(f"  per hand: chows {st.chows / h:.2f}; 起手小胡 "
                      f"{sum(st.small_wins.values()) / h:.3f} (" + ", ".join(
                          f"{k} {v / h:.3f}" for k, v in sorted(st.small_wins.items()))
@@ -180,7 +216,8 @@ def main() -> None:
     parser.add_argument("--preset", action="append", help="preset (repeat); default: all")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    for name in args.preset or [*preset_names("guizhou"), *preset_names("changsha")]:
+    for name in args.preset or [*preset_names("guizhou"), *preset_names("changsha"),
+                                *preset_names("sichuan")]:
         started = time.perf_counter()
         st = gather(name, args.hands, args.workers)
         print("\n".join(report(name, st, time.perf_counter() - started)), flush=True)

@@ -18,7 +18,8 @@ What the fingerprint leaves out, and why (nothing else is left out):
   recording it and the opposite of what the fingerprint compares.
 * The absolute folder of the sample: paths are stored absolute, so the checkout's
   location is written as ``<sample>`` (the same clone elsewhere gives the same digests).
-* The games of other families than Guizhou (:data:`OTHER_FAMILIES`, ``data/sample/changsha``):
+* The games of other families than Guizhou (:data:`OTHER_FAMILIES`, ``data/sample/changsha``
+  and ``data/sample/sichuan``):
   the fingerprint holds the Guizhou warehouse byte for byte while another family's engine
   is still being written; their own tests audit those games against their manifest.
 
@@ -61,7 +62,7 @@ VERSION_COLUMNS = frozenset({"engine_version"})
 """Columns holding the engine version digest, in every table and report."""
 REPORT_CLOCK_COLUMNS = frozenset({"last_ingest"})
 """Report columns computed from the run clocks (``dashboard_overview.last_ingest``)."""
-OTHER_FAMILIES = frozenset({"changsha"})
+OTHER_FAMILIES = frozenset({"changsha", "sichuan"})
 """The folders of ``data/sample`` holding games of other families than Guizhou, left out."""
 
 

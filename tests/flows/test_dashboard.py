@@ -233,13 +233,14 @@ FAMILY_NET = (
 def test_leaderboard_has_one_section_per_family_ranked_by_net_score(
     db: Path, site: Path
 ) -> None:
-    """The sample holds Guizhou and Changsha games: two rankings, each of its family's own
-    scores, a player of both in each; chickens per hand in the Guizhou table only."""
+    """The sample holds Guizhou, Changsha and Sichuan games: a ranking per family, each of
+    its family's own scores, a player of both Guizhou and Changsha in each; chickens per
+    hand in the Guizhou table only."""
     html = read(site, "leaderboard.html")
     expected: dict[str, list[tuple[str, int]]] = {}
     for family, player, net in rows(db, FAMILY_NET):
         expected.setdefault(str(family), []).append((str(player), int(net)))
-    assert sorted(expected) == ["changsha", "guizhou"]
+    assert sorted(expected) == ["changsha", "guizhou", "sichuan"]
     assert html.index('id="family-changsha"') < html.index('id="family-guizhou"')
     assert "<h2>Changsha <span" in html and "<h2>Guizhou <span" in html
     for family, ranking in expected.items():
@@ -260,7 +261,7 @@ def test_leaderboard_has_one_section_per_family_ranked_by_net_score(
     both = set(dict(expected["changsha"])) & set(dict(expected["guizhou"]))
     assert both, "the sample has players of both families"
     # one filter for every table
-    assert 'data-filter="leaderboard-changsha leaderboard-guizhou"' in html
+    assert 'data-filter="leaderboard-changsha leaderboard-guizhou leaderboard-sichuan"' in html
 
 
 def test_player_pages(db: Path, site: Path) -> None:
@@ -418,10 +419,11 @@ def test_patterns_page(db: Path, site: Path) -> None:
     html = read(site, "patterns.html")
     scored = rows(
         db,
+        # every win (a 血流成河 player may win twice in a hand)
         "SELECT g.family, p, count(*) FROM (SELECT game_id, unnest(scored_patterns) AS p "
-        "FROM hand_players WHERE winner) JOIN games g USING (game_id) GROUP BY ALL",
+        "FROM wins) JOIN games g USING (game_id) GROUP BY ALL",
     )
-    assert {str(f) for f, _, _ in scored} == {"changsha", "guizhou"}
+    assert {str(f) for f, _, _ in scored} == {"changsha", "guizhou", "sichuan"}
     sections = {
         m.group(1): m.group(2)
         for m in re.finditer(r'<section class="family" id="family-([a-z]+)">(.*?)</section>',
@@ -557,7 +559,7 @@ def test_player_series_matches_player_history(db: Path) -> None:
         series = render.group_rows(
             render.query(con, "dashboard_player_series", points="3"), "player_id", "family"
         )
-        assert {family for _, family in series} == {"changsha", "guizhou"}
+        assert {family for _, family in series} == {"changsha", "guizhou", "sichuan"}
         for (player, family), points in series.items():
             history = run_report(con, "player_history", {"player": str(player)})
             family_at = history.columns.index("family")

@@ -70,7 +70,7 @@ def test_ingest_json_counts_disputed_hands_not_findings(corpus: Corpus, tmp_path
 
 
 def test_make_demo_prints_the_disputed_hands(tmp_path: Path) -> None:
-    """`make demo`'s ingest of data/sample, as a user runs it: 4 disputed hands, 6 findings."""
+    """`make demo`'s ingest of data/sample, as a user runs it: 6 disputed hands, 10 findings."""
     db = tmp_path / "zhuoji.duckdb"
     env = {**os.environ, **ENV}
     env.pop("PREFECT_API_URL", None)
@@ -82,7 +82,7 @@ def test_make_demo_prints_the_disputed_hands(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     disputed, findings = _counted(db)
-    assert (disputed, findings) == (4, 6)
+    assert (disputed, findings) == (6, 10)
     assert _summary_count(done.stdout, "disputed hands") == disputed
     assert _summary_count(done.stdout, "settlement findings") == findings
     assert "mismatches" not in done.stdout

@@ -68,7 +68,7 @@ def test_every_game_has_its_rulesets_family(db: Path) -> None:
     for ruleset, overrides, family in games:
         resolved = resolve_ruleset(ruleset, None if overrides is None else json.loads(overrides))
         assert family == family_of(resolved).name, ruleset
-    assert {f for _, _, f in games} == {"guizhou", "changsha"}
+    assert {f for _, _, f in games} == {"guizhou", "changsha", "sichuan"}
     assert {r for r, _, f in games if f == "changsha"} == {
         "changsha", "changsha-birds2", "changsha-birds4"}
 
@@ -100,7 +100,7 @@ def test_the_leaderboard_ranks_each_family_apart(db: Path) -> None:
     # by family, then net score (then player); ranks count from 1 in each family
     keys = [(r["family"], -r["net_score"], r["player_id"]) for r in board]
     assert keys == sorted(keys)
-    for family in ("changsha", "guizhou"):
+    for family in ("changsha", "guizhou", "sichuan"):
         ranks = [r["rank"] for r in board if r["family"] == family]
         assert ranks == list(range(1, len(ranks) + 1))
     # a player of both families is ranked in each, with that family's own score
@@ -110,11 +110,12 @@ def test_the_leaderboard_ranks_each_family_apart(db: Path) -> None:
         changsha, guizhou = got[("changsha", player)], got[("guizhou", player)]
         total = _rows(db, "SELECT sum(coalesce(delta, 0)), count(*) FROM hand_players "
                           "WHERE player_id = ?", [player])[0]
-        assert changsha["net_score"] + guizhou["net_score"] == total[0]
-        assert changsha["hands"] + guizhou["hands"] == total[1]
+        sichuan = got.get(("sichuan", player), {"net_score": 0, "hands": 0})
+        assert changsha["net_score"] + guizhou["net_score"] + sichuan["net_score"] == total[0]
+        assert changsha["hands"] + guizhou["hands"] + sichuan["hands"] == total[1]
         assert changsha["chickens_per_hand"] is None
         assert guizhou["chickens_per_hand"] is not None
-    assert all((r["chickens_per_hand"] is None) == (r["family"] == "changsha") for r in board)
+    assert all((r["chickens_per_hand"] is None) == (r["family"] != "guizhou") for r in board)
 
 
 def test_the_report_command_prints_one_ranking_per_family(db: Path) -> None:
@@ -122,7 +123,7 @@ def test_the_report_command_prints_one_ranking_per_family(db: Path) -> None:
     assert result.exit_code == 0, result.output
     records = json.loads(result.output)
     assert [r["family"] for r in records] == sorted(r["family"] for r in records)
-    assert {r["family"] for r in records} == {"changsha", "guizhou"}
+    assert {r["family"] for r in records} == {"changsha", "guizhou", "sichuan"}
     csv = runner.invoke(app, ["report", "leaderboard", "--db", str(db), "-f", "csv"])
     assert csv.stdout.splitlines()[0].startswith(
         "family,rank,player_id,player_name,hands,net_score,")
@@ -135,14 +136,16 @@ def test_pattern_frequencies_count_each_family_apart(db: Path) -> None:
     rows = report_rows(db, "pattern_frequencies")
     keys = [(r["family"], r["pattern"]) for r in rows]
     assert len(keys) == len(set(keys))
-    wins = dict(_rows(db, "SELECT g.family, count(*) FROM hand_players hp "
-                          "JOIN games g USING (game_id) WHERE hp.winner GROUP BY ALL"))
+    # every win (a 血流成河 player may win twice in a hand: one winner row, two wins)
+    wins = dict(_rows(db, "SELECT g.family, count(*) FROM wins w "
+                          "JOIN games g USING (game_id) GROUP BY ALL"))
     for r in rows:
         assert r["scored_share"] == pytest.approx(r["scored_wins"] / wins[r["family"]])
     families = {r["pattern"]: set() for r in rows}
     for r in rows:
         families[r["pattern"]].add(r["family"])
-    assert families["small"] == {"changsha"} and families["plain"] == {"guizhou"}
+    # plain (平胡) is Guizhou's and Sichuan's name; Changsha's is small (小胡)
+    assert families["small"] == {"changsha"} and families["plain"] == {"guizhou", "sichuan"}
     # self_draw is a pattern Guizhou scores; Changsha pays a self-draw by its own rule
     selfdrawn = dict(_rows(db, "SELECT g.family, count(*) FROM hand_players hp JOIN games g "
                                "USING (game_id) WHERE hp.winner AND hp.self_drawn GROUP BY ALL"))
@@ -186,7 +189,7 @@ def test_an_older_warehouse_gets_its_families_at_the_next_writable_open(
         old, "SELECT column_name FROM duckdb_columns() WHERE table_name = 'games'")}
     warehouse.open_writer(old).close()
     versions = [v for (v,) in _rows(old, "SELECT version FROM schema_version ORDER BY 1")]
-    assert versions[-5:] == [20, 21, 22, 23, 24]
+    assert versions[-6:] == [20, 21, 22, 23, 24, 25]
     # every game has its family again, but the one whose preset is gone (the next ingest
     # re-audits its file); the hands of the Changsha games have NULL chickens again
     fresh = "SELECT game_id, family FROM games WHERE game_id <> ? ORDER BY 1"

@@ -174,8 +174,8 @@ def test_the_dice_and_birds_findings_in_chinese() -> None:
 MECHANIC_CODES = {
     # flowers (rules/claims.py): only the test families play them
     "bad_flower", "flower_not_shown",
-    # 换三张, 定缺, 血战 and the carried score (rules/continuing.py): the test families only
-    "bad_exchange", "bad_declaration", "declared_suit_first", "acted_after_win",
+    # the carried score (rules/continuing.py): the test families only (换三张, 定缺 and 血战
+    # are the Sichuan family's fault kinds)
     "carry_mismatch", "hand_sequence",
 }
 """The codes of the core's optional mechanics (rules/mechanics.py) that no preset's family

@@ -101,15 +101,15 @@ def test_a_small_run_without_a_server_imports_no_prefect_and_starts_none(
     done = _zhuoji(["ingest", str(SAMPLE), "--db", str(db), "--json"], env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
-    assert (summary["files_seen"], summary["files_loaded"], summary["hands"]) == (45, 45, 474)
+    assert (summary["files_seen"], summary["files_loaded"], summary["hands"]) == (53, 53, 522)
     assert summary["runner"] == "in-process"
     assert "LOADED []" in done.stderr, done.stderr
     assert not any(home.iterdir()), "no Prefect server started, nothing written there"
     rerun = _zhuoji(["ingest", str(SAMPLE), "--db", str(db), "--json"], env, cwd=tmp_path)
-    assert rerun.returncode == 0 and json.loads(rerun.stdout)["files_skipped"] == 45
+    assert rerun.returncode == 0 and json.loads(rerun.stdout)["files_skipped"] == 53
     assert [(r["status"], r["files_loaded"], r["files_skipped"]) for r in _runs(db)] == [
-        ("completed", 45, 0),
-        ("completed", 0, 45),
+        ("completed", 53, 0),
+        ("completed", 0, 53),
     ]
     assert "LOADED []" in rerun.stderr
 

@@ -292,8 +292,8 @@ def test_ingest_with_no_server_configured_starts_one_and_leaves_nothing_running(
     child.append(proc)
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
-    assert re.search(r"│ loaded\s+│\s+45 │", out), out
-    assert re.search(r"│ hands\s+│\s+474 │", out), out
+    assert re.search(r"│ loaded\s+│\s+53 │", out), out
+    assert re.search(r"│ hands\s+│\s+522 │", out), out
     # Prefect complains on standard error when it cannot reach its server (a second
     # server started, logs sent after the server stopped): none of that.
     assert "Finished in state Completed()" in err, err  # the INFO logs are there
