@@ -344,14 +344,16 @@ CORE_KINDS: tuple[EventKind, ...] = (
          EventField("tiles", FieldKind.TILES, min_length=1,
                     description="换三张: the tiles passed (as many as the ruleset passes)"),
          EventField("to", FieldKind.SEAT, description="the seat receiving them")),
-        describe=lambda ev: f"seat {ev.seat} passes {format_tiles(ev.tiles)} to seat {ev.to}",
+        describe=lambda ev: Message("seat {seat} passes {t:tiles} to seat {to:seat}", ev.seat,
+                                    format_tiles(ev.tiles), ev.to),
     ),
     EventKind(
         "declare_suit", DeclareSuit,
         (SEAT,
          EventField("suit", FieldKind.CHOICE, choices=tuple(s.value for s in Suit),
                     enum=Suit, description="定缺: the suit the seat plays without")),
-        describe=lambda ev: f"seat {ev.seat} declares {_SUIT_NAMES[ev.suit]}",
+        describe=lambda ev: Message("seat {seat} declares {s:suit}", ev.seat,
+                                    Message(_SUIT_NAMES[ev.suit])),
     ),
 )
 """The event kinds of the core and of its optional mechanics."""

@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from zhuoji.rules.messages import Message
 from zhuoji.rules.settings import RulesetBase
 
 
@@ -77,8 +78,9 @@ class Mechanics(BaseModel):
     @model_validator(mode="after")
     def _check(self) -> Mechanics:
         if self.winners_stay and not self.play_after_win:
-            raise ValueError("mechanics.winners_stay (血流成河) needs mechanics.play_after_win: "
-                             "a winner stays only where play goes on after a win")
+            raise ValueError(Message("mechanics.winners_stay (血流成河) needs "
+                                     "mechanics.play_after_win: a winner stays only where play "
+                                     "goes on after a win"))
         return self
 
 

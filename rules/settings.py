@@ -318,17 +318,34 @@ def said(exc: BaseException) -> str:
 def _describe_errors(exc: ValidationError, key_of: Mapping[str, str]) -> list[Message]:
     parts: list[Message] = []
     for err in exc.errors():
+        told = _told(err)
         if not err["loc"]:  # a rule between settings: its message names them
             # pydantic's words around the model's own rule, as they are
-            parts.append(Message("{d:external}", str(err["msg"])))
+            parts.append(told or Message("{d:external}", str(err["msg"])))
             continue
         where = ".".join(str(p) for p in err["loc"])
         path = ".".join(str(p) for p in err["loc"][:2])
         written = key_of.get(path) or key_of.get(str(err["loc"][0]) if err["loc"] else "")
         name = repr(where) if written in (None, where) else f"{written!r} ({where})"
+        if told is not None:
+            parts.append(Message("setting {s:any} = {v:any}: {d:said}", name,
+                                 excerpt(err.get("input")), told))
+            continue
         parts.append(Message("setting {s:any} = {v:any}: {d:external}", name,
                              excerpt(err.get("input")), str(err["msg"])))
     return parts
+
+
+def _told(err: Any) -> Message | None:
+    """A model's own rule broken, raised as a ``ValueError`` of a :class:`Message`: pydantic's
+    words (``Value error, ...``) around that message, which the glossary translates; None
+    for pydantic's own errors."""
+    ctx = err.get("ctx") or {}
+    cause = ctx.get("error")
+    message = cause.args[0] if isinstance(cause, ValueError) and cause.args else None
+    if isinstance(message, Message) and str(err["msg"]) == f"Value error, {message}":
+        return Message("Value error, {why:said}", message)
+    return None
 
 
 def _field_of(model: type[RulesetBase], path: str) -> FieldInfo:

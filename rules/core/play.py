@@ -260,8 +260,8 @@ def _check_win(t: Table, ev: Win) -> Violation | None:
         if won.source is _WIN_SELF:
             if ph is _PLAY_ON:
                 return t._v(_C.INVALID_WIN, seat,
-                            f"{describe_event(ev)} but {t._describe_phase()}, after a self-drawn "
-                            f"win")
+                            _after(ev, " but {phase}, after a self-drawn win",
+                                   t._describe_phase()))
             return t._v(_C.EVENT_AFTER_END, seat,
                         _after(ev, " after a self-drawn win ended the hand"))
         if t._won[seat] and (not t._stay or _won_on_tile(t, seat, won.offer_index)):

@@ -27,6 +27,7 @@ from zhuoji.rules.core.state import Kind, Phase, Table
 from zhuoji.rules.events import HandRecord
 from zhuoji.rules.frozen import quick_init
 from zhuoji.rules.mechanics import Mechanics
+from zhuoji.rules.messages import Message
 from zhuoji.rules.violations import Violation, ViolationCode
 
 __all__ = [
@@ -105,8 +106,9 @@ def check_active(t: Table, seat: int, what: str) -> Violation | None:
         return None
     at = next(w.event_index for w in t._winners if w.seat == seat)
     return t._v(_C.ACTED_AFTER_WIN, seat,
-                f"{what} but seat {seat} won at event {at} and takes no further turns "
-                f"(血战到底)")
+                Message("{e:event}{r:after_event}", what,
+                        Message(" but seat {seat} won at event {n} and takes no further turns "
+                                "(血战到底)", seat, at)))
 
 
 def after_win(t: Table, seat: int, first: bool) -> None:
@@ -159,8 +161,9 @@ def resume_seat(t: Table) -> int:
 
 
 def describe_play_on(t: Table) -> str:
-    mode = "血流成河" if _state(t).stay else "血战到底"
-    return f"after the win, seat {resume_seat(t)} draws next ({mode})"
+    if _state(t).stay:
+        return Message("after the win, seat {seat} draws next (血流成河)", resume_seat(t))
+    return Message("after the win, seat {seat} draws next (血战到底)", resume_seat(t))
 
 
 # ---------------------------------------------------------------------- carry findings
@@ -172,22 +175,28 @@ def carry_findings(hand_no: int, recorded: tuple[tuple[str, int], ...] | None,
         return []
     if not carries:
         return [Violation(_C.CARRY_MISMATCH, hand_no, None, None,
-                          f"the hand records carry {dict(recorded)} but its ruleset carries "
-                          f"no state from hand to hand (mechanics.carry off)", False)]
+                          Message("the hand records carry {c:any} but its ruleset carries no "
+                                  "state from hand to hand (mechanics.carry off)",
+                                  dict(recorded)), False)]
     if ours is None:
         return []
     out: list[Violation] = []
     mine = ours.as_dict()
     for name, value in recorded:
         if name not in mine:
-            known = ", ".join(sorted(mine)) or "nothing"
-            out.append(Violation(_C.CARRY_MISMATCH, hand_no, None, None,
-                                 f"the hand records carry {name} = {value}, which the family "
-                                 f"does not carry (it carries {known})", False))
+            known = sorted(mine)
+            if known:
+                message = Message("the hand records carry {w:external} = {n}, which the family "
+                                  "does not carry (it carries {k:external*, })", name, value, known)
+            else:
+                message = Message("the hand records carry {w:external} = {n}, which the family "
+                                  "does not carry (it carries nothing)", name, value)
+            out.append(Violation(_C.CARRY_MISMATCH, hand_no, None, None, message, False))
         elif mine[name] != value:
             out.append(Violation(_C.CARRY_MISMATCH, hand_no, None, None,
-                                 f"the hand records carry {name} = {value}, the earlier hands "
-                                 f"of the game give {mine[name]}", False))
+                                 Message("the hand records carry {w:external} = {n}, the earlier "
+                                         "hands of the game give {m:n}", name, value,
+                                         mine[name]), False))
     return out
 
 
@@ -197,9 +206,9 @@ def sequence_finding(previous: int | None, hand_no: int) -> Violation | None:
     if previous is None or hand_no == previous + 1:
         return None
     return Violation(_C.HAND_SEQUENCE, hand_no, None, None,
-                     f"hand {hand_no} follows hand {previous} in the game, hand {previous + 1} "
-                     f"expected; the state carried from hand to hand is computed in log order",
-                     False)
+                     Message("hand {n} follows hand {p:n} in the game, hand {q:n} expected; the "
+                             "state carried from hand to hand is computed in log order",
+                             hand_no, previous, previous + 1), False)
 
 
 def _kinds(mech: Mechanics) -> dict[type, Kind]:

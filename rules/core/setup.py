@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from typing import Final
 
 from zhuoji.rules.core.mechanic import Mechanic, MechanicState
-from zhuoji.rules.core.state import Kind, Phase, Table, _not_plain, suit_name
+from zhuoji.rules.core.state import Kind, Phase, Table, _after, _not_plain, suit_name
 from zhuoji.rules.event_registry import describe_event
 from zhuoji.rules.events import DeclareSuit, Event, Exchange, HandRecord, Suit
 from zhuoji.rules.frozen import quick_init
 from zhuoji.rules.mechanics import Mechanics
+from zhuoji.rules.messages import Message
 from zhuoji.rules.tiles import ALL_TILES, NUM_SUITED, Tile, format_tiles
 from zhuoji.rules.violations import Violation, ViolationCode
 
@@ -35,6 +36,10 @@ _SETUP: Final = Phase.SETUP
 _SUITS = (Suit.CHARACTERS, Suit.DOTS, Suit.BAMBOO)
 _DECLARE_QUOTE = ("seed 003: 若摸牌结束只有两门花色，则以第三门花色作为定缺花色；"
                   "若为一门花色，则可以在其他两门花色中选择")
+_LACKS_ONE = (" but holds no {s:suit}: a hand lacking a suit declares one it lacks ("
+              + _DECLARE_QUOTE + "); {held}")
+_LACKS_TWO = (" but holds no {s:suit} or {s2:suit}: a hand lacking a suit declares one it "
+              "lacks (" + _DECLARE_QUOTE + "); {held}")
 
 
 # ---------------------------------------------------------------------- facts
@@ -123,12 +128,16 @@ def _state(t: Table) -> SetupState:
     return c
 
 
-def _suit_name(suit: int) -> str:
-    return suit_name(suit)
+def _suit_name(suit: int) -> Message:
+    """A suit's name as a clause of the glossary's ``[message.suit]``."""
+    return Message(suit_name(suit))
 
 
-def _missing(seats: list[int]) -> str:
-    return ", ".join(str(s) for s in seats)
+def _following(what: str, clause: str, *values: object) -> Message:
+    """An illegal event's message when the event comes as its description (``what``, a
+    message of the glossary's ``[message.event]``): the event, then what is wrong with it
+    (a template of ``[message.after_event]``)."""
+    return Message("{e:event}{r:after_event}", what, Message(clause, *values))
 
 
 # ---------------------------------------------------------------------- before play
@@ -137,9 +146,11 @@ def describe_setup(t: Table) -> str:
     c = _state(t)
     if not c.exchanged:
         waiting = [s for s, p in enumerate(c.passed) if p is None]
-        return f"the exchange (换三张) is under way, seats {_missing(waiting)} have not passed"
+        return Message("the exchange (换三张) is under way, seats {s:seat*, } have not passed",
+                       waiting)
     waiting = [s for s, at in enumerate(c.declared_at) if at < 0]
-    return f"the suits are being declared (定缺), seats {_missing(waiting)} have not declared"
+    return Message("the suits are being declared (定缺), seats {s:seat*, } have not declared",
+                   waiting)
 
 
 def setup_unfinished(t: Table, what: str | None, seat: int | None) -> Violation:
@@ -148,9 +159,11 @@ def setup_unfinished(t: Table, what: str | None, seat: int | None) -> Violation:
     c = _state(t)
     code = _C.BAD_EXCHANGE if not c.exchanged else _C.BAD_DECLARATION
     if what is None:
-        return t._v(code, None, f"the log ends while {describe_setup(t)}", at_event=False)
-    return t._v(code, seat, f"{what} while {describe_setup(t)}; every seat passes its tiles "
-                            f"and declares its suit before the dealer's first discard")
+        return t._v(code, None, Message("the log ends while {phase}", describe_setup(t)),
+                    at_event=False)
+    return t._v(code, seat, _following(what, " while {phase}; every seat passes its tiles and "
+                                             "declares its suit before the dealer's first "
+                                             "discard", describe_setup(t)))
 
 
 def check_exchange(t: Table, ev: Exchange) -> Violation | None:
@@ -158,21 +171,24 @@ def check_exchange(t: Table, ev: Exchange) -> Violation | None:
     seat = ev.seat
     if c.exchanged or t._phase is not _setup_phase():
         return t._v(_C.BAD_EXCHANGE, seat,
-                    f"{describe_event(ev)} after the exchange was over ({t._describe_phase()})")
+                    _after(ev, " after the exchange was over ({phase})", t._describe_phase()))
     earlier = c.passed[seat]
     if earlier is not None:
-        return t._v(_C.BAD_EXCHANGE, seat, f"{describe_event(ev)} but seat {seat} already passed "
-                                           f"{format_tiles(earlier.tiles)} at event "
-                                           f"{earlier.event_index}")
+        return t._v(_C.BAD_EXCHANGE, seat,
+                    _after(ev, " but seat {seat} already passed {t:tiles} at event {n}", seat,
+                           format_tiles(earlier.tiles), earlier.event_index))
     if len(ev.tiles) != c.exchange:
-        return t._v(_C.BAD_EXCHANGE, seat, f"{describe_event(ev)}: {len(ev.tiles)} tiles, each "
-                                           f"seat passes {c.exchange}")
+        return t._v(_C.BAD_EXCHANGE, seat,
+                    _after(ev, ": {n} tiles, each seat passes {m:n}", len(ev.tiles), c.exchange))
     n = t._n
     to = ev.to
     if not 0 <= to < n or to == seat:
-        where = "itself" if to == seat else f"seat {to}, not at a {n}-player table"
-        return t._v(_C.BAD_EXCHANGE, seat, f"{describe_event(ev)}: a seat passes to another seat, "
-                                           f"not to {where}")
+        if to == seat:
+            return t._v(_C.BAD_EXCHANGE, seat,
+                        _after(ev, ": a seat passes to another seat, not to itself"))
+        return t._v(_C.BAD_EXCHANGE, seat,
+                    _after(ev, ": a seat passes to another seat, not to seat {seat}, not at a "
+                               "{n}-player table", to, n))
     v = check_direction(t, c, ev)
     if v is not None:
         return v
@@ -180,30 +196,32 @@ def check_exchange(t: Table, ev: Exchange) -> Violation | None:
     for tile in set(ev.tiles):
         if ev.tiles.count(tile) > hand[tile]:
             return t._v(_C.BAD_EXCHANGE, seat,
-                        f"{describe_event(ev)} but {t.summary(seat)} (the tiles passed come from "
-                        f"the dealt hand)")
+                        _after(ev, " but {held} (the tiles passed come from the dealt hand)",
+                               t.summary(seat)))
     if c.one_suit and len({tile // 9 for tile in ev.tiles}) > 1:
         return t._v(_C.BAD_EXCHANGE, seat,
-                    f"{describe_event(ev)}: the tiles passed are of one suit "
-                    f"(mechanics.exchange_one_suit)")
+                    _after(ev, ": the tiles passed are of one suit (mechanics.exchange_one_suit)"))
     if any(tile >= NUM_SUITED for tile in ev.tiles):
-        return t._v(_C.BAD_EXCHANGE, seat, f"{describe_event(ev)}: only suited tiles are passed")
+        return t._v(_C.BAD_EXCHANGE, seat, _after(ev, ": only suited tiles are passed"))
     for other in c.passed:
         if other is None:
             continue
         if other.to == to:
             return t._v(_C.BAD_EXCHANGE, seat,
-                        f"{describe_event(ev)} but seat {to} already receives from seat "
-                        f"{other.seat} (event {other.event_index}); each seat receives once")
+                        _after(ev, " but seat {seat} already receives from seat {from} (event "
+                                   "{n}); each seat receives once", to, other.seat,
+                               other.event_index))
         if (other.to - other.seat) % n != (to - seat) % n:
             return t._v(_C.BAD_EXCHANGE, seat,
-                        f"{describe_event(ev)} but seat {other.seat} passed to seat {other.to} "
-                        f"(event {other.event_index}): every seat passes the same way")
+                        _after(ev, " but seat {seat} passed to seat {to:seat} (event {n}): every "
+                                   "seat passes the same way", other.seat, other.to,
+                               other.event_index))
     return None
 
 
 _DIRECTIONS = {"next": "its next seat", "previous": "the seat before it",
                "across": "the seat across"}
+"""Each ``mechanics.exchange_to`` in words (the glossary's ``[message.direction]``)."""
 
 
 def exchange_offset(to: str, n: int) -> int | None:
@@ -228,14 +246,16 @@ def check_direction(t: Table, c: SetupState, ev: Exchange) -> Violation | None:
     seat = ev.seat
     if offset < 0:
         return t._v(_C.BAD_EXCHANGE, seat,
-                    f"{describe_event(ev)}: ruleset {t._rules.name!r} passes to the seat "
-                    f"across (mechanics.exchange_to = across), and a {n}-player table has none")
+                    _after(ev, ": ruleset {r:ruleset} passes to the seat across "
+                               "(mechanics.exchange_to = across), and a {n}-player table has "
+                               "none", repr(t._rules.name), n))
     want = (seat + offset) % n
     if ev.to == want:
         return None
     return t._v(_C.BAD_EXCHANGE, seat,
-                f"{describe_event(ev)} but every seat passes to {_DIRECTIONS[c.to]} "
-                f"(mechanics.exchange_to = {c.to}): seat {seat} passes to seat {want}")
+                _after(ev, " but every seat passes to {d:direction} (mechanics.exchange_to = "
+                           "{w:word}): seat {seat} passes to seat {to:seat}",
+                       Message(_DIRECTIONS[c.to]), c.to, seat, want))
 
 
 def apply_exchange(t: Table, ev: Exchange) -> None:
@@ -265,12 +285,12 @@ def check_declare(t: Table, ev: DeclareSuit) -> Violation | None:
     at = c.declared_at[seat]
     if at >= 0:
         return t._v(_C.BAD_DECLARATION, seat,
-                    f"{describe_event(ev)} but seat {seat} declared "
-                    f"{_suit_name(c.voids[seat])} at event {at}; a seat declares once")
+                    _after(ev, " but seat {seat} declared {s:suit} at event {n}; a seat declares "
+                               "once", seat, _suit_name(c.voids[seat]), at))
     if t._phase is not _setup_phase():
         return t._v(_C.BAD_DECLARATION, seat,
-                    f"{describe_event(ev)} after play began ({t._describe_phase()}); the suits are "
-                    f"declared before the dealer's first discard")
+                    _after(ev, " after play began ({phase}); the suits are declared before the "
+                               "dealer's first discard", t._describe_phase()))
     if not c.exchanged:
         return setup_unfinished(t, describe_event(ev), seat)
     suit = "mps".index(ev.suit.value)
@@ -278,10 +298,12 @@ def check_declare(t: Table, ev: DeclareSuit) -> Violation | None:
         hand = t._hands[seat]
         lacking = [s for s in range(3) if not any(hand[9 * s:9 * s + 9])]
         if lacking and suit not in lacking:
-            names = " or ".join(_suit_name(s) for s in lacking)
+            if len(lacking) == 1:
+                return t._v(_C.BAD_DECLARATION, seat,
+                            _after(ev, _LACKS_ONE, _suit_name(lacking[0]), t.summary(seat)))
             return t._v(_C.BAD_DECLARATION, seat,
-                        f"{describe_event(ev)} but holds no {names}: a hand lacking a suit "
-                        f"declares one it lacks ({_DECLARE_QUOTE}); {t.summary(seat)}")
+                        _after(ev, _LACKS_TWO, _suit_name(lacking[0]), _suit_name(lacking[1]),
+                               t.summary(seat)))
     return None
 
 
@@ -350,9 +372,10 @@ def check_discard(t: Table, seat: int, tile: int) -> Violation | None:
     if not any(held):
         return None
     return t._v(_C.DECLARED_SUIT_FIRST, seat,
-                f"seat {seat} discards {ALL_TILES[tile]} but declared {_suit_name(void)} and "
-                f"still holds {format_tiles(_suit_tiles(held, void))}: the declared suit is "
-                f"discarded before any other tile (定缺); {t.summary(seat)}")
+                Message("seat {seat} discards {tile} but declared {s:suit} and still holds "
+                        "{t:tiles}: the declared suit is discarded before any other tile (定缺); "
+                        "{held}", seat, ALL_TILES[tile], _suit_name(void),
+                        format_tiles(_suit_tiles(held, void)), t.summary(seat)))
 
 
 def check_meld(t: Table, seat: int, tile: int, code: ViolationCode,
@@ -362,8 +385,8 @@ def check_meld(t: Table, seat: int, tile: int, code: ViolationCode,
     void = c.voids[seat]
     if void < 0 or tile // 9 != void:
         return None
-    return t._v(code, seat, f"{what} but seat {seat} declared {_suit_name(void)} (定缺): "
-                            f"no meld of that suit")
+    return t._v(code, seat, _following(what, " but seat {seat} declared {s:suit} (定缺): no meld "
+                                             "of that suit", seat, _suit_name(void)))
 
 
 def check_win(t: Table, seat: int, counts: list[int], what: str) -> Violation | None:
@@ -376,8 +399,9 @@ def check_win(t: Table, seat: int, counts: list[int], what: str) -> Violation | 
     if not any(held):
         return None
     return t._v(_C.MISSING_SUIT, seat,
-                f"{what} holding {format_tiles(_suit_tiles(held, void))} of its "
-                f"declared suit {_suit_name(void)} (定缺: a hand holding it cannot win)")
+                _following(what, " holding {t:tiles} of its declared suit {s:suit} (定缺: a hand "
+                                 "holding it cannot win)", format_tiles(_suit_tiles(held, void)),
+                           _suit_name(void)))
 
 
 def _suit_tiles(held: list[int], suit: int) -> list[Tile]:

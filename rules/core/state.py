@@ -1199,11 +1199,15 @@ def _copies_in_play(record: HandRecord, rules: TableRulesBase) -> list[int]:
 
 def _not_in_set(record: HandRecord, rules: TableRulesBase, seat: int | None, tile: int,
                 where: str) -> IllegalMoveError:
-    text = TILE_TEXT[tile] if 0 <= tile < len(TILE_TEXT) else str(tile)
-    return IllegalMoveError(Violation(
-        _C.BAD_DEAL, record.hand_no, None, seat,
-        f"{where} holds {text}, which is not one of the {int(rules.tile_set)} tiles "
-        f"ruleset {rules.name!r} plays with"))
+    if 0 <= tile < len(TILE_TEXT):
+        message = Message("{w:dealpart} holds {tile}, which is not one of the {n} tiles ruleset "
+                          "{r:ruleset} plays with", where, TILE_TEXT[tile], int(rules.tile_set),
+                          repr(rules.name))
+    else:
+        message = Message("{w:dealpart} holds {t:n}, which is not one of the {n} tiles ruleset "
+                          "{r:ruleset} plays with", where, tile, int(rules.tile_set),
+                          repr(rules.name))
+    return IllegalMoveError(Violation(_C.BAD_DEAL, record.hand_no, None, seat, message))
 
 
 def _check_deal(
@@ -1246,7 +1250,8 @@ def _check_deal(
                 seen[tile] += 1
         except IndexError:
             bad = next(t for t in tiles if not 0 <= t < kinds)
-            raise _not_in_set(record, rules, seat, bad, f"seat {seat}'s deal") from None
+            raise _not_in_set(record, rules, seat, bad,
+                              Message("seat {seat}'s deal", seat)) from None
         hands.append(counts)
     if (max(seen[:NUM_SUITED]) > 4 or seen[_WILD] > copies[_WILD]
             or ((record.set_aside is not None or kinds > NUM_KINDS)
@@ -1269,7 +1274,7 @@ def _check_deal(
                 seen[tile] += 1
         except IndexError:
             bad = next(t for t in record.wall if not 0 <= t < kinds)
-            raise _not_in_set(record, rules, None, bad, "the wall") from None
+            raise _not_in_set(record, rules, None, bad, Message("the wall")) from None
         if seen != copies:
             for t in range(kinds):
                 if seen[t] > copies[t]:
