@@ -8,4 +8,5 @@ patterns (:mod:`.patterns`) and its settlement (:mod:`.settlement`); :mod:`.fami
 registers it with :mod:`zhuoji.rules.families`.
 """
 
-COMPILED = ()
+COMPILED = ("patterns", "legality", "settlement", "simulate")
+"""The family's modules compiled with the engine (``rules/engine.py`` reads this line)."""
