@@ -38,7 +38,7 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict zhuoji
 	$(BIN)/python -c "import zhuoji.rules.engine as e; print('engine:', e.engine_kind(), '-', e.engine_reason())"
-	$(BIN)/pytest -n 2 --dist loadgroup
+	$(BIN)/pytest -n 2 --dist loadgroup --durations=25
 
 # The rules tests on the pure engine (the compiled build stays installed).
 test-pure: $(STAMP)

@@ -122,14 +122,14 @@ def test_console_errors_are_seen(browser: HeadlessChromium, tmp_path: Path) -> N
 def test_leaderboard_has_one_row_per_player_and_sorts(
     db: Path, site: Path, browser: HeadlessChromium, tmp_path: Path
 ) -> None:
-    """One table per family (the sample's Guizhou and Changsha games), each with a row per
-    player of the family; a table sorts on its own, and the filter filters every table,
+    """One table per family (the sample's Guizhou, Changsha and Sichuan games), each with a
+    row per player of the family; a table sorts on its own, and the filter filters every table,
     each counting its rows shown."""
     load = browser.open((site / "leaderboard.html").as_uri())
     assert not load.errors
-    assert browser.evaluate("document.querySelectorAll('table.leaderboard').length") == 2
+    assert browser.evaluate("document.querySelectorAll('table.leaderboard').length") == 3
     total = 0
-    for family in ("changsha", "guizhou"):
+    for family in ("changsha", "guizhou", "sichuan"):
         players = int(str(_one(
             db, "SELECT count(DISTINCT player_id) FROM players JOIN games USING (game_id) "
                 f"WHERE family = '{family}'")[0]))
@@ -160,7 +160,7 @@ def test_leaderboard_has_one_row_per_player_and_sorts(
         f" i.value = {top!r}; i.dispatchEvent(new Event('input')); }})()"
     )
     shown = {}
-    for family in ("changsha", "guizhou"):
+    for family in ("changsha", "guizhou", "sichuan"):
         shown[family] = browser.evaluate(
             f"Array.from(document.querySelectorAll('#leaderboard-{family} tbody tr'))"
             ".filter(r => !r.hidden).length"

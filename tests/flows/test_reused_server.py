@@ -301,7 +301,7 @@ def test_ingest_reuses_the_server_of_an_earlier_run(home: Path, tmp_path: Path) 
     # --prefect: runs this small (data/sample) take the flow path without a server too
     first = _zhuoji(["ingest", "data/sample", "--db", str(db), "--quiet", "--prefect"], env)
     assert first.returncode == 0, first.stderr
-    assert re.search(r"│ loaded\s+│\s+45 │", first.stdout), first.stdout
+    assert re.search(r"│ loaded\s+│\s+53 │", first.stdout), first.stdout
     record = ServerRecord.read(home / RECORD_NAME)
     assert record is not None and _servers_of(home) == [record.pid]
     second = _zhuoji(

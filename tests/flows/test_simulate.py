@@ -144,8 +144,8 @@ def test_cli_all_presets(tmp_path: Path) -> None:
         "--hands-per-game", "1",
     ])
     assert result.exit_code == 0, result.output
-    # every preset of every family with bots: Guizhou's and Changsha's
-    everyone = [*PRESETS, *preset_names("changsha")]
+    # every preset of every family with bots: Guizhou's, Changsha's and Sichuan's
+    everyone = [*PRESETS, *preset_names("changsha"), *preset_names("sichuan")]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         f"sim-{name}-1-00000.json" for name in everyone)
 
@@ -176,7 +176,7 @@ def test_changsha_logs_parse_and_audit_clean(tmp_path: Path, encoding: Encoding)
 
 
 def test_the_simulator_plays_the_families_with_bots() -> None:
-    assert simulated_families() == ["guizhou", "changsha"]
+    assert simulated_families() == ["guizhou", "changsha", "sichuan"]
     with pytest.raises(SimulationError, match="toy family has no bots"):
         bots_of(ToyRuleset(name="toy-4"))
     bad = CliRunner().invoke(app, ["simulate", "--ruleset", "changsha,nowhere", "--out", "x"])
