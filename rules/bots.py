@@ -8,14 +8,17 @@ path); :func:`bots_of` imports it on demand, so registering a family costs no bo
 The module offers ``simulate_game(ruleset, *, seed, game_no, hands, base_stake=1,
 verify=False) -> SimulatedGame``, ``play_record(ruleset, dealt, *, deviant=-1,
 deviation=None, verify=False) -> PlayedHand`` and ``Deviation`` (a string enum: the rules
-one player may break on purpose).
+one player may break on purpose). The game loop around a family's deal and play (one hand
+dealt, played, settled and recorded; the hands of a game, each dealt by the dealer the one
+before names) is the same for every family: :func:`simulate_hand_of`,
+:func:`simulate_game_of`, :func:`generate_games_of`.
 """
 
 from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
@@ -29,6 +32,7 @@ from zhuoji.rules.events import (
     Kong,
     KongKind,
     Pong,
+    RecordedItem,
     RecordedResult,
 )
 from zhuoji.rules.families import family_of
@@ -49,7 +53,12 @@ __all__ = [
     "bots_of",
     "deal_at_table",
     "game_rng",
+    "generate_games_of",
     "has_bots",
+    "recorded_result",
+    "settle_played",
+    "simulate_game_of",
+    "simulate_hand_of",
     "with_result",
 ]
 
@@ -227,3 +236,85 @@ def bots_of(ruleset: RulesetBase) -> ModuleType:
         raise SimulationError(f"the {family.name} family has no bots (no "
                               f"extras[{BOTS_EXTRA!r}] in its registration)")
     return importlib.import_module(name)
+
+
+DealHand = Callable[..., tuple[HandRecord, tuple[int, int]]]
+"""A family's deal: ``deal_hand(ruleset, rng, *, hand_no, dealer, dealer_streak,
+base_stake) -> (record, dice)``, a record with its deal and wall and no events."""
+
+PlayRecord = Callable[..., PlayedHand]
+"""A family's play: ``play_record(ruleset, dealt, *, verify) -> PlayedHand``."""
+
+
+def recorded_result(settlement: Any) -> RecordedResult:
+    """The family's settlement as the log's recorded ``result``: its deltas, and its next
+    dealer and itemised ledger where the settlement gives them."""
+    items = getattr(settlement, "items", None)
+    return RecordedResult(
+        deltas=tuple(settlement.deltas),
+        next_dealer=getattr(settlement, "next_dealer", None),
+        items=None if items is None else tuple(
+            RecordedItem(i.payer, i.payee, i.amount, str(i.reason)) for i in items),
+    )
+
+
+def settle_played(ruleset: RulesetBase, played: PlayedHand) -> Any:
+    """The family's settlement of a played hand (None when it stopped on a fatal fault)."""
+    record = played.record
+    return family_of(ruleset).settle(played.replay, ruleset, record.base_stake,
+                                     dealer_streak=record.dealer_streak)
+
+
+def simulate_hand_of(
+    deal_hand: DealHand, play_record: PlayRecord, ruleset: RulesetBase, rng: random.Random,
+    *, hand_no: int, dealer: int, dealer_streak: int = 0, base_stake: int = 1,
+    verify: bool = False,
+) -> SimulatedHand:
+    """Deal and play one hand with a family's ``deal_hand`` and ``play_record``, and record
+    its family's settlement as the hand's result."""
+    dealt, dice = deal_hand(ruleset, rng, hand_no=hand_no, dealer=dealer,
+                            dealer_streak=dealer_streak, base_stake=base_stake)
+    played = play_record(ruleset, dealt, verify=verify)
+    if played.replay.violations:
+        found = "; ".join(f"{v.code}: {v.message}" for v in played.replay.violations)
+        raise SimulationError(f"hand {hand_no}: the simulated hand is not clean: {found}")
+    settlement = settle_played(ruleset, played)
+    if settlement is None:
+        raise SimulationError(f"hand {hand_no}: the simulated hand cannot be settled")
+    return SimulatedHand(record=with_result(played.record, recorded_result(settlement)),
+                         dice=dice, replay=played.replay, settlement=settlement)
+
+
+def simulate_game_of(
+    deal_hand: DealHand, play_record: PlayRecord, ruleset: RulesetBase, *, seed: int,
+    game_no: int, hands: int, base_stake: int = 1, verify: bool = False,
+) -> SimulatedGame:
+    """Play ``hands`` consecutive hands at one table with a family's ``deal_hand`` and
+    ``play_record``. Seat 0 deals first; the settlement of each hand names the next dealer
+    (the dealer stays where it names none), and the 连庄 count follows."""
+    if hands < 1:
+        raise ValueError(f"a game needs at least one hand, not {hands}")
+    rng = game_rng(seed, ruleset.name, game_no)
+    dealer, streak = 0, 0
+    played: list[SimulatedHand] = []
+    for hand_no in range(1, hands + 1):
+        hand = simulate_hand_of(deal_hand, play_record, ruleset, rng, hand_no=hand_no,
+                                dealer=dealer, dealer_streak=streak, base_stake=base_stake,
+                                verify=verify)
+        played.append(hand)
+        nxt = getattr(hand.settlement, "next_dealer", None)
+        nxt = dealer if nxt is None else nxt
+        streak = streak + 1 if nxt == dealer else 0
+        dealer = nxt
+    return SimulatedGame(seed=seed, game_no=game_no, ruleset=ruleset.name, hands=tuple(played))
+
+
+def generate_games_of(
+    simulate_game: Callable[..., SimulatedGame], ruleset: RulesetBase, *, seed: int,
+    games: int, hands_per_game: int, start: int = 0, base_stake: int = 1,
+) -> Iterator[SimulatedGame]:
+    """Games ``start`` .. ``start + games - 1`` of a run, in order, by a family's
+    ``simulate_game``."""
+    for game_no in range(start, start + games):
+        yield simulate_game(ruleset, seed=seed, game_no=game_no, hands=hands_per_game,
+                            base_stake=base_stake)

@@ -41,6 +41,10 @@ from zhuoji.rules.bots import (
     SimulationError,
     deal_at_table,
     game_rng,
+    generate_games_of,
+    recorded_result,
+    simulate_game_of,
+    simulate_hand_of,
     with_result,
 )
 from zhuoji.rules.events import (
@@ -54,12 +58,9 @@ from zhuoji.rules.events import (
     KongKind,
     Pong,
     Ready,
-    RecordedItem,
-    RecordedResult,
     Win,
 )
 from zhuoji.rules.families.guizhou.settings import Ruleset
-from zhuoji.rules.families.guizhou.settlement import Settlement, settle
 from zhuoji.rules.melds import MeldKind
 from zhuoji.rules.memo import Memo
 from zhuoji.rules.replay import replay_hand, replay_of_table
@@ -640,87 +641,33 @@ def play_hand(
     return play_record(ruleset, dealt, verify=verify).record, dice
 
 
-def recorded_result(settlement: Settlement) -> RecordedResult:
-    """A settlement as the log's recorded ``result`` (deltas, next dealer, items)."""
-    return RecordedResult(
-        deltas=settlement.deltas,
-        next_dealer=settlement.next_dealer,
-        items=tuple(
-            RecordedItem(i.payer, i.payee, i.amount, str(i.reason)) for i in settlement.items
-        ),
-    )
-
-
 def simulate_hand(
-    ruleset: Ruleset,
-    rng: random.Random,
-    *,
-    hand_no: int,
-    dealer: int,
-    dealer_streak: int = 0,
-    base_stake: int = 1,
-    verify: bool = False,
+    ruleset: Ruleset, rng: random.Random, *, hand_no: int, dealer: int,
+    dealer_streak: int = 0, base_stake: int = 1, verify: bool = False,
 ) -> SimulatedHand:
-    """Deal and play one hand, and record its settlement as the hand's result."""
-    dealt, dice = deal_hand(
-        ruleset, rng, hand_no=hand_no, dealer=dealer, dealer_streak=dealer_streak,
-        base_stake=base_stake,
-    )
-    played = play_record(ruleset, dealt, verify=verify)
-    replay = played.replay
-    if replay.violations:
-        found = "; ".join(f"{v.code}: {v.message}" for v in replay.violations)
-        raise SimulationError(f"hand {hand_no}: the simulated hand is not clean: {found}")
-    settlement = settle(replay, ruleset, base_stake, dealer_streak=dealer_streak)
-    if settlement is None:
-        raise SimulationError(f"hand {hand_no}: the simulated hand cannot be settled")
-    return SimulatedHand(
-        record=with_result(played.record, recorded_result(settlement)),
-        dice=dice,
-        replay=replay,
-        settlement=settlement,
-    )
+    """Deal and play one hand, and record its settlement as the hand's result
+    (:func:`zhuoji.rules.bots.simulate_hand_of`)."""
+    return simulate_hand_of(deal_hand, play_record, ruleset, rng, hand_no=hand_no,
+                            dealer=dealer, dealer_streak=dealer_streak,
+                            base_stake=base_stake, verify=verify)
 
 
 def simulate_game(
-    ruleset: Ruleset,
-    *,
-    seed: int,
-    game_no: int,
-    hands: int,
-    base_stake: int = 1,
+    ruleset: Ruleset, *, seed: int, game_no: int, hands: int, base_stake: int = 1,
     verify: bool = False,
 ) -> SimulatedGame:
-    """Play ``hands`` consecutive hands at one table. Seat 0 deals first; each next
-    dealer and 连庄 count follow the settlement of the hand before."""
-    if hands < 1:
-        raise ValueError(f"a game needs at least one hand, not {hands}")
-    rng = game_rng(seed, ruleset.name, game_no)
-    dealer, streak = 0, 0
-    played: list[SimulatedHand] = []
-    for hand_no in range(1, hands + 1):
-        hand = simulate_hand(
-            ruleset, rng, hand_no=hand_no, dealer=dealer, dealer_streak=streak,
-            base_stake=base_stake, verify=verify,
-        )
-        played.append(hand)
-        nxt = hand.settlement.next_dealer
-        streak = streak + 1 if nxt == dealer else 0
-        dealer = nxt
-    return SimulatedGame(seed=seed, game_no=game_no, ruleset=ruleset.name, hands=tuple(played))
+    """Play ``hands`` consecutive hands at one table (:func:`zhuoji.rules.bots.
+    simulate_game_of`): seat 0 deals first, each next dealer and 连庄 count follow the
+    settlement of the hand before."""
+    return simulate_game_of(deal_hand, play_record, ruleset, seed=seed, game_no=game_no,
+                            hands=hands, base_stake=base_stake, verify=verify)
 
 
 def generate_games(
-    ruleset: Ruleset,
-    *,
-    seed: int,
-    games: int,
-    hands_per_game: int,
-    start: int = 0,
+    ruleset: Ruleset, *, seed: int, games: int, hands_per_game: int, start: int = 0,
     base_stake: int = 1,
 ) -> Iterator[SimulatedGame]:
     """Games ``start`` .. ``start + games - 1`` of a run, in order."""
-    for game_no in range(start, start + games):
-        yield simulate_game(
-            ruleset, seed=seed, game_no=game_no, hands=hands_per_game, base_stake=base_stake
-        )
+    return generate_games_of(simulate_game, ruleset, seed=seed, games=games,
+                             hands_per_game=hands_per_game, start=start,
+                             base_stake=base_stake)

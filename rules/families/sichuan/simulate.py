@@ -46,8 +46,10 @@ from zhuoji.rules.bots import (
     SimulatedHand,
     SimulationError,
     deal_at_table,
-    game_rng,
-    with_result,
+    generate_games_of,
+    recorded_result,
+    simulate_game_of,
+    simulate_hand_of,
 )
 from zhuoji.rules.events import (
     DeclareSuit,
@@ -60,12 +62,9 @@ from zhuoji.rules.events import (
     Kong,
     KongKind,
     Pong,
-    RecordedItem,
-    RecordedResult,
     Suit,
     Win,
 )
-from zhuoji.rules.families import family_of
 from zhuoji.rules.families.sichuan.settings import Ruleset
 from zhuoji.rules.mechanics import mechanics_of
 from zhuoji.rules.replay import replay_hand, replay_of_table
@@ -578,63 +577,26 @@ def play_record(
     return PlayedHand(record, replay)
 
 
-def recorded_result(settlement: Any) -> RecordedResult:
-    """The family's settlement as the log's recorded ``result``: its deltas, its next
-    dealer and its itemised ledger."""
-    items = getattr(settlement, "items", None)
-    return RecordedResult(
-        deltas=tuple(settlement.deltas),
-        next_dealer=getattr(settlement, "next_dealer", None),
-        items=None if items is None else tuple(
-            RecordedItem(i.payer, i.payee, i.amount, str(i.reason)) for i in items),
-    )
-
-
-def settle_played(ruleset: Ruleset, played: PlayedHand) -> Any:
-    """The family's settlement of a played hand (None when it stopped on a fatal fault)."""
-    record = played.record
-    return family_of(ruleset).settle(played.replay, ruleset, record.base_stake,
-                                     dealer_streak=record.dealer_streak)
-
-
 def simulate_hand(
     ruleset: Ruleset, rng: random.Random, *, hand_no: int, dealer: int,
     dealer_streak: int = 0, base_stake: int = 1, verify: bool = False,
 ) -> SimulatedHand:
-    """Deal and play one hand, and record its family's settlement as the hand's result."""
-    dealt, dice = deal_hand(ruleset, rng, hand_no=hand_no, dealer=dealer,
-                            dealer_streak=dealer_streak, base_stake=base_stake)
-    played = play_record(ruleset, dealt, verify=verify)
-    if played.replay.violations:
-        found = "; ".join(f"{v.code}: {v.message}" for v in played.replay.violations)
-        raise SimulationError(f"hand {hand_no}: the simulated hand is not clean: {found}")
-    settlement = settle_played(ruleset, played)
-    if settlement is None:
-        raise SimulationError(f"hand {hand_no}: the simulated hand cannot be settled")
-    return SimulatedHand(record=with_result(played.record, recorded_result(settlement)),
-                         dice=dice, replay=played.replay, settlement=settlement)
+    """Deal and play one hand, and record its settlement as the hand's result
+    (:func:`zhuoji.rules.bots.simulate_hand_of`)."""
+    return simulate_hand_of(deal_hand, play_record, ruleset, rng, hand_no=hand_no,
+                            dealer=dealer, dealer_streak=dealer_streak,
+                            base_stake=base_stake, verify=verify)
 
 
 def simulate_game(
     ruleset: Ruleset, *, seed: int, game_no: int, hands: int, base_stake: int = 1,
     verify: bool = False,
 ) -> SimulatedGame:
-    """Play ``hands`` consecutive hands at one table. Seat 0 deals first; the settlement
-    of each hand names the next dealer (the dealer stays where it names none)."""
-    if hands < 1:
-        raise ValueError(f"a game needs at least one hand, not {hands}")
-    rng = game_rng(seed, ruleset.name, game_no)
-    dealer, streak = 0, 0
-    played: list[SimulatedHand] = []
-    for hand_no in range(1, hands + 1):
-        hand = simulate_hand(ruleset, rng, hand_no=hand_no, dealer=dealer,
-                             dealer_streak=streak, base_stake=base_stake, verify=verify)
-        played.append(hand)
-        nxt = getattr(hand.settlement, "next_dealer", None)
-        nxt = dealer if nxt is None else nxt
-        streak = streak + 1 if nxt == dealer else 0
-        dealer = nxt
-    return SimulatedGame(seed=seed, game_no=game_no, ruleset=ruleset.name, hands=tuple(played))
+    """Play ``hands`` consecutive hands at one table (:func:`zhuoji.rules.bots.
+    simulate_game_of`): seat 0 deals first, each next dealer and 连庄 count follow the
+    settlement of the hand before."""
+    return simulate_game_of(deal_hand, play_record, ruleset, seed=seed, game_no=game_no,
+                            hands=hands, base_stake=base_stake, verify=verify)
 
 
 def generate_games(
@@ -642,6 +604,6 @@ def generate_games(
     base_stake: int = 1,
 ) -> Iterator[SimulatedGame]:
     """Games ``start`` .. ``start + games - 1`` of a run, in order."""
-    for game_no in range(start, start + games):
-        yield simulate_game(ruleset, seed=seed, game_no=game_no, hands=hands_per_game,
-                            base_stake=base_stake)
+    return generate_games_of(simulate_game, ruleset, seed=seed, games=games,
+                             hands_per_game=hands_per_game, start=start,
+                             base_stake=base_stake)
