@@ -22,7 +22,7 @@ import re
 import select
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -278,13 +278,16 @@ def _label_nodes(tree: ast.Module, in_cli: bool) -> Iterator[ast.expr]:
             yield from node.args
 
 
-def english_labels() -> list[str]:
+def english_labels(extra: Iterable[tuple[Path, str]] = ()) -> list[str]:
     """Every fixed English label or line the commands print without the glossary: a
     literal or an f-string's text given to ``echo``/``print``/Rich's ``add_column``,
     ``add_row``, ``TextColumn``, ``Table(title=...)``, or put in a command's ``rows`` or
-    ``lines``; each with its file and line."""
+    ``lines``; each with its file and line. ``extra``: more sources read as if they were
+    files of the tree (a path under it, and its text), none written."""
     out: list[str] = []
-    for path, tree, _ in _sources():
+    trees = [(path, tree) for path, tree, _ in _sources()]
+    trees.extend((path, ast.parse(source, str(path))) for path, source in extra)
+    for path, tree in trees:
         parts = path.relative_to(ROOT).parts
         if parts[0] != "flows":
             continue
@@ -335,18 +338,16 @@ def test_no_command_prints_an_english_label() -> None:
 def test_the_label_check_finds_a_new_english_label() -> None:
     """A table's header, a progress bar's word, a status line, a row of a command's table:
     each is named with its file and line."""
+    # read as a file of the tree, never written into it: the other checks of the tree may
+    # run at the same time in another worker
     module = ROOT / "flows" / "cli" / "_probe_labels.py"
-    module.write_text(
-        "def f(echo, table, TextColumn, t, home):\n"
-        "    table.add_column('players')\n"
-        "    TextColumn('[bold]ingest[/]')\n"
-        "    echo(f'prefect home  {home}')\n"
-        "    rows = [['name', t('title')]]\n"
-        "    echo(t('seed: {seed}', seed=home))\n", encoding="utf-8")
-    try:
-        found = "\n".join(english_labels())
-    finally:
-        module.unlink()
+    probe = ("def f(echo, table, TextColumn, t, home):\n"
+             "    table.add_column('players')\n"
+             "    TextColumn('[bold]ingest[/]')\n"
+             "    echo(f'prefect home  {home}')\n"
+             "    rows = [['name', t('title')]]\n"
+             "    echo(t('seed: {seed}', seed=home))\n")
+    found = "\n".join(english_labels([(module, probe)]))
     assert "flows/cli/_probe_labels.py:2: the label 'players' is English" in found
     assert "flows/cli/_probe_labels.py:3: the label '[bold]ingest[/]' is English" in found
     assert "flows/cli/_probe_labels.py:4: the label 'prefect home  ' is English" in found
